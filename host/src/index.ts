@@ -1,0 +1,11 @@
+export { ExitCode } from './exit-codes.js'
+export { createLogger, REDACT_PATHS } from './logger.js'
+export { buildServer, type ServerParts } from './server.js'
+export {
+  isLoopback,
+  loadSettings,
+  MEMORY_PERMISSIONS,
+  redactedSettings,
+  type Settings,
+  SettingsError,
+} from './settings.js'

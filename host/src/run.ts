@@ -1,0 +1,120 @@
+import { EngineError, openEngine, SERVICE_VERSION } from '@service/core'
+import type { Logger } from 'pino'
+import { ExitCode } from './exit-codes.js'
+import { createLogger } from './logger.js'
+import { buildServer } from './server.js'
+import { loadSettings, redactedSettings, type Settings, SettingsError } from './settings.js'
+
+const STARTUP_EXIT_CODES: Record<string, number> = {
+  STORAGE_DIRECTORY_OWNED: ExitCode.DirectoryOwned,
+  STORAGE_INCOMPATIBLE: ExitCode.IncompatibleStorage,
+  STORAGE_RECOVERY_FAILED: ExitCode.RecoveryIntegrity,
+}
+
+/** Writes a start-up failure to stderr: one line a person can act on, never a secret. */
+function fail(message: string, code: number): never {
+  process.stderr.write(`service-http-server: ${message}\n`)
+  process.exit(code)
+}
+
+export function settingsOrExit(env: NodeJS.ProcessEnv = process.env): Settings {
+  try {
+    return loadSettings(env)
+  } catch (error) {
+    if (error instanceof SettingsError) fail(error.message, ExitCode.Config)
+    throw error
+  }
+}
+
+/** Starts the server and serves until SIGTERM/SIGINT, then drains within the shutdown timeout. */
+export async function serve(settings: Settings): Promise<void> {
+  const logger: Logger = createLogger(settings.log.level)
+  let engine: Awaited<ReturnType<typeof openEngine>>
+  try {
+    engine = await openEngine({
+      storage: {
+        mode: settings.storage.mode,
+        ...(settings.storage.dir === null ? {} : { dir: settings.storage.dir }),
+        requireFsync: settings.storage.requireFsync,
+        strictRecovery: settings.storage.strictRecovery,
+      },
+    })
+  } catch (error) {
+    if (error instanceof EngineError)
+      fail(`${error.code}: ${error.message}`, STARTUP_EXIT_CODES[error.code] ?? ExitCode.Startup)
+    throw error
+  }
+
+  let parts: Awaited<ReturnType<typeof buildServer>>
+  try {
+    parts = await buildServer(settings, engine, logger)
+  } catch (error) {
+    await engine.close()
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'ERR_OSSL_PEM_NO_START_LINE') {
+      fail(
+        `TLS certificate or key cannot be read (${code}); check SERVICE_TLS_CERTIFICATE_FILE and SERVICE_TLS_PRIVATE_KEY_FILE`,
+        ExitCode.Config,
+      )
+    }
+    fail(`start-up failed: ${(error as Error).message}`, ExitCode.Startup)
+  }
+  const { app, lifecycle } = parts
+
+  try {
+    await app.listen({ host: settings.http.host, port: settings.http.port })
+  } catch (error) {
+    await engine.close()
+    fail(
+      `cannot listen on ${settings.http.host}:${settings.http.port}: ${(error as Error).message}`,
+      ExitCode.Startup,
+    )
+  }
+  lifecycle.set('ready')
+  const address = app.server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : settings.http.port
+  logger.info(
+    {
+      event: 'listening',
+      url: `${settings.tls === null ? 'http' : 'https'}://${settings.http.host}:${port}`,
+      port,
+      version: SERVICE_VERSION,
+      storage_mode: engine.storageMode,
+      settings: redactedSettings(settings),
+    },
+    'service-http-server listening',
+  )
+
+  let shuttingDown = false
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return
+    shuttingDown = true
+    lifecycle.set('draining')
+    logger.info({ event: 'draining', signal }, 'draining in-flight requests')
+    const deadline = new Promise<'timeout'>((resolve) =>
+      setTimeout(() => resolve('timeout'), settings.http.shutdownTimeoutMs).unref(),
+    )
+    const outcome = await Promise.race([app.close().then(() => 'closed' as const), deadline])
+    let exitCode: number = ExitCode.Ok
+    if (outcome === 'timeout') {
+      lifecycle.shutdownFailures += 1
+      exitCode = ExitCode.ShutdownTimeout
+      logger.error(
+        { event: 'shutdown_timeout', timeout_ms: settings.http.shutdownTimeoutMs },
+        'in-flight requests did not finish before the shutdown timeout',
+      )
+    }
+    try {
+      await engine.close()
+    } catch (error) {
+      exitCode = ExitCode.ShutdownTimeout
+      logger.error({ err: error }, 'engine failed to close cleanly')
+    }
+    lifecycle.set('stopped')
+    logger.info({ event: 'stopped', exit_code: exitCode }, 'stopped')
+    logger.flush()
+    process.exit(exitCode)
+  }
+  process.once('SIGTERM', () => void shutdown('SIGTERM'))
+  process.once('SIGINT', () => void shutdown('SIGINT'))
+}

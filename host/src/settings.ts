@@ -1,0 +1,259 @@
+import { isAbsolute, join, resolve } from 'node:path'
+import { EnvReader, SettingsError } from './env-reader.js'
+
+export type AuthMode = 'required' | 'local-insecure'
+export type MemoryPermission = 'read' | 'write' | 'trace' | 'forget' | 'consolidate'
+export const MEMORY_PERMISSIONS: readonly MemoryPermission[] = [
+  'read',
+  'write',
+  'trace',
+  'forget',
+  'consolidate',
+]
+
+export interface Settings {
+  http: {
+    host: string
+    port: number
+    authMode: AuthMode
+    /** Secret; never logged. Null only in local-insecure mode without a token. */
+    authToken: string | null
+    /** Secret; never logged. Null disables admin routes (403 ADMIN_AUTH_NOT_CONFIGURED). */
+    adminToken: string | null
+    requestTimeoutMs: number
+    shutdownTimeoutMs: number
+    sessionIdleTtlMs: number
+    maxBodyBytes: number
+    importMaxBodyBytes: number
+    rateLimit: { perSecond: number; burst: number }
+    refRateLimit: { perSecond: number; burst: number }
+    sessionStoreDir: string
+    logDir: string
+    operationalPolicy: 'public' | 'authenticated'
+  }
+  tls: { certificateFile: string; privateKeyFile: string } | null
+  storage: {
+    mode: 'ephemeral' | 'persistent'
+    dir: string | null
+    requireFsync: boolean
+    strictRecovery: boolean
+    maxHotNodes: number
+    maxHotRelationships: number
+    maxWarmAdjacencyEntries: number
+  }
+  providers: { dir: string; manifestFile: string } | null
+  memory: {
+    workspaceId: string
+    actorId: string
+    agentId: string | null
+    sessionId: string
+    permissions: ReadonlySet<MemoryPermission>
+  }
+  ref: {
+    syncMaxOperations: number
+    syncMaxReplayIdentities: number
+    shadowMaxConcurrency: number
+    shadowTimeoutMs: number
+    referenceEndpoint: string | null
+    referenceVersion: string
+    /** Secret; never logged. */
+    referenceAuthToken: string | null
+  }
+  license: { pem: string | null; publicKeyPem: string | null; licensedModules: string | null }
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }
+}
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\]|localhost)$/i
+export const isLoopback = (host: string): boolean => LOOPBACK.test(host)
+
+const MAX_PORT = 65535
+const ONE_DAY_MS = 86_400_000
+const ONE_GIB = 1024 * 1024 * 1024
+
+/** Reads and validates every setting; throws SettingsError listing all problems. */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Settings {
+  const r = new EnvReader(env)
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p))
+
+  const host = r.string('SERVICE_HTTP_HOST', '127.0.0.1')
+  const authMode = r.oneOf<AuthMode>('SERVICE_HTTP_AUTH_MODE', ['required', 'local-insecure'], 'required', {
+    local_insecure: 'local-insecure',
+  })
+  const authToken = r.secret('SERVICE_HTTP_AUTH_TOKEN')
+  if (
+    authMode === 'required' &&
+    authToken === null &&
+    !r.has('SERVICE_HTTP_AUTH_TOKEN_FILE') &&
+    env.SERVICE_HTTP_AUTH_TOKEN === undefined
+  ) {
+    r.problem('SERVICE_HTTP_AUTH_TOKEN (or SERVICE_HTTP_AUTH_TOKEN_FILE) is required and must be non-empty')
+  }
+  if (authMode === 'local-insecure' && !isLoopback(host)) {
+    r.problem(
+      `SERVICE_HTTP_AUTH_MODE=local-insecure is only allowed on a loopback bind (SERVICE_HTTP_HOST is '${host}')`,
+    )
+  }
+  const adminToken = r.secret('SERVICE_HTTP_ADMIN_AUTH_TOKEN')
+  if (adminToken !== null && authToken !== null && adminToken === authToken) {
+    r.problem('SERVICE_HTTP_ADMIN_AUTH_TOKEN must differ from SERVICE_HTTP_AUTH_TOKEN')
+  }
+
+  // TLS: the reference's *_FILE names, with the spec's *_SOURCE names accepted as aliases.
+  const certificate = r.string('SERVICE_TLS_CERTIFICATE_FILE') ?? r.string('SERVICE_TLS_CERTIFICATE_SOURCE')
+  const privateKey = r.string('SERVICE_TLS_PRIVATE_KEY_FILE') ?? r.string('SERVICE_TLS_PRIVATE_KEY_SOURCE')
+  const tlsEnabled = r.boolean('SERVICE_TLS_ENABLED', certificate !== undefined || privateKey !== undefined)
+  let tls: Settings['tls'] = null
+  if (tlsEnabled) {
+    if (certificate === undefined) r.problem('SERVICE_TLS_CERTIFICATE_FILE is required when TLS is enabled')
+    if (privateKey === undefined) r.problem('SERVICE_TLS_PRIVATE_KEY_FILE is required when TLS is enabled')
+    if (certificate !== undefined && privateKey !== undefined) {
+      tls = { certificateFile: abs(certificate), privateKeyFile: abs(privateKey) }
+    }
+  } else if (!isLoopback(host)) {
+    r.problem(
+      `SERVICE_HTTP_HOST '${host}' is not loopback: a non-loopback bind requires TLS (SERVICE_TLS_CERTIFICATE_FILE and SERVICE_TLS_PRIVATE_KEY_FILE)`,
+    )
+  }
+
+  const sessionStoreDir = abs(r.string('SERVICE_HTTP_SESSION_STORE_DIR', '.service-runtime'))
+  const storageMode = r.oneOf('SERVICE_STORAGE_MODE', ['ephemeral', 'persistent'] as const, 'ephemeral')
+  const storageDir = r.string('SERVICE_STORAGE_DIR')
+  if (storageMode === 'persistent' && storageDir === undefined) {
+    r.problem('SERVICE_STORAGE_DIR is required when SERVICE_STORAGE_MODE=persistent')
+  }
+  const persistent = storageMode === 'persistent'
+
+  const providerDir = r.string('SERVICE_DOMAIN_PROVIDER_DIR')
+  const providerManifest = r.string('SERVICE_DOMAIN_PROVIDER_MANIFEST_FILE')
+  if ((providerDir === undefined) !== (providerManifest === undefined)) {
+    r.problem(
+      'SERVICE_DOMAIN_PROVIDER_DIR and SERVICE_DOMAIN_PROVIDER_MANIFEST_FILE must be set together or not at all',
+    )
+  }
+
+  const memorySessionId = r.string('SERVICE_MEMORY_SESSION_ID', 'session--standalone-api')
+  if (memorySessionId.length > 256) r.problem('SERVICE_MEMORY_SESSION_ID must be 1..256 characters')
+  const permissionWords = r
+    .string('SERVICE_MEMORY_PERMISSIONS', MEMORY_PERMISSIONS.join(','))
+    .split(',')
+    .map((w) => w.trim().toLowerCase())
+    .filter((w) => w !== '')
+  const permissions = new Set<MemoryPermission>()
+  for (const word of permissionWords) {
+    if ((MEMORY_PERMISSIONS as readonly string[]).includes(word)) permissions.add(word as MemoryPermission)
+    else
+      r.problem(
+        `SERVICE_MEMORY_PERMISSIONS has an unknown permission '${word}' (known: ${MEMORY_PERMISSIONS.join(', ')})`,
+      )
+  }
+
+  const licensePem = r.pem('SERVICE_HTTP_LICENSE_PEM')
+  const licenseKey = r.pem('SERVICE_HTTP_LICENSE_PUBLIC_KEY_PEM')
+  const licensedModules = r.string('SERVICE_HTTP_LICENSED_MODULES') ?? null
+  if (licensePem !== null && licenseKey === null) {
+    r.problem('SERVICE_HTTP_LICENSE_PUBLIC_KEY_PEM (or _FILE) is required when a license is set')
+  }
+  if (licensedModules !== null && licensePem === null) {
+    r.problem(
+      'SERVICE_HTTP_LICENSED_MODULES without a signed license is not accepted; supply SERVICE_HTTP_LICENSE_PEM',
+    )
+  }
+
+  const referenceEndpoint = r.string('SERVICE_REF_SHADOW_REFERENCE_ENDPOINT') ?? null
+  if (referenceEndpoint !== null && !/^https?:\/\//.test(referenceEndpoint)) {
+    r.problem('SERVICE_REF_SHADOW_REFERENCE_ENDPOINT must be an http(s) URL')
+  }
+
+  const settings: Settings = {
+    http: {
+      host,
+      port: r.integer('SERVICE_HTTP_PORT', 8080, 0, MAX_PORT),
+      authMode,
+      authToken,
+      adminToken,
+      requestTimeoutMs: r.integer('SERVICE_HTTP_REQUEST_TIMEOUT_MS', 30_000, 1, ONE_DAY_MS),
+      shutdownTimeoutMs: r.integer('SERVICE_HTTP_SHUTDOWN_TIMEOUT_MS', 5_000, 1, ONE_DAY_MS),
+      sessionIdleTtlMs: r.integer('SERVICE_HTTP_SESSION_IDLE_TTL_MS', 0, 0, 365 * ONE_DAY_MS),
+      maxBodyBytes: r.integer('SERVICE_HTTP_MAX_BODY_BYTES', 2_097_152, 1, ONE_GIB),
+      importMaxBodyBytes: r.integer('SERVICE_HTTP_IMPORT_MAX_BODY_BYTES', 33_554_432, 1, 4 * ONE_GIB),
+      rateLimit: {
+        perSecond: r.integer('SERVICE_HTTP_RATE_LIMIT_PER_SECOND', 50, 1),
+        burst: r.integer('SERVICE_HTTP_RATE_LIMIT_BURST', 200, 1),
+      },
+      refRateLimit: {
+        perSecond: r.integer('SERVICE_REF_RATE_LIMIT_PER_SECOND', 50, 1),
+        burst: r.integer('SERVICE_REF_RATE_LIMIT_BURST', 200, 1),
+      },
+      sessionStoreDir,
+      logDir: abs(r.string('SERVICE_HTTP_LOG_DIR', join(sessionStoreDir, 'logs'))),
+      operationalPolicy: r.oneOf(
+        'SERVICE_OPERATIONAL_ENDPOINT_POLICY',
+        ['public', 'authenticated'] as const,
+        'public',
+      ),
+    },
+    tls,
+    storage: {
+      mode: storageMode,
+      dir: storageDir === undefined ? null : abs(storageDir),
+      requireFsync: r.boolean('SERVICE_STORAGE_REQUIRE_FSYNC', persistent),
+      strictRecovery: r.boolean('SERVICE_STORAGE_STRICT_RECOVERY', persistent),
+      maxHotNodes: r.integer('SERVICE_STORAGE_MAX_HOT_NODES', 16_384, 1),
+      maxHotRelationships: r.integer('SERVICE_STORAGE_MAX_HOT_RELATIONSHIPS', 32_768, 1),
+      maxWarmAdjacencyEntries: r.integer('SERVICE_STORAGE_MAX_WARM_ADJACENCY_ENTRIES', 65_536, 1),
+    },
+    providers:
+      providerDir !== undefined && providerManifest !== undefined
+        ? { dir: abs(providerDir), manifestFile: abs(providerManifest) }
+        : null,
+    memory: {
+      workspaceId: r.string('SERVICE_MEMORY_WORKSPACE_ID', 'workspace--standalone-default'),
+      actorId: r.string('SERVICE_MEMORY_ACTOR_ID', 'actor--standalone-client'),
+      agentId: r.string('SERVICE_MEMORY_AGENT_ID') ?? null,
+      sessionId: memorySessionId,
+      permissions,
+    },
+    ref: {
+      syncMaxOperations: r.integer('SERVICE_OPENCTI_SYNC_MAX_OPERATIONS', 512, 1),
+      syncMaxReplayIdentities: r.integer('SERVICE_REF_SYNC_MAX_REPLAY_IDENTITIES', 4096, 1),
+      shadowMaxConcurrency: r.integer('SERVICE_REF_SHADOW_MAX_CONCURRENCY', 4, 1),
+      shadowTimeoutMs: r.integer('SERVICE_REF_SHADOW_TIMEOUT_MS', 2000, 1, ONE_DAY_MS),
+      referenceEndpoint,
+      referenceVersion: r.string('SERVICE_REF_SHADOW_REFERENCE_VERSION', 'unconfigured'),
+      referenceAuthToken: r.secret('SERVICE_REF_SHADOW_REFERENCE_AUTH_TOKEN'),
+    },
+    license: { pem: licensePem, publicKeyPem: licenseKey, licensedModules },
+    log: {
+      level: r.oneOf(
+        'SERVICE_LOG_LEVEL',
+        ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+        'info',
+      ),
+    },
+  }
+  r.oneOf('SERVICE_LOG_FORMAT', ['json'] as const, 'json')
+  if (r.problems.length > 0) throw new SettingsError(r.problems)
+  return settings
+}
+
+/** The effective settings with every secret replaced, for `check-config --print-effective` and start-up logs. */
+export function redactedSettings(settings: Settings): unknown {
+  const hidden = (v: string | null) => (v === null ? null : '<redacted>')
+  return {
+    ...settings,
+    http: {
+      ...settings.http,
+      authToken: hidden(settings.http.authToken),
+      adminToken: hidden(settings.http.adminToken),
+    },
+    ref: { ...settings.ref, referenceAuthToken: hidden(settings.ref.referenceAuthToken) },
+    license: {
+      pem: hidden(settings.license.pem),
+      publicKeyPem: settings.license.publicKeyPem === null ? null : '<set>',
+      licensedModules: settings.license.licensedModules,
+    },
+    memory: { ...settings.memory, permissions: [...settings.memory.permissions] },
+  }
+}
+
+export { SettingsError }

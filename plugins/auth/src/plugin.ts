@@ -1,0 +1,89 @@
+import { HttpErrors } from '@service/plugin-errors'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  onRequestHookHandler,
+} from 'fastify'
+import fp from 'fastify-plugin'
+import { routeAccess } from './access.js'
+import { bearerMatches } from './token.js'
+import { TokenBucket } from './token-bucket.js'
+
+export interface RateLimit {
+  perSecond: number
+  burst: number
+}
+
+export interface AuthOptions {
+  /** The bearer token; null only in local-insecure mode (loopback bind), where no bearer check is made. */
+  bearerToken: string | null
+  /** The separate admin token; null means admin routes answer 403 ADMIN_AUTH_NOT_CONFIGURED. */
+  adminToken: string | null
+  /** `authenticated` puts the operational routes behind the bearer token too. */
+  operationalPolicy: 'public' | 'authenticated'
+  rateLimit: RateLimit
+  /** Its own bucket for `/v1/ref/*`. */
+  refRateLimit: RateLimit
+}
+
+async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<void> {
+  const bearerBucket = new TokenBucket(options.rateLimit.perSecond, options.rateLimit.burst)
+  const refBucket = new TokenBucket(options.refRateLimit.perSecond, options.refRateLimit.burst)
+
+  const requireBearer = async (request: FastifyRequest): Promise<void> => {
+    if (options.bearerToken === null) return
+    const header = request.headers.authorization
+    if (header === undefined || header === '') throw new HttpErrors.AuthRequired()
+    if (!bearerMatches(header, options.bearerToken)) throw new HttpErrors.AuthInvalid()
+  }
+
+  const limit = (bucket: TokenBucket, reply: FastifyReply): void => {
+    const taken = bucket.take()
+    if (!taken.ok) {
+      reply.header('retry-after', String(Math.max(1, Math.ceil(taken.retryAfterMs / 1000))))
+      throw new HttpErrors.RateLimited(taken.retryAfterMs)
+    }
+  }
+
+  const admin: onRequestHookHandler = async (request) => {
+    // Checked in this order: configured at all, then present, then right. The bearer token never works here.
+    if (options.adminToken === null) throw new HttpErrors.AdminAuthNotConfigured()
+    const header = request.headers.authorization
+    if (header === undefined || header === '') throw new HttpErrors.AuthRequired()
+    if (!bearerMatches(header, options.adminToken)) throw new HttpErrors.AuthInvalid()
+  }
+  const bearer: onRequestHookHandler = async (request, reply) => {
+    await requireBearer(request)
+    limit(request.url.startsWith('/v1/ref/') ? refBucket : bearerBucket, reply)
+  }
+  const operational: onRequestHookHandler = async (request) => {
+    if (options.operationalPolicy === 'authenticated') await requireBearer(request)
+  }
+
+  app.addHook('onRoute', (route) => {
+    const access = routeAccess(route.url)
+    const guard = access === 'admin' ? admin : access === 'bearer' ? bearer : operational
+    const existing =
+      route.onRequest === undefined
+        ? []
+        : Array.isArray(route.onRequest)
+          ? route.onRequest
+          : [route.onRequest]
+    route.onRequest = [guard, ...existing]
+    if (access !== 'operational') {
+      // Declared in the route schema so the OpenAPI document shows which boundary guards each route.
+      route.schema = {
+        ...route.schema,
+        security: [{ [access === 'admin' ? 'adminToken' : 'bearerAuth']: [] }],
+      } as FastifySchema
+    }
+  })
+}
+
+export default fp(authPlugin, {
+  name: '@service/plugin-auth',
+  fastify: '5.x',
+  dependencies: ['@service/plugin-errors'],
+})

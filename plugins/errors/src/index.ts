@@ -1,0 +1,5 @@
+export { HttpErrors } from './codes.js'
+export { correlationIdOf } from './correlation.js'
+export { ErrorEnvelope, errorEnvelope, errorResponses, okEnvelope } from './envelope.js'
+export { default as errorsPlugin, mapError, sendError } from './plugin.js'
+export { STATUS_OF_CATEGORY } from './status.js'

@@ -1,0 +1,1 @@
+export { default as openapiPlugin, OPENAPI_DOCUMENT_VERSION } from './plugin.js'

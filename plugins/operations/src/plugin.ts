@@ -1,0 +1,212 @@
+import { type Engine, RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from '@service/core'
+import { HttpErrors } from '@service/plugin-errors'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Lifecycle } from './lifecycle.js'
+import { createMetrics, type ServiceMetrics } from './metrics.js'
+import { HealthRecord, LivenessRecord, ReadinessRecord, VersionRecord } from './schemas.js'
+import { defaultHealthSources, type HealthSources } from './sources.js'
+
+export interface OperationsOptions {
+  engine: Engine
+  lifecycle: Lifecycle
+  /** Handler time budget; a request still unanswered then gets 504 REQUEST_TIMEOUT. */
+  requestTimeoutMs: number
+  build?: { commit?: string | undefined; target?: string | undefined }
+}
+
+export interface Operations {
+  lifecycle: Lifecycle
+  metrics: ServiceMetrics
+  /** Feature areas replace the default sources with their live figures. */
+  sources: HealthSources
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    operations: Operations
+  }
+  interface FastifyRequest {
+    /** Aborted when the request times out or the client goes away; pass it to engine calls. */
+    abortSignal: AbortSignal
+  }
+}
+
+const OPERATIONAL = new Set([
+  '/health',
+  '/health/live',
+  '/health/ready',
+  '/version',
+  '/metrics',
+  '/openapi.json',
+])
+
+async function operationsPlugin(app: FastifyInstance, options: OperationsOptions): Promise<void> {
+  const { engine, lifecycle } = options
+  const operations: Operations = {
+    lifecycle,
+    sources: defaultHealthSources(),
+    metrics: undefined as unknown as ServiceMetrics,
+  }
+  operations.metrics = createMetrics(engine, lifecycle, () => operations.sources)
+  app.decorate('operations', operations)
+  app.decorateRequest('abortSignal', undefined as unknown as AbortSignal)
+
+  const timers = new WeakMap<
+    object,
+    { timer: NodeJS.Timeout; controller: AbortController; counted: boolean }
+  >()
+  const finish = (request: object) => {
+    const entry = timers.get(request)
+    if (!entry) return
+    clearTimeout(entry.timer)
+    if (entry.counted) operations.metrics.activeRequests.dec()
+    timers.delete(request)
+  }
+
+  // Drain gate and handler timeout: operational routes are exempt from both, so probes keep answering.
+  app.addHook('onRequest', async (request, reply) => {
+    const controller = new AbortController()
+    request.abortSignal = controller.signal
+    const route = request.routeOptions.url
+    if (route !== undefined && OPERATIONAL.has(route)) return
+    if (lifecycle.state === 'draining' || lifecycle.state === 'stopped')
+      throw new HttpErrors.ServiceDraining()
+    operations.metrics.activeRequests.inc()
+    const timer = setTimeout(() => {
+      controller.abort(new HttpErrors.RequestTimeout(options.requestTimeoutMs))
+      if (!reply.sent) {
+        reply.code(504)
+        void reply.send(new HttpErrors.RequestTimeout(options.requestTimeoutMs))
+      }
+    }, options.requestTimeoutMs)
+    timers.set(request, { timer, controller, counted: true })
+    request.raw.once('close', () => {
+      if (!reply.sent) controller.abort(new Error('client closed the connection'))
+    })
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    finish(request)
+    operations.metrics.httpDuration.observe(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status_code: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1000,
+    )
+  })
+  app.addHook('onRequestAbort', async (request) => finish(request))
+
+  const readiness = () => {
+    const recovery = engine.durability().recovery.outcome
+    const providers = operations.sources.domainProviders()
+    const checks = {
+      engine_initialized: engine.state() !== 'closed',
+      storage_recovered: recovery === 'ephemeral' || recovery === 'recovered',
+      providers_ready: providers.all_required_ready,
+      accepting_requests: lifecycle.state === 'ready',
+    }
+    const ready =
+      engine.isReady() && checks.storage_recovered && checks.providers_ready && checks.accepting_requests
+    return { ready, checks }
+  }
+
+  app.get(
+    '/health',
+    { schema: { tags: ['operations'], summary: 'Health record', response: { 200: HealthRecord } } },
+    async () => {
+      const providers = operations.sources.domainProviders()
+      return {
+        status: 'ok' as const,
+        service: SERVICE_NAME,
+        version: SERVICE_VERSION,
+        storage_mode: engine.storageMode,
+        uptime_ms: Math.max(0, Date.now() - lifecycle.startedAtMs),
+        lifecycle_state: lifecycle.state,
+        session_ttl_metrics: operations.sources.sessionTtl(),
+        domain_providers: { configured: providers.configured, ready: providers.ready },
+        durability: engine.durability(),
+      }
+    },
+  )
+
+  app.get(
+    '/health/live',
+    { schema: { tags: ['operations'], summary: 'Liveness', response: { 200: LivenessRecord } } },
+    async () => ({
+      status: 'live' as const,
+      live: true as const,
+      service: SERVICE_NAME,
+      lifecycle_state: lifecycle.state,
+    }),
+  )
+
+  app.get(
+    '/health/ready',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Readiness',
+        response: { 200: ReadinessRecord, 503: ReadinessRecord },
+      },
+    },
+    async (_request, reply) => {
+      const { ready, checks } = readiness()
+      reply.code(ready ? 200 : 503)
+      return {
+        status: ready ? ('ready' as const) : ('not_ready' as const),
+        ready,
+        service: SERVICE_NAME,
+        lifecycle_state: lifecycle.state,
+        checks,
+      }
+    },
+  )
+
+  app.get(
+    '/version',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Version and storage compatibility',
+        response: { 200: VersionRecord },
+      },
+    },
+    async () => ({
+      service: SERVICE_NAME,
+      version: SERVICE_VERSION,
+      commit: options.build?.commit ?? 'unknown',
+      build_target: options.build?.target ?? `${process.arch}-${process.platform}`,
+      storage_compatibility: {
+        supported_versions: [STORAGE_VERSION],
+        supported_record_formats: [RECORD_FORMAT],
+        active_storage_version: engine.storageMode === 'persistent' ? STORAGE_VERSION : null,
+        active_record_format: engine.storageMode === 'persistent' ? RECORD_FORMAT : null,
+      },
+      ref_mode: operations.sources.refProjection().mode,
+    }),
+  )
+
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics (text exposition format)',
+        produces: ['text/plain'],
+        response: { 200: { type: 'string' } },
+      },
+    },
+    async (_request, reply) => {
+      reply.type(operations.metrics.registry.contentType)
+      return operations.metrics.registry.metrics()
+    },
+  )
+}
+
+export default fp(operationsPlugin, {
+  name: '@service/plugin-operations',
+  fastify: '5.x',
+  dependencies: ['@service/plugin-errors'],
+})

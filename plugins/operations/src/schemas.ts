@@ -1,0 +1,78 @@
+import { type Static, Type } from 'typebox'
+
+const NonNegativeInteger = Type.Integer({ minimum: 0 })
+
+export const RecoveryRecord = Type.Object({
+  outcome: Type.Union([Type.Literal('ephemeral'), Type.Literal('recovered'), Type.Literal('unavailable')]),
+  manifest_validated: Type.Boolean(),
+  required_components_validated: Type.Boolean(),
+  catalog_recovered: Type.Boolean(),
+  adjacency_storage_recovered: Type.Boolean(),
+  warning_count: NonNegativeInteger,
+  derived_state_rebuilt: Type.Boolean(),
+})
+
+export const DurabilityRecord = Type.Object({
+  controls: Type.Object({ require_fsync: Type.Boolean(), strict_recovery: Type.Boolean() }),
+  wal_bytes: NonNegativeInteger,
+  wal_lag_sequences: NonNegativeInteger,
+  checkpoint_sequence: Type.Union([NonNegativeInteger, Type.Null()]),
+  checkpoint_age_seconds: Type.Union([NonNegativeInteger, Type.Null()]),
+  compaction_backlog_bytes: NonNegativeInteger,
+  recovery: RecoveryRecord,
+})
+
+export const HealthRecord = Type.Object(
+  {
+    status: Type.Literal('ok'),
+    service: Type.Literal('service-http-server'),
+    version: Type.String(),
+    storage_mode: Type.Union([Type.Literal('ephemeral'), Type.Literal('persistent')]),
+    uptime_ms: NonNegativeInteger,
+    lifecycle_state: Type.String(),
+    session_ttl_metrics: Type.Object({
+      total_expired_sessions: NonNegativeInteger,
+      expired_last_5m_sessions: NonNegativeInteger,
+    }),
+    domain_providers: Type.Object({ configured: NonNegativeInteger, ready: NonNegativeInteger }),
+    durability: DurabilityRecord,
+  },
+  { $id: 'HealthRecord' },
+)
+export type HealthRecord = Static<typeof HealthRecord>
+
+const ReadyChecks = Type.Object({
+  engine_initialized: Type.Boolean(),
+  storage_recovered: Type.Boolean(),
+  providers_ready: Type.Boolean(),
+  accepting_requests: Type.Boolean(),
+})
+
+export const ReadinessRecord = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
+  ready: Type.Boolean(),
+  service: Type.String(),
+  lifecycle_state: Type.String(),
+  checks: ReadyChecks,
+})
+
+export const LivenessRecord = Type.Object({
+  status: Type.Literal('live'),
+  live: Type.Literal(true),
+  service: Type.String(),
+  lifecycle_state: Type.String(),
+})
+
+export const VersionRecord = Type.Object({
+  service: Type.String(),
+  version: Type.String(),
+  commit: Type.String(),
+  build_target: Type.String(),
+  storage_compatibility: Type.Object({
+    supported_versions: Type.Array(Type.String()),
+    supported_record_formats: Type.Array(Type.String()),
+    active_storage_version: Type.Union([Type.String(), Type.Null()]),
+    active_record_format: Type.Union([Type.String(), Type.Null()]),
+  }),
+  ref_mode: Type.Union([Type.Literal('elastic_free'), Type.Literal('reversible_reference')]),
+})
