@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
 import { SERVICE_NAME, SERVICE_VERSION } from '@service/core'
+import { registeredRoutes } from './routes.js'
 import { serve, settingsOrExit } from './run.js'
 import { redactedSettings } from './settings.js'
 
@@ -9,6 +10,7 @@ const USAGE = `usage: service-http-server [command]
 commands:
   start                              start the server (default)
   check-config [--print-effective]   validate the settings from the environment and exit
+  routes                             print the registered route table (JSON) and exit
   version                            print the version
   help                               print this text
 
@@ -34,6 +36,11 @@ async function main(argv: string[]): Promise<void> {
           ? `${JSON.stringify(redactedSettings(settings), null, 2)}\n`
           : 'settings ok\n',
       )
+      return
+    }
+    case 'routes': {
+      const routes = await registeredRoutes(settingsOrExit())
+      process.stdout.write(`${JSON.stringify(routes, null, 2)}\n`)
       return
     }
     case 'version':

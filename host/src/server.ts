@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Engine } from '@service/core'
-import { authPlugin } from '@service/plugin-auth'
+import { authPlugin, OPERATIONAL_ROUTES } from '@service/plugin-auth'
 import { correlationIdOf, errorsPlugin } from '@service/plugin-errors'
 import { openapiPlugin } from '@service/plugin-openapi'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
@@ -23,7 +23,17 @@ function readTls(settings: Settings): { key: Buffer; cert: Buffer } | null {
  * Assembles the HTTP server around an open engine. Registration order matters and is explicit: errors and
  * the OpenAPI collector first (their onRoute hooks must see every route), then auth, then the features.
  */
-export async function buildServer(settings: Settings, engine: Engine, logger: Logger): Promise<ServerParts> {
+export interface BuildHooks {
+  /** Called for every registered route (method, URL pattern), e.g. to list the route table. */
+  onRoute?: (method: string, url: string) => void
+}
+
+export async function buildServer(
+  settings: Settings,
+  engine: Engine,
+  logger: Logger,
+  hooks: BuildHooks = {},
+): Promise<ServerParts> {
   const tls = readTls(settings)
   const options = {
     loggerInstance: logger,
@@ -46,6 +56,12 @@ export async function buildServer(settings: Settings, engine: Engine, logger: Lo
   app.removeContentTypeParser('text/plain')
 
   const lifecycle = new Lifecycle()
+  const { onRoute } = hooks
+  if (onRoute !== undefined) {
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) onRoute(String(method), route.url)
+    })
+  }
   await app.register(errorsPlugin)
   await app.register(openapiPlugin)
   await app.register(authPlugin, {
@@ -62,8 +78,13 @@ export async function buildServer(settings: Settings, engine: Engine, logger: Lo
     build: { commit: process.env.SERVICE_BUILD_COMMIT, target: undefined },
   })
 
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
+  // Probes and scrapes would drown the access log: they are logged at debug, everything else at info.
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url
+    const level =
+      route !== undefined && OPERATIONAL_ROUTES.has(route) && reply.statusCode < 400 ? 'debug' : 'info'
+    if (!(request.log as unknown as Logger).isLevelEnabled(level)) return done()
+    request.log[level](
       {
         method: request.method,
         route: request.routeOptions.url ?? 'unmatched',
@@ -72,6 +93,7 @@ export async function buildServer(settings: Settings, engine: Engine, logger: Lo
       },
       'request completed',
     )
+    done()
   })
   return { app: app as unknown as FastifyInstance, lifecycle }
 }

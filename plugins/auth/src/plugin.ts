@@ -65,13 +65,10 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
   app.addHook('onRoute', (route) => {
     const access = routeAccess(route.url)
     const guard = access === 'admin' ? admin : access === 'bearer' ? bearer : operational
-    const existing =
-      route.onRequest === undefined
-        ? []
-        : Array.isArray(route.onRequest)
-          ? route.onRequest
-          : [route.onRequest]
-    route.onRequest = [guard, ...existing]
+    // Public operational routes get no hook at all: probes and scrapes stay as cheap as possible.
+    if (access !== 'operational' || options.operationalPolicy === 'authenticated') {
+      route.onRequest = [guard, ...(route.onRequest === undefined ? [] : [route.onRequest].flat())]
+    }
     if (access !== 'operational') {
       // Declared in the route schema so the OpenAPI document shows which boundary guards each route.
       route.schema = {

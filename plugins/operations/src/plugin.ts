@@ -1,6 +1,6 @@
 import { type Engine, RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from '@service/core'
 import { HttpErrors } from '@service/plugin-errors'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Lifecycle } from './lifecycle.js'
 import { createMetrics, type ServiceMetrics } from './metrics.js'
@@ -65,11 +65,9 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
   }
 
   // Drain gate and handler timeout: operational routes are exempt from both, so probes keep answering.
-  app.addHook('onRequest', async (request, reply) => {
+  const guard: onRequestHookHandler = async (request, reply) => {
     const controller = new AbortController()
     request.abortSignal = controller.signal
-    const route = request.routeOptions.url
-    if (route !== undefined && OPERATIONAL.has(route)) return
     if (lifecycle.state === 'draining' || lifecycle.state === 'stopped')
       throw new HttpErrors.ServiceDraining()
     operations.metrics.activeRequests.inc()
@@ -84,8 +82,13 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
     request.raw.once('close', () => {
       if (!reply.sent) controller.abort(new Error('client closed the connection'))
     })
+  }
+  // Attached per route so operational routes (probes, scrapes) carry no timer and no drain gate.
+  app.addHook('onRoute', (route) => {
+    if (OPERATIONAL.has(route.url)) return
+    route.onRequest = [...(route.onRequest === undefined ? [] : [route.onRequest].flat()), guard]
   })
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     finish(request)
     operations.metrics.httpDuration.observe(
       {
@@ -95,6 +98,7 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
       },
       reply.elapsedTime / 1000,
     )
+    done()
   })
   app.addHook('onRequestAbort', async (request) => finish(request))
 

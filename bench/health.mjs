@@ -1,0 +1,69 @@
+// /health throughput of our server against a bare Fastify app in the same run (target ratio >= 0.8).
+// Rounds alternate between the servers and medians are reported, so background load hits both alike.
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+import { freePort, repoRoot, startService, waitReady } from './lib/server.mjs'
+
+const ROUND_S = Number(process.env.BENCH_DURATION_S ?? 5)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+
+const run = (url, duration) =>
+  new Promise((resolve, reject) => {
+    autocannon({ url: `${url}/health`, connections: CONNECTIONS, duration }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    )
+  })
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
+const ours = await startService({ SERVICE_LOG_LEVEL: 'info' })
+const body = await (await fetch(`${ours.url}/health`)).text()
+const port = await freePort()
+const bareChild = spawn(process.execPath, [join(repoRoot, 'bench', 'bare-fastify.mjs')], {
+  env: { ...process.env, PORT: String(port), BODY: body },
+  stdio: 'inherit',
+})
+const bareUrl = `http://127.0.0.1:${port}`
+await waitReady(bareUrl, bareChild)
+
+const servers = [
+  { name: 'bare Fastify (same JSON body)', url: bareUrl, rounds: [] },
+  { name: 'service-http-server /health', url: ours.url, rounds: [] },
+]
+for (const s of servers) await run(s.url, 2) // warm-up
+for (let round = 0; round < ROUNDS; round++) {
+  for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
+    const r = await run(s.url, ROUND_S)
+    s.rounds.push({
+      rps: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      errors: r.errors + r.non2xx,
+    })
+    process.stderr.write(
+      `  round ${round + 1}/${ROUNDS} ${s.name}: ${Math.round(r.requests.average)} req/s\n`,
+    )
+  }
+}
+await ours.stop()
+bareChild.kill('SIGTERM')
+
+const rows = servers.map((s) => ({
+  name: s.name,
+  rps: median(s.rounds.map((r) => r.rps)),
+  p50: median(s.rounds.map((r) => r.p50)),
+  p99: median(s.rounds.map((r) => r.p99)),
+  errors: s.rounds.reduce((n, r) => n + r.errors, 0),
+}))
+const bare = rows[0].rps
+console.log(
+  `\n/health throughput: ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${ROUND_S} s, medians, Node ${process.version}`,
+)
+console.log('| server | req/s | p50 ms | p99 ms | errors | ratio to bare |')
+console.log('|---|---:|---:|---:|---:|---:|')
+for (const r of rows)
+  console.log(
+    `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${(r.rps / bare).toFixed(2)} |`,
+  )
+console.log(`\nhealth ratio (ours / bare Fastify): ${(rows[1].rps / bare).toFixed(2)} (target >= 0.80)`)

@@ -1,0 +1,114 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { isLoopback, loadSettings, redactedSettings, SettingsError } from './settings.js'
+
+const base = { SERVICE_HTTP_AUTH_TOKEN: 'token-1' }
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadSettings(env, '/srv')
+    return []
+  } catch (error) {
+    expect(error).toBeInstanceOf(SettingsError)
+    return [...(error as SettingsError).problems]
+  }
+}
+
+describe('loadSettings', () => {
+  it('applies the documented defaults', () => {
+    const s = loadSettings(base, '/srv')
+    expect(s.http).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      authMode: 'required',
+      adminToken: null,
+      requestTimeoutMs: 30_000,
+      shutdownTimeoutMs: 5_000,
+      sessionIdleTtlMs: 0,
+      maxBodyBytes: 2_097_152,
+      importMaxBodyBytes: 33_554_432,
+      rateLimit: { perSecond: 50, burst: 200 },
+      sessionStoreDir: '/srv/.service-runtime',
+      logDir: '/srv/.service-runtime/logs',
+      operationalPolicy: 'public',
+    })
+    expect(s.storage).toEqual({
+      mode: 'ephemeral',
+      dir: null,
+      requireFsync: false,
+      strictRecovery: false,
+      maxHotNodes: 16384,
+      maxHotRelationships: 32768,
+      maxWarmAdjacencyEntries: 65536,
+    })
+    expect(s.ref).toMatchObject({
+      syncMaxOperations: 512,
+      syncMaxReplayIdentities: 4096,
+      shadowMaxConcurrency: 4,
+      shadowTimeoutMs: 2000,
+    })
+    expect(s.memory.workspaceId).toBe('workspace--standalone-default')
+    expect([...s.memory.permissions]).toEqual(['read', 'write', 'trace', 'forget', 'consolidate'])
+    expect(s.tls).toBeNull()
+    expect(s.providers).toBeNull()
+  })
+
+  it('turns fsync and strict recovery on by default in persistent mode', () => {
+    const s = loadSettings(
+      { ...base, SERVICE_STORAGE_MODE: 'persistent', SERVICE_STORAGE_DIR: 'data' },
+      '/srv',
+    )
+    expect(s.storage).toMatchObject({
+      mode: 'persistent',
+      dir: '/srv/data',
+      requireFsync: true,
+      strictRecovery: true,
+    })
+  })
+
+  it('checks integer bounds at their edges', () => {
+    expect(problemsOf({ ...base, SERVICE_HTTP_PORT: '0' })).toEqual([])
+    expect(problemsOf({ ...base, SERVICE_HTTP_PORT: '65535' })).toEqual([])
+    expect(problemsOf({ ...base, SERVICE_HTTP_PORT: '65536' })[0]).toContain('SERVICE_HTTP_PORT')
+    expect(problemsOf({ ...base, SERVICE_HTTP_PORT: '-1' })[0]).toContain('SERVICE_HTTP_PORT')
+    expect(problemsOf({ ...base, SERVICE_HTTP_PORT: '80.5' })[0]).toContain('must be an integer')
+    expect(problemsOf({ ...base, SERVICE_STORAGE_MAX_HOT_NODES: '1' })).toEqual([])
+    expect(problemsOf({ ...base, SERVICE_STORAGE_MAX_HOT_NODES: '0' })[0]).toContain(
+      'SERVICE_STORAGE_MAX_HOT_NODES',
+    )
+  })
+
+  it('requires the provider settings together', () => {
+    expect(problemsOf({ ...base, SERVICE_DOMAIN_PROVIDER_DIR: 'p' })[0]).toContain('set together')
+    const s = loadSettings(
+      { ...base, SERVICE_DOMAIN_PROVIDER_DIR: 'p', SERVICE_DOMAIN_PROVIDER_MANIFEST_FILE: 'p/m.json' },
+      '/srv',
+    )
+    expect(s.providers).toEqual({ dir: '/srv/p', manifestFile: '/srv/p/m.json' })
+  })
+
+  it('reads secrets from files, refuses both forms, and never echoes them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'settings-'))
+    writeFileSync(join(dir, 'admin'), 'admin-secret\n')
+    const s = loadSettings({ ...base, SERVICE_HTTP_ADMIN_AUTH_TOKEN_FILE: join(dir, 'admin') })
+    expect(s.http.adminToken).toBe('admin-secret')
+    const both = problemsOf({ ...base, SERVICE_HTTP_AUTH_TOKEN_FILE: join(dir, 'admin') })
+    expect(both[0]).toContain('both set')
+    const same = problemsOf({ ...base, SERVICE_HTTP_ADMIN_AUTH_TOKEN: 'token-1' })
+    expect(same.join()).not.toContain('token-1')
+    expect(JSON.stringify(redactedSettings(s))).not.toContain('admin-secret')
+  })
+
+  it('accepts local-insecure only on loopback and needs no token there', () => {
+    expect(loadSettings({ SERVICE_HTTP_AUTH_MODE: 'local-insecure' }).http.authToken).toBeNull()
+    expect(
+      problemsOf({ SERVICE_HTTP_AUTH_MODE: 'local-insecure', SERVICE_HTTP_HOST: '10.0.0.1' }).join(),
+    ).toContain('loopback')
+  })
+
+  it('knows loopback addresses', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', '::1', 'localhost']) expect(isLoopback(host)).toBe(true)
+    for (const host of ['0.0.0.0', '10.0.0.1', '::', 'example.com']) expect(isLoopback(host)).toBe(false)
+  })
+})
