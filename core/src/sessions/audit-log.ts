@@ -1,0 +1,108 @@
+import { EngineError } from '../errors.js'
+
+/** One structured audit line, the shape of the reference's JSON log entries. */
+export interface AuditEntry {
+  timestamp: number
+  level: 'info' | 'warn' | 'error'
+  target: string
+  fields: {
+    message: string
+    event: string
+    audit_event_id: string
+    session_id: string
+    workspace_id: string
+    [key: string]: unknown
+  }
+}
+
+export interface AuditParity {
+  input_events: number
+  output_events: number
+  missing_output_event_ids: string[]
+  orphan_output_event_ids: string[]
+  parity_ok: boolean
+}
+
+export interface LogQuery {
+  limit: number
+  fromMs?: number | undefined
+  toMs?: number | undefined
+}
+
+export interface LogPage {
+  entries: AuditEntry[]
+  total_matched_entries: number
+  audit_parity: AuditParity
+}
+
+const isInput = (event: string) => event.endsWith('_audit_input')
+const isOutput = (event: string) => event.endsWith('_audit_output')
+
+/** First index whose timestamp is >= t (entries are appended in time order). */
+function lowerBound(entries: readonly AuditEntry[], t: number): number {
+  let lo = 0
+  let hi = entries.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (entries[mid]!.timestamp < t) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * Audit entries indexed by session and kept in time order, so a log query is two binary searches and a
+ * slice: never a scan of every line for a substring. Parity pairs inputs and outputs by audit_event_id.
+ */
+export class AuditLog {
+  private readonly bySession = new Map<string, AuditEntry[]>()
+  size = 0
+
+  add(entry: AuditEntry): void {
+    let list = this.bySession.get(entry.fields.session_id)
+    if (list === undefined) {
+      list = []
+      this.bySession.set(entry.fields.session_id, list)
+    }
+    // Clock steps backwards are possible; keep the list sorted anyway.
+    if (list.length > 0 && list[list.length - 1]!.timestamp > entry.timestamp) {
+      list.splice(lowerBound(list, entry.timestamp + 1), 0, entry)
+    } else list.push(entry)
+    this.size++
+  }
+
+  query(sessionId: string, query: LogQuery): LogPage {
+    if (query.fromMs !== undefined && query.toMs !== undefined && query.fromMs > query.toMs) {
+      throw new EngineError('INVALID_TIME_RANGE', 'from_ms must not be after to_ms', 'invalid')
+    }
+    const list = this.bySession.get(sessionId) ?? []
+    const start = query.fromMs === undefined ? 0 : lowerBound(list, query.fromMs)
+    const end = query.toMs === undefined ? list.length : lowerBound(list, query.toMs + 1)
+    const matched = end > start ? end - start : 0
+    const inputs = new Set<string>()
+    const outputs = new Set<string>()
+    for (let i = start; i < end; i++) {
+      const f = list[i]!.fields
+      if (isInput(f.event)) inputs.add(f.audit_event_id)
+      else if (isOutput(f.event)) outputs.add(f.audit_event_id)
+    }
+    const missing = [...inputs].filter((id) => !outputs.has(id)).sort()
+    const orphans = [...outputs].filter((id) => !inputs.has(id)).sort()
+    return {
+      // The newest `limit` matches, oldest first.
+      entries: list.slice(Math.max(start, end - query.limit), end),
+      total_matched_entries: matched,
+      audit_parity: {
+        input_events: inputs.size,
+        output_events: outputs.size,
+        missing_output_event_ids: missing,
+        orphan_output_event_ids: orphans,
+        parity_ok: missing.length === 0 && orphans.length === 0,
+      },
+    }
+  }
+
+  *all(): Iterable<AuditEntry> {
+    for (const list of this.bySession.values()) yield* list
+  }
+}

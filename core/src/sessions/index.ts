@@ -1,0 +1,15 @@
+export { type AuditEntry, AuditLog, type AuditParity, type LogPage, type LogQuery } from './audit-log.js'
+export {
+  ACTOR_KINDS,
+  type ActorKind,
+  parseActorKind,
+  SESSION_STATUSES,
+  type SessionRecord,
+  type SessionStatus,
+} from './session.js'
+export {
+  type SessionJournal,
+  SessionManager,
+  type SessionManagerOptions,
+  type StartSession,
+} from './session-manager.js'

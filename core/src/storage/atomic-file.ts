@@ -1,0 +1,26 @@
+import { closeSync, fsyncSync, openSync, renameSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+
+/** fsync a directory so a rename or create inside it survives a crash. */
+export function fsyncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Writes a file so that a crash leaves either the old or the new content: temp file, fsync, rename, fsync dir. */
+export function writeFileAtomic(path: string, data: string | Buffer): void {
+  const temp = `${path}.tmp-${process.pid}`
+  const fd = openSync(temp, 'w', 0o600)
+  try {
+    writeFileSync(fd, data)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  renameSync(temp, path)
+  fsyncDirectory(dirname(path))
+}

@@ -1,0 +1,330 @@
+import { randomUUID } from 'node:crypto'
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { join } from 'node:path'
+import type { DurabilityReport, RecoveryReport } from '../engine/durability.js'
+import { EngineError } from '../errors.js'
+import { fsyncDirectory } from './atomic-file.js'
+import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
+import { acquireDirectoryLock, type DirectoryLock } from './lock.js'
+import {
+  type Manifest,
+  type ManifestComponent,
+  newManifest,
+  readManifest,
+  writeManifest,
+} from './manifest.js'
+import { listSegments, scanWal, WAL_DIR, type WalDamage } from './wal-reader.js'
+import type { WalRecord } from './wal-record.js'
+import { type Appended, WalWriter } from './wal-writer.js'
+
+export interface ReplaySink {
+  /** One record line of a checkpoint image, as the engine wrote it. */
+  loadCheckpointLine(line: string): void
+  /** One committed transaction from the write-ahead log, in sequence order. */
+  applyRecord(record: WalRecord): void
+}
+
+export interface PersistentStorageOptions {
+  dir: string
+  requireFsync: boolean
+  strictRecovery: boolean
+  version: string
+  segmentBytes?: number
+  checkpointEveryBytes?: number
+  checkpointEveryMs?: number
+  now?: () => number
+  warn?: (message: string) => void
+}
+
+export interface RecoveryFigures {
+  report: RecoveryReport
+  replayedTransactions: number
+  checkpointRecords: number
+  recoveryPath: 'checkpoint_and_bounded_replay' | 'full_replay'
+  warnings: string[]
+  elapsedMs: number
+}
+
+const QUARANTINE_DIR = 'quarantine'
+
+/**
+ * The persistent directory: single owner, manifest V1, JSON Lines WAL with group commit, checkpoints and
+ * recovery. It stores opaque `{kind, body}` records; the engine decides what they mean.
+ */
+export class PersistentStorage {
+  private checkpointSeq: number | null = null
+  private checkpointAtMs: number | null = null
+  private walBytesAtCheckpoint = 0
+  private baseWalBytes = 0
+
+  private constructor(
+    private readonly options: Required<Omit<PersistentStorageOptions, 'warn'>> &
+      Pick<PersistentStorageOptions, 'warn'>,
+    private readonly lock: DirectoryLock,
+    private manifest: Manifest,
+    private readonly wal: WalWriter,
+    readonly recovery: RecoveryFigures,
+  ) {}
+
+  static async open(input: PersistentStorageOptions, sink: ReplaySink): Promise<PersistentStorage> {
+    const options = {
+      segmentBytes: 64 * 1024 * 1024,
+      checkpointEveryBytes: 64 * 1024 * 1024,
+      checkpointEveryMs: 10 * 60 * 1000,
+      now: Date.now,
+      ...input,
+    }
+    const started = performance.now()
+    mkdirSync(options.dir, { recursive: true })
+    const lock = acquireDirectoryLock(options.dir, options.version)
+    try {
+      const warnings: string[] = []
+      const warn = (message: string) => {
+        warnings.push(message)
+        options.warn?.(message)
+      }
+      const fail = (message: string): never => {
+        throw new EngineError('STORAGE_RECOVERY_FAILED', message, 'unavailable')
+      }
+
+      let manifest = readManifest(options.dir)
+      if (manifest === null) {
+        const hasData =
+          listSegments(options.dir).some((s) => s.bytes > 0) || existsSync(join(options.dir, 'checkpoints'))
+        if (hasData) {
+          if (options.strictRecovery) fail(`storage directory ${options.dir} has data but no manifest.json`)
+          warn('manifest.json was missing; a new one was written for the existing data')
+        }
+        manifest = newManifest(`graph--runtime-${randomUUID()}`, new Date(options.now()))
+        writeManifest(options.dir, manifest)
+      }
+
+      // Latest valid checkpoint: the current one, else the previous generation (kept for exactly this).
+      let afterSeq = 0
+      let checkpointRecords = 0
+      let loaded: ManifestComponent | null = null
+      const candidates = ['checkpoint', 'previous_checkpoint'].flatMap((n) =>
+        manifest!.components.filter((c) => c.name === n),
+      )
+      for (const component of candidates) {
+        const read = readCheckpoint(options.dir, component.path, component.sha256)
+        if (!read.ok) {
+          warn(read.reason)
+          continue
+        }
+        for (const line of read.lines) sink.loadCheckpointLine(line)
+        afterSeq = read.sequence
+        checkpointRecords = read.records
+        loaded = component
+        break
+      }
+      const componentsValid = candidates.length === 0 || loaded === candidates[0]
+      if (candidates.length > 0 && loaded === null) {
+        const first = listSegments(options.dir)[0]
+        if (first === undefined || first.firstSeq > 1) {
+          if (options.strictRecovery)
+            fail('no valid checkpoint and the write-ahead log does not reach back to sequence 1')
+          afterSeq = first === undefined ? 0 : first.firstSeq - 1
+          warn(`no valid checkpoint; recovered from the write-ahead log above sequence ${afterSeq} only`)
+        }
+      }
+
+      let replayed = 0
+      const scan = scanWal(options.dir, afterSeq, (record) => {
+        sink.applyRecord(record)
+        replayed++
+      })
+      if (scan.damage !== null)
+        PersistentStorage.repair(options.dir, scan.damage, options.strictRecovery, warn, fail)
+
+      const wal = await WalWriter.open(
+        {
+          dir: options.dir,
+          requireFsync: options.requireFsync,
+          segmentBytes: options.segmentBytes,
+          now: options.now,
+        },
+        scan.lastSeq,
+      )
+      const recovery: RecoveryFigures = {
+        report: {
+          outcome: 'recovered',
+          manifest_validated: true,
+          required_components_validated: componentsValid,
+          catalog_recovered: true,
+          adjacency_storage_recovered: true,
+          warning_count: warnings.length,
+          derived_state_rebuilt: true,
+        },
+        replayedTransactions: replayed,
+        checkpointRecords,
+        recoveryPath: loaded === null ? 'full_replay' : 'checkpoint_and_bounded_replay',
+        warnings,
+        elapsedMs: Math.round(performance.now() - started),
+      }
+      const storage = new PersistentStorage(options, lock, manifest, wal, recovery)
+      if (loaded !== null) {
+        storage.checkpointSeq = loaded.sequence
+        storage.checkpointAtMs = options.now()
+      }
+      storage.baseWalBytes = listSegments(options.dir).reduce((n, s) => n + s.bytes, 0)
+      storage.walBytesAtCheckpoint = storage.baseWalBytes
+      return storage
+    } catch (error) {
+      lock.release()
+      throw error
+    }
+  }
+
+  /** Truncates a torn tail (always), or a damaged suffix (only when recovery is not strict), keeping a copy. */
+  private static repair(
+    dir: string,
+    damage: WalDamage,
+    strict: boolean,
+    warn: (m: string) => void,
+    fail: (m: string) => never,
+  ): void {
+    if (damage.kind !== 'torn_tail' && strict) {
+      fail(`write-ahead log damaged (${damage.kind}: ${damage.detail}); strict recovery refuses to start`)
+    }
+    const quarantine = join(dir, WAL_DIR, QUARANTINE_DIR)
+    mkdirSync(quarantine, { recursive: true })
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+    const tail = readFileSync(damage.segment.path).subarray(damage.offset)
+    writeFileSync(join(quarantine, `${damage.segment.name}.${stamp}.tail`), tail)
+    truncateSync(damage.segment.path, damage.offset)
+    for (const later of listSegments(dir).filter((s) => s.firstSeq > damage.segment.firstSeq)) {
+      renameSync(later.path, join(quarantine, `${later.name}.${stamp}`))
+    }
+    fsyncDirectory(join(dir, WAL_DIR))
+    warn(
+      damage.kind === 'torn_tail'
+        ? `truncated a torn final write-ahead log line (${tail.length} bytes) in ${damage.segment.name}`
+        : `write-ahead log damaged (${damage.kind}: ${damage.detail}); recovered the longest valid prefix, the rest is kept in wal/${QUARANTINE_DIR}`,
+    )
+  }
+
+  get graphId(): string {
+    return this.manifest.graph_id.value
+  }
+
+  get lastSeq(): number {
+    return this.wal.lastSeq
+  }
+
+  get durableSeq(): number {
+    return this.wal.durableSeq
+  }
+
+  get failed(): Error | null {
+    return this.wal.failed
+  }
+
+  append(kind: string, body: unknown, tx?: string): Appended {
+    return this.wal.append(kind, body, tx)
+  }
+
+  private walBytes(): number {
+    return this.baseWalBytes + this.wal.bytesWritten
+  }
+
+  shouldCheckpoint(): boolean {
+    const lag = this.wal.lastSeq - (this.checkpointSeq ?? 0)
+    if (lag === 0) return false
+    const sinceBytes = this.walBytes() - this.walBytesAtCheckpoint
+    const age =
+      this.checkpointAtMs === null ? Number.POSITIVE_INFINITY : this.options.now() - this.checkpointAtMs
+    return (
+      sinceBytes >= this.options.checkpointEveryBytes || (age >= this.options.checkpointEveryMs && lag > 0)
+    )
+  }
+
+  /**
+   * Writes a checkpoint of the state at `sequence` (the caller hands lines consistent with it), switches the
+   * manifest to it atomically, keeps one previous generation, and compacts WAL segments below that one.
+   */
+  async checkpoint(sequence: number, lines: Iterable<string>): Promise<void> {
+    await this.wal.drain()
+    const file = writeCheckpoint(this.options.dir, sequence, lines, new Date(this.options.now()))
+    const current = this.manifest.components.find((c) => c.name === 'checkpoint')
+    const previous = this.manifest.components.find((c) => c.name === 'previous_checkpoint')
+    const components: ManifestComponent[] = [
+      { name: 'checkpoint', path: file.name, sequence, sha256: file.sha256, bytes: file.bytes },
+    ]
+    if (current !== undefined && current.path !== file.name)
+      components.push({ ...current, name: 'previous_checkpoint' })
+    this.manifest = {
+      ...this.manifest,
+      updated_at: { value: new Date(this.options.now()).toISOString() },
+      components,
+    }
+    writeManifest(this.options.dir, this.manifest)
+    if (previous !== undefined && previous.path !== file.name && previous.path !== current?.path) {
+      removeCheckpoint(this.options.dir, previous.path)
+    }
+    this.checkpointSeq = sequence
+    this.checkpointAtMs = this.options.now()
+    // Segments are kept back to the previous generation, so either checkpoint can still be replayed from.
+    const keepAbove = current?.sequence ?? 0
+    const segments = listSegments(this.options.dir)
+    for (let i = 0; i < segments.length - 1; i++) {
+      const lastInSegment = segments[i + 1]!.firstSeq - 1
+      if (lastInSegment <= keepAbove) unlinkSync(segments[i]!.path)
+    }
+    this.baseWalBytes =
+      listSegments(this.options.dir).reduce((n, s) => n + s.bytes, 0) - this.wal.bytesWritten
+    this.walBytesAtCheckpoint = this.walBytes()
+  }
+
+  durability(): DurabilityReport {
+    const segments = listSegments(this.options.dir)
+    const checkpoint = this.checkpointSeq
+    let backlog = 0
+    if (checkpoint !== null) {
+      for (let i = 0; i < segments.length - 1; i++) {
+        if (segments[i + 1]!.firstSeq - 1 <= checkpoint) backlog += segments[i]!.bytes
+      }
+    }
+    return {
+      controls: { require_fsync: this.options.requireFsync, strict_recovery: this.options.strictRecovery },
+      wal_bytes: segments.reduce((n, s) => n + s.bytes, 0),
+      wal_lag_sequences: Math.max(0, this.wal.lastSeq - (checkpoint ?? 0)),
+      checkpoint_sequence: checkpoint,
+      checkpoint_age_seconds:
+        this.checkpointAtMs === null
+          ? null
+          : Math.max(0, Math.floor((this.options.now() - this.checkpointAtMs) / 1000)),
+      compaction_backlog_bytes: backlog,
+      recovery: {
+        ...this.recovery.report,
+        outcome: this.wal.failed === null ? this.recovery.report.outcome : 'unavailable',
+      },
+    }
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.wal.close()
+    } finally {
+      this.lock.release()
+    }
+  }
+
+  /** Names of files in the directory, for operators' offline checks. */
+  static files(dir: string): string[] {
+    return existsSync(dir) ? readdirSync(dir) : []
+  }
+
+  injectFailure(error: Error): void {
+    this.wal.injectFailure(error)
+  }
+}

@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto'
+
+/** One committed transaction in the write-ahead log: a single JSON line, self-checking. */
+export interface WalRecord {
+  seq: number
+  tx: string
+  at: number
+  kind: string
+  body: unknown
+}
+
+const SUFFIX_LENGTH = ',"sha256":"'.length + 64 + '"}'.length
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex')
+
+/**
+ * Encodes a record as one line ending in `,"sha256":"<hex>"}\n`, the digest covering everything before it,
+ * so a torn or altered line is detected without a second file.
+ */
+export function encodeWalRecord(record: WalRecord): string {
+  const prefix = JSON.stringify({
+    seq: record.seq,
+    tx: record.tx,
+    at: record.at,
+    kind: record.kind,
+    body: record.body,
+  }).slice(0, -1)
+  return `${prefix},"sha256":"${sha256(prefix)}"}\n`
+}
+
+export type DecodeResult = { ok: true; record: WalRecord } | { ok: false; reason: 'malformed' | 'checksum' }
+
+export function decodeWalRecord(line: string): DecodeResult {
+  if (line.length <= SUFFIX_LENGTH || !line.endsWith('"}')) return { ok: false, reason: 'malformed' }
+  const cut = line.length - SUFFIX_LENGTH
+  if (line.slice(cut, cut + 11) !== ',"sha256":"') return { ok: false, reason: 'malformed' }
+  const prefix = line.slice(0, cut)
+  const digest = line.slice(cut + 11, cut + 75)
+  if (sha256(prefix) !== digest) return { ok: false, reason: 'checksum' }
+  try {
+    const parsed = JSON.parse(`${prefix}}`) as WalRecord
+    if (!Number.isSafeInteger(parsed.seq) || parsed.seq <= 0 || typeof parsed.kind !== 'string') {
+      return { ok: false, reason: 'malformed' }
+    }
+    return { ok: true, record: parsed }
+  } catch {
+    return { ok: false, reason: 'malformed' }
+  }
+}
