@@ -12,6 +12,7 @@ export default defineConfig({
             'plugins/*/src/**/*.test.ts',
             'packs/*/src/**/*.test.ts',
             'host/src/**/*.test.ts',
+            'connectors/*/src/**/*.test.ts',
           ],
           environment: 'node',
         },

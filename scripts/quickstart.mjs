@@ -8,7 +8,8 @@ install()
 build()
 const env = {
   SERVICE_HTTP_AUTH_TOKEN: 'dev-token',
-  SERVICE_STORAGE_MODE: 'ephemeral',
+  SERVICE_STORAGE_MODE: 'persistent',
+  SERVICE_STORAGE_DIR: join(root, 'data'),
   ...process.env,
 }
 process.stdout.write(

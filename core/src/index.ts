@@ -1,11 +1,39 @@
+export {
+  type CypherBudgets,
+  type CypherMode,
+  type CypherResult,
+  type CypherValidationError,
+  DEFAULT_BUDGETS,
+  type MutationSummary,
+} from './cypher/index.js'
 export type { DurabilityReport, RecoveryReport } from './engine/durability.js'
 export {
+  type CallOptions,
+  type CypherCall,
+  type DerivedIndex,
   type Engine,
+  type ExplorerApi,
+  type TransactOptions,
+  type TransactResult,
   type EngineOptions,
   type EngineState,
   openEngine,
   type StorageMode,
   type StorageOptions,
 } from './engine/engine.js'
+export type { SessionsApi } from './engine/sessions-api.js'
 export { EngineError, type EngineErrorCategory, isEngineError } from './errors.js'
+export { DEFAULT_WORKSPACE_ID } from './graph/catalog.js'
+export {
+  ACTOR_KINDS,
+  type ActorKind,
+  type AuditEntry,
+  SESSION_STATUSES,
+  type SessionStatus,
+} from './sessions/index.js'
 export { RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from './version.js'
+export { GraphCatalog, GraphStore, Transaction, encodeValue, decodeValue } from './graph/index.js'
+export type { CommitOp, CommitRecord, EncodedValue, GraphReader, NodeRecord, PropertyValue, ScalarProperty } from './graph/index.js'
+export { PROJECTION_LIMITS, parseBudget, type ProjectionBudget } from './explorer/budget.js'
+export type { Projection, BoundaryView } from './explorer/projection.js'
+export type { Boundary, TimelineNode } from './history/timeline.js'

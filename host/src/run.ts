@@ -38,6 +38,8 @@ export async function serve(settings: Settings): Promise<void> {
         requireFsync: settings.storage.requireFsync,
         strictRecovery: settings.storage.strictRecovery,
       },
+      sessionIdleTtlMs: settings.http.sessionIdleTtlMs,
+      onWarning: (message) => logger.warn({ event: 'storage_warning' }, message),
     })
   } catch (error) {
     if (error instanceof EngineError)

@@ -1,10 +1,15 @@
 import { readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Engine } from '@service/core'
 import { authPlugin, OPERATIONAL_ROUTES } from '@service/plugin-auth'
-import { correlationIdOf, errorsPlugin } from '@service/plugin-errors'
+import { cypherPlugin } from '@service/plugin-cypher'
+import { correlationIdOf, errorsPlugin, validatorCompiler } from '@service/plugin-errors'
 import { openapiPlugin } from '@service/plugin-openapi'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
+import { loadPacks, providerHostPlugin } from '@service/plugin-provider-host'
+import { sessionsPlugin } from '@service/plugin-sessions'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { Settings } from './settings.js'
@@ -46,7 +51,6 @@ export async function buildServer(
     return503OnClosing: false,
     // Slow senders cannot hold a socket open forever.
     requestTimeout: settings.http.requestTimeoutMs + 5_000,
-    ajv: { customOptions: { allErrors: false, coerceTypes: 'array' as const, removeAdditional: false } },
   }
   // One Fastify type for both transports; https only changes the server factory.
   const app = Fastify(
@@ -54,6 +58,7 @@ export async function buildServer(
   ).withTypeProvider<TypeBoxTypeProvider>()
   // Only JSON (and multipart where a route adds it) is accepted; text/plain bodies get 415.
   app.removeContentTypeParser('text/plain')
+  app.setValidatorCompiler(validatorCompiler())
 
   const lifecycle = new Lifecycle()
   const { onRoute } = hooks
@@ -77,6 +82,18 @@ export async function buildServer(
     requestTimeoutMs: settings.http.requestTimeoutMs,
     build: { commit: process.env.SERVICE_BUILD_COMMIT, target: undefined },
   })
+
+  app.operations.sources.sessionTtl = () => engine.sessions.ttlMetrics()
+  // Packs are described by their package.json in the workspace the server runs from.
+  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+  await app.register(providerHostPlugin, {
+    providers: settings.providers,
+    license: { pem: settings.license.pem, publicKeyPem: settings.license.publicKeyPem },
+    enabledPacks: await loadPacks(settings.enabledPacks, repoRoot),
+    requestTimeoutMs: settings.http.requestTimeoutMs,
+  })
+  await app.register(cypherPlugin, { engine, requestTimeoutMs: settings.http.requestTimeoutMs })
+  await app.register(sessionsPlugin, { engine })
 
   // Probes and scrapes would drown the access log: they are logged at debug, everything else at info.
   app.addHook('onResponse', (request, reply, done) => {

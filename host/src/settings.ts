@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path'
+import { type Domain, PackError, parseEnabledPacks } from '@service/plugin-provider-host'
 import { EnvReader, SettingsError } from './env-reader.js'
 
 export type AuthMode = 'required' | 'local-insecure'
@@ -42,6 +43,8 @@ export interface Settings {
     maxWarmAdjacencyEntries: number
   }
   providers: { dir: string; manifestFile: string } | null
+  /** The domain packs this deployment enables (the "build feature" gate of the enterprise domains). */
+  enabledPacks: Domain[]
   memory: {
     workspaceId: string
     actorId: string
@@ -131,6 +134,14 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process
     )
   }
 
+  let enabledPacks: Domain[] = []
+  try {
+    enabledPacks = parseEnabledPacks(r.string('SERVICE_ENABLED_PACKS'))
+  } catch (error) {
+    if (!(error instanceof PackError)) throw error
+    r.problem(`SERVICE_ENABLED_PACKS: ${error.message}`)
+  }
+
   const memorySessionId = r.string('SERVICE_MEMORY_SESSION_ID', 'session--standalone-api')
   if (memorySessionId.length > 256) r.problem('SERVICE_MEMORY_SESSION_ID must be 1..256 characters')
   const permissionWords = r
@@ -206,6 +217,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process
       providerDir !== undefined && providerManifest !== undefined
         ? { dir: abs(providerDir), manifestFile: abs(providerManifest) }
         : null,
+    enabledPacks,
     memory: {
       workspaceId: r.string('SERVICE_MEMORY_WORKSPACE_ID', 'workspace--standalone-default'),
       actorId: r.string('SERVICE_MEMORY_ACTOR_ID', 'actor--standalone-client'),

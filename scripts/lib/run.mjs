@@ -39,5 +39,6 @@ export function install() {
 
 export function build() {
   pnpm(['run', '--recursive', '--if-present', 'build:native'])
+  run(process.execPath, [join(root, 'packs', 'provider-sdk', 'scripts', 'write-manifest.mjs')])
   run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.json'])
 }

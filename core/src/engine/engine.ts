@@ -1,5 +1,21 @@
-import { EngineError } from '../errors.js'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { randomUUID } from 'node:crypto'
+import type { CypherBudgets } from '../cypher/index.js'
+import { CypherEngine, type CypherMode, type CypherResult } from '../cypher/index.js'
+import { EngineError, isEngineError } from '../errors.js'
+import { DEFAULT_WORKSPACE_ID, GraphCatalog } from '../graph/catalog.js'
+import type { CommitRecord } from '../graph/commit.js'
+import type { GraphStore } from '../graph/store.js'
+import type { Transaction } from '../graph/transaction.js'
+import { SessionManager } from '../sessions/session-manager.js'
+import { PersistentStorage } from '../storage/persistent-storage.js'
+import type { WalRecord } from '../storage/wal-record.js'
+import { SERVICE_VERSION } from '../version.js'
 import { type DurabilityReport, ephemeralDurability } from './durability.js'
+import { type GraphImageLine, GraphImageLoader, graphImage } from './graph-image.js'
+import { SessionsApi } from './sessions-api.js'
+import { type GraphQuery, Temporal, type TemporalLine } from './temporal.js'
+import { VisibilityGate } from './visibility-gate.js'
 
 export type StorageMode = 'ephemeral' | 'persistent'
 
@@ -9,19 +25,47 @@ export interface StorageOptions {
   dir?: string
   requireFsync?: boolean
   strictRecovery?: boolean
+  /** Advanced: WAL segment size and checkpoint cadence. */
+  segmentBytes?: number
+  checkpointEveryBytes?: number
+  checkpointEveryMs?: number
 }
 
 export interface EngineOptions {
   storage?: StorageOptions
+  /** Idle time-to-live of sessions in ms; 0 disables. */
+  sessionIdleTtlMs?: number
+  cypherBudgets?: Partial<CypherBudgets>
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?: () => number
+  /** Receives recovery warnings (torn tails truncated, fallbacks taken). */
+  onWarning?: (message: string) => void
+  /** Bound on retained record versions (before-images); older history is dropped past it. */
+  historyMaxVersions?: number
 }
 
 export type EngineState = 'open' | 'closing' | 'closed'
 
+export interface CypherCall {
+  query: string
+  params?: Record<string, unknown> | undefined
+  mode: CypherMode
+  workspaceId?: string | undefined
+  /** Groups the request under a session: its state machine and audit trail. */
+  sessionId?: string | undefined
+  budgetRef?: string | undefined
+  /** The mode the route forced (read/write), for the audit record. */
+  forcedMode?: 'read' | 'write' | null
+  correlationId?: string | undefined
+  signal?: AbortSignal | undefined
+  /** Epoch ms by which an answer is needed; a query still running then stops with REQUEST_TIMEOUT. */
+  deadline?: number | undefined
+}
+
+export type CallOptions = Omit<CypherCall, 'query' | 'params' | 'mode'>
+
 /**
  * The embedded API. The HTTP server is one door onto it; an application can hold it in-process.
- * Feature areas (read/write, memory, seed search, export, sessions) are added to this object as they land.
  */
 export interface Engine {
   readonly storageMode: StorageMode
@@ -30,34 +74,504 @@ export interface Engine {
   /** True once recovery finished and the engine accepts work. */
   isReady(): boolean
   durability(): DurabilityReport
-  /** Flushes and releases everything; idempotent. */
+  /** Runs a Cypher request in the given mode (read, write, validate or auto). */
+  cypher(call: CypherCall): Promise<CypherResult>
+  /** Read-only Cypher: a query that would write is Rejected with WRITE_PERMISSION_REQUIRED. */
+  read(query: string, params?: Record<string, unknown>, options?: CallOptions): Promise<CypherResult>
+  /** Cypher that may write; acknowledged only once durable (persistent mode) and published. */
+  write(query: string, params?: Record<string, unknown>, options?: CallOptions): Promise<CypherResult>
+  readonly sessions: SessionsApi
+  /** The read-only temporal explorer: timeline, bounded projections and explicit snapshots. */
+  readonly explorer: ExplorerApi
+  /**
+   * Runs `fn` against a write transaction of one workspace and commits what it did atomically, through the
+   * same path as Cypher writes (WAL + fsync, visibility gate, record history, session timeshot). A throw
+   * commits nothing. Resolves once durable.
+   */
+  transact<T>(
+    workspaceId: string,
+    fn: (tx: Transaction, store: GraphStore) => T,
+    options?: TransactOptions,
+  ): Promise<TransactResult<T>>
+  /** Runs `fn` synchronously on the published graph of a workspace, with no non-durable commit visible. */
+  readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T>
+  /** Registers an index derived from the graph: rebuilt now and after recovery, updated after every commit. */
+  registerDerivedIndex(index: DerivedIndex): void
+  /** The commit sequence of the newest published commit. */
+  currentSequence(): number
+  /** Writes a checkpoint now (persistent mode); a no-op when ephemeral. */
+  checkpoint(): Promise<void>
+  /** Flushes, checkpoints (persistent) and releases everything; idempotent. */
   close(): Promise<void>
+  /** Facts about the last recovery, for operators and benchmarks. */
+  recoveryFacts(): {
+    replayed_transactions: number
+    checkpoint_records: number
+    recovery_path: string | null
+    elapsed_ms: number
+    warnings: string[]
+  }
+}
+
+export interface TransactOptions {
+  sessionId?: string | undefined
+  /** Label of the session timeshot recorded for this write. */
+  label?: string | undefined
+}
+
+export interface TransactResult<T> {
+  value: T
+  /** Commit sequence, or null when `fn` changed nothing. */
+  sequence: number | null
+  transaction_id: string | null
+}
+
+/** A structure derived from the graph (full-text index, vectors, …), kept current by the engine. */
+export interface DerivedIndex {
+  readonly name: string
+  /** Build from scratch from every workspace (at registration and after recovery). */
+  rebuild(workspaces: ReadonlyMap<string, GraphStore>): void
+  /** After a commit is published: `ops` are its redo ops, `store` the workspace graph as it now is. */
+  onCommit(workspaceId: string, store: GraphStore, ops: CommitRecord['ops']): void
+}
+
+export interface ExplorerApi {
+  timeline(sessionId: string): ReturnType<Temporal['timelineOf']>
+  graph(sessionId: string, query?: GraphQuery): ReturnType<Temporal['graph']>
+  /** Pins the session's workspace graph as it is now under a name; returns the boundary. */
+  snapshot(sessionId: string, label?: string): Promise<ReturnType<Temporal['timeline']['add']>>
+}
+
+interface PendingDurability {
+  durables: Promise<void>[]
+  commits: { seq: number; tx: string; workspace: string; ops: CommitRecord['ops'] }[]
+}
+
+class EngineImpl implements Engine {
+  readonly catalog = new GraphCatalog()
+  readonly cypherEngine: CypherEngine
+  readonly sessions: SessionsApi
+  readonly sessionManager: SessionManager
+  private readonly gate = new VisibilityGate()
+  private readonly pending = new AsyncLocalStorage<PendingDurability>()
+  private storage: PersistentStorage | null = null
+  private current: EngineState = 'open'
+  private checkpointing: Promise<void> | null = null
+  private readonly derived: DerivedIndex[] = []
+  /** Commit sequence in ephemeral mode (persistent mode uses the WAL's). */
+  private localSeq = 0
+  readonly temporal: Temporal
+  readonly explorer: ExplorerApi
+  readonly openedAtMs: number
+
+  constructor(
+    readonly storageMode: StorageMode,
+    private readonly options: EngineOptions,
+  ) {
+    const now = options.now ?? Date.now
+    this.openedAtMs = now()
+    this.sessionManager = new SessionManager({
+      idleTtlMs: options.sessionIdleTtlMs ?? 0,
+      now,
+      journal: { record: (kind, body) => this.journal(kind, body) },
+    })
+    this.sessions = new SessionsApi(this.sessionManager)
+    this.temporal = new Temporal(
+      this.catalog,
+      this.sessionManager,
+      (kind, body) => this.journal(kind, body),
+      options.historyMaxVersions ?? 2_000_000,
+      now,
+    )
+    this.explorer = {
+      timeline: (sessionId) => this.temporal.timelineOf(sessionId),
+      graph: (sessionId, query = {}) => this.temporal.graph(sessionId, query),
+      snapshot: async (sessionId, label = 'snapshot') => {
+        await this.gate.enterRead()
+        this.gate.exitRead()
+        return this.temporal.snapshot(sessionId, this.currentSeq(), label)
+      },
+    }
+    this.cypherEngine = new CypherEngine(this.catalog, {
+      ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
+      beforePublish: async (commit, workspaceId) => this.logCommit(commit, workspaceId),
+    })
+  }
+
+  /** Session and audit records share the WAL with graph commits (nothing to do when ephemeral). */
+  private journal(kind: string, body: unknown): Promise<void> {
+    if (this.storage === null) return Promise.resolve()
+    return this.storage.append(kind, body).durable
+  }
+
+  /**
+   * Called between prepare and publish of a graph write: buffer the WAL line (group commit) and let the
+   * write publish at once; the request itself waits for durability before it is acknowledged.
+   */
+  private currentSeq(): number {
+    return this.storage === null ? this.localSeq : this.storage.lastSeq
+  }
+
+  private async logCommit(commit: CommitRecord, workspaceId: string): Promise<void> {
+    const storage = this.storage
+    const pending = this.pending.getStore()
+    if (storage === null) {
+      const seq = ++this.localSeq
+      this.temporal.capture(workspaceId, commit, seq)
+      pending?.commits.push({ seq, tx: `tx--${randomUUID()}`, workspace: workspaceId, ops: commit.ops })
+      return
+    }
+    if (this.gate.failed) throw this.gate.failed
+    const appended = storage.append('graph', { workspace: workspaceId, ops: commit.ops })
+    this.temporal.capture(workspaceId, commit, appended.seq)
+    pending?.commits.push({ seq: appended.seq, tx: appended.tx, workspace: workspaceId, ops: commit.ops })
+    this.gate.published()
+    const durable = appended.durable.then(
+      () => this.gate.durable(),
+      (error: Error) => {
+        this.gate.fail(error)
+        throw error
+      },
+    )
+    durable.catch(() => {})
+    pending?.durables.push(durable)
+  }
+
+  async open(): Promise<void> {
+    const s = this.options.storage
+    if (this.storageMode !== 'persistent' || s === undefined) return
+    if (s.dir === undefined)
+      throw new EngineError('STORAGE_DIR_REQUIRED', 'persistent storage needs a directory', 'invalid')
+    const loader = new GraphImageLoader(this.catalog)
+    let imageDone = false
+    const finishImage = () => {
+      if (!imageDone) {
+        loader.finish()
+        this.temporal.finishLoad()
+      }
+      imageDone = true
+    }
+    this.storage = await PersistentStorage.open(
+      {
+        dir: s.dir,
+        requireFsync: s.requireFsync ?? true,
+        strictRecovery: s.strictRecovery ?? true,
+        version: SERVICE_VERSION,
+        ...(s.segmentBytes === undefined ? {} : { segmentBytes: s.segmentBytes }),
+        ...(s.checkpointEveryBytes === undefined ? {} : { checkpointEveryBytes: s.checkpointEveryBytes }),
+        ...(s.checkpointEveryMs === undefined ? {} : { checkpointEveryMs: s.checkpointEveryMs }),
+        ...(this.options.now ? { now: this.options.now } : {}),
+        ...(this.options.onWarning ? { warn: this.options.onWarning } : {}),
+      },
+      {
+        loadCheckpointLine: (line) => {
+          const parsed = JSON.parse(line) as
+            | GraphImageLine
+            | TemporalLine
+            | { kind: 'session' | 'audit'; body: unknown }
+          if (parsed.kind === 'graph' || parsed.kind === 'graph_counters') loader.add(parsed)
+          else if (parsed.kind === 'history' || parsed.kind === 'boundary') this.temporal.loadLine(parsed)
+          else this.sessionManager.applyRecord(parsed.kind, parsed.body)
+        },
+        applyRecord: (record: WalRecord) => {
+          finishImage()
+          this.applyWalRecord(record)
+        },
+      },
+    )
+    finishImage()
+  }
+
+  private applyWalRecord(record: WalRecord): void {
+    if (record.kind === 'graph') {
+      const body = record.body as { workspace: string; ops: CommitRecord['ops'] }
+      const store = this.catalog.workspace(body.workspace)
+      this.temporal.capture(body.workspace, { ops: body.ops }, record.seq)
+      store.applyCommit({ ops: body.ops }, store.sequence + 1)
+    } else if (record.kind === 'boundary')
+      this.temporal.applyBoundary(record.body as Parameters<Temporal['applyBoundary']>[0])
+    else this.sessionManager.applyRecord(record.kind, record.body)
+  }
+
+  state(): EngineState {
+    return this.current
+  }
+
+  isReady(): boolean {
+    return this.current === 'open' && this.gate.failed === null && this.storage?.failed == null
+  }
+
+  durability(): DurabilityReport {
+    if (this.storage === null) return ephemeralDurability()
+    const report = this.storage.durability()
+    return this.gate.failed ? { ...report, recovery: { ...report.recovery, outcome: 'unavailable' } } : report
+  }
+
+  recoveryFacts() {
+    const r = this.storage?.recovery
+    return {
+      replayed_transactions: r?.replayedTransactions ?? 0,
+      checkpoint_records: r?.checkpointRecords ?? 0,
+      recovery_path: r?.recoveryPath ?? null,
+      elapsed_ms: r?.elapsedMs ?? 0,
+      warnings: r?.warnings ?? [],
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.current !== 'open') throw new EngineError('ENGINE_CLOSED', 'the engine is closed', 'unavailable')
+    if (this.gate.failed) throw this.gate.failed
+  }
+
+  private isWrite(call: CypherCall): boolean {
+    if (call.mode === 'write') return true
+    if (call.mode !== 'auto') return false
+    try {
+      return this.cypherEngine.plan(call.query).isWrite
+    } catch {
+      return false // the run reports the compile error
+    }
+  }
+
+  async cypher(call: CypherCall): Promise<CypherResult> {
+    this.assertOpen()
+    const sessionId = call.sessionId
+    const auditId = randomUUID()
+    const workspaceId = call.workspaceId ?? DEFAULT_WORKSPACE_ID
+    if (sessionId !== undefined) {
+      this.sessionManager.beginRequest(sessionId)
+      await this.audit(sessionId, workspaceId, 'cypher_audit_input', auditId, {
+        forced_mode: call.forcedMode ?? null,
+        requested_mode: call.mode,
+        budget_ref: call.budgetRef ?? null,
+        query: call.query,
+        params: call.params ?? {},
+        correlation_id: call.correlationId ?? null,
+      })
+    }
+    const started = performance.now()
+    let result: CypherResult
+    try {
+      result = await this.runCypher(call, workspaceId)
+    } catch (error) {
+      if (sessionId !== undefined) {
+        this.sessionManager.endRequest(sessionId, 'fault')
+        await this.audit(sessionId, workspaceId, 'cypher_audit_output', auditId, {
+          status: 'Error',
+          error_code: isEngineError(error) ? error.code : 'INTERNAL',
+          error_message: isEngineError(error) ? error.message : 'internal error',
+          elapsed_ms: Math.round(performance.now() - started),
+        }).catch(() => {})
+      }
+      throw error
+    }
+    if (sessionId !== undefined) {
+      this.sessionManager.endRequest(sessionId, 'ok')
+      await this.audit(sessionId, workspaceId, 'cypher_audit_output', auditId, {
+        status: result.status,
+        response_data_kind: result.data === null ? 'empty' : 'records',
+        record_count: result.data?.rows.length ?? 0,
+        warnings_count: result.warnings.length,
+        validation_errors_count: result.validation_errors.length,
+        mutation_summary: result.mutation_summary,
+        elapsed_ms: Math.round(performance.now() - started),
+      })
+    }
+    return result
+  }
+
+  private async runCypher(call: CypherCall, workspaceId: string): Promise<CypherResult> {
+    // (the session id rides along in `call` so committed writes become timeshots)
+    const request = {
+      query: call.query,
+      mode: call.mode,
+      workspaceId,
+      ...(call.params ? { params: call.params } : {}),
+    }
+    const options = {
+      ...(call.signal ? { signal: call.signal } : {}),
+      ...(call.deadline ? { deadline: call.deadline } : {}),
+    }
+    if (call.mode === 'validate') return this.cypherEngine.run(request, options)
+    if (!this.isWrite(call)) {
+      await this.gate.enterRead()
+      try {
+        // Reads execute synchronously inside run(), on a version with no non-durable commit in it.
+        return await this.cypherEngine.run(request, options)
+      } finally {
+        this.gate.exitRead()
+      }
+    }
+    await this.gate.enterWrite()
+    const pending: PendingDurability = { durables: [], commits: [] }
+    const result = await this.pending.run(pending, () => this.cypherEngine.run(request, options))
+    await this.afterWrite(pending, call.sessionId, undefined)
+    return result
+  }
+
+  /** Derived indexes, durability, then the session timeshot: everything a write does after it publishes. */
+  private async afterWrite(
+    pending: PendingDurability,
+    sessionId: string | undefined,
+    label: string | undefined,
+  ): Promise<void> {
+    for (const c of pending.commits) {
+      const store = this.catalog.workspace(c.workspace)
+      for (const index of this.derived) index.onCommit(c.workspace, store, c.ops)
+    }
+    try {
+      await Promise.all(pending.durables)
+    } catch (error) {
+      throw isEngineError(error)
+        ? error
+        : new EngineError(
+            'DURABILITY_FAILED',
+            `the write could not be made durable: ${(error as Error).message}`,
+            'unavailable',
+          )
+    }
+    // Every committed write made under a session is a timeshot of its timeline.
+    if (sessionId !== undefined) {
+      for (const c of pending.commits) {
+        await this.temporal.addBoundary({
+          kind: 'timeshot',
+          session_id: sessionId,
+          workspace_id: c.workspace,
+          transaction_id: c.tx,
+          label: label ?? `write ${c.tx}`,
+          sequence: c.seq,
+        })
+      }
+    }
+    this.maybeCheckpoint()
+  }
+
+  async transact<T>(
+    workspaceId: string,
+    fn: (tx: Transaction, store: GraphStore) => T,
+    options: TransactOptions = {},
+  ): Promise<TransactResult<T>> {
+    this.assertOpen()
+    if (options.sessionId !== undefined) this.sessionManager.get(options.sessionId)
+    await this.gate.enterWrite()
+    const store = this.catalog.workspace(workspaceId)
+    const pending: PendingDurability = { durables: [], commits: [] }
+    const value = await this.pending.run(pending, () =>
+      store.exclusive(async () => {
+        const tx = store.begin()
+        const value = fn(tx, store)
+        const commit = tx.prepare()
+        if (commit.ops.length > 0) {
+          await this.logCommit(commit, workspaceId)
+          store.publish(commit, store.sequence + 1)
+        }
+        return value
+      }),
+    )
+    await this.afterWrite(pending, options.sessionId, options.label)
+    const last = pending.commits.at(-1)
+    return { value, sequence: last?.seq ?? null, transaction_id: last?.tx ?? null }
+  }
+
+  async readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T> {
+    this.assertOpen()
+    await this.gate.enterRead()
+    try {
+      return fn(this.catalog.workspace(workspaceId))
+    } finally {
+      this.gate.exitRead()
+    }
+  }
+
+  registerDerivedIndex(index: DerivedIndex): void {
+    this.derived.push(index)
+    index.rebuild(new Map(this.catalog.workspaceIds().map((id) => [id, this.catalog.workspace(id)])))
+  }
+
+  currentSequence(): number {
+    return this.currentSeq()
+  }
+
+  read(query: string, params?: Record<string, unknown>, options: CallOptions = {}): Promise<CypherResult> {
+    return this.cypher({ ...options, query, params, mode: 'read', forcedMode: 'read' })
+  }
+
+  write(query: string, params?: Record<string, unknown>, options: CallOptions = {}): Promise<CypherResult> {
+    return this.cypher({ ...options, query, params, mode: 'write', forcedMode: 'write' })
+  }
+
+  private async audit(
+    sessionId: string,
+    workspaceId: string,
+    event: string,
+    auditEventId: string,
+    fields: Record<string, unknown>,
+  ): Promise<void> {
+    await this.sessionManager.recordAudit({
+      timestamp: (this.options.now ?? Date.now)(),
+      level: 'info',
+      target: 'service::audit',
+      fields: {
+        message: event.replace(/_/g, ' '),
+        event,
+        audit_event_id: auditEventId,
+        session_id: sessionId,
+        workspace_id: workspaceId,
+        ...fields,
+      },
+    })
+  }
+
+  private maybeCheckpoint(): void {
+    if (this.storage?.shouldCheckpoint() && this.checkpointing === null) {
+      this.checkpointing = this.checkpoint().finally(() => {
+        this.checkpointing = null
+      })
+      this.checkpointing.catch((error: Error) =>
+        this.options.onWarning?.(`checkpoint failed: ${error.message}`),
+      )
+    }
+  }
+
+  async checkpoint(): Promise<void> {
+    const storage = this.storage
+    if (storage === null) return
+    await storage.drain()
+    await this.gate.enterRead()
+    try {
+      // Synchronous from here: the image is exactly the state at lastSeq.
+      const sequence = storage.lastSeq
+      storage.checkpointSync(sequence, this.imageLines())
+    } finally {
+      this.gate.exitRead()
+    }
+  }
+
+  private *imageLines(): Iterable<string> {
+    for (const line of graphImage(this.catalog)) yield JSON.stringify(line)
+    for (const record of this.sessionManager.checkpointRecords()) yield JSON.stringify(record)
+    for (const line of this.temporal.imageLines()) yield JSON.stringify(line)
+  }
+
+  async close(): Promise<void> {
+    if (this.current !== 'open') return
+    this.current = 'closing'
+    this.sessionManager.close()
+    try {
+      await this.checkpointing
+      if (this.storage !== null && this.gate.failed === null && this.storage.failed === null) {
+        await this.checkpoint()
+      }
+    } finally {
+      await this.storage?.close()
+      this.current = 'closed'
+    }
+  }
 }
 
 export async function openEngine(options: EngineOptions = {}): Promise<Engine> {
-  const storage = options.storage ?? { mode: 'ephemeral' }
-  const now = options.now ?? Date.now
-  if (storage.mode === 'persistent') {
-    // Persistent storage (WAL, checkpoints, recovery) is a separate component; until it is present an
-    // operator asking for it must get a refusal, never silently ephemeral state.
-    throw new EngineError(
-      'STORAGE_MODE_UNAVAILABLE',
-      'persistent storage is not available in this build; use SERVICE_STORAGE_MODE=ephemeral',
-      'unavailable',
-    )
-  }
-  let state: EngineState = 'open'
-  const openedAtMs = now()
-  return {
-    storageMode: storage.mode,
-    openedAtMs,
-    state: () => state,
-    isReady: () => state === 'open',
-    durability: () => ephemeralDurability(),
-    async close() {
-      if (state === 'closed') return
-      state = 'closing'
-      state = 'closed'
-    },
-  }
+  const mode = options.storage?.mode ?? 'ephemeral'
+  const engine = new EngineImpl(mode, options)
+  await engine.open()
+  return engine
 }

@@ -63,6 +63,8 @@ const QUARANTINE_DIR = 'quarantine'
 export class PersistentStorage {
   private checkpointSeq: number | null = null
   private checkpointAtMs: number | null = null
+  /** Start of the current checkpoint interval (open time until the first checkpoint). */
+  private intervalStartMs = 0
   private walBytesAtCheckpoint = 0
   private baseWalBytes = 0
 
@@ -172,9 +174,12 @@ export class PersistentStorage {
         elapsedMs: Math.round(performance.now() - started),
       }
       const storage = new PersistentStorage(options, lock, manifest, wal, recovery)
+      storage.intervalStartMs = options.now()
       if (loaded !== null) {
         storage.checkpointSeq = loaded.sequence
-        storage.checkpointAtMs = options.now()
+        // The checkpoint's own time (the manifest is rewritten with each checkpoint), not the restart's.
+        const writtenAt = Date.parse(manifest.updated_at.value)
+        storage.checkpointAtMs = Number.isNaN(writtenAt) ? options.now() : writtenAt
       }
       storage.baseWalBytes = listSegments(options.dir).reduce((n, s) => n + s.bytes, 0)
       storage.walBytesAtCheckpoint = storage.baseWalBytes
@@ -254,6 +259,16 @@ export class PersistentStorage {
    */
   async checkpoint(sequence: number, lines: Iterable<string>): Promise<void> {
     await this.wal.drain()
+    this.checkpointSync(sequence, lines)
+  }
+
+  /** Waits for every appended record to be on disk (or to fail). */
+  drain(): Promise<void> {
+    return this.wal.drain()
+  }
+
+  /** The synchronous part: the caller guarantees `lines` is the state at `sequence` and nothing changes meanwhile. */
+  checkpointSync(sequence: number, lines: Iterable<string>): void {
     const file = writeCheckpoint(this.options.dir, sequence, lines, new Date(this.options.now()))
     const current = this.manifest.components.find((c) => c.name === 'checkpoint')
     const previous = this.manifest.components.find((c) => c.name === 'previous_checkpoint')

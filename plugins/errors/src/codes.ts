@@ -27,3 +27,16 @@ export const HttpErrors = {
     403,
   ),
 } as const
+
+/** An error with one of the spec's codes and a status, for request-shape checks in route plugins. */
+export class HttpError extends Error {
+  constructor(
+    readonly code: string,
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export const badRequest = (code: string, message: string) => new HttpError(code, 400, message)

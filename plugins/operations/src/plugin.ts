@@ -26,10 +26,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     operations: Operations
   }
-  interface FastifyRequest {
-    /** Aborted when the request times out or the client goes away; pass it to engine calls. */
-    abortSignal: AbortSignal
-  }
 }
 
 const OPERATIONAL = new Set([
@@ -79,8 +75,9 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
       }
     }, options.requestTimeoutMs)
     timers.set(request, { timer, controller, counted: true })
-    request.raw.once('close', () => {
-      if (!reply.sent) controller.abort(new Error('client closed the connection'))
+    // The response's close (not the request's: that fires once the body is read) tells a client hang-up.
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) controller.abort(new Error('client closed the connection'))
     })
   }
   // Attached per route so operational routes (probes, scrapes) carry no timer and no drain gate.

@@ -1,0 +1,330 @@
+import { EngineError, isEngineError } from '../errors.js'
+import type { GraphCatalog } from '../graph/catalog.js'
+import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
+import type { CommitRecord } from '../graph/commit.js'
+import type { GraphReader } from '../graph/types.js'
+import { budgetError, CypherError, type SourcePosition } from './errors.js'
+import {
+  type CypherBudgets,
+  DEFAULT_BUDGETS,
+  type ExecContext,
+  emptySummary,
+  type MutationSummary,
+} from './executor/context.js'
+import { bindParams } from './params.js'
+import { type Plan, planQuery } from './planner.js'
+import { toJson } from './result.js'
+import type { Value } from './values.js'
+
+export type CypherMode = 'read' | 'write' | 'validate' | 'auto'
+
+export interface CypherRequest {
+  query: string
+  params?: Record<string, unknown>
+  mode: CypherMode
+  workspaceId?: string
+}
+
+export interface CypherValidationError {
+  code: string
+  message: string
+  field?: string
+  position?: SourcePosition
+}
+
+export interface CypherResult {
+  status: 'Success' | 'Rejected' | 'ValidationFailed'
+  /** Rows as JSON values; null for rejections, validation failures and validate mode. */
+  data: { columns: string[]; rows: unknown[][] } | null
+  /** All zeros for reads and for anything rejected. */
+  mutation_summary: MutationSummary
+  validation_errors: CypherValidationError[]
+  warnings: string[]
+}
+
+export interface RunOptions {
+  signal?: AbortSignal
+  /** Epoch ms; past it the query stops with EngineError REQUEST_TIMEOUT (checked by the clock while running). */
+  deadline?: number
+}
+
+export interface CypherEngineOptions {
+  budgets?: Partial<CypherBudgets>
+  /** Async work between prepare and publish (the WAL append + fsync); a throw publishes nothing. */
+  beforePublish?: (commit: CommitRecord, workspaceId: string, sequence: number) => Promise<void>
+  /** Parsed plans kept by query text. */
+  planCacheSize?: number
+}
+
+/** The outcome with raw Cypher values, for the TCK runner and tests. */
+export interface CypherOutcome {
+  result: CypherResult
+  /** Raw rows and the graph version they refer to; present on Success with rows. */
+  raw?: { columns: string[]; rows: Value[][]; graph: GraphReader }
+  /** The thrown error behind a Rejected/ValidationFailed result. */
+  error?: CypherError | EngineError
+  classification?: 'read' | 'write'
+}
+
+const QUERY_FIELD = 'query_text'
+
+/**
+ * Runs Cypher against a catalog of workspace graphs. Reads execute synchronously on the published
+ * version (so they see exactly one version); writes go through the workspace's single-writer queue,
+ * execute against a transaction overlay, and publish only after `beforePublish` succeeds.
+ */
+export class CypherEngine {
+  readonly budgets: CypherBudgets
+  private readonly cache = new Map<string, Plan>()
+  private readonly cacheSize: number
+
+  constructor(
+    private readonly catalog: GraphCatalog,
+    private readonly options: CypherEngineOptions = {},
+  ) {
+    this.budgets = { ...DEFAULT_BUDGETS, ...options.budgets }
+    this.cacheSize = options.planCacheSize ?? 512
+  }
+
+  async run(request: CypherRequest, options: RunOptions = {}): Promise<CypherResult> {
+    return (await this.execute(request, options)).result
+  }
+
+  async execute(request: CypherRequest, options: RunOptions = {}): Promise<CypherOutcome> {
+    try {
+      return await this.executeOrThrow(request, options.signal, options.deadline)
+    } catch (error) {
+      return failure(error)
+    }
+  }
+
+  private async executeOrThrow(
+    request: CypherRequest,
+    signal: AbortSignal | undefined,
+    deadline?: number,
+  ): Promise<CypherOutcome> {
+    const budgets = this.budgets
+    const query = request.query
+    if (query.length > budgets.maxQueryLength) {
+      throw new CypherError(
+        'REQUEST_LIMIT_EXCEEDED',
+        `query is ${query.length} characters, limit ${budgets.maxQueryLength}`,
+        'limit',
+      )
+    }
+    const paramCount = request.params ? Object.keys(request.params).length : 0
+    if (paramCount > budgets.maxParameters) {
+      throw new CypherError(
+        'REQUEST_LIMIT_EXCEEDED',
+        `request has ${paramCount} parameters, limit ${budgets.maxParameters}`,
+        'limit',
+      )
+    }
+    if (request.mode === 'validate') return this.validate(query)
+    const plan = this.plan(query)
+    const write = plan.isWrite
+    if (write && request.mode === 'read') {
+      throw new CypherError(
+        'WRITE_PERMISSION_REQUIRED',
+        'the query writes to the graph but the request is read-only',
+        'limit',
+      )
+    }
+    const params = bindParams(request.params, budgets.maxListSize)
+    for (const name of plan.params) {
+      if (!params.has(name))
+        throw new CypherError('PARAMETER_MISSING', `expected parameter $${name}`, 'runtime')
+    }
+    const store = this.catalog.workspace(request.workspaceId ?? DEFAULT_WORKSPACE_ID)
+    const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID
+    if (!write) {
+      const ctx = this.context(store, undefined, params, signal, deadline)
+      const outcome = this.collect(plan, ctx)
+      return { ...outcome, classification: 'read' }
+    }
+    return store.exclusive(async () => {
+      const tx = store.begin()
+      const ctx = this.context(tx, tx, params, signal, deadline)
+      const outcome = this.collect(plan, ctx)
+      const commit = tx.prepare()
+      if (commit.ops.length > 0) {
+        const sequence = store.sequence + 1
+        if (this.options.beforePublish) {
+          try {
+            await this.options.beforePublish(commit, workspaceId, sequence)
+          } catch (error) {
+            if (isEngineError(error)) throw error
+            throw new EngineError(
+              'DURABILITY_FAILED',
+              `the commit could not be made durable: ${String(error)}`,
+              'unavailable',
+              {
+                cause: error,
+              },
+            )
+          }
+        }
+        store.publish(commit, sequence)
+      }
+      return { ...outcome, classification: 'write' as const }
+    })
+  }
+
+  /** Parses and plans with the LRU cache; compile errors propagate as CypherError. */
+  plan(query: string): Plan {
+    const cached = this.cache.get(query)
+    if (cached !== undefined) {
+      this.cache.delete(query)
+      this.cache.set(query, cached)
+      return cached
+    }
+    const { plan, errors } = planQuery(query, {
+      maxExpressionDepth: this.budgets.maxExpressionDepth,
+      maxVariableLengthHops: this.budgets.maxVariableLengthHops,
+      collectErrors: false,
+    })
+    if (plan === undefined)
+      throw errors[0] ?? new CypherError('CYPHER_SYNTAX_ERROR', 'invalid query', 'compile')
+    this.cache.set(query, plan)
+    if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value as string)
+    return plan
+  }
+
+  private validate(query: string): CypherOutcome {
+    const { plan, errors } = planQuery(query, {
+      maxExpressionDepth: this.budgets.maxExpressionDepth,
+      maxVariableLengthHops: this.budgets.maxVariableLengthHops,
+      collectErrors: true,
+    })
+    if (plan === undefined) {
+      return {
+        result: {
+          status: 'ValidationFailed',
+          data: null,
+          mutation_summary: emptySummary(),
+          validation_errors: errors.map(validationError),
+          warnings: [],
+        },
+        ...(errors[0] ? { error: errors[0] } : {}),
+      }
+    }
+    return {
+      result: {
+        status: 'Success',
+        data: null,
+        mutation_summary: emptySummary(),
+        validation_errors: [],
+        warnings: [],
+      },
+      classification: plan.isWrite ? 'write' : 'read',
+    }
+  }
+
+  private context(
+    graph: GraphReader,
+    tx: ExecContext['tx'],
+    params: Map<string, Value>,
+    signal: AbortSignal | undefined,
+    deadline: number | undefined,
+  ): ExecContext {
+    return {
+      graph,
+      tx,
+      params,
+      budgets: this.budgets,
+      stats: emptySummary(),
+      startedAt: Date.now(),
+      signal,
+      deadline,
+      ticks: 0,
+      loaded: 0,
+      warnings: new Set(),
+      regexCache: new Map(),
+    }
+  }
+
+  /** Runs the plan, enforces the returned-rows and payload budgets, converts rows to JSON. */
+  private collect(plan: Plan, ctx: ExecContext): CypherOutcome {
+    if (ctx.signal?.aborted) throw new CypherError('QUERY_ABORTED', 'query was aborted', 'limit')
+    const rows: Value[][] = []
+    const max = this.budgets.maxReturnedRecords
+    plan.run(ctx, (values) => {
+      rows.push(values)
+      if (rows.length > max) throw budgetError('returned_records', rows.length, max)
+      return true
+    })
+    const jsonRows = rows.map((row) => row.map((value) => toJson(value, ctx.graph, ctx.warnings)))
+    const payload = payloadBytes(plan.columns, jsonRows)
+    if (payload > this.budgets.maxPayloadBytes)
+      throw budgetError('payload_bytes', payload, this.budgets.maxPayloadBytes)
+    return {
+      result: {
+        status: 'Success',
+        data: { columns: plan.columns, rows: jsonRows },
+        mutation_summary: ctx.stats,
+        validation_errors: [],
+        warnings: [...ctx.warnings],
+      },
+      raw: { columns: plan.columns, rows, graph: ctx.graph },
+    }
+  }
+}
+
+function payloadBytes(columns: string[], rows: unknown[][]): number {
+  return Buffer.byteLength(JSON.stringify({ columns, rows }), 'utf8')
+}
+
+function validationError(error: CypherError): CypherValidationError {
+  return {
+    code: error.code,
+    message: error.message,
+    field: QUERY_FIELD,
+    ...(error.position ? { position: error.position } : {}),
+  }
+}
+
+function failure(error: unknown): CypherOutcome {
+  const empty = { data: null, mutation_summary: emptySummary(), warnings: [] }
+  if (error instanceof CypherError) {
+    // Unsupported syntax is found by the parser but is a refusal, as FACTS §3 orders it.
+    const status =
+      error.phase === 'compile' && error.code !== 'UNSUPPORTED_CYPHER_FEATURE'
+        ? 'ValidationFailed'
+        : 'Rejected'
+    return { result: { status, ...empty, validation_errors: [validationError(error)] }, error }
+  }
+  if (isEngineError(error)) {
+    // Commit-time constraint failures are query outcomes; durability and internal faults are not.
+    if (error.code === 'DELETE_CONNECTED_NODE' || error.code === 'ENTITY_NOT_FOUND') {
+      return {
+        result: {
+          status: 'Rejected',
+          ...empty,
+          validation_errors: [{ code: error.code, message: error.message, field: QUERY_FIELD }],
+        },
+        error,
+      }
+    }
+    throw error
+  }
+  if (error instanceof RangeError && /call stack/i.test(error.message)) {
+    const wrapped = new CypherError(
+      'QUERY_BUDGET_EXCEEDED',
+      'query budget exceeded for expression_depth: the query nests too deeply',
+      'limit',
+    )
+    return {
+      result: { status: 'Rejected', ...empty, validation_errors: [validationError(wrapped)] },
+      error: wrapped,
+    }
+  }
+  const wrapped = new CypherError(
+    'CYPHER_RUNTIME_ERROR',
+    error instanceof Error ? error.message : String(error),
+    'runtime',
+  )
+  return {
+    result: { status: 'Rejected', ...empty, validation_errors: [validationError(wrapped)] },
+    error: wrapped,
+  }
+}

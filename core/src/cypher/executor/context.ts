@@ -1,0 +1,118 @@
+import { EngineError } from '../../errors.js'
+import type { Transaction } from '../../graph/transaction.js'
+import type { GraphReader } from '../../graph/types.js'
+import { budgetError, CypherError } from '../errors.js'
+import type { Value } from '../values.js'
+
+export interface CypherBudgets {
+  maxQueryLength: number
+  maxParameters: number
+  /** Rows produced by MATCH/UNWIND before SKIP/LIMIT (`loaded_records`). */
+  maxLoadedRecords: number
+  maxReturnedRecords: number
+  /** Redo operations of one write query (`mutation_count`). */
+  maxMutations: number
+  maxExecutionMs: number
+  maxPayloadBytes: number
+  maxExpressionDepth: number
+  maxListSize: number
+  /** Upper bound of `*` and of explicit variable-length ranges. */
+  maxVariableLengthHops: number
+}
+
+export const DEFAULT_BUDGETS: Readonly<CypherBudgets> = Object.freeze({
+  maxQueryLength: 8192,
+  maxParameters: 128,
+  maxLoadedRecords: 50_000,
+  maxReturnedRecords: 10_000,
+  maxMutations: 5_000,
+  maxExecutionMs: 20_000,
+  maxPayloadBytes: 4 * 1024 * 1024,
+  maxExpressionDepth: 256,
+  maxListSize: 100_000,
+  maxVariableLengthHops: 15,
+})
+
+export interface MutationSummary {
+  created_nodes: number
+  deleted_nodes: number
+  created_relationships: number
+  deleted_relationships: number
+  properties_set: number
+  labels_added: number
+  labels_removed: number
+}
+
+export const emptySummary = (): MutationSummary => ({
+  created_nodes: 0,
+  deleted_nodes: 0,
+  created_relationships: 0,
+  deleted_relationships: 0,
+  properties_set: 0,
+  labels_added: 0,
+  labels_removed: 0,
+})
+
+/** A row: one value per slot the planner allocated. */
+export type Row = Value[]
+
+/** Push-based pipeline stage: `push` returns false when no more input is wanted (LIMIT reached). */
+export interface Stage {
+  push(row: Row): boolean
+  finish(): void
+}
+
+export interface ExecContext {
+  readonly graph: GraphReader
+  /** Present for write queries: the overlay all reads and writes of this query go through. */
+  readonly tx: Transaction | undefined
+  readonly params: ReadonlyMap<string, Value>
+  readonly budgets: CypherBudgets
+  readonly stats: MutationSummary
+  readonly startedAt: number
+  readonly signal: AbortSignal | undefined
+  /** Epoch ms by which the caller needs an answer (the HTTP handler budget); checked by the clock, since a
+   * synchronous query never lets a timer fire. */
+  readonly deadline: number | undefined
+  ticks: number
+  loaded: number
+  readonly warnings: Set<string>
+  readonly regexCache: Map<string, RegExp>
+}
+
+/** Called per produced row; samples the clock and the abort signal every 1024 rows. */
+export function tick(ctx: ExecContext): void {
+  if ((++ctx.ticks & 1023) === 0) checkDeadline(ctx)
+}
+
+export function checkDeadline(ctx: ExecContext): void {
+  if (ctx.signal?.aborted) throw new CypherError('QUERY_ABORTED', 'query was aborted', 'limit')
+  const now = Date.now()
+  if (ctx.deadline !== undefined && now > ctx.deadline) {
+    throw new EngineError('REQUEST_TIMEOUT', 'the request exceeded its time budget', 'timeout')
+  }
+  const elapsed = now - ctx.startedAt
+  if (elapsed > ctx.budgets.maxExecutionMs)
+    throw budgetError('execution_time_ms', elapsed, ctx.budgets.maxExecutionMs)
+}
+
+/** Counts a row loaded from the graph (MATCH/UNWIND output) against the budget. */
+export function load(ctx: ExecContext): void {
+  if (++ctx.loaded > ctx.budgets.maxLoadedRecords) {
+    throw budgetError('loaded_records', ctx.loaded, ctx.budgets.maxLoadedRecords)
+  }
+  tick(ctx)
+}
+
+export function checkListSize(ctx: ExecContext, size: number): void {
+  if (size > ctx.budgets.maxListSize) throw budgetError('list_size', size, ctx.budgets.maxListSize)
+}
+
+/** Stage factories are built once per plan and instantiated per run (stages hold run state). */
+export type StageFactory = (ctx: ExecContext, next: Stage) => Stage
+
+export function chain(factories: readonly StageFactory[], ctx: ExecContext, sink: Stage): Stage {
+  let stage = sink
+  for (let i = factories.length - 1; i >= 0; i--) stage = (factories[i] as StageFactory)(ctx, stage)
+  return stage
+}

@@ -1,0 +1,158 @@
+import type { PropertyValue } from '../../graph/types.js'
+import type { Direction } from '../ast.js'
+import { NodeValue, PathValue, RelValue } from '../values.js'
+import { type ExecContext, type Row, tick } from './context.js'
+import type { NodeCheck, PropCheck, Step } from './match.js'
+
+/** Expansion steps of the matcher: one hop, variable length, and path assembly. */
+export interface ExpandSpec {
+  from: number
+  rel: number
+  relBound: boolean
+  to: number
+  toBound: boolean
+  types: string[]
+  direction: Direction
+  relCheck: PropCheck | undefined
+  toCheck: NodeCheck
+  /** Relationship slots bound earlier in the same MATCH: relationship isomorphism. */
+  used: { slot: number; list: boolean }[]
+}
+
+function relUsed(spec: ExpandSpec, row: Row, id: number): boolean {
+  for (const used of spec.used) {
+    const value = row[used.slot]
+    if (used.list) {
+      if (Array.isArray(value)) for (const r of value) if (r instanceof RelValue && r.id === id) return true
+    } else if (value instanceof RelValue && value.id === id) return true
+  }
+  return false
+}
+
+function typeIds(spec: ExpandSpec, ctx: ExecContext): number[] | undefined {
+  if (spec.types.length === 0) return undefined
+  return spec.types.map((type) => ctx.graph.names.lookup(type))
+}
+
+/** Calls `visit(rel, other)` for each relationship of `node` matching direction and type. */
+function forEachRel(
+  ctx: ExecContext,
+  nodeId: number,
+  direction: Direction,
+  types: number[] | undefined,
+  visit: (rel: number, other: number) => boolean,
+): boolean {
+  const node = ctx.graph.node(nodeId)
+  if (node === undefined) return true
+  const g = ctx.graph
+  if (direction !== 'in') {
+    for (const rel of node.out) {
+      if (types !== undefined && !types.includes(g.relType(rel))) continue
+      if (!visit(rel, g.relEnd(rel))) return false
+    }
+  }
+  if (direction !== 'out') {
+    for (const rel of node.in) {
+      const start = g.relStart(rel)
+      if (direction === 'both' && start === nodeId) continue // a self-loop, already seen as outgoing
+      if (types !== undefined && !types.includes(g.relType(rel))) continue
+      if (!visit(rel, start)) return false
+    }
+  }
+  return true
+}
+
+function relPropsOk(spec: ExpandSpec, rel: number, row: Row, ctx: ExecContext): boolean {
+  if (spec.relCheck === undefined) return true
+  const names = ctx.graph.names
+  const props = ctx.graph.relProps(rel)
+  return spec.relCheck(row, ctx, (key) => {
+    const keyId = names.lookup(key)
+    return keyId < 0 ? null : ((props?.get(keyId) as PropertyValue | undefined) ?? null)
+  })
+}
+
+export function expandStep(spec: ExpandSpec): Step {
+  return (next) => (row, ctx, emit) => {
+    const from = row[spec.from]
+    if (!(from instanceof NodeValue)) return true
+    const boundRel = spec.relBound ? row[spec.rel] : undefined
+    if (spec.relBound && !(boundRel instanceof RelValue)) return true
+    const target = spec.toBound ? row[spec.to] : undefined
+    if (spec.toBound && !(target instanceof NodeValue)) return true
+    return forEachRel(ctx, from.id, spec.direction, typeIds(spec, ctx), (rel, other) => {
+      tick(ctx)
+      if (boundRel !== undefined && (boundRel as RelValue).id !== rel) return true
+      if (target !== undefined && (target as NodeValue).id !== other) return true
+      if (relUsed(spec, row, rel)) return true
+      if (!relPropsOk(spec, rel, row, ctx)) return true
+      if (spec.toCheck && !spec.toCheck(other, row, ctx)) return true
+      if (!spec.relBound) row[spec.rel] = new RelValue(rel)
+      if (!spec.toBound) row[spec.to] = new NodeValue(other)
+      return next(row, ctx, emit)
+    })
+  }
+}
+
+export function varExpandStep(spec: ExpandSpec, min: number, max: number, leftward: boolean): Step {
+  return (next) => (row, ctx, emit) => {
+    const from = row[spec.from]
+    if (!(from instanceof NodeValue)) return true
+    const target = spec.toBound ? row[spec.to] : undefined
+    if (spec.toBound && !(target instanceof NodeValue)) return true
+    const types = typeIds(spec, ctx)
+    const stack: number[] = []
+    const arrive = (node: number): boolean => {
+      if (target !== undefined && (target as NodeValue).id !== node) return true
+      if (spec.toCheck && !spec.toCheck(node, row, ctx)) return true
+      const rels = stack.map((id) => new RelValue(id))
+      if (leftward) rels.reverse()
+      row[spec.rel] = rels
+      if (!spec.toBound) row[spec.to] = new NodeValue(node)
+      return next(row, ctx, emit)
+    }
+    const walk = (node: number, depth: number): boolean => {
+      tick(ctx)
+      if (depth >= min && !arrive(node)) return false
+      if (depth === max) return true
+      return forEachRel(ctx, node, spec.direction, types, (rel, other) => {
+        if (stack.includes(rel) || relUsed(spec, row, rel)) return true
+        if (!relPropsOk(spec, rel, row, ctx)) return true
+        stack.push(rel)
+        const go = walk(other, depth + 1)
+        stack.pop()
+        return go
+      })
+    }
+    return walk(from.id, 0)
+  }
+}
+
+export function pathStep(slot: number, nodeSlots: number[], relSlots: number[], varLength: boolean[]): Step {
+  return (next) => (row, ctx, emit) => {
+    const first = row[nodeSlots[0] as number]
+    if (!(first instanceof NodeValue)) {
+      row[slot] = null
+      return next(row, ctx, emit)
+    }
+    const nodes = [first.id]
+    const rels: number[] = []
+    for (let i = 0; i < relSlots.length; i++) {
+      const value = row[relSlots[i] as number]
+      if (varLength[i]) {
+        let current = nodes[nodes.length - 1] as number
+        for (const rel of value as RelValue[]) {
+          rels.push(rel.id)
+          const start = ctx.graph.relStart(rel.id)
+          current = start === current ? ctx.graph.relEnd(rel.id) : start
+          nodes.push(current)
+        }
+      } else {
+        rels.push((value as RelValue).id)
+        nodes.push((row[nodeSlots[i + 1] as number] as NodeValue).id)
+      }
+    }
+    row[slot] = new PathValue(nodes, rels)
+    return next(row, ctx, emit)
+  }
+}

@@ -1,0 +1,426 @@
+import type { PropertyValue } from '../../graph/types.js'
+import { type Binding, conjuncts, freeVariables, type Scope, type VarKind } from '../analyzer.js'
+import type { Direction, Expr, NodePattern, PatternPart, RelPattern } from '../ast.js'
+import type { Eval, ExpressionCompiler, Matcher } from '../compile-expr.js'
+import { budgetError, typeError } from '../errors.js'
+import { type CypherMap, equals, NodeValue, truth, typeName, type Value } from '../values.js'
+import { type ExecContext, load, type Row, tick } from './context.js'
+import { type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
+
+export interface MatchEnv {
+  readonly exprs: ExpressionCompiler
+  readonly maxHops: number
+  allocSlot(): number
+  report(code: string, message: string, at: number): void
+}
+
+export interface CompiledMatch {
+  /** Input scope plus the variables the pattern binds. */
+  scope: Scope
+  matcher: Matcher
+  /** Slots the pattern binds (set to null by OPTIONAL MATCH when nothing matches). */
+  newSlots: number[]
+  /** Human-readable operator list, for tests and diagnostics. */
+  plan: string[]
+}
+
+export type Cont = (row: Row, ctx: ExecContext, emit: (row: Row) => boolean) => boolean
+export type Step = (next: Cont) => Cont
+/** Checks a record's properties against a pattern's property map. */
+export type PropCheck = (row: Row, ctx: ExecContext, get: (key: string) => Value) => boolean
+
+interface Filter {
+  vars: Set<string>
+  expr: Expr
+}
+
+/** Compiles MATCH patterns (also MERGE's match half and pattern expressions) into a matcher. */
+export function compileMatch(
+  env: MatchEnv,
+  parts: PatternPart[],
+  where: Expr | undefined,
+  input: Scope,
+  options: { countLoaded: boolean; optional: boolean },
+): CompiledMatch {
+  const scope = input.copy()
+  const steps: Step[] = []
+  const plan: string[] = []
+  const newSlots: number[] = []
+  const clauseRels: { slot: number; list: boolean }[] = []
+  const declaredRels = new Set<string>()
+  const pending: Filter[] = (where ? conjuncts(where) : []).map((expr) => ({
+    expr,
+    vars: freeVariables(expr),
+  }))
+  const whereVars = new Set<string>()
+  for (const filter of pending) for (const v of filter.vars) whereVars.add(v)
+  // Pre-declare every pattern variable so WHERE conjuncts can be placed; slots are assigned as we go.
+  let anon = 0
+  const bindNew = (name: string | undefined, kind: VarKind, at: number): { name: string; slot: number } => {
+    const key = name ?? ` anon${anon++}@${at}`
+    const slot = env.allocSlot()
+    scope.define(key, { slot, kind })
+    newSlots.push(slot)
+    return { name: key, slot }
+  }
+  const flushFilters = (): void => {
+    for (let i = 0; i < pending.length; i++) {
+      const filter = pending[i] as Filter
+      let ready = true
+      for (const v of filter.vars) {
+        if (!scope.has(v) && isPatternVar(parts, v)) {
+          ready = false
+          break
+        }
+      }
+      if (!ready) continue
+      pending.splice(i--, 1)
+      const pred = env.exprs.compile(filter.expr, scope)
+      plan.push('Filter')
+      steps.push((next) => (row, ctx, emit) => (truth(pred(row, ctx)) === true ? next(row, ctx, emit) : true))
+    }
+  }
+  flushFilters()
+
+  for (const part of parts) {
+    for (const element of [...part.nodes, ...part.rels]) {
+      if (element.props?.kind === 'param') {
+        env.report(
+          'INVALID_PARAMETER_USE',
+          'a parameter cannot be used as a property map in MATCH or MERGE',
+          element.props.start,
+        )
+      }
+    }
+    if (part.variable !== undefined && scope.has(part.variable)) {
+      env.report('VARIABLE_ALREADY_BOUND', `variable '${part.variable}' is already defined`, part.start)
+    }
+    for (const rel of part.rels) {
+      if (rel.variable === undefined) continue
+      if (declaredRels.has(rel.variable)) {
+        env.report(
+          'RELATIONSHIP_UNIQUENESS_VIOLATION',
+          `relationship variable '${rel.variable}' is used twice in one pattern`,
+          rel.start,
+        )
+      }
+      declaredRels.add(rel.variable)
+    }
+    const boundBefore = new Set<string>()
+    for (const [name] of scope.entries()) boundBefore.add(name)
+    const start = chooseStart(part, scope, pending, boundBefore)
+    const nodeSlots: number[] = new Array(part.nodes.length)
+    const relSlots: number[] = new Array(part.rels.length)
+    // Start node.
+    {
+      const node = part.nodes[start.index] as NodePattern
+      const existing = lookupNode(env, scope, node)
+      const check = nodeCheck(env, node, scope)
+      if (existing !== undefined) {
+        nodeSlots[start.index] = existing.slot
+        plan.push(`Argument(${node.variable})`)
+        steps.push(boundNodeStep(existing.slot, check))
+      } else {
+        const { slot, name } = bindNew(node.variable, 'node', node.start)
+        nodeSlots[start.index] = slot
+        if (start.seek !== undefined) {
+          plan.push(`NodeIndexSeek(${name}:${start.seek.label}.${start.seek.key})`)
+          steps.push(
+            seekStep(
+              slot,
+              start.seek.label,
+              start.seek.key,
+              env.exprs.compile(start.seek.value, scope),
+              check,
+            ),
+          )
+        } else if (node.labels.length > 0) {
+          plan.push(`NodeByLabelScan(${name}:${node.labels.join(':')})`)
+          steps.push(labelScanStep(slot, node.labels, check))
+        } else {
+          plan.push(`AllNodesScan(${name})`)
+          steps.push(allNodesStep(slot, check))
+        }
+      }
+      flushFilters()
+    }
+    const expand = (relIndex: number, fromIndex: number, toIndex: number, leftward: boolean): void => {
+      const rel = part.rels[relIndex] as RelPattern
+      const toNode = part.nodes[toIndex] as NodePattern
+      const kind: VarKind = rel.varLength ? 'relList' : 'rel'
+      let relSlot: number
+      let relBound = false
+      const existingRel = rel.variable !== undefined ? scope.get(rel.variable) : undefined
+      if (existingRel !== undefined && rel.varLength === undefined) {
+        if (existingRel.kind !== 'rel' && existingRel.kind !== 'value') {
+          env.report('VARIABLE_TYPE_CONFLICT', `variable '${rel.variable}' is not a relationship`, rel.start)
+        }
+        relSlot = existingRel.slot
+        relBound = true
+      } else {
+        if (existingRel !== undefined)
+          env.report('VARIABLE_ALREADY_BOUND', `variable '${rel.variable}' is already defined`, rel.start)
+        relSlot = bindNew(rel.variable, kind, rel.start).slot
+      }
+      relSlots[relIndex] = relSlot
+      const relCheck = rel.props ? propCheck(env, rel.props, scope) : undefined
+      const existingTo = lookupNode(env, scope, toNode)
+      const toCheck = nodeCheck(env, toNode, scope)
+      const toSlot = existingTo?.slot ?? bindNew(toNode.variable, 'node', toNode.start).slot
+      nodeSlots[toIndex] = toSlot
+      const direction = leftward ? flip(rel.direction) : rel.direction
+      const used = clauseRels.slice()
+      clauseRels.push({ slot: relSlot, list: rel.varLength !== undefined })
+      const spec: ExpandSpec = {
+        from: nodeSlots[fromIndex] as number,
+        rel: relSlot,
+        relBound,
+        to: toSlot,
+        toBound: existingTo !== undefined,
+        types: rel.types,
+        direction,
+        relCheck,
+        toCheck,
+        used,
+      }
+      if (rel.varLength) {
+        const min = rel.varLength.min ?? 1
+        const max = rel.varLength.max ?? env.maxHops
+        if (max > env.maxHops) throw budgetError('variable_length_hops', max, env.maxHops)
+        plan.push(`VarLengthExpand(${direction} *${min}..${max})`)
+        steps.push(varExpandStep(spec, min, max, leftward))
+      } else {
+        plan.push(`Expand(${direction}${rel.types.length ? `:${rel.types.join('|')}` : ''})`)
+        steps.push(expandStep(spec))
+      }
+      flushFilters()
+    }
+    for (let i = start.index; i < part.rels.length; i++) expand(i, i, i + 1, false)
+    for (let i = start.index - 1; i >= 0; i--) expand(i, i + 1, i, true)
+    if (part.variable !== undefined) {
+      const { slot } = bindNew(part.variable, 'path', part.start)
+      const kinds = part.rels.map((rel) => rel.varLength !== undefined)
+      steps.push(pathStep(slot, nodeSlots.slice(), relSlots.slice(), kinds))
+      plan.push(`ProjectPath(${part.variable})`)
+      flushFilters()
+    }
+  }
+  // Conjuncts that never became ready reference unknown variables: compiling reports them.
+  for (const filter of pending) {
+    const pred = env.exprs.compile(filter.expr, scope)
+    steps.push((next) => (row, ctx, emit) => (truth(pred(row, ctx)) === true ? next(row, ctx, emit) : true))
+  }
+  const countLoaded = options.countLoaded
+  let cont: Cont = countLoaded
+    ? (row, ctx, emit) => {
+        load(ctx)
+        return emit(row.slice())
+      }
+    : (row, _ctx, emit) => emit(row.slice())
+  for (let i = steps.length - 1; i >= 0; i--) cont = (steps[i] as Step)(cont)
+  const body = cont
+  let matcher: Matcher = (row, ctx, emit) => body(row.slice(), ctx, emit)
+  if (options.optional) {
+    const inner = matcher
+    matcher = (row, ctx, emit) => {
+      let matched = false
+      const go = inner(row, ctx, (out) => {
+        matched = true
+        return emit(out)
+      })
+      if (!go || matched) return go
+      const out = row.slice()
+      for (const slot of newSlots) out[slot] = null
+      return emit(out)
+    }
+  }
+  return { scope, matcher, newSlots, plan }
+}
+
+function isPatternVar(parts: PatternPart[], name: string): boolean {
+  for (const part of parts) {
+    if (part.variable === name) return true
+    for (const node of part.nodes) if (node.variable === name) return true
+    for (const rel of part.rels) if (rel.variable === name) return true
+  }
+  return false
+}
+
+const flip = (direction: Direction): Direction =>
+  direction === 'out' ? 'in' : direction === 'in' ? 'out' : 'both'
+
+function lookupNode(env: MatchEnv, scope: Scope, node: NodePattern): Binding | undefined {
+  if (node.variable === undefined) return undefined
+  const binding = scope.get(node.variable)
+  if (binding !== undefined && binding.kind !== 'node' && binding.kind !== 'value') {
+    env.report('VARIABLE_TYPE_CONFLICT', `variable '${node.variable}' is not a node`, node.start)
+  }
+  return binding
+}
+
+interface StartChoice {
+  index: number
+  seek: { label: string; key: string; value: Expr } | undefined
+}
+
+/** Picks where to start a pattern part: a bound node, then an index seek, then a label scan. */
+function chooseStart(part: PatternPart, scope: Scope, filters: Filter[], bound: Set<string>): StartChoice {
+  let best: StartChoice = { index: 0, seek: undefined }
+  let bestScore = 4
+  const constantHere = (expr: Expr): boolean => {
+    for (const v of freeVariables(expr)) if (!bound.has(v)) return false
+    return true
+  }
+  part.nodes.forEach((node, index) => {
+    let score = 3
+    let seek: StartChoice['seek']
+    if (node.variable !== undefined && scope.has(node.variable)) score = 0
+    else if (node.labels.length > 0) {
+      score = 2
+      const label = node.labels[0] as string
+      if (node.props?.kind === 'map') {
+        for (const [key, value] of node.props.entries) {
+          if (constantHere(value)) {
+            seek = { label, key, value }
+            break
+          }
+        }
+      }
+      if (seek === undefined && node.variable !== undefined) {
+        for (const filter of filters) {
+          const eq = filter.expr
+          if (eq.kind !== 'binary' || eq.op !== '=') continue
+          for (const [a, b] of [
+            [eq.left, eq.right],
+            [eq.right, eq.left],
+          ] as const) {
+            if (
+              a.kind === 'prop' &&
+              a.target.kind === 'var' &&
+              a.target.name === node.variable &&
+              constantHere(b)
+            ) {
+              seek = { label, key: a.key, value: b }
+              break
+            }
+          }
+          if (seek) break
+        }
+      }
+      if (seek) score = 1
+    }
+    if (score < bestScore) {
+      bestScore = score
+      best = { index, seek }
+    }
+  })
+  return best
+}
+
+function propCheck(env: MatchEnv, props: Expr, scope: Scope): PropCheck {
+  if (props.kind === 'map') {
+    const entries = props.entries.map(([key, value]) => [key, env.exprs.compile(value, scope)] as const)
+    return (row, ctx, get) => {
+      for (const [key, value] of entries) if (equals(get(key), value(row, ctx)) !== true) return false
+      return true
+    }
+  }
+  const map = env.exprs.compile(props, scope)
+  return (row, ctx, get) => {
+    const value = map(row, ctx)
+    if (value === null) return true
+    if (!(value instanceof Map)) throw typeError(`pattern properties must be a map, got ${typeName(value)}`)
+    for (const [key, expected] of value as CypherMap) if (equals(get(key), expected) !== true) return false
+    return true
+  }
+}
+
+export type NodeCheck = ((id: number, row: Row, ctx: ExecContext) => boolean) | undefined
+
+function nodeCheck(env: MatchEnv, node: NodePattern, scope: Scope): NodeCheck {
+  const labels = node.labels
+  const props = node.props ? propCheck(env, node.props, scope) : undefined
+  if (labels.length === 0 && props === undefined) return undefined
+  return (id, row, ctx) => {
+    const record = ctx.graph.node(id)
+    if (record === undefined) return false
+    for (const label of labels) {
+      const labelId = ctx.graph.names.lookup(label)
+      if (labelId < 0 || !record.labels.includes(labelId)) return false
+    }
+    if (props === undefined) return true
+    const names = ctx.graph.names
+    return props(row, ctx, (key) => {
+      const keyId = names.lookup(key)
+      return keyId < 0 ? null : ((record.props.get(keyId) as PropertyValue | undefined) ?? null)
+    })
+  }
+}
+
+function boundNodeStep(slot: number, check: NodeCheck): Step {
+  return (next) => (row, ctx, emit) => {
+    const value = row[slot]
+    if (value === null || value === undefined) return true
+    if (!(value instanceof NodeValue)) throw typeError(`expected a node but got ${typeName(value as Value)}`)
+    if (ctx.graph.node(value.id) === undefined) return true
+    if (check && !check(value.id, row, ctx)) return true
+    return next(row, ctx, emit)
+  }
+}
+
+function scanIds(
+  ids: Iterable<number>,
+  slot: number,
+  check: NodeCheck,
+  next: Cont,
+  row: Row,
+  ctx: ExecContext,
+  emit: (row: Row) => boolean,
+): boolean {
+  for (const id of ids) {
+    tick(ctx)
+    if (check && !check(id, row, ctx)) continue
+    row[slot] = new NodeValue(id)
+    if (!next(row, ctx, emit)) return false
+  }
+  return true
+}
+
+function allNodesStep(slot: number, check: NodeCheck): Step {
+  return (next) => (row, ctx, emit) => scanIds(ctx.graph.allNodeIds(), slot, check, next, row, ctx, emit)
+}
+
+function labelScanStep(slot: number, labels: string[], check: NodeCheck): Step {
+  return (next) => (row, ctx, emit) => {
+    // The rarest label drives the scan; `check` verifies the others.
+    let best = -1
+    let bestCount = Number.POSITIVE_INFINITY
+    for (const label of labels) {
+      const id = ctx.graph.names.lookup(label)
+      if (id < 0) return true
+      const count = ctx.graph.labelCount(id)
+      if (count < bestCount) {
+        bestCount = count
+        best = id
+      }
+    }
+    return scanIds(ctx.graph.labelNodeIds(best), slot, check, next, row, ctx, emit)
+  }
+}
+
+function seekStep(slot: number, label: string, key: string, value: Eval, check: NodeCheck): Step {
+  return (next) => (row, ctx, emit) => {
+    const v = value(row, ctx)
+    const labelId = ctx.graph.names.lookup(label)
+    if (v === null || labelId < 0) return true
+    const keyId = ctx.graph.names.lookup(key)
+    if (keyId < 0) return true
+    const indexable =
+      typeof v === 'string' || typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean'
+    // Lists and other values are not in the index: scan the label and let `check` compare.
+    const ids = indexable
+      ? ctx.graph.propertyNodeIds(labelId, keyId, v as PropertyValue)
+      : ctx.graph.labelNodeIds(labelId)
+    return scanIds(Array.isArray(ids) ? ids : [...ids], slot, check, next, row, ctx, emit)
+  }
+}

@@ -1,0 +1,334 @@
+import type { Transaction } from '../../graph/transaction.js'
+import type { PropertyValue, ScalarProperty } from '../../graph/types.js'
+import type { Scope } from '../analyzer.js'
+import type { Expr, PatternPart, RemoveItem, SetItem } from '../ast.js'
+import type { Eval } from '../compile-expr.js'
+import { budgetError, runtimeError, typeError } from '../errors.js'
+import { propertiesOf } from '../functions.js'
+import { type CypherMap, NodeValue, PathValue, RelValue, typeName, type Value } from '../values.js'
+import type { ExecContext, Row } from './context.js'
+import type { MatchEnv } from './match.js'
+
+/** Writes run only against a transaction overlay; a read-only context here is a planner bug. */
+export function txOf(ctx: ExecContext): Transaction {
+  if (ctx.tx === undefined)
+    throw runtimeError('WRITE_PERMISSION_REQUIRED', 'this query writes but runs read-only')
+  return ctx.tx
+}
+
+export function checkMutations(ctx: ExecContext, tx: Transaction): void {
+  if (tx.opCount > ctx.budgets.maxMutations)
+    throw budgetError('mutation_count', tx.opCount, ctx.budgets.maxMutations)
+}
+
+const isScalar = (v: Value): v is ScalarProperty =>
+  typeof v === 'string' || typeof v === 'boolean' || typeof v === 'bigint' || typeof v === 'number'
+
+/** A value as a stored property: undefined means "remove"; maps, graph elements and nested lists are refused. */
+export function toProperty(value: Value): PropertyValue | undefined {
+  if (value === null) return undefined
+  if (isScalar(value)) return value
+  if (Array.isArray(value)) {
+    const out: ScalarProperty[] = []
+    for (const item of value) {
+      if (!isScalar(item)) {
+        throw runtimeError('INVALID_PROPERTY_TYPE', `a property list cannot hold ${typeName(item)}`)
+      }
+      out.push(item)
+    }
+    return out
+  }
+  throw runtimeError('INVALID_PROPERTY_TYPE', `a property cannot hold ${typeName(value)}`)
+}
+
+function propsFrom(value: Value, ctx: ExecContext, forMerge: boolean): Map<number, PropertyValue> {
+  const props = new Map<number, PropertyValue>()
+  if (value === null) return props
+  if (!(value instanceof Map)) throw typeError(`properties must be a map, got ${typeName(value)}`)
+  for (const [key, v] of value as CypherMap) {
+    if (v === null && forMerge)
+      throw runtimeError('MERGE_NULL_PROPERTY', `cannot MERGE with a null value for property '${key}'`)
+    const p = toProperty(v)
+    if (p !== undefined) props.set(ctx.graph.names.id(key), p)
+  }
+  return props
+}
+
+interface NodeSpec {
+  slot: number
+  create: boolean
+  labels: string[]
+  props: Eval | undefined
+}
+
+interface RelSpec {
+  slot: number
+  type: string
+  from: number
+  to: number
+  props: Eval | undefined
+}
+
+export interface CreatePart {
+  nodes: NodeSpec[]
+  rels: RelSpec[]
+  path: { slot: number; nodes: number[]; rels: number[] } | undefined
+}
+
+/**
+ * Compiles one CREATE (or MERGE-create) pattern part. `scope` is updated with the new variables;
+ * `slotOf` lets MERGE reuse the slots its match half already assigned.
+ */
+export function compileCreatePart(
+  env: MatchEnv,
+  part: PatternPart,
+  scope: Scope,
+  slotOf: (name: string) => number | undefined,
+  merge: boolean,
+): CreatePart {
+  const nodes: NodeSpec[] = []
+  const nodeSlots: number[] = []
+  const defineSlot = (name: string | undefined, kind: 'node' | 'rel' | 'path'): number => {
+    const slot = (name !== undefined ? slotOf(name) : undefined) ?? env.allocSlot()
+    if (name !== undefined) scope.define(name, { slot, kind })
+    return slot
+  }
+  for (const node of part.nodes) {
+    const bound = node.variable !== undefined ? scope.get(node.variable) : undefined
+    if (bound !== undefined) {
+      if (bound.kind !== 'node' && bound.kind !== 'value') {
+        env.report('VARIABLE_TYPE_CONFLICT', `variable '${node.variable}' is not a node`, node.start)
+      } else if (node.labels.length > 0 || node.props !== undefined || part.nodes.length === 1) {
+        env.report('VARIABLE_ALREADY_BOUND', `variable '${node.variable}' is already defined`, node.start)
+      }
+      nodeSlots.push(bound.slot)
+      continue
+    }
+    const slot = defineSlot(node.variable, 'node')
+    nodeSlots.push(slot)
+    const props = node.props ? env.exprs.compile(node.props, scope) : undefined
+    nodes.push({ slot, create: true, labels: node.labels, props })
+  }
+  const rels: RelSpec[] = []
+  const relSlots: number[] = []
+  part.rels.forEach((rel, i) => {
+    if (rel.types.length !== 1) {
+      env.report('NO_SINGLE_RELATIONSHIP_TYPE', 'a created relationship needs exactly one type', rel.start)
+    }
+    if (rel.direction === 'both' && !merge) {
+      env.report('REQUIRES_DIRECTED_RELATIONSHIP', 'a created relationship needs a direction', rel.start)
+    }
+    if (rel.varLength !== undefined)
+      env.report('CREATING_VAR_LENGTH', 'cannot create a variable-length relationship', rel.start)
+    if (rel.variable !== undefined && scope.has(rel.variable)) {
+      env.report('VARIABLE_ALREADY_BOUND', `variable '${rel.variable}' is already defined`, rel.start)
+    }
+    const slot = defineSlot(rel.variable, 'rel')
+    relSlots.push(slot)
+    const left = nodeSlots[i] as number
+    const right = nodeSlots[i + 1] as number
+    const inward = rel.direction === 'in'
+    rels.push({
+      slot,
+      type: rel.types[0] ?? '',
+      from: inward ? right : left,
+      to: inward ? left : right,
+      props: rel.props ? env.exprs.compile(rel.props, scope) : undefined,
+    })
+  })
+  let path: CreatePart['path']
+  if (part.variable !== undefined) {
+    if (scope.has(part.variable))
+      env.report('VARIABLE_ALREADY_BOUND', `variable '${part.variable}' is already defined`, part.start)
+    path = { slot: defineSlot(part.variable, 'path'), nodes: nodeSlots, rels: relSlots }
+  }
+  return { nodes, rels, path }
+}
+
+/** Creates one part's elements for `row` (in place). */
+export function runCreatePart(part: CreatePart, row: Row, ctx: ExecContext, merge: boolean): void {
+  const tx = txOf(ctx)
+  const names = ctx.graph.names
+  for (const node of part.nodes) {
+    const props = propsFrom(node.props ? node.props(row, ctx) : null, ctx, merge)
+    const id = tx.createNode(
+      node.labels.map((label) => names.id(label)),
+      props,
+    )
+    ctx.stats.created_nodes++
+    ctx.stats.labels_added += new Set(node.labels).size
+    ctx.stats.properties_set += props.size
+    row[node.slot] = new NodeValue(id)
+  }
+  for (const rel of part.rels) {
+    const from = row[rel.from]
+    const to = row[rel.to]
+    if (!(from instanceof NodeValue) || !(to instanceof NodeValue)) {
+      throw runtimeError('INVALID_ARGUMENT_VALUE', 'cannot create a relationship to a missing (null) node')
+    }
+    if (tx.node(from.id) === undefined || tx.node(to.id) === undefined) {
+      throw runtimeError('DELETED_ENTITY_ACCESS', 'cannot create a relationship to a deleted node')
+    }
+    const props = propsFrom(rel.props ? rel.props(row, ctx) : null, ctx, merge)
+    const id = tx.createRelationship(names.id(rel.type), from.id, to.id, props)
+    ctx.stats.created_relationships++
+    ctx.stats.properties_set += props.size
+    row[rel.slot] = new RelValue(id)
+  }
+  if (part.path) {
+    row[part.path.slot] = new PathValue(
+      part.path.nodes.map((slot) => (row[slot] as NodeValue).id),
+      part.path.rels.map((slot) => (row[slot] as RelValue).id),
+    )
+  }
+  checkMutations(ctx, tx)
+}
+
+export type Mutation = (row: Row, ctx: ExecContext) => void
+
+function setProperty(ctx: ExecContext, target: Value, key: string, value: Value): void {
+  if (target === null) return
+  const tx = txOf(ctx)
+  const keyId = ctx.graph.names.id(key)
+  const prop = toProperty(value)
+  if (target instanceof NodeValue) {
+    if (tx.node(target.id) === undefined)
+      throw runtimeError('DELETED_ENTITY_ACCESS', 'cannot set a property on a deleted node')
+    if (tx.setNodeProperty(target.id, keyId, prop)) ctx.stats.properties_set++
+  } else if (target instanceof RelValue) {
+    if (tx.relType(target.id) < 0)
+      throw runtimeError('DELETED_ENTITY_ACCESS', 'cannot set a property on a deleted relationship')
+    if (tx.setRelationshipProperty(target.id, keyId, prop)) ctx.stats.properties_set++
+  } else throw typeError(`cannot set a property on ${typeName(target)}`)
+}
+
+function currentKeys(ctx: ExecContext, target: NodeValue | RelValue): string[] {
+  const props = propertiesOf(target, ctx) as CypherMap
+  return [...props.keys()]
+}
+
+/** Compiles SET items (also MERGE's ON CREATE / ON MATCH). */
+export function compileSetItems(env: MatchEnv, items: SetItem[], scope: Scope): Mutation[] {
+  return items.map((item) => compileSetItem(env, item, scope))
+}
+
+function compileSetItem(env: MatchEnv, item: SetItem, scope: Scope): Mutation {
+  switch (item.kind) {
+    case 'setProperty': {
+      const target = env.exprs.compile(item.target.target, scope)
+      const value = env.exprs.compile(item.value, scope)
+      const key = item.target.key
+      return (row, ctx) => {
+        setProperty(ctx, target(row, ctx), key, value(row, ctx))
+        checkMutations(ctx, txOf(ctx))
+      }
+    }
+    case 'setAll': {
+      const target = env.exprs.compile(
+        { kind: 'var', name: item.variable, start: item.start, end: item.start },
+        scope,
+      )
+      const value = env.exprs.compile(item.value, scope)
+      const merge = item.merge
+      return (row, ctx) => {
+        const entity = target(row, ctx)
+        if (entity === null) return
+        if (!(entity instanceof NodeValue || entity instanceof RelValue))
+          throw typeError(`cannot SET properties of ${typeName(entity)}`)
+        let source = value(row, ctx)
+        if (source instanceof NodeValue || source instanceof RelValue) source = propertiesOf(source, ctx)
+        if (source !== null && !(source instanceof Map))
+          throw typeError(`SET expects a map, got ${typeName(source)}`)
+        const map = (source ?? new Map()) as CypherMap
+        if (!merge)
+          for (const key of currentKeys(ctx, entity)) if (!map.has(key)) setProperty(ctx, entity, key, null)
+        for (const [key, v] of map) setProperty(ctx, entity, key, v)
+        checkMutations(ctx, txOf(ctx))
+      }
+    }
+    case 'setLabels': {
+      const target = env.exprs.compile(
+        { kind: 'var', name: item.variable, start: item.start, end: item.start },
+        scope,
+      )
+      const labels = item.labels
+      return (row, ctx) => {
+        const node = target(row, ctx)
+        if (node === null) return
+        if (!(node instanceof NodeValue)) throw typeError(`cannot set labels on ${typeName(node)}`)
+        const tx = txOf(ctx)
+        for (const label of labels)
+          if (tx.addLabel(node.id, ctx.graph.names.id(label))) ctx.stats.labels_added++
+        checkMutations(ctx, tx)
+      }
+    }
+  }
+}
+
+export function compileRemoveItems(env: MatchEnv, items: RemoveItem[], scope: Scope): Mutation[] {
+  return items.map((item): Mutation => {
+    if (item.kind === 'removeProperty') {
+      const target = env.exprs.compile(item.target.target, scope)
+      const key = item.target.key
+      return (row, ctx) => {
+        setProperty(ctx, target(row, ctx), key, null)
+        checkMutations(ctx, txOf(ctx))
+      }
+    }
+    const target = env.exprs.compile(
+      { kind: 'var', name: item.variable, start: item.start, end: item.start },
+      scope,
+    )
+    const labels = item.labels
+    return (row, ctx) => {
+      const node = target(row, ctx)
+      if (node === null) return
+      if (!(node instanceof NodeValue)) throw typeError(`cannot remove labels from ${typeName(node)}`)
+      const tx = txOf(ctx)
+      for (const label of labels) {
+        const id = ctx.graph.names.lookup(label)
+        if (id >= 0 && tx.removeLabel(node.id, id)) ctx.stats.labels_removed++
+      }
+      checkMutations(ctx, tx)
+    }
+  })
+}
+
+function deleteNode(ctx: ExecContext, tx: Transaction, id: number, detach: boolean): void {
+  const node = tx.node(id)
+  if (node === undefined) return
+  if (detach) for (const rel of [...node.out, ...node.in]) deleteRel(ctx, tx, rel)
+  const labels = node.labels.length
+  if (tx.deleteNode(id)) {
+    ctx.stats.deleted_nodes++
+    ctx.stats.labels_removed += labels
+  }
+}
+
+function deleteRel(ctx: ExecContext, tx: Transaction, id: number): void {
+  if (tx.deleteRelationship(id)) ctx.stats.deleted_relationships++
+}
+
+export function compileDelete(env: MatchEnv, exprs: Expr[], detach: boolean, scope: Scope): Mutation {
+  for (const expr of exprs) {
+    if (expr.kind === 'hasLabels' || expr.kind === 'literal' || expr.kind === 'binary') {
+      env.report('INVALID_DELETE', 'DELETE expects a node, relationship or path', expr.start)
+    }
+  }
+  const evals = exprs.map((expr) => env.exprs.compile(expr, scope))
+  const remove = (ctx: ExecContext, tx: Transaction, value: Value): void => {
+    if (value === null) return
+    if (value instanceof NodeValue) deleteNode(ctx, tx, value.id, detach)
+    else if (value instanceof RelValue) deleteRel(ctx, tx, value.id)
+    else if (value instanceof PathValue) {
+      for (const rel of value.rels) deleteRel(ctx, tx, rel)
+      for (const node of value.nodes) deleteNode(ctx, tx, node, detach)
+    } else if (Array.isArray(value)) for (const item of value) remove(ctx, tx, item)
+    else throw typeError(`cannot DELETE ${typeName(value)}`)
+  }
+  return (row, ctx) => {
+    const tx = txOf(ctx)
+    for (const value of evals) remove(ctx, tx, value(row, ctx))
+    checkMutations(ctx, tx)
+  }
+}

@@ -1,0 +1,542 @@
+import type { BinaryOp, Expr, MapProjectionItem, NodePattern, PatternPart, RelPattern } from './ast.js'
+import { budgetError, CypherError } from './errors.js'
+import { TokenStream } from './token-stream.js'
+
+const INT64_MAX = (1n << 63n) - 1n
+const COMPARISON: Record<string, BinaryOp> = {
+  '=': '=',
+  '<>': '<>',
+  '!=': '<>',
+  '<': '<',
+  '>': '>',
+  '<=': '<=',
+  '>=': '>=',
+}
+const QUANTIFIERS = new Set(['ALL', 'ANY', 'NONE', 'SINGLE'])
+
+/** Expressions and patterns (patterns appear inside expressions as predicates and comprehensions). */
+export class ExpressionParser extends TokenStream {
+  private depth = 0
+
+  constructor(
+    text: string,
+    private readonly maxDepth: number,
+  ) {
+    super(text)
+  }
+
+  /** Bounded recursion: deep nesting is a clean budget error, never a stack overflow. */
+  private enter(): void {
+    if (++this.depth > this.maxDepth) throw budgetError('expression_depth', this.depth, this.maxDepth)
+  }
+
+  parseExpr(): Expr {
+    this.enter()
+    try {
+      return this.parseOr()
+    } finally {
+      this.depth--
+    }
+  }
+
+  private binary(op: BinaryOp, left: Expr, right: Expr): Expr {
+    return { kind: 'binary', op, left, right, start: left.start, end: right.end }
+  }
+
+  private parseOr(): Expr {
+    let left = this.parseXor()
+    while (this.acceptKeyword('OR')) left = this.binary('OR', left, this.parseXor())
+    return left
+  }
+
+  private parseXor(): Expr {
+    let left = this.parseAnd()
+    while (this.acceptKeyword('XOR')) left = this.binary('XOR', left, this.parseAnd())
+    return left
+  }
+
+  private parseAnd(): Expr {
+    let left = this.parseNot()
+    while (this.acceptKeyword('AND')) left = this.binary('AND', left, this.parseNot())
+    return left
+  }
+
+  private parseNot(): Expr {
+    const start = this.peek().start
+    if (this.acceptKeyword('NOT')) {
+      this.enter()
+      try {
+        const operand = this.parseNot()
+        return { kind: 'unary', op: 'NOT', operand, start, end: operand.end }
+      } finally {
+        this.depth--
+      }
+    }
+    return this.parseComparison()
+  }
+
+  private comparisonOp(): BinaryOp | undefined {
+    const token = this.peek()
+    return token.kind === 'punct' ? COMPARISON[token.text] : undefined
+  }
+
+  /** `a < b < c` means `a < b AND b < c`. */
+  private parseComparison(): Expr {
+    const first = this.parsePredicates()
+    let op = this.comparisonOp()
+    if (op === undefined) return first
+    let result: Expr | undefined
+    let left = first
+    while (op !== undefined) {
+      this.next()
+      const right = this.parsePredicates()
+      const cmp = this.binary(op, left, right)
+      result = result === undefined ? cmp : this.binary('AND', result, cmp)
+      left = right
+      op = this.comparisonOp()
+    }
+    return result as Expr
+  }
+
+  private parsePredicates(): Expr {
+    let left = this.parseAdditive()
+    for (;;) {
+      if (this.isKeyword('IS')) {
+        const negated = this.isKeyword('NOT', 1)
+        if (!this.isKeyword('NULL', negated ? 2 : 1))
+          throw this.unexpected('NULL', this.peek(negated ? 2 : 1))
+        this.pos += negated ? 3 : 2
+        left = { kind: 'isNull', operand: left, negated, start: left.start, end: this.lastEnd() }
+      } else if (this.acceptKeyword('STARTS', 'WITH'))
+        left = this.binary('STARTS WITH', left, this.parseAdditive())
+      else if (this.acceptKeyword('ENDS', 'WITH')) left = this.binary('ENDS WITH', left, this.parseAdditive())
+      else if (this.acceptKeyword('CONTAINS')) left = this.binary('CONTAINS', left, this.parseAdditive())
+      else if (this.acceptKeyword('IN')) left = this.binary('IN', left, this.parseAdditive())
+      else if (this.acceptPunct('=~')) left = this.binary('=~', left, this.parseAdditive())
+      else return left
+    }
+  }
+
+  private parseAdditive(): Expr {
+    let left = this.parseMultiplicative()
+    for (;;) {
+      if (this.acceptPunct('+')) left = this.binary('+', left, this.parseMultiplicative())
+      else if (this.acceptPunct('-')) left = this.binary('-', left, this.parseMultiplicative())
+      else return left
+    }
+  }
+
+  private parseMultiplicative(): Expr {
+    let left = this.parsePower()
+    for (;;) {
+      if (this.acceptPunct('*')) left = this.binary('*', left, this.parsePower())
+      else if (this.acceptPunct('/')) left = this.binary('/', left, this.parsePower())
+      else if (this.acceptPunct('%')) left = this.binary('%', left, this.parsePower())
+      else return left
+    }
+  }
+
+  private parsePower(): Expr {
+    let left = this.parseUnary()
+    while (this.acceptPunct('^')) left = this.binary('^', left, this.parseUnary())
+    return left
+  }
+
+  private parseUnary(): Expr {
+    const token = this.peek()
+    if (token.kind === 'punct' && (token.text === '-' || token.text === '+')) {
+      this.next()
+      const literal = this.peek()
+      // A negative literal is parsed whole so -9223372036854775808 is in range.
+      if (
+        token.text === '-' &&
+        (literal.kind === 'int' || literal.kind === 'float') &&
+        literal.start === token.end
+      ) {
+        const after = this.peek(1)
+        const postfix =
+          after.kind === 'punct' && (after.text === '.' || after.text === '[' || after.text === '^')
+        if (!postfix) {
+          this.next()
+          return {
+            ...this.numberLiteral(literal.text, literal.kind, literal.start, true),
+            start: token.start,
+          }
+        }
+      }
+      this.enter()
+      try {
+        const operand = this.parseUnary()
+        return { kind: 'unary', op: token.text as '-' | '+', operand, start: token.start, end: operand.end }
+      } finally {
+        this.depth--
+      }
+    }
+    return this.parsePostfix(this.parseAtom())
+  }
+
+  private parsePostfix(atom: Expr): Expr {
+    let expr = atom
+    for (;;) {
+      if (this.isPunct('.') && this.isName(1)) {
+        this.next()
+        const key = this.expectName('a property key')
+        expr = { kind: 'prop', target: expr, key, start: expr.start, end: this.lastEnd() }
+      } else if (this.isPunct('[')) {
+        this.next()
+        if (this.acceptPunct('..')) {
+          const to = this.isPunct(']') ? undefined : this.parseExpr()
+          this.expectPunct(']')
+          expr = { kind: 'slice', target: expr, from: undefined, to, start: expr.start, end: this.lastEnd() }
+          continue
+        }
+        const index = this.parseExpr()
+        if (this.acceptPunct('..')) {
+          const to = this.isPunct(']') ? undefined : this.parseExpr()
+          this.expectPunct(']')
+          expr = { kind: 'slice', target: expr, from: index, to, start: expr.start, end: this.lastEnd() }
+          continue
+        }
+        this.expectPunct(']')
+        expr = { kind: 'index', target: expr, index, start: expr.start, end: this.lastEnd() }
+      } else if (this.isPunct(':') && this.isName(1)) {
+        const labels: string[] = []
+        while (this.isPunct(':') && this.isName(1)) {
+          this.next()
+          labels.push(this.expectName('a label'))
+        }
+        expr = { kind: 'hasLabels', target: expr, labels, start: expr.start, end: this.lastEnd() }
+      } else return expr
+    }
+  }
+
+  protected numberLiteral(text: string, kind: 'int' | 'float', start: number, negative: boolean): Expr {
+    const end = start + text.length
+    if (kind === 'float') {
+      const value = Number(text) * (negative ? -1 : 1)
+      if (!Number.isFinite(value))
+        throw this.errorAt('FLOATING_POINT_OVERFLOW', `float literal ${text} is out of range`, start)
+      return { kind: 'literal', value, start, end }
+    }
+    let magnitude: bigint
+    const lower = text.toLowerCase()
+    if (lower.startsWith('0o')) magnitude = BigInt(`0o${text.slice(2)}`)
+    else if (lower.startsWith('0x')) magnitude = BigInt(text)
+    else if (text.length > 1 && text.startsWith('0')) {
+      if (!/^[0-7]+$/.test(text))
+        throw this.errorAt('INVALID_NUMBER_LITERAL', `invalid number literal '${text}'`, start)
+      magnitude = BigInt(`0o${text.slice(1)}`)
+    } else magnitude = BigInt(text)
+    const value = negative ? -magnitude : magnitude
+    if (value > INT64_MAX || value < -INT64_MAX - 1n) {
+      throw this.errorAt(
+        'INTEGER_OVERFLOW',
+        `integer literal ${negative ? '-' : ''}${text} is out of range`,
+        start,
+      )
+    }
+    return { kind: 'literal', value, start, end }
+  }
+
+  private parseAtom(): Expr {
+    const token = this.peek()
+    const start = token.start
+    switch (token.kind) {
+      case 'int':
+      case 'float':
+        this.next()
+        return this.numberLiteral(token.text, token.kind, start, false)
+      case 'string':
+        this.next()
+        return { kind: 'literal', value: token.text, start, end: token.end }
+      case 'param':
+        this.next()
+        return { kind: 'param', name: token.text, start, end: token.end }
+      case 'quoted':
+        this.next()
+        return this.afterVariable(token.text, start)
+      case 'ident':
+        return this.parseIdentAtom()
+      case 'punct':
+        if (token.text === '(') return this.parseParenthesized()
+        if (token.text === '[') return this.parseListLike()
+        if (token.text === '{') return this.parseMapLiteral()
+        break
+      default:
+        break
+    }
+    throw this.unexpected('an expression')
+  }
+
+  private afterVariable(name: string, start: number): Expr {
+    if (this.isPunct('{')) return this.parseMapProjection(name, start)
+    return { kind: 'var', name, start, end: this.lastEnd() }
+  }
+
+  private parseIdentAtom(): Expr {
+    const token = this.next()
+    const start = token.start
+    const upper = token.text.toUpperCase()
+    if (upper === 'TRUE' || upper === 'FALSE')
+      return { kind: 'literal', value: upper === 'TRUE', start, end: token.end }
+    if (upper === 'NULL') return { kind: 'literal', value: null, start, end: token.end }
+    if (upper === 'CASE') return this.parseCase(start)
+    if (upper === 'EXISTS' && this.isPunct('{')) {
+      throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', 'EXISTS subqueries are not supported', start)
+    }
+    if (upper === 'COUNT' && this.isPunct('{')) {
+      throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', 'COUNT subqueries are not supported', start)
+    }
+    // Namespaced function names: a.b.c(...)
+    let name = token.text
+    let k = 0
+    while (this.isPunct('.', k) && this.peek(k + 1).kind === 'ident') k += 2
+    if (k > 0 && this.isPunct('(', k)) {
+      for (let step = 0; step < k; step += 2) {
+        this.next()
+        name += `.${this.next().text}`
+      }
+    }
+    if (!this.isPunct('(')) return this.afterVariable(token.text, start)
+    this.next()
+    if (QUANTIFIERS.has(upper) && this.isName() && this.isKeyword('IN', 1))
+      return this.parseQuantifier(upper, start)
+    if (upper === 'REDUCE') return this.parseReduce(start)
+    if (this.acceptPunct('*')) {
+      this.expectPunct(')')
+      return { kind: 'call', name, args: [], distinct: false, star: true, start, end: this.lastEnd() }
+    }
+    const distinct = this.acceptKeyword('DISTINCT')
+    if (!distinct) this.acceptKeyword('ALL')
+    const args: Expr[] = []
+    if (!this.isPunct(')')) {
+      do args.push(this.parseExpr())
+      while (this.acceptPunct(','))
+    }
+    this.expectPunct(')')
+    return { kind: 'call', name, args, distinct, star: false, start, end: this.lastEnd() }
+  }
+
+  private parseQuantifier(upper: string, start: number): Expr {
+    const variable = this.expectName('a variable')
+    this.expectKeyword('IN')
+    const source = this.parseExpr()
+    let where: Expr | undefined
+    if (this.acceptKeyword('WHERE')) where = this.parseExpr()
+    this.expectPunct(')')
+    const quantifier = upper.toLowerCase() as 'all' | 'any' | 'none' | 'single'
+    const end = this.lastEnd()
+    return {
+      kind: 'quantifier',
+      quantifier,
+      variable,
+      source,
+      where: where ?? { kind: 'literal', value: true, start: end, end },
+      start,
+      end,
+    }
+  }
+
+  private parseReduce(start: number): Expr {
+    const accumulator = this.expectName('an accumulator')
+    this.expectPunct('=')
+    const init = this.parseExpr()
+    this.expectPunct(',')
+    const variable = this.expectName('a variable')
+    this.expectKeyword('IN')
+    const source = this.parseExpr()
+    this.expectPunct('|')
+    const expr = this.parseExpr()
+    this.expectPunct(')')
+    return { kind: 'reduce', accumulator, init, variable, source, expr, start, end: this.lastEnd() }
+  }
+
+  private parseCase(start: number): Expr {
+    const subject = this.isKeyword('WHEN') ? undefined : this.parseExpr()
+    const whens: [Expr, Expr][] = []
+    while (this.acceptKeyword('WHEN')) {
+      const when = this.parseExpr()
+      this.expectKeyword('THEN')
+      whens.push([when, this.parseExpr()])
+    }
+    if (whens.length === 0) throw this.unexpected('WHEN')
+    const otherwise = this.acceptKeyword('ELSE') ? this.parseExpr() : undefined
+    this.expectKeyword('END')
+    return { kind: 'case', subject, whens, otherwise, start, end: this.lastEnd() }
+  }
+
+  private parseParenthesized(): Expr {
+    const mark = this.pos
+    const pattern = this.tryPattern()
+    if (pattern !== undefined && pattern.rels.length > 0) {
+      return { kind: 'patternExists', pattern, start: pattern.start, end: pattern.end }
+    }
+    this.pos = mark
+    this.next()
+    const inner = this.parseExpr()
+    this.expectPunct(')')
+    return inner
+  }
+
+  /** Parses a pattern at the cursor, or returns undefined (cursor unspecified) when there is none. */
+  private tryPattern(): PatternPart | undefined {
+    try {
+      return this.parsePatternPart()
+    } catch (error) {
+      if (error instanceof CypherError && error.code === 'CYPHER_SYNTAX_ERROR') return undefined
+      throw error
+    }
+  }
+
+  private parseListLike(): Expr {
+    const start = this.next().start
+    // [x IN list WHERE p | e]
+    if (this.isName() && this.isKeyword('IN', 1)) {
+      const variable = this.expectName()
+      this.next()
+      const source = this.parseExpr()
+      const where = this.acceptKeyword('WHERE') ? this.parseExpr() : undefined
+      const project = this.acceptPunct('|') ? this.parseExpr() : undefined
+      this.expectPunct(']')
+      return { kind: 'listComp', variable, source, where, project, start, end: this.lastEnd() }
+    }
+    // [(a)-->(b) WHERE p | e] or [p = (a)-->(b) | e]
+    if (this.isPunct('(') || (this.isName() && this.isPunct('=', 1) && this.isPunct('(', 2))) {
+      const mark = this.pos
+      const pattern = this.tryPattern()
+      if (
+        pattern !== undefined &&
+        pattern.rels.length > 0 &&
+        (this.isKeyword('WHERE') || this.isPunct('|'))
+      ) {
+        const where = this.acceptKeyword('WHERE') ? this.parseExpr() : undefined
+        this.expectPunct('|')
+        const project = this.parseExpr()
+        this.expectPunct(']')
+        return { kind: 'patternComp', pattern, where, project, start, end: this.lastEnd() }
+      }
+      this.pos = mark
+    }
+    const items: Expr[] = []
+    if (!this.isPunct(']')) {
+      do items.push(this.parseExpr())
+      while (this.acceptPunct(','))
+    }
+    this.expectPunct(']')
+    return { kind: 'list', items, start, end: this.lastEnd() }
+  }
+
+  protected parseMapLiteral(): Expr & { kind: 'map' } {
+    const start = this.expectPunct('{').start
+    const entries: [string, Expr][] = []
+    if (!this.isPunct('}')) {
+      do {
+        const key = this.expectName('a map key')
+        this.expectPunct(':')
+        entries.push([key, this.parseExpr()])
+      } while (this.acceptPunct(','))
+    }
+    this.expectPunct('}')
+    return { kind: 'map', entries, start, end: this.lastEnd() }
+  }
+
+  private parseMapProjection(variable: string, start: number): Expr {
+    this.expectPunct('{')
+    const items: MapProjectionItem[] = []
+    if (!this.isPunct('}')) {
+      do {
+        if (this.acceptPunct('.')) {
+          if (this.acceptPunct('*')) items.push({ kind: 'all' })
+          else items.push({ kind: 'property', key: this.expectName('a property key') })
+        } else {
+          const key = this.expectName('a map key')
+          if (this.acceptPunct(':')) items.push({ kind: 'entry', key, value: this.parseExpr() })
+          else items.push({ kind: 'variable', name: key })
+        }
+      } while (this.acceptPunct(','))
+    }
+    this.expectPunct('}')
+    return { kind: 'mapProjection', variable, items, start, end: this.lastEnd() }
+  }
+
+  // ---- patterns ------------------------------------------------------------------------------
+
+  parsePatternPart(): PatternPart {
+    const start = this.peek().start
+    let variable: string | undefined
+    if (this.isName() && this.isPunct('=', 1)) {
+      variable = this.expectName()
+      this.next()
+    }
+    if (this.isKeyword('SHORTESTPATH') || this.isKeyword('ALLSHORTESTPATHS')) {
+      throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', 'shortestPath is not supported', this.peek().start)
+    }
+    const nodes: NodePattern[] = [this.parseNodePattern()]
+    const rels: RelPattern[] = []
+    while (this.isPunct('-') || (this.isPunct('<') && this.isPunct('-', 1))) {
+      rels.push(this.parseRelPattern())
+      nodes.push(this.parseNodePattern())
+    }
+    return { variable, nodes, rels, start, end: this.lastEnd() }
+  }
+
+  private parseNodePattern(): NodePattern {
+    const start = this.expectPunct('(').start
+    let variable: string | undefined
+    if (this.isName()) variable = this.expectName()
+    const labels: string[] = []
+    while (this.acceptPunct(':')) labels.push(this.expectName('a label'))
+    let props: Expr | undefined
+    if (this.isPunct('{')) props = this.parseMapLiteral()
+    else if (this.peek().kind === 'param') {
+      const token = this.next()
+      props = { kind: 'param', name: token.text, start: token.start, end: token.end }
+    }
+    this.expectPunct(')')
+    return { kind: 'node', variable, labels, props, start, end: this.lastEnd() }
+  }
+
+  private parseRelPattern(): RelPattern {
+    const start = this.peek().start
+    const left = this.acceptPunct('<')
+    this.expectPunct('-')
+    let variable: string | undefined
+    const types: string[] = []
+    let props: Expr | undefined
+    let varLength: RelPattern['varLength']
+    if (this.acceptPunct('[')) {
+      if (this.isName()) variable = this.expectName()
+      if (this.acceptPunct(':')) {
+        types.push(this.expectName('a relationship type'))
+        while (this.acceptPunct('|')) {
+          this.acceptPunct(':')
+          types.push(this.expectName('a relationship type'))
+        }
+      }
+      if (this.acceptPunct('*')) varLength = this.parseRange()
+      if (this.isPunct('{')) props = this.parseMapLiteral()
+      else if (this.peek().kind === 'param') {
+        const token = this.next()
+        props = { kind: 'param', name: token.text, start: token.start, end: token.end }
+      }
+      this.expectPunct(']')
+      this.expectPunct('-')
+    } else this.expectPunct('-')
+    const right = this.acceptPunct('>')
+    // `<-->` is the same as `--`: either direction.
+    const direction = left && right ? 'both' : left ? 'in' : right ? 'out' : 'both'
+    return { kind: 'rel', variable, types, direction, props, varLength, start, end: this.lastEnd() }
+  }
+
+  private parseRange(): { min: number | undefined; max: number | undefined } {
+    const bound = (): number | undefined => {
+      const token = this.peek()
+      if (token.kind !== 'int') return undefined
+      this.next()
+      return Number(token.text)
+    }
+    const min = bound()
+    if (this.acceptPunct('..')) return { min, max: bound() }
+    return { min, max: min }
+  }
+}

@@ -1,0 +1,16 @@
+export { isWriteQuery, type Query } from './ast.js'
+export {
+  CypherEngine,
+  type CypherEngineOptions,
+  type CypherMode,
+  type CypherOutcome,
+  type CypherRequest,
+  type CypherResult,
+  type CypherValidationError,
+} from './engine.js'
+export { CypherError, type CypherErrorPhase, type SourcePosition } from './errors.js'
+export { type CypherBudgets, DEFAULT_BUDGETS, type MutationSummary } from './executor/context.js'
+export { parseQuery } from './parser.js'
+export { type Plan, planQuery } from './planner.js'
+export { nodeElementId, relElementId, toJson } from './result.js'
+export { type CypherMap, NodeValue, PathValue, RelValue, type Value } from './values.js'

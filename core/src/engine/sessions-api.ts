@@ -1,0 +1,36 @@
+import type { LogQuery } from '../sessions/audit-log.js'
+import type { SessionManager, StartSession } from '../sessions/session-manager.js'
+
+/** Sessions as the embedded API and the HTTP routes see them. */
+export class SessionsApi {
+  constructor(private readonly manager: SessionManager) {}
+
+  start(input: StartSession) {
+    return this.manager.start(input)
+  }
+
+  stop(sessionId: string) {
+    return this.manager.stop(sessionId)
+  }
+
+  health(sessionId: string) {
+    return this.manager.health(sessionId)
+  }
+
+  list(includeStopped = false) {
+    return this.manager.list(includeStopped)
+  }
+
+  logs(sessionId: string, query: LogQuery) {
+    return this.manager.logs(sessionId, query)
+  }
+
+  ttlMetrics() {
+    return this.manager.ttlMetrics()
+  }
+
+  /** Throws SESSION_NOT_FOUND for an unknown id. */
+  assertExists(sessionId: string): void {
+    this.manager.get(sessionId)
+  }
+}

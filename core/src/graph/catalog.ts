@@ -1,0 +1,25 @@
+import { GraphStore } from './store.js'
+
+export const DEFAULT_WORKSPACE_ID = 'workspace--http-default'
+
+/** One graph store per workspace, created on first use. */
+export class GraphCatalog {
+  private readonly stores = new Map<string, GraphStore>()
+
+  workspace(id: string = DEFAULT_WORKSPACE_ID): GraphStore {
+    let store = this.stores.get(id)
+    if (store === undefined) {
+      store = new GraphStore()
+      this.stores.set(id, store)
+    }
+    return store
+  }
+
+  has(id: string): boolean {
+    return this.stores.has(id)
+  }
+
+  workspaceIds(): string[] {
+    return [...this.stores.keys()]
+  }
+}

@@ -1,0 +1,71 @@
+import type { PropertyValue, ScalarProperty } from './types.js'
+
+/**
+ * A property value in JSON. Integers and floats are tagged so the distinction survives the WAL
+ * (`1.0` would otherwise come back as the integer 1): `{"i":"42"}`, `{"f":1.5}`, `{"f":"NaN"}`.
+ * Strings, booleans and lists are plain JSON.
+ */
+export type EncodedScalar =
+  | string
+  | boolean
+  | { i: string }
+  | { f: number | 'NaN' | 'Infinity' | '-Infinity' }
+export type EncodedValue = EncodedScalar | EncodedScalar[]
+
+export type CommitOp =
+  | { op: 'createNode'; id: number; labels: string[]; props: Record<string, EncodedValue> }
+  | { op: 'deleteNode'; id: number }
+  | { op: 'addLabel'; id: number; label: string }
+  | { op: 'removeLabel'; id: number; label: string }
+  | { op: 'setNodeProperty'; id: number; key: string; value: EncodedValue }
+  | { op: 'removeNodeProperty'; id: number; key: string }
+  | {
+      op: 'createRelationship'
+      id: number
+      type: string
+      start: number
+      end: number
+      props: Record<string, EncodedValue>
+    }
+  | { op: 'deleteRelationship'; id: number }
+  | { op: 'setRelationshipProperty'; id: number; key: string; value: EncodedValue }
+  | { op: 'removeRelationshipProperty'; id: number; key: string }
+
+/** The redo record of one write transaction: replaying `ops` in order reproduces it exactly, ids included. */
+export interface CommitRecord {
+  ops: CommitOp[]
+}
+
+function encodeScalar(value: ScalarProperty): EncodedScalar {
+  switch (typeof value) {
+    case 'bigint':
+      return { i: value.toString() }
+    case 'number':
+      return { f: Number.isFinite(value) ? value : (String(value) as 'NaN' | 'Infinity' | '-Infinity') }
+    default:
+      return value
+  }
+}
+
+export function encodeValue(value: PropertyValue): EncodedValue {
+  return Array.isArray(value) ? value.map(encodeScalar) : encodeScalar(value)
+}
+
+function decodeScalar(value: EncodedScalar): ScalarProperty {
+  if (typeof value === 'string' || typeof value === 'boolean') return value
+  if ('i' in value) return BigInt(value.i)
+  return typeof value.f === 'number' ? value.f : Number(value.f)
+}
+
+export function decodeValue(value: EncodedValue): PropertyValue {
+  return Array.isArray(value) ? value.map(decodeScalar) : decodeScalar(value)
+}
+
+export function encodeProps(
+  props: ReadonlyMap<number, PropertyValue>,
+  name: (id: number) => string,
+): Record<string, EncodedValue> {
+  const out: Record<string, EncodedValue> = {}
+  for (const [key, value] of props) out[name(key)] = encodeValue(value)
+  return out
+}

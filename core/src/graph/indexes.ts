@@ -1,0 +1,144 @@
+import type { PropertyValue } from './types.js'
+
+/** Map key for equality lookups: integers and integral floats meet (Cypher `1 = 1.0`), lists are not indexed. */
+export type IndexKey = string | number | boolean
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+
+export function indexKey(value: PropertyValue): IndexKey | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      return Number.isNaN(value) ? undefined : value
+    case 'bigint':
+      // Beyond 2^53 a number would collide with neighbours; a tagged string keeps the value exact.
+      return value <= MAX_SAFE && value >= -MAX_SAFE ? Number(value) : `\u0000i${value}`
+    default:
+      return undefined
+  }
+}
+
+type Postings = number | Set<number>
+
+const EMPTY: readonly number[] = []
+
+/** label -> node ids. */
+export class LabelIndex {
+  private readonly byLabel = new Map<number, Set<number>>()
+
+  add(label: number, id: number): void {
+    let set = this.byLabel.get(label)
+    if (set === undefined) {
+      set = new Set()
+      this.byLabel.set(label, set)
+    }
+    set.add(id)
+  }
+
+  remove(label: number, id: number): void {
+    this.byLabel.get(label)?.delete(id)
+  }
+
+  ids(label: number): Iterable<number> {
+    return this.byLabel.get(label) ?? EMPTY
+  }
+
+  count(label: number): number {
+    return this.byLabel.get(label)?.size ?? 0
+  }
+}
+
+/**
+ * (label, key, value) -> node ids, kept for every label/key pair so the planner can seek on any equality.
+ * A value held by one node stores the bare id; a Set appears only when a second node shares the value.
+ */
+export class PropertyIndex {
+  private readonly byLabel = new Map<number, Map<number, Map<IndexKey, Postings>>>()
+
+  add(label: number, key: number, value: PropertyValue, id: number): void {
+    const k = indexKey(value)
+    if (k === undefined) return
+    let byKey = this.byLabel.get(label)
+    if (byKey === undefined) {
+      byKey = new Map()
+      this.byLabel.set(label, byKey)
+    }
+    let byValue = byKey.get(key)
+    if (byValue === undefined) {
+      byValue = new Map()
+      byKey.set(key, byValue)
+    }
+    const postings = byValue.get(k)
+    if (postings === undefined) byValue.set(k, id)
+    else if (typeof postings === 'number') {
+      if (postings !== id) byValue.set(k, new Set([postings, id]))
+    } else postings.add(id)
+  }
+
+  remove(label: number, key: number, value: PropertyValue, id: number): void {
+    const k = indexKey(value)
+    if (k === undefined) return
+    const byValue = this.byLabel.get(label)?.get(key)
+    const postings = byValue?.get(k)
+    if (byValue === undefined || postings === undefined) return
+    if (typeof postings === 'number') {
+      if (postings === id) byValue.delete(k)
+    } else {
+      postings.delete(id)
+      if (postings.size === 0) byValue.delete(k)
+    }
+  }
+
+  ids(label: number, key: number, value: PropertyValue): Iterable<number> {
+    const k = indexKey(value)
+    if (k === undefined) return EMPTY
+    const postings = this.byLabel.get(label)?.get(key)?.get(k)
+    if (postings === undefined) return EMPTY
+    return typeof postings === 'number' ? [postings] : postings
+  }
+}
+
+/** Both indexes over one set of node records; used by the store and, for touched records, by overlays. */
+export class NodeIndexes {
+  readonly labels = new LabelIndex()
+  readonly props = new PropertyIndex()
+
+  addNode(id: number, labels: readonly number[], props: ReadonlyMap<number, PropertyValue>): void {
+    for (const label of labels) {
+      this.labels.add(label, id)
+      for (const [key, value] of props) this.props.add(label, key, value, id)
+    }
+  }
+
+  removeNode(id: number, labels: readonly number[], props: ReadonlyMap<number, PropertyValue>): void {
+    for (const label of labels) {
+      this.labels.remove(label, id)
+      for (const [key, value] of props) this.props.remove(label, key, value, id)
+    }
+  }
+
+  setProperty(
+    id: number,
+    labels: readonly number[],
+    key: number,
+    before: PropertyValue | undefined,
+    after: PropertyValue | undefined,
+  ): void {
+    for (const label of labels) {
+      if (before !== undefined) this.props.remove(label, key, before, id)
+      if (after !== undefined) this.props.add(label, key, after, id)
+    }
+  }
+
+  addLabel(id: number, label: number, props: ReadonlyMap<number, PropertyValue>): void {
+    this.labels.add(label, id)
+    for (const [key, value] of props) this.props.add(label, key, value, id)
+  }
+
+  removeLabel(id: number, label: number, props: ReadonlyMap<number, PropertyValue>): void {
+    this.labels.remove(label, id)
+    for (const [key, value] of props) this.props.remove(label, key, value, id)
+  }
+}

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_WORKSPACE_ID, GraphCatalog } from './catalog.js'
+import type { CommitRecord } from './commit.js'
+import { decodeValue, encodeValue } from './commit.js'
+import { GraphStore } from './store.js'
+
+function seed(store: GraphStore): { a: number; b: number; r: number } {
+  const tx = store.begin()
+  const person = store.names.id('Person')
+  const name = store.names.id('name')
+  const a = tx.createNode([person], new Map([[name, 'Ann']]))
+  const b = tx.createNode([person], new Map([[name, 'Bob']]))
+  const r = tx.createRelationship(store.names.id('KNOWS'), a, b, new Map([[store.names.id('since'), 2020n]]))
+  store.publish(tx.prepare(), 1)
+  return { a, b, r }
+}
+
+describe('GraphStore and Transaction', () => {
+  it('publishes a transaction and maintains label, property and adjacency indexes', () => {
+    const store = new GraphStore()
+    const { a, b, r } = seed(store)
+    const person = store.names.lookup('Person')
+    const name = store.names.lookup('name')
+    expect(store.nodeCount()).toBe(2)
+    expect(store.relCount()).toBe(1)
+    expect([...store.labelNodeIds(person)]).toEqual([a, b])
+    expect([...store.propertyNodeIds(person, name, 'Bob')]).toEqual([b])
+    expect(store.node(a)?.out).toEqual([r])
+    expect(store.node(b)?.in).toEqual([r])
+    expect(store.relStart(r)).toBe(a)
+    expect(store.relEnd(r)).toBe(b)
+    expect(store.sequence).toBe(1)
+  })
+
+  it('keeps uncommitted writes invisible to the published version', () => {
+    const store = new GraphStore()
+    const { a } = seed(store)
+    const tx = store.begin()
+    const name = store.names.id('name')
+    tx.setNodeProperty(a, name, 'Anna')
+    tx.createNode([], new Map())
+    expect(tx.node(a)?.props.get(name)).toBe('Anna')
+    expect(store.node(a)?.props.get(name)).toBe('Ann')
+    expect(store.nodeCount()).toBe(2)
+    expect(tx.nodeCount()).toBe(3)
+    const person = store.names.lookup('Person')
+    expect([...tx.propertyNodeIds(person, name, 'Anna')]).toEqual([a])
+    expect([...store.propertyNodeIds(person, name, 'Anna')]).toEqual([])
+  })
+
+  it('index lookups treat integers and integral floats as equal', () => {
+    const store = new GraphStore()
+    const tx = store.begin()
+    const label = store.names.id('L')
+    const key = store.names.id('p')
+    const id = tx.createNode([label], new Map([[key, 1n]]))
+    store.publish(tx.prepare(), 1)
+    expect([...store.propertyNodeIds(label, key, 1)]).toEqual([id])
+    expect([...store.propertyNodeIds(label, key, 1n)]).toEqual([id])
+  })
+
+  it('refuses at prepare time to delete a node that still has relationships', () => {
+    const store = new GraphStore()
+    const { a } = seed(store)
+    const tx = store.begin()
+    tx.deleteNode(a)
+    expect(() => tx.prepare()).toThrow(/DETACH/)
+    expect(store.nodeCount()).toBe(2)
+  })
+
+  it('replays a JSON round-tripped redo log to an identical graph, ids and counters included', () => {
+    const store = new GraphStore()
+    const log: CommitRecord[] = []
+    const publish = (commit: CommitRecord) => {
+      log.push(JSON.parse(JSON.stringify(commit)) as CommitRecord)
+      store.publish(commit, log.length)
+    }
+    const tx1 = store.begin()
+    const person = store.names.id('Person')
+    const a = tx1.createNode([person], new Map([[store.names.id('name'), 'Ann']]))
+    const b = tx1.createNode([person], new Map())
+    const r = tx1.createRelationship(store.names.id('KNOWS'), a, b, new Map())
+    publish(tx1.prepare())
+    const tx2 = store.begin()
+    const score = store.names.id('score')
+    tx2.setNodeProperty(a, score, 1.0)
+    tx2.deleteRelationship(r)
+    tx2.deleteNode(b)
+    const c = tx2.createNode([store.names.id('City')], new Map([[score, [1n, 2n]]]))
+    publish(tx2.prepare())
+
+    const replica = new GraphStore()
+    for (const [i, commit] of log.entries()) replica.applyCommit(commit, i + 1)
+    expect(replica.sequence).toBe(2)
+    expect(replica.nodeCount()).toBe(store.nodeCount())
+    expect(replica.relCount()).toBe(0)
+    expect(replica.nextNodeId).toBe(store.nextNodeId)
+    expect(replica.nextRelId).toBe(store.nextRelId)
+    const replicaScore = replica.node(a)?.props.get(replica.names.lookup('score'))
+    expect(replicaScore).toBe(1.0)
+    expect(typeof replicaScore).toBe('number')
+    expect(replica.node(c)?.props.get(replica.names.lookup('score'))).toEqual([1n, 2n])
+    // New ids continue after the replayed ones.
+    expect(replica.begin().createNode([], new Map())).toBe(c + 1)
+  })
+
+  it('orders node deletions after relationship deletions in the redo record', () => {
+    const store = new GraphStore()
+    const { a, b, r } = seed(store)
+    const tx = store.begin()
+    tx.deleteNode(a)
+    tx.deleteNode(b)
+    tx.deleteRelationship(r)
+    const commit = tx.prepare()
+    expect(commit.ops.map((op) => op.op)).toEqual(['deleteRelationship', 'deleteNode', 'deleteNode'])
+    store.publish(commit, 2)
+    expect(store.nodeCount()).toBe(0)
+  })
+
+  it('encodes integers and floats distinctly', () => {
+    expect(encodeValue(1n)).toEqual({ i: '1' })
+    expect(encodeValue(1)).toEqual({ f: 1 })
+    expect(decodeValue(JSON.parse(JSON.stringify(encodeValue(2n ** 62n))))).toBe(2n ** 62n)
+    expect(decodeValue(JSON.parse(JSON.stringify(encodeValue(Number.NaN))))).toBeNaN()
+  })
+
+  it('serialises writers through the exclusive queue, even after a failure', async () => {
+    const store = new GraphStore()
+    const order: string[] = []
+    const slow = store.exclusive(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      order.push('first')
+      throw new Error('boom')
+    })
+    const fast = store.exclusive(async () => {
+      order.push('second')
+    })
+    await expect(slow).rejects.toThrow('boom')
+    await fast
+    expect(order).toEqual(['first', 'second'])
+  })
+})
+
+describe('GraphCatalog', () => {
+  it('keeps one store per workspace', () => {
+    const catalog = new GraphCatalog()
+    expect(catalog.workspace()).toBe(catalog.workspace(DEFAULT_WORKSPACE_ID))
+    expect(catalog.workspace('workspace--a')).not.toBe(catalog.workspace())
+    expect(catalog.workspaceIds().sort()).toEqual([DEFAULT_WORKSPACE_ID, 'workspace--a'].sort())
+  })
+})

@@ -1,0 +1,250 @@
+import { EngineError } from '../errors.js'
+import { type CommitOp, type CommitRecord, decodeValue, type EncodedValue } from './commit.js'
+import { NodeIndexes } from './indexes.js'
+import { Transaction } from './transaction.js'
+import { type GraphReader, Interner, type NodeRecord, type PropertyValue } from './types.js'
+
+const INITIAL_RELS = 1024
+
+/**
+ * The published version of one workspace graph. Nodes are one small record each (labels and keys
+ * interned, adjacency as arrays of relationship ids); relationships live in typed-array columns so
+ * 5M edges cost a few dozen bytes each, with properties only for the edges that have some.
+ *
+ * Mutations arrive only through `publish`/`applyCommit`, synchronously, so a reader running on the
+ * event loop always sees one whole version. Writers prepare against a `Transaction` overlay.
+ */
+export class GraphStore implements GraphReader {
+  readonly names = new Interner()
+  private readonly nodes: (NodeRecord | undefined)[] = []
+  private liveNodes = 0
+  private liveRels = 0
+  private relTypes = new Int32Array(INITIAL_RELS).fill(-1)
+  private relStarts = new Int32Array(INITIAL_RELS)
+  private relEnds = new Int32Array(INITIAL_RELS)
+  private readonly relProperties = new Map<number, Map<number, PropertyValue>>()
+  private readonly indexes = new NodeIndexes()
+  /** Next ids to hand out; restored by replay because every create op carries its id. */
+  nextNodeId = 0
+  nextRelId = 0
+  /** Sequence of the last published commit. */
+  sequence = 0
+  private writeTail: Promise<unknown> = Promise.resolve()
+
+  node(id: number): NodeRecord | undefined {
+    return this.nodes[id]
+  }
+
+  relType(id: number): number {
+    return id < this.relTypes.length ? (this.relTypes[id] ?? -1) : -1
+  }
+
+  relStart(id: number): number {
+    return this.relStarts[id] ?? -1
+  }
+
+  relEnd(id: number): number {
+    return this.relEnds[id] ?? -1
+  }
+
+  relProps(id: number): ReadonlyMap<number, PropertyValue> | undefined {
+    return this.relProperties.get(id)
+  }
+
+  *allNodeIds(): Iterable<number> {
+    const nodes = this.nodes
+    for (let id = 0; id < nodes.length; id++) if (nodes[id] !== undefined) yield id
+  }
+
+  *allRelIds(): Iterable<number> {
+    const types = this.relTypes
+    for (let id = 0; id < this.nextRelId; id++) if ((types[id] ?? -1) >= 0) yield id
+  }
+
+  labelNodeIds(label: number): Iterable<number> {
+    return this.indexes.labels.ids(label)
+  }
+
+  propertyNodeIds(label: number, key: number, value: PropertyValue): Iterable<number> {
+    return this.indexes.props.ids(label, key, value)
+  }
+
+  labelCount(label: number): number {
+    return this.indexes.labels.count(label)
+  }
+
+  nodeCount(): number {
+    return this.liveNodes
+  }
+
+  relCount(): number {
+    return this.liveRels
+  }
+
+  /** A write transaction over this version; it reads through and copies what it touches. */
+  begin(): Transaction {
+    return new Transaction(this)
+  }
+
+  /**
+   * Runs `work` after every earlier write has finished: the single-writer queue. A failure in one
+   * write does not poison the queue for the next.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.writeTail.then(work, work)
+    this.writeTail = run.catch(() => undefined)
+    return run
+  }
+
+  /** Applies a prepared commit as the new published version. Synchronous: no reader sees half of it. */
+  publish(commit: CommitRecord, sequence: number): void {
+    this.applyCommit(commit)
+    this.sequence = sequence
+  }
+
+  /** Replays a redo record (recovery, or publish). Ids come from the record, so replay is exact. */
+  applyCommit(commit: CommitRecord, sequence?: number): void {
+    for (const op of commit.ops) this.apply(op)
+    if (sequence !== undefined) this.sequence = sequence
+  }
+
+  private mustNode(id: number): NodeRecord {
+    const node = this.nodes[id]
+    if (node === undefined) throw corrupt(`node ${id} does not exist`)
+    return node
+  }
+
+  private mustRel(id: number): void {
+    if (this.relType(id) < 0) throw corrupt(`relationship ${id} does not exist`)
+  }
+
+  private decodeProps(props: Record<string, EncodedValue>): Map<number, PropertyValue> {
+    const map = new Map<number, PropertyValue>()
+    for (const key of Object.keys(props)) map.set(this.names.id(key), decodeValue(props[key] as EncodedValue))
+    return map
+  }
+
+  private apply(op: CommitOp): void {
+    switch (op.op) {
+      case 'createNode': {
+        if (this.nodes[op.id] !== undefined) throw corrupt(`node ${op.id} already exists`)
+        const labels = op.labels.map((label) => this.names.id(label))
+        const node: NodeRecord = { id: op.id, labels, props: this.decodeProps(op.props), out: [], in: [] }
+        this.nodes[op.id] = node
+        this.liveNodes++
+        if (op.id >= this.nextNodeId) this.nextNodeId = op.id + 1
+        this.indexes.addNode(op.id, labels, node.props)
+        return
+      }
+      case 'deleteNode': {
+        const node = this.mustNode(op.id)
+        if (node.out.length > 0 || node.in.length > 0) throw corrupt(`node ${op.id} still has relationships`)
+        this.indexes.removeNode(op.id, node.labels, node.props)
+        this.nodes[op.id] = undefined
+        this.liveNodes--
+        return
+      }
+      case 'addLabel': {
+        const node = this.mustNode(op.id)
+        const label = this.names.id(op.label)
+        if (node.labels.includes(label)) return
+        node.labels.push(label)
+        this.indexes.addLabel(op.id, label, node.props)
+        return
+      }
+      case 'removeLabel': {
+        const node = this.mustNode(op.id)
+        const label = this.names.lookup(op.label)
+        const at = node.labels.indexOf(label)
+        if (at < 0) return
+        node.labels.splice(at, 1)
+        this.indexes.removeLabel(op.id, label, node.props)
+        return
+      }
+      case 'setNodeProperty': {
+        const node = this.mustNode(op.id)
+        const key = this.names.id(op.key)
+        const value = decodeValue(op.value)
+        this.indexes.setProperty(op.id, node.labels, key, node.props.get(key), value)
+        node.props.set(key, value)
+        return
+      }
+      case 'removeNodeProperty': {
+        const node = this.mustNode(op.id)
+        const key = this.names.lookup(op.key)
+        const before = node.props.get(key)
+        if (before === undefined) return
+        this.indexes.setProperty(op.id, node.labels, key, before, undefined)
+        node.props.delete(key)
+        return
+      }
+      case 'createRelationship': {
+        if (this.relType(op.id) >= 0) throw corrupt(`relationship ${op.id} already exists`)
+        const start = this.mustNode(op.start)
+        const end = this.mustNode(op.end)
+        this.ensureRelCapacity(op.id)
+        this.relTypes[op.id] = this.names.id(op.type)
+        this.relStarts[op.id] = op.start
+        this.relEnds[op.id] = op.end
+        const props = this.decodeProps(op.props)
+        if (props.size > 0) this.relProperties.set(op.id, props)
+        start.out.push(op.id)
+        end.in.push(op.id)
+        this.liveRels++
+        if (op.id >= this.nextRelId) this.nextRelId = op.id + 1
+        return
+      }
+      case 'deleteRelationship': {
+        this.mustRel(op.id)
+        removeId(this.mustNode(this.relStart(op.id)).out, op.id)
+        removeId(this.mustNode(this.relEnd(op.id)).in, op.id)
+        this.relTypes[op.id] = -1
+        this.relProperties.delete(op.id)
+        this.liveRels--
+        return
+      }
+      case 'setRelationshipProperty': {
+        this.mustRel(op.id)
+        let props = this.relProperties.get(op.id)
+        if (props === undefined) {
+          props = new Map()
+          this.relProperties.set(op.id, props)
+        }
+        props.set(this.names.id(op.key), decodeValue(op.value))
+        return
+      }
+      case 'removeRelationshipProperty': {
+        this.mustRel(op.id)
+        const props = this.relProperties.get(op.id)
+        props?.delete(this.names.lookup(op.key))
+        if (props?.size === 0) this.relProperties.delete(op.id)
+        return
+      }
+    }
+  }
+
+  private ensureRelCapacity(id: number): void {
+    if (id < this.relTypes.length) return
+    let size = this.relTypes.length * 2
+    while (size <= id) size *= 2
+    const types = new Int32Array(size).fill(-1)
+    types.set(this.relTypes)
+    const starts = new Int32Array(size)
+    starts.set(this.relStarts)
+    const ends = new Int32Array(size)
+    ends.set(this.relEnds)
+    this.relTypes = types
+    this.relStarts = starts
+    this.relEnds = ends
+  }
+}
+
+export function removeId(list: number[], id: number): void {
+  // Recently added relationships are the likeliest to be removed, so search from the end.
+  const at = list.lastIndexOf(id)
+  if (at >= 0) list.splice(at, 1)
+}
+
+function corrupt(message: string): EngineError {
+  return new EngineError('COMMIT_REPLAY_FAILED', `cannot apply commit: ${message}`, 'internal')
+}

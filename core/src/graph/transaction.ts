@@ -1,0 +1,323 @@
+import { EngineError } from '../errors.js'
+import { type CommitOp, type CommitRecord, encodeProps, encodeValue } from './commit.js'
+import { NodeIndexes } from './indexes.js'
+import type { GraphStore } from './store.js'
+import { removeId } from './store.js'
+import type { GraphReader, Interner, NodeRecord, PropertyValue, RelationshipRecord } from './types.js'
+
+/**
+ * A write transaction: an overlay over one published version. The first write to a record copies it
+ * (labels and properties at once, adjacency arrays only when an edge is added or removed); reads go
+ * to the copy when there is one, else through to the store. Nothing reaches the store until the
+ * caller publishes the redo record from `prepare()`, so abandoning the transaction is free.
+ */
+export class Transaction implements GraphReader {
+  readonly names: Interner
+  /** Touched nodes: the copy, or null once deleted. */
+  private readonly nodes = new Map<number, NodeRecord | null>()
+  private readonly ownAdjacency = new Set<number>()
+  /**
+   * Nodes whose index entries live in this overlay (labels/properties changed, created or deleted).
+   * A node touched only for its adjacency shares labels and properties with the store and keeps
+   * its store index entries: adding an edge to a node copies two arrays, nothing more.
+   */
+  private readonly reindexed = new Set<number>()
+  private readonly rels = new Map<number, RelationshipRecord | null>()
+  /** Index entries for touched nodes only; the store's entries for them are skipped. */
+  private readonly indexes = new NodeIndexes()
+  private readonly deletedNodes = new Set<number>()
+  private readonly deletedRelTypes = new Map<number, number>()
+  private readonly ops: CommitOp[] = []
+  private nextNodeId: number
+  private nextRelId: number
+  private liveNodeDelta = 0
+  private liveRelDelta = 0
+
+  constructor(private readonly base: GraphStore) {
+    this.names = base.names
+    this.nextNodeId = base.nextNodeId
+    this.nextRelId = base.nextRelId
+  }
+
+  /** Number of redo operations so far: the mutation count budgets are checked against. */
+  get opCount(): number {
+    return this.ops.length
+  }
+
+  node(id: number): NodeRecord | undefined {
+    const copy = this.nodes.get(id)
+    if (copy !== undefined) return copy ?? undefined
+    return this.base.node(id)
+  }
+
+  /** True when this transaction deleted the node (reading it afterwards is an error in Cypher). */
+  isDeletedNode(id: number): boolean {
+    return this.deletedNodes.has(id)
+  }
+
+  isDeletedRel(id: number): boolean {
+    return this.rels.get(id) === null
+  }
+
+  /** Type of a relationship this transaction deleted (Cypher still answers `type(r)` for it), or -1. */
+  deletedRelType(id: number): number {
+    return this.deletedRelTypes.get(id) ?? -1
+  }
+
+  relType(id: number): number {
+    const copy = this.rels.get(id)
+    if (copy !== undefined) return copy === null ? -1 : copy.type
+    return this.base.relType(id)
+  }
+
+  relStart(id: number): number {
+    const copy = this.rels.get(id)
+    if (copy !== undefined) return copy === null ? -1 : copy.start
+    return this.base.relStart(id)
+  }
+
+  relEnd(id: number): number {
+    const copy = this.rels.get(id)
+    if (copy !== undefined) return copy === null ? -1 : copy.end
+    return this.base.relEnd(id)
+  }
+
+  relProps(id: number): ReadonlyMap<number, PropertyValue> | undefined {
+    const copy = this.rels.get(id)
+    if (copy !== undefined) return copy === null ? undefined : copy.props
+    return this.base.relProps(id)
+  }
+
+  *allNodeIds(): Iterable<number> {
+    for (const id of this.base.allNodeIds()) if (!this.nodes.has(id)) yield id
+    for (const [id, node] of this.nodes) if (node !== null) yield id
+  }
+
+  /** Base ids still valid for index answers: not re-indexed here (changed, created or deleted). */
+  private *baseIndexed(ids: Iterable<number>): Iterable<number> {
+    for (const id of ids) if (!this.reindexed.has(id)) yield id
+  }
+
+  *allRelIds(): Iterable<number> {
+    for (const id of this.base.allRelIds()) if (!this.rels.has(id)) yield id
+    for (const [id, rel] of this.rels) if (rel !== null) yield id
+  }
+
+  *labelNodeIds(label: number): Iterable<number> {
+    yield* this.baseIndexed(this.base.labelNodeIds(label))
+    yield* this.indexes.labels.ids(label)
+  }
+
+  *propertyNodeIds(label: number, key: number, value: PropertyValue): Iterable<number> {
+    yield* this.baseIndexed(this.base.propertyNodeIds(label, key, value))
+    yield* this.indexes.props.ids(label, key, value)
+  }
+
+  /** An estimate for choosing scans: exact enough to rank labels. */
+  labelCount(label: number): number {
+    return this.base.labelCount(label) + this.indexes.labels.count(label)
+  }
+
+  nodeCount(): number {
+    return this.base.nodeCount() + this.liveNodeDelta
+  }
+
+  relCount(): number {
+    return this.base.relCount() + this.liveRelDelta
+  }
+
+  // ---- writes -------------------------------------------------------------------------------
+
+  createNode(labels: number[], props: Map<number, PropertyValue>): number {
+    const id = this.nextNodeId++
+    const node: NodeRecord = { id, labels: [...new Set(labels)], props, out: [], in: [] }
+    this.nodes.set(id, node)
+    this.ownAdjacency.add(id)
+    this.reindexed.add(id)
+    this.indexes.addNode(id, node.labels, props)
+    this.liveNodeDelta++
+    const name = this.nameOf
+    this.ops.push({ op: 'createNode', id, labels: node.labels.map(name), props: encodeProps(props, name) })
+    return id
+  }
+
+  /** Sets (value) or removes (undefined) a node property. Returns whether anything changed. */
+  setNodeProperty(id: number, key: number, value: PropertyValue | undefined): boolean {
+    const node = this.touch(id)
+    const before = node.props.get(key)
+    if (before === undefined && value === undefined) return false
+    this.indexes.setProperty(id, node.labels, key, before, value)
+    if (value === undefined) {
+      node.props.delete(key)
+      this.ops.push({ op: 'removeNodeProperty', id, key: this.nameOf(key) })
+    } else {
+      node.props.set(key, value)
+      this.ops.push({ op: 'setNodeProperty', id, key: this.nameOf(key), value: encodeValue(value) })
+    }
+    return true
+  }
+
+  addLabel(id: number, label: number): boolean {
+    const node = this.touch(id)
+    if (node.labels.includes(label)) return false
+    node.labels.push(label)
+    this.indexes.addLabel(id, label, node.props)
+    this.ops.push({ op: 'addLabel', id, label: this.nameOf(label) })
+    return true
+  }
+
+  removeLabel(id: number, label: number): boolean {
+    const node = this.touch(id)
+    const at = node.labels.indexOf(label)
+    if (at < 0) return false
+    node.labels.splice(at, 1)
+    this.indexes.removeLabel(id, label, node.props)
+    this.ops.push({ op: 'removeLabel', id, label: this.nameOf(label) })
+    return true
+  }
+
+  /** Deletes a node; its relationships must be gone by `prepare()` (checked there, as Cypher does). */
+  deleteNode(id: number): boolean {
+    const node = this.node(id)
+    if (node === undefined) return false
+    if (this.reindexed.has(id)) this.indexes.removeNode(id, node.labels, node.props)
+    this.reindexed.add(id)
+    this.nodes.set(id, null)
+    this.deletedNodes.add(id)
+    this.liveNodeDelta--
+    this.ops.push({ op: 'deleteNode', id })
+    return true
+  }
+
+  createRelationship(type: number, start: number, end: number, props: Map<number, PropertyValue>): number {
+    const from = this.touchAdjacency(start)
+    const to = this.touchAdjacency(end)
+    const id = this.nextRelId++
+    this.rels.set(id, { id, type, start, end, props })
+    from.out.push(id)
+    to.in.push(id)
+    this.liveRelDelta++
+    const name = this.nameOf
+    this.ops.push({
+      op: 'createRelationship',
+      id,
+      type: name(type),
+      start,
+      end,
+      props: encodeProps(props, name),
+    })
+    return id
+  }
+
+  setRelationshipProperty(id: number, key: number, value: PropertyValue | undefined): boolean {
+    const rel = this.touchRel(id)
+    const before = rel.props.get(key)
+    if (before === undefined && value === undefined) return false
+    if (value === undefined) {
+      rel.props.delete(key)
+      this.ops.push({ op: 'removeRelationshipProperty', id, key: this.nameOf(key) })
+    } else {
+      rel.props.set(key, value)
+      this.ops.push({ op: 'setRelationshipProperty', id, key: this.nameOf(key), value: encodeValue(value) })
+    }
+    return true
+  }
+
+  deleteRelationship(id: number): boolean {
+    const type = this.relType(id)
+    if (type < 0) return false
+    const start = this.relStart(id)
+    const end = this.relEnd(id)
+    // A deleted endpoint keeps its adjacency until prepare() so the dangling edge is detected.
+    const from = this.nodes.get(start) === null ? undefined : this.touchAdjacency(start)
+    const to = this.nodes.get(end) === null ? undefined : this.touchAdjacency(end)
+    if (from !== undefined) removeId(from.out, id)
+    if (to !== undefined) removeId(to.in, id)
+    this.rels.set(id, null)
+    this.deletedRelTypes.set(id, type)
+    this.liveRelDelta--
+    this.ops.push({ op: 'deleteRelationship', id })
+    return true
+  }
+
+  /**
+   * Checks the commit-time constraints and returns the redo record. Deleted nodes must have lost all
+   * their relationships (Cypher checks at the end of the query, not at each DELETE).
+   */
+  prepare(): CommitRecord {
+    for (const id of this.deletedNodes) {
+      const before = this.base.node(id)
+      const adjacency = before === undefined ? [] : [...before.out, ...before.in]
+      for (const rel of this.rels.keys()) {
+        const live = this.rels.get(rel)
+        if (live && (live.start === id || live.end === id)) adjacency.push(rel)
+      }
+      for (const rel of adjacency) {
+        if (this.relType(rel) >= 0) {
+          throw new EngineError(
+            'DELETE_CONNECTED_NODE',
+            `cannot delete node ${id} because it still has relationships; use DETACH DELETE`,
+            'conflict',
+          )
+        }
+      }
+    }
+    // Node deletions go last: a node's relationships may be deleted by later operations of the same
+    // query (paths, lists), and replay must never see a node removed before its edges.
+    const ops: CommitOp[] = this.ops.filter((op) => op.op !== 'deleteNode')
+    for (const op of this.ops) if (op.op === 'deleteNode') ops.push(op)
+    return { ops }
+  }
+
+  private readonly nameOf = (id: number): string => this.names.name(id)
+
+  /** The node's own copy with private labels and properties, indexed in the overlay. */
+  private touch(id: number): NodeRecord {
+    const node = this.shallow(id)
+    if (!this.reindexed.has(id)) {
+      node.labels = node.labels.slice()
+      node.props = new Map(node.props)
+      this.reindexed.add(id)
+      this.indexes.addNode(id, node.labels, node.props)
+    }
+    return node
+  }
+
+  /** The node's overlay record; labels and properties may still be shared with the store. */
+  private shallow(id: number): NodeRecord {
+    const copy = this.nodes.get(id)
+    if (copy) return copy
+    const node = copy === null ? undefined : this.base.node(id)
+    if (node === undefined)
+      throw new EngineError('ENTITY_NOT_FOUND', `node ${id} does not exist`, 'not_found')
+    const record: NodeRecord = { id, labels: node.labels, props: node.props, out: node.out, in: node.in }
+    this.nodes.set(id, record)
+    return record
+  }
+
+  private touchAdjacency(id: number): NodeRecord {
+    const node = this.shallow(id)
+    if (!this.ownAdjacency.has(id)) {
+      node.out = node.out.slice()
+      node.in = node.in.slice()
+      this.ownAdjacency.add(id)
+    }
+    return node
+  }
+
+  private touchRel(id: number): RelationshipRecord {
+    const copy = this.rels.get(id)
+    if (copy) return copy
+    const type = copy === null ? -1 : this.base.relType(id)
+    if (type < 0) throw new EngineError('ENTITY_NOT_FOUND', `relationship ${id} does not exist`, 'not_found')
+    const rel: RelationshipRecord = {
+      id,
+      type,
+      start: this.base.relStart(id),
+      end: this.base.relEnd(id),
+      props: new Map(this.base.relProps(id)),
+    }
+    this.rels.set(id, rel)
+    return rel
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Record shapes shared by the published store and transaction overlays.
+ *
+ * Integers are `bigint` (exact 64-bit), floats are `number`: the two never mix by accident and the
+ * Cypher integer/float distinction survives storage and the redo log.
+ */
+export type ScalarProperty = boolean | bigint | number | string
+/** A stored property: a scalar or a list of scalars (Cypher forbids maps and nested lists as properties). */
+export type PropertyValue = ScalarProperty | ScalarProperty[]
+
+export interface NodeRecord {
+  readonly id: number
+  /** Interned label ids, unique, in insertion order. */
+  labels: number[]
+  /** Interned key id -> value. */
+  props: Map<number, PropertyValue>
+  /** Outgoing relationship ids. */
+  out: number[]
+  /** Incoming relationship ids. */
+  in: number[]
+}
+
+export interface RelationshipRecord {
+  readonly id: number
+  readonly type: number
+  readonly start: number
+  readonly end: number
+  props: Map<number, PropertyValue>
+}
+
+/** Read access to one consistent version of a graph (the published store or a transaction overlay). */
+export interface GraphReader {
+  readonly names: Interner
+  node(id: number): NodeRecord | undefined
+  /** Relationship type id, or -1 when the relationship does not exist. */
+  relType(id: number): number
+  relStart(id: number): number
+  relEnd(id: number): number
+  relProps(id: number): ReadonlyMap<number, PropertyValue> | undefined
+  allNodeIds(): Iterable<number>
+  allRelIds(): Iterable<number>
+  labelNodeIds(label: number): Iterable<number>
+  /** Nodes carrying `label` whose property `key` equals `value` (index-key equality). */
+  propertyNodeIds(label: number, key: number, value: PropertyValue): Iterable<number>
+  labelCount(label: number): number
+  nodeCount(): number
+  relCount(): number
+}
+
+/** Interns label, relationship-type and property-key names: records hold small integers, not strings. */
+export class Interner {
+  private readonly ids = new Map<string, number>()
+  private readonly names: string[] = []
+
+  id(name: string): number {
+    let id = this.ids.get(name)
+    if (id === undefined) {
+      id = this.names.length
+      this.names.push(name)
+      this.ids.set(name, id)
+    }
+    return id
+  }
+
+  /** The id of a name already seen, or -1: lookups must not grow the table. */
+  lookup(name: string): number {
+    return this.ids.get(name) ?? -1
+  }
+
+  name(id: number): string {
+    const name = this.names[id]
+    if (name === undefined) throw new Error(`unknown interned id ${id}`)
+    return name
+  }
+}

@@ -1,0 +1,90 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { type RunningServer, startServer } from './harness.js'
+
+const ROUNDS = Number(process.env.KILL9_ROUNDS ?? 20)
+const WRITERS = 8
+
+interface CypherEnvelope {
+  ok: boolean
+  result: { status: string; data: { columns: string[]; rows: unknown[][] } | null }
+}
+
+const persistentEnv = (dir: string) => ({
+  SERVICE_STORAGE_MODE: 'persistent',
+  SERVICE_STORAGE_DIR: dir,
+  SERVICE_LOG_LEVEL: 'warn',
+})
+
+/** Each write is two nodes and a relationship in one query, so a half-applied write would show. */
+const WRITE = 'CREATE (a:Item {k: $k, part: 1})-[:PAIR {k: $k}]->(b:Item {k: $k, part: 2})'
+
+async function writeUntilKilled(
+  server: RunningServer,
+  round: number,
+  acked: Set<string>,
+  stop: { now: boolean },
+) {
+  let n = 0
+  const writer = async (w: number) => {
+    while (!stop.now) {
+      const k = `r${round}-w${w}-${n++}`
+      try {
+        const res = await server.request<CypherEnvelope>('/v1/cypher/write', {
+          body: { query: WRITE, params: { k } },
+        })
+        if (res.status === 200 && res.json.result.status === 'Success') acked.add(k)
+      } catch {
+        return // connection refused or reset: the process is gone
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)))
+}
+
+describe('durability under kill -9', () => {
+  it(`keeps every acknowledged write and never a half-applied one (${ROUNDS} rounds)`, async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'kill9-')), 'graph')
+    const acked = new Set<string>()
+    for (let round = 0; round < ROUNDS; round++) {
+      const server = await startServer({ env: persistentEnv(dir) })
+      const stop = { now: false }
+      const load = writeUntilKilled(server, round, acked, stop)
+      await new Promise((r) => setTimeout(r, 50 + Math.floor(Math.random() * 400)))
+      await server.kill()
+      stop.now = true
+      await load
+    }
+    const server = await startServer({ env: persistentEnv(dir) })
+    try {
+      const res = await server.request<CypherEnvelope>('/v1/cypher/read', {
+        body: {
+          query:
+            'MATCH (a:Item {part: 1})-[r:PAIR]->(b:Item {part: 2}) WHERE a.k = b.k AND r.k = a.k RETURN a.k AS k ORDER BY k',
+        },
+      })
+      expect(res.json.result.status).toBe('Success')
+      const complete = new Set(res.json.result.data!.rows.map((row) => row[0] as string))
+      const missing = [...acked].filter((k) => !complete.has(k))
+      expect(missing, `${missing.length} acknowledged writes lost`).toEqual([])
+      const counts = await server.request<CypherEnvelope>('/v1/cypher/read', {
+        body: {
+          query: 'MATCH (n:Item) WITH count(n) AS nodes MATCH ()-[r:PAIR]->() RETURN nodes, count(r) AS rels',
+        },
+      })
+      const [nodes, rels] = counts.json.result.data!.rows[0] as [number, number]
+      // Nothing half-visible: every node and relationship belongs to one complete write.
+      expect(nodes).toBe(complete.size * 2)
+      expect(rels).toBe(complete.size)
+      expect(acked.size).toBeGreaterThan(ROUNDS)
+      const health = await server.request<{ durability: { recovery: { outcome: string } } }>('/health', {
+        token: null,
+      })
+      expect(health.json.durability.recovery.outcome).toBe('recovered')
+    } finally {
+      await server.stop()
+    }
+  }, 300_000)
+})

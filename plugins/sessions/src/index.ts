@@ -1,0 +1,1 @@
+export { default as sessionsPlugin, type SessionsPluginOptions } from './plugin.js'
