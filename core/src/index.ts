@@ -12,18 +12,31 @@ export {
   type CypherCall,
   type DerivedIndex,
   type Engine,
-  type ExplorerApi,
-  type TransactOptions,
-  type TransactResult,
   type EngineOptions,
   type EngineState,
+  type ExplorerApi,
   openEngine,
   type StorageMode,
   type StorageOptions,
+  type TransactOptions,
+  type TransactResult,
 } from './engine/engine.js'
 export type { SessionsApi } from './engine/sessions-api.js'
 export { EngineError, type EngineErrorCategory, isEngineError } from './errors.js'
+export { PROJECTION_LIMITS, type ProjectionBudget, parseBudget } from './explorer/budget.js'
+export type { BoundaryView, Projection } from './explorer/projection.js'
 export { DEFAULT_WORKSPACE_ID } from './graph/catalog.js'
+export type {
+  CommitOp,
+  CommitRecord,
+  EncodedValue,
+  GraphReader,
+  NodeRecord,
+  PropertyValue,
+  ScalarProperty,
+} from './graph/index.js'
+export { decodeValue, encodeValue, GraphCatalog, GraphStore, Transaction } from './graph/index.js'
+export type { Boundary, TimelineNode } from './history/timeline.js'
 export {
   ACTOR_KINDS,
   type ActorKind,
@@ -32,8 +45,3 @@ export {
   type SessionStatus,
 } from './sessions/index.js'
 export { RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from './version.js'
-export { GraphCatalog, GraphStore, Transaction, encodeValue, decodeValue } from './graph/index.js'
-export type { CommitOp, CommitRecord, EncodedValue, GraphReader, NodeRecord, PropertyValue, ScalarProperty } from './graph/index.js'
-export { PROJECTION_LIMITS, parseBudget, type ProjectionBudget } from './explorer/budget.js'
-export type { Projection, BoundaryView } from './explorer/projection.js'
-export type { Boundary, TimelineNode } from './history/timeline.js'

@@ -106,7 +106,10 @@ export function project(
     }
   }
   /** Charges a record against units and payload, dropping its properties first if that lets it fit. */
-  const admit = <T extends { properties: Record<string, TypedProperty> }>(record: T, propCount: number): T | null => {
+  const admit = <T extends { properties: Record<string, TypedProperty> }>(
+    record: T,
+    propCount: number,
+  ): T | null => {
     const cost = 1 + propCount
     if (units + cost <= budget.max_computation_units) {
       const size = Buffer.byteLength(JSON.stringify(record)) + 1
