@@ -9,6 +9,10 @@ const here = dirname(fileURLToPath(import.meta.url))
 const areas = {
   health: 'health.mjs',
   cypher: 'cypher.mjs',
+  seed: 'seed.mjs',
+  storage: 'storage.mjs',
+  explorer: 'explorer.mjs',
+  providers: 'providers.mjs',
 }
 const area = process.argv[2] ?? 'health'
 const script = areas[area]

@@ -46,12 +46,19 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Epoch ms; past it the query stops with EngineError REQUEST_TIMEOUT (checked by the clock while running). */
   deadline?: number
+  /** Opaque value handed to `beforePublish` (the caller's per-request commit bookkeeping). */
+  context?: unknown
 }
 
 export interface CypherEngineOptions {
   budgets?: Partial<CypherBudgets>
   /** Async work between prepare and publish (the WAL append + fsync); a throw publishes nothing. */
-  beforePublish?: (commit: CommitRecord, workspaceId: string, sequence: number) => Promise<void>
+  beforePublish?: (
+    commit: CommitRecord,
+    workspaceId: string,
+    sequence: number,
+    context: unknown,
+  ) => Promise<void>
   /** Parsed plans kept by query text. */
   planCacheSize?: number
 }
@@ -92,7 +99,7 @@ export class CypherEngine {
 
   async execute(request: CypherRequest, options: RunOptions = {}): Promise<CypherOutcome> {
     try {
-      return await this.executeOrThrow(request, options.signal, options.deadline)
+      return await this.executeOrThrow(request, options.signal, options.deadline, options.context)
     } catch (error) {
       return failure(error)
     }
@@ -102,6 +109,7 @@ export class CypherEngine {
     request: CypherRequest,
     signal: AbortSignal | undefined,
     deadline?: number,
+    context?: unknown,
   ): Promise<CypherOutcome> {
     const budgets = this.budgets
     const query = request.query
@@ -151,7 +159,7 @@ export class CypherEngine {
         const sequence = store.sequence + 1
         if (this.options.beforePublish) {
           try {
-            await this.options.beforePublish(commit, workspaceId, sequence)
+            await this.options.beforePublish(commit, workspaceId, sequence, context)
           } catch (error) {
             if (isEngineError(error)) throw error
             throw new EngineError(

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import type { CypherBudgets } from '../cypher/index.js'
 import { CypherEngine, type CypherMode, type CypherResult } from '../cypher/index.js'
@@ -153,7 +152,6 @@ class EngineImpl implements Engine {
   readonly sessions: SessionsApi
   readonly sessionManager: SessionManager
   private readonly gate = new VisibilityGate()
-  private readonly pending = new AsyncLocalStorage<PendingDurability>()
   private storage: PersistentStorage | null = null
   private current: EngineState = 'open'
   private checkpointing: Promise<void> | null = null
@@ -194,7 +192,8 @@ class EngineImpl implements Engine {
     }
     this.cypherEngine = new CypherEngine(this.catalog, {
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
-      beforePublish: async (commit, workspaceId) => this.logCommit(commit, workspaceId),
+      beforePublish: async (commit, workspaceId, _sequence, context) =>
+        this.logCommit(commit, workspaceId, context as PendingDurability | undefined),
     })
   }
 
@@ -212,9 +211,12 @@ class EngineImpl implements Engine {
     return this.storage === null ? this.localSeq : this.storage.lastSeq
   }
 
-  private async logCommit(commit: CommitRecord, workspaceId: string): Promise<void> {
+  private async logCommit(
+    commit: CommitRecord,
+    workspaceId: string,
+    pending: PendingDurability | undefined,
+  ): Promise<void> {
     const storage = this.storage
-    const pending = this.pending.getStore()
     if (storage === null) {
       const seq = ++this.localSeq
       this.temporal.capture(workspaceId, commit, seq)
@@ -242,7 +244,12 @@ class EngineImpl implements Engine {
     if (this.storageMode !== 'persistent' || s === undefined) return
     if (s.dir === undefined)
       throw new EngineError('STORAGE_DIR_REQUIRED', 'persistent storage needs a directory', 'invalid')
-    const loader = new GraphImageLoader(this.catalog)
+    const loader = new GraphImageLoader(this.catalog, (workspace, kind, id, seq) =>
+      (kind === 'node'
+        ? this.temporal.history(workspace).nodeCreated
+        : this.temporal.history(workspace).relCreated
+      ).set(id, seq),
+    )
     let imageDone = false
     const finishImage = () => {
       if (!imageDone) {
@@ -269,7 +276,7 @@ class EngineImpl implements Engine {
             | GraphImageLine
             | TemporalLine
             | { kind: 'session' | 'audit'; body: unknown }
-          if (parsed.kind === 'graph' || parsed.kind === 'graph_counters') loader.add(parsed)
+          if (parsed.kind === 'graph_batch' || parsed.kind === 'graph_counters') loader.add(parsed)
           else if (parsed.kind === 'history' || parsed.kind === 'boundary') this.temporal.loadLine(parsed)
           else this.sessionManager.applyRecord(parsed.kind, parsed.body)
         },
@@ -404,7 +411,7 @@ class EngineImpl implements Engine {
     }
     await this.gate.enterWrite()
     const pending: PendingDurability = { durables: [], commits: [] }
-    const result = await this.pending.run(pending, () => this.cypherEngine.run(request, options))
+    const result = await this.cypherEngine.run(request, { ...options, context: pending })
     await this.afterWrite(pending, call.sessionId, undefined)
     return result
   }
@@ -456,18 +463,16 @@ class EngineImpl implements Engine {
     await this.gate.enterWrite()
     const store = this.catalog.workspace(workspaceId)
     const pending: PendingDurability = { durables: [], commits: [] }
-    const value = await this.pending.run(pending, () =>
-      store.exclusive(async () => {
-        const tx = store.begin()
-        const value = fn(tx, store)
-        const commit = tx.prepare()
-        if (commit.ops.length > 0) {
-          await this.logCommit(commit, workspaceId)
-          store.publish(commit, store.sequence + 1)
-        }
-        return value
-      }),
-    )
+    const value = await store.exclusive(async () => {
+      const tx = store.begin()
+      const value = fn(tx, store)
+      const commit = tx.prepare()
+      if (commit.ops.length > 0) {
+        await this.logCommit(commit, workspaceId, pending)
+        store.publish(commit, store.sequence + 1)
+      }
+      return value
+    })
     await this.afterWrite(pending, options.sessionId, options.label)
     const last = pending.commits.at(-1)
     return { value, sequence: last?.seq ?? null, transaction_id: last?.tx ?? null }
@@ -548,7 +553,11 @@ class EngineImpl implements Engine {
   }
 
   private *imageLines(): Iterable<string> {
-    for (const line of graphImage(this.catalog)) yield JSON.stringify(line)
+    for (const line of graphImage(this.catalog, (workspace, kind, id) => {
+      const history = this.temporal.history(workspace)
+      return (kind === 'node' ? history.nodeCreated : history.relCreated).get(id)
+    }))
+      yield JSON.stringify(line)
     for (const record of this.sessionManager.checkpointRecords()) yield JSON.stringify(record)
     for (const line of this.temporal.imageLines()) yield JSON.stringify(line)
   }

@@ -21,8 +21,6 @@ interface Version<S> {
 }
 
 interface Lifetime<S> {
-  /** Sequence of the commit that created it (0: before history began). */
-  created: number
   deleted?: number
   /** Before-images, ascending by the sequence that superseded each. */
   before?: Version<S>[]
@@ -49,9 +47,32 @@ export interface HistoryStats {
  * never copied. Memory is bounded by `maxVersions`: past it the oldest before-images are dropped and
  * `floorSeq` rises; boundaries below the floor can no longer be read.
  */
+/** A growable array of creation sequences indexed by record id: 8 bytes a record instead of a Map entry. */
+class SeqColumn {
+  private data = new Float64Array(1024)
+
+  get(id: number): number {
+    return id < this.data.length ? (this.data[id] ?? 0) : 0
+  }
+
+  set(id: number, seq: number): void {
+    if (id >= this.data.length) {
+      let size = this.data.length
+      while (size <= id) size *= 2
+      const grown = new Float64Array(size)
+      grown.set(this.data)
+      this.data = grown
+    }
+    this.data[id] = seq
+  }
+}
+
 export class RecordHistory {
+  /** Only records that changed after creation or were deleted have a lifetime entry. */
   private readonly nodes = new Map<number, Lifetime<NodeState>>()
   private readonly rels = new Map<number, Lifetime<RelState>>()
+  readonly nodeCreated = new SeqColumn()
+  readonly relCreated = new SeqColumn()
   private versions = 0
   floorSeq = 0
   /** (seq, kind, id) of every before-image in age order, for pruning. */
@@ -83,11 +104,11 @@ export class RecordHistory {
     for (const op of commit.ops) {
       switch (op.op) {
         case 'createNode':
-          this.nodes.set(op.id, { created: seq })
+          this.nodeCreated.set(op.id, seq)
           touchedNodes.add(op.id)
           break
         case 'createRelationship':
-          this.rels.set(op.id, { created: seq })
+          this.relCreated.set(op.id, seq)
           touchedRels.add(op.id)
           break
         case 'deleteNode':
@@ -99,6 +120,7 @@ export class RecordHistory {
             touchedNodes.add(op.id)
             this.keep('node', this.nodes, op.id, seq, RecordHistory.nodeState(store, op.id))
           }
+          // Created and deleted in one commit: it never existed at any boundary.
           if (op.op === 'deleteNode') this.lifetime(this.nodes, op.id).deleted = seq
           break
         default:
@@ -115,10 +137,14 @@ export class RecordHistory {
   private lifetime<S>(map: Map<number, Lifetime<S>>, id: number): Lifetime<S> {
     let life = map.get(id)
     if (life === undefined) {
-      life = { created: 0 }
+      life = {}
       map.set(id, life)
     }
     return life
+  }
+
+  private createdOf(kind: 'node' | 'rel', id: number): number {
+    return (kind === 'node' ? this.nodeCreated : this.relCreated).get(id)
   }
 
   private keep<S>(
@@ -129,8 +155,8 @@ export class RecordHistory {
     state: S | null,
   ): void {
     if (state === null) return
+    if (this.createdOf(kind, id) === seq) return // created in this very commit: it had no earlier content
     const life = this.lifetime(map, id)
-    if (life.created === seq) return // created in this very commit: it had no earlier content
     if (life.before === undefined) life.before = []
     life.before.push({ seq, state })
     this.order.push({ seq, kind, id })
@@ -153,9 +179,14 @@ export class RecordHistory {
     }
   }
 
-  private stateAt<S>(life: Lifetime<S> | undefined, seq: number, current: () => S | null): S | null {
+  private stateAt<S>(
+    created: number,
+    life: Lifetime<S> | undefined,
+    seq: number,
+    current: () => S | null,
+  ): S | null {
+    if (seq < created) return null
     if (life === undefined) return current()
-    if (seq < life.created) return null
     if (life.deleted !== undefined && seq >= life.deleted) return null
     const later = life.before?.find((v) => v.seq > seq)
     return later === undefined ? current() : later.state
@@ -164,17 +195,21 @@ export class RecordHistory {
   /** Version number of a record as of `seq`: 1 at creation, +1 for each later change up to `seq`. */
   versionAt(kind: 'node' | 'rel', id: number, seq: number): { version: number; since: number } {
     const life = (kind === 'node' ? this.nodes : this.rels).get(id)
-    if (life === undefined) return { version: 1, since: 0 }
-    const changes = life.before?.filter((v) => v.seq <= seq) ?? []
-    return { version: 1 + changes.length, since: changes.at(-1)?.seq ?? life.created }
+    const created = this.createdOf(kind, id)
+    const changes = life?.before?.filter((v) => v.seq <= seq) ?? []
+    return { version: 1 + changes.length, since: changes.at(-1)?.seq ?? created }
   }
 
   nodeAt(store: GraphStore, id: number, seq: number): NodeState | null {
-    return this.stateAt(this.nodes.get(id), seq, () => RecordHistory.nodeState(store, id))
+    return this.stateAt(this.nodeCreated.get(id), this.nodes.get(id), seq, () =>
+      RecordHistory.nodeState(store, id),
+    )
   }
 
   relAt(store: GraphStore, id: number, seq: number): RelState | null {
-    return this.stateAt(this.rels.get(id), seq, () => RecordHistory.relState(store, id))
+    return this.stateAt(this.relCreated.get(id), this.rels.get(id), seq, () =>
+      RecordHistory.relState(store, id),
+    )
   }
 
   /** Every node id that may have existed at some point: live ones and deleted ones still in history. */
@@ -212,7 +247,7 @@ export class RecordHistory {
         yield {
           kind,
           id,
-          created: life.created,
+          created: this.createdOf(kind, id),
           ...(life.deleted === undefined ? {} : { deleted: life.deleted }),
           ...(life.before === undefined || life.before.length === 0
             ? {}
@@ -235,13 +270,13 @@ export class RecordHistory {
         state: { ...s, props: new Map(s.props.map(([k, x]) => [k, decodeValue(x as EncodedValue)])) },
       }
     })
+    ;(entry.kind === 'node' ? this.nodeCreated : this.relCreated).set(entry.id, entry.created)
     const life = {
-      created: entry.created,
       ...(entry.deleted === undefined ? {} : { deleted: entry.deleted }),
       ...(before ? { before } : {}),
     }
-    if (entry.kind === 'node') this.nodes.set(entry.id, life as Lifetime<NodeState>)
-    else this.rels.set(entry.id, life as Lifetime<RelState>)
+    if (entry.kind === 'node') this.nodes.set(entry.id, life as unknown as Lifetime<NodeState>)
+    else this.rels.set(entry.id, life as unknown as Lifetime<RelState>)
     for (const v of before ?? []) this.order.push({ seq: v.seq, kind: entry.kind, id: entry.id })
     this.versions += before?.length ?? 0
   }

@@ -54,6 +54,10 @@ export function scanWal(dir: string, afterSeq: number, visit: (record: WalRecord
   let lastSeq = afterSeq
   for (let s = 0; s < segments.length; s++) {
     const segment = segments[s]!
+    // A segment wholly at or below `afterSeq` (its successor starts at or below afterSeq + 1) holds nothing
+    // to replay: the checkpoint covers it, so it is not even read.
+    const next = segments[s + 1]
+    if (next !== undefined && next.firstSeq - 1 <= afterSeq) continue
     const text = readFileSync(segment.path, 'utf8')
     const isLast = s === segments.length - 1
     let offset = 0

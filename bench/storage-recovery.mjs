@@ -1,0 +1,46 @@
+// Child process of the storage benchmark: `build DIR NODES RELS` loads a graph durably and closes cleanly
+// (which checkpoints); `recover DIR` opens it and reports recovery time and RSS.
+import { openEngine } from '@service/core'
+
+const [mode, dir, nodesArg, relsArg] = process.argv.slice(2)
+if (mode === 'build') {
+  const nodes = Number(nodesArg)
+  const rels = Number(relsArg)
+  const engine = await openEngine({
+    storage: { mode: 'persistent', dir, requireFsync: true, checkpointEveryBytes: 2 ** 40 },
+  })
+  const started = performance.now()
+  const NODE_BATCH = 20_000
+  for (let from = 0; from < nodes; from += NODE_BATCH) {
+    await engine.transact('bench', (tx, store) => {
+      const label = [store.names.id('Object')]
+      const key = store.names.id('uid')
+      for (let i = from; i < Math.min(nodes, from + NODE_BATCH); i++)
+        tx.createNode(label, new Map([[key, BigInt(i)]]))
+    })
+  }
+  const REL_BATCH = 50_000
+  let seed = 1
+  for (let from = 0; from < rels; from += REL_BATCH) {
+    await engine.transact('bench', (tx, store) => {
+      const type = store.names.id('LINKS')
+      for (let r = from; r < Math.min(rels, from + REL_BATCH); r++) {
+        seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0
+        tx.createRelationship(type, seed % nodes, (seed >>> 8) % nodes, new Map())
+      }
+    })
+    if ((from / REL_BATCH) % 20 === 0) process.stderr.write(`  loaded ${from + REL_BATCH} relationships\n`)
+  }
+  const seconds = (performance.now() - started) / 1000
+  await engine.close()
+  process.stdout.write(`${JSON.stringify({ recordsPerSec: (nodes + rels) / seconds })}\n`)
+} else {
+  globalThis.gc?.()
+  const started = performance.now()
+  const engine = await openEngine({ storage: { mode: 'persistent', dir, requireFsync: true } })
+  const recoveryMs = performance.now() - started
+  const facts = engine.recoveryFacts()
+  const rssMb = process.memoryUsage().rss / 1048576
+  process.stdout.write(`${JSON.stringify({ recoveryMs, rssMb, path: facts.recovery_path })}\n`)
+  await engine.close()
+}
