@@ -44,4 +44,5 @@ export {
   SESSION_STATUSES,
   type SessionStatus,
 } from './sessions/index.js'
+export { inspectStorage, type StorageInspection, snapshotStorage } from './storage/inspect.js'
 export { RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from './version.js'

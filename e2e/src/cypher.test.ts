@@ -336,3 +336,55 @@ describe('rate limit and request timeout', () => {
     }
   })
 })
+
+describe('request projection bounds (SERVICE_STORAGE_MAX_*)', () => {
+  it('refuses results and walks beyond the hot and warm bounds, at their edges', async () => {
+    const server = await startServer({
+      env: {
+        SERVICE_STORAGE_MAX_HOT_NODES: '3',
+        SERVICE_STORAGE_MAX_HOT_RELATIONSHIPS: '2',
+        SERVICE_STORAGE_MAX_WARM_ADJACENCY_ENTRIES: '5',
+      },
+    })
+    const cypher = (route: string, query: string) =>
+      server.request<Result>(`/v1/cypher/${route}`, { body: { query } })
+    const budgetMessage = async (query: string) => {
+      const res = await cypher('read', query)
+      expect(res.json.result.status, query).toBe('Rejected')
+      expect(res.json.result.validation_errors[0]!.code).toBe('QUERY_BUDGET_EXCEEDED')
+      return res.json.result.validation_errors[0]!.message
+    }
+    try {
+      await cypher('write', 'UNWIND range(1, 4) AS i CREATE (:Hot {i: i})')
+      await cypher(
+        'write',
+        'CREATE (h:Hub5) WITH h UNWIND range(1, 5) AS i CREATE (h)-[:SPOKE]->(:Leaf5 {i: i})',
+      )
+      await cypher(
+        'write',
+        'CREATE (h:Hub6) WITH h UNWIND range(1, 6) AS i CREATE (h)-[:SPOKE]->(:Leaf6 {i: i})',
+      )
+      // hot nodes: 3 is the limit, 4 is over; scalars do not count
+      expect((await cypher('read', 'MATCH (n:Hot) WHERE n.i <= 3 RETURN n')).json.result.status).toBe(
+        'Success',
+      )
+      expect(await budgetMessage('MATCH (n:Hot) RETURN n')).toMatch(/hot_nodes: actual 4, limit 3/)
+      expect((await cypher('read', 'MATCH (n:Hot) RETURN n.i')).json.result.status).toBe('Success')
+      // warm adjacency: walking 5 entries is the limit, 6 is over
+      const five = await cypher('read', 'MATCH (:Hub5)-[r]->() RETURN count(r) AS c')
+      expect(five.json.result.data!.rows).toEqual([[5]])
+      expect(await budgetMessage('MATCH (:Hub6)-[r]->() RETURN count(r) AS c')).toMatch(
+        /warm_adjacency_entries: actual 6, limit 5/,
+      )
+      // hot relationships: 2 is the limit, 3 is over
+      expect(
+        (await cypher('read', 'MATCH (:Hub5)-[r]->(l) WHERE l.i <= 2 RETURN r')).json.result.status,
+      ).toBe('Success')
+      expect(await budgetMessage('MATCH (:Hub5)-[r]->(l) WHERE l.i <= 3 RETURN r')).toMatch(
+        /hot_relationships: actual 3, limit 2/,
+      )
+    } finally {
+      await server.stop()
+    }
+  })
+})

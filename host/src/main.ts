@@ -1,6 +1,8 @@
 #!/usr/bin/env node
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { SERVICE_NAME, SERVICE_VERSION } from '@service/core'
+import { EngineError, inspectStorage, SERVICE_NAME, SERVICE_VERSION, snapshotStorage } from '@service/core'
+import { ExitCode } from './exit-codes.js'
 import { registeredRoutes } from './routes.js'
 import { serve, settingsOrExit } from './run.js'
 import { redactedSettings } from './settings.js'
@@ -11,6 +13,9 @@ commands:
   start                              start the server (default)
   check-config [--print-effective]   validate the settings from the environment and exit
   routes                             print the registered route table (JSON) and exit
+  storage check DIR                  validate a storage directory offline and print what recovery would do
+                                     (exit 0 recoverable, 6 refused under strict recovery, 5 incompatible)
+  storage snapshot DIR DEST          copy a live storage directory consistently into DEST
   version                            print the version
   help                               print this text
 
@@ -43,6 +48,8 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(`${JSON.stringify(routes, null, 2)}\n`)
       return
     }
+    case 'storage':
+      return storageCommand(positionals.slice(1))
     case 'version':
       process.stdout.write(`${SERVICE_NAME} ${SERVICE_VERSION}\n`)
       return
@@ -53,6 +60,33 @@ async function main(argv: string[]): Promise<void> {
       process.stderr.write(`unknown command '${command}'\n${USAGE}\n`)
       process.exit(2)
   }
+}
+
+function storageCommand(args: string[]): void {
+  const [action, dir, destination] = args
+  try {
+    if (action === 'check' && dir !== undefined) {
+      const report = inspectStorage(resolve(dir))
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+      if (report.plan.strict_outcome === 'refuses') process.exitCode = ExitCode.RecoveryIntegrity
+      return
+    }
+    if (action === 'snapshot' && dir !== undefined && destination !== undefined) {
+      const report = snapshotStorage(resolve(dir), resolve(destination))
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+      return
+    }
+  } catch (error) {
+    if (error instanceof EngineError) {
+      process.stderr.write(`service-http-server: ${error.code}: ${error.message}\n`)
+      process.exit(
+        error.code === 'STORAGE_INCOMPATIBLE' ? ExitCode.IncompatibleStorage : ExitCode.RecoveryIntegrity,
+      )
+    }
+    throw error
+  }
+  process.stderr.write('usage: service-http-server storage check DIR | storage snapshot DIR DEST\n')
+  process.exit(ExitCode.Config)
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

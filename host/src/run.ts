@@ -39,6 +39,12 @@ export async function serve(settings: Settings): Promise<void> {
         strictRecovery: settings.storage.strictRecovery,
       },
       sessionIdleTtlMs: settings.http.sessionIdleTtlMs,
+      // What one request may materialise (spec: persistent request projection bounds).
+      cypherBudgets: {
+        maxHotNodes: settings.storage.maxHotNodes,
+        maxHotRelationships: settings.storage.maxHotRelationships,
+        maxWarmAdjacencyEntries: settings.storage.maxWarmAdjacencyEntries,
+      },
       onWarning: (message) => logger.warn({ event: 'storage_warning' }, message),
     })
   } catch (error) {

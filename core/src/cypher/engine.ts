@@ -14,7 +14,7 @@ import {
 import { bindParams } from './params.js'
 import { type Plan, planQuery } from './planner.js'
 import { toJson } from './result.js'
-import type { Value } from './values.js'
+import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
 export type CypherMode = 'read' | 'write' | 'validate' | 'auto'
 
@@ -246,6 +246,7 @@ export class CypherEngine {
       deadline,
       ticks: 0,
       loaded: 0,
+      adjacency: 0,
       warnings: new Set(),
       regexCache: new Map(),
     }
@@ -261,6 +262,7 @@ export class CypherEngine {
       if (rows.length > max) throw budgetError('returned_records', rows.length, max)
       return true
     })
+    checkHotRecords(rows, this.budgets)
     const jsonRows = rows.map((row) => row.map((value) => toJson(value, ctx.graph, ctx.warnings)))
     const payload = payloadBytes(plan.columns, jsonRows)
     if (payload > this.budgets.maxPayloadBytes)
@@ -276,6 +278,25 @@ export class CypherEngine {
       raw: { columns: plan.columns, rows, graph: ctx.graph },
     }
   }
+}
+
+/** Distinct nodes and relationships a result materialises, against the hot-record bounds. */
+function checkHotRecords(rows: Value[][], budgets: CypherBudgets): void {
+  const nodes = new Set<number>()
+  const rels = new Set<number>()
+  const visit = (value: Value): void => {
+    if (value instanceof NodeValue) nodes.add(value.id)
+    else if (value instanceof RelValue) rels.add(value.id)
+    else if (value instanceof PathValue) {
+      for (const id of value.nodes) nodes.add(id)
+      for (const id of value.rels) rels.add(id)
+    } else if (Array.isArray(value)) for (const item of value) visit(item)
+    else if (value instanceof Map) for (const item of value.values()) visit(item)
+  }
+  for (const row of rows) for (const value of row) visit(value)
+  if (nodes.size > budgets.maxHotNodes) throw budgetError('hot_nodes', nodes.size, budgets.maxHotNodes)
+  if (rels.size > budgets.maxHotRelationships)
+    throw budgetError('hot_relationships', rels.size, budgets.maxHotRelationships)
 }
 
 function payloadBytes(columns: string[], rows: unknown[][]): number {

@@ -246,11 +246,8 @@ export class PersistentStorage {
     const lag = this.wal.lastSeq - (this.checkpointSeq ?? 0)
     if (lag === 0) return false
     const sinceBytes = this.walBytes() - this.walBytesAtCheckpoint
-    const age =
-      this.checkpointAtMs === null ? Number.POSITIVE_INFINITY : this.options.now() - this.checkpointAtMs
-    return (
-      sinceBytes >= this.options.checkpointEveryBytes || (age >= this.options.checkpointEveryMs && lag > 0)
-    )
+    const age = this.options.now() - (this.checkpointAtMs ?? this.intervalStartMs)
+    return sinceBytes >= this.options.checkpointEveryBytes || age >= this.options.checkpointEveryMs
   }
 
   /**

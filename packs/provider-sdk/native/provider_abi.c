@@ -43,7 +43,6 @@ typedef struct provider_handle {
   uint64_t magic;
   const sdp_provider_def *def; /* identifies the library that made the handle */
   atomic_flag busy;            /* set while a call runs: overlapping calls are refused */
-  uint64_t invocations;
 } provider_handle;
 
 static provider_handle *handle_from(void *handle) {
@@ -140,7 +139,6 @@ static int32_t create_impl(const uint8_t *config, size_t config_len, void **hand
   h->magic = HANDLE_MAGIC;
   h->def = &sdp_provider_definition;
   atomic_flag_clear(&h->busy);
-  h->invocations = 0;
   *handle = h;
   return STATUS_OK;
 }
@@ -302,7 +300,6 @@ static int32_t run_invoke(provider_handle *h, const uint8_t *request, size_t req
   if (def->node_id_from_payload && sdp_json_object_get(payload, "id", &v.node_id) &&
       sdp_json_is(&v.node_id, SDP_JSON_STRING))
     v.has_node_id = true;
-  h->invocations++;
   if (def->validate(&v, payload) != SDP_VALIDATE_OK) {
     status = STATUS_PROVIDER_ERROR;
   } else if (!sdp_writer_ok(&v.issues)) {

@@ -70,7 +70,9 @@ runScript(() => {
   compile({
     sources: [
       join(sdkDir, 'test', 'provider_test.c'),
+      join(sdkDir, 'native', 'json_text.c'),
       join(sdkDir, 'native', 'json_reader.c'),
+      join(sdkDir, 'native', 'json_access.c'),
       join(research, 'identifiers.c'),
     ],
     headers: [...sdkHeaders(), join(research, 'identifiers.h')],

@@ -18,6 +18,12 @@ export interface CypherBudgets {
   maxListSize: number
   /** Upper bound of `*` and of explicit variable-length ranges. */
   maxVariableLengthHops: number
+  /** Relationship entries one request may walk in adjacency lists (SERVICE_STORAGE_MAX_WARM_ADJACENCY_ENTRIES). */
+  maxWarmAdjacencyEntries: number
+  /** Distinct nodes one result may materialise (SERVICE_STORAGE_MAX_HOT_NODES). */
+  maxHotNodes: number
+  /** Distinct relationships one result may materialise (SERVICE_STORAGE_MAX_HOT_RELATIONSHIPS). */
+  maxHotRelationships: number
 }
 
 export const DEFAULT_BUDGETS: Readonly<CypherBudgets> = Object.freeze({
@@ -31,6 +37,9 @@ export const DEFAULT_BUDGETS: Readonly<CypherBudgets> = Object.freeze({
   maxExpressionDepth: 256,
   maxListSize: 100_000,
   maxVariableLengthHops: 15,
+  maxWarmAdjacencyEntries: 65_536,
+  maxHotNodes: 16_384,
+  maxHotRelationships: 32_768,
 })
 
 export interface MutationSummary {
@@ -76,6 +85,8 @@ export interface ExecContext {
   readonly deadline: number | undefined
   ticks: number
   loaded: number
+  /** Adjacency entries walked so far. */
+  adjacency: number
   readonly warnings: Set<string>
   readonly regexCache: Map<string, RegExp>
 }
@@ -115,4 +126,11 @@ export function chain(factories: readonly StageFactory[], ctx: ExecContext, sink
   let stage = sink
   for (let i = factories.length - 1; i >= 0; i--) stage = (factories[i] as StageFactory)(ctx, stage)
   return stage
+}
+
+/** Counts one adjacency entry walked against the warm-adjacency bound. */
+export function walkAdjacency(ctx: ExecContext): void {
+  if (++ctx.adjacency > ctx.budgets.maxWarmAdjacencyEntries) {
+    throw budgetError('warm_adjacency_entries', ctx.adjacency, ctx.budgets.maxWarmAdjacencyEntries)
+  }
 }

@@ -1,7 +1,7 @@
 import type { PropertyValue } from '../../graph/types.js'
 import type { Direction } from '../ast.js'
 import { NodeValue, PathValue, RelValue } from '../values.js'
-import { type ExecContext, type Row, tick } from './context.js'
+import { type ExecContext, type Row, tick, walkAdjacency } from './context.js'
 import type { NodeCheck, PropCheck, Step } from './match.js'
 
 /** Expansion steps of the matcher: one hop, variable length, and path assembly. */
@@ -47,12 +47,14 @@ function forEachRel(
   const g = ctx.graph
   if (direction !== 'in') {
     for (const rel of node.out) {
+      walkAdjacency(ctx)
       if (types !== undefined && !types.includes(g.relType(rel))) continue
       if (!visit(rel, g.relEnd(rel))) return false
     }
   }
   if (direction !== 'out') {
     for (const rel of node.in) {
+      walkAdjacency(ctx)
       const start = g.relStart(rel)
       if (direction === 'both' && start === nodeId) continue // a self-loop, already seen as outgoing
       if (types !== undefined && !types.includes(g.relType(rel))) continue
