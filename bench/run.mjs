@@ -9,6 +9,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const areas = {
   health: 'health.mjs',
   cypher: 'cypher.mjs',
+  stix: 'stix.mjs',
   seed: 'seed.mjs',
   storage: 'storage.mjs',
   explorer: 'explorer.mjs',

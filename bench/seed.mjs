@@ -53,7 +53,12 @@ for (let done = 0; done < synthetic; done += 10_000) {
     const description = store.names.id('description')
     const label = store.names.id('synthetic-record')
     for (let i = done; i < Math.min(synthetic, done + 10_000); i++) {
-      const words = Array.from({ length: 12 + rand(40) }, () => vocab[rand(vocab.length)])
+      // Zipf-like draw over made-up tokens, with one ATT&CK word in ten, so real terms keep realistic df.
+      const words = Array.from({ length: 12 + rand(40) }, () =>
+        rand(10) === 0
+          ? vocab[rand(vocab.length)]
+          : `syn${Math.floor(50_000 * (rand(10_000) / 10_000) ** 3).toString(36)}`,
+      )
       tx.createNode(
         [label],
         new Map([

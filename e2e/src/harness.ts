@@ -84,6 +84,8 @@ export function baseEnv(port: number): Record<string, string> {
     SERVICE_HTTP_RATE_LIMIT_PER_SECOND: '100000',
     SERVICE_HTTP_RATE_LIMIT_BURST: '100000',
     SERVICE_LOG_LEVEL: 'info',
+    // The local word-vector model costs seconds and ~1 GB at first load; only the seed tests ask for it.
+    SERVICE_SEED_EMBEDDING_PROVIDER: 'none',
   }
 }
 

@@ -9,7 +9,9 @@ import { correlationIdOf, errorsPlugin, validatorCompiler } from '@service/plugi
 import { openapiPlugin } from '@service/plugin-openapi'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
 import { loadPacks, providerHostPlugin } from '@service/plugin-provider-host'
+import { seedPlugin } from '@service/plugin-seed'
 import { sessionsPlugin } from '@service/plugin-sessions'
+import { stixPlugin } from '@service/plugin-stix'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { Settings } from './settings.js'
@@ -92,6 +94,10 @@ export async function buildServer(
     enabledPacks: await loadPacks(settings.enabledPacks, repoRoot),
     requestTimeoutMs: settings.http.requestTimeoutMs,
   })
+  // After the provider host: domain profiles cti/fimi/crisis pass its gates.
+  await app.register(seedPlugin, { engine, seed: engine.seed })
+  // After the provider host too: a licensed, ready cti pack joins graph validation and strict export.
+  await app.register(stixPlugin, { engine, importMaxBodyBytes: settings.http.importMaxBodyBytes })
   await app.register(cypherPlugin, { engine, requestTimeoutMs: settings.http.requestTimeoutMs })
   await app.register(sessionsPlugin, { engine })
 

@@ -6,6 +6,7 @@ import { DEFAULT_WORKSPACE_ID, GraphCatalog } from '../graph/catalog.js'
 import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
+import { SeedSearch } from '../seed/search.js'
 import { SessionManager } from '../sessions/session-manager.js'
 import { PersistentStorage } from '../storage/persistent-storage.js'
 import type { WalRecord } from '../storage/wal-record.js'
@@ -82,6 +83,9 @@ export interface Engine {
   readonly sessions: SessionsApi
   /** The read-only temporal explorer: timeline, bounded projections and explicit snapshots. */
   readonly explorer: ExplorerApi
+  /** Natural-language seed search (full-text, semantic, vector, hybrid); set an embedding provider on
+   * `seed.embeddings` for the dense modes. */
+  readonly seed: SeedSearch
   /**
    * Runs `fn` against a write transaction of one workspace and commits what it did atomically, through the
    * same path as Cypher writes (WAL + fsync, visibility gate, record history, session timeshot). A throw
@@ -160,6 +164,8 @@ class EngineImpl implements Engine {
   private localSeq = 0
   readonly temporal: Temporal
   readonly explorer: ExplorerApi
+  /** Attached once recovery is done, since attaching builds the index from the recovered graph. */
+  seed!: SeedSearch
   readonly openedAtMs: number
 
   constructor(
@@ -582,5 +588,6 @@ export async function openEngine(options: EngineOptions = {}): Promise<Engine> {
   const mode = options.storage?.mode ?? 'ephemeral'
   const engine = new EngineImpl(mode, options)
   await engine.open()
+  engine.seed = SeedSearch.attach(engine)
   return engine
 }

@@ -1,0 +1,5 @@
+export { CursorStore, CursorStoreError } from './cursor-store.js'
+export { type CycleReport, runCycle } from './cycle.js'
+export { ConnectorExit, runConnector } from './runner.js'
+export { type ConnectorSettings, loadSettings, redactedSettings, SettingsError } from './settings.js'
+export { TAXII_MEDIA_TYPE } from './taxii-client.js'

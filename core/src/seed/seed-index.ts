@@ -1,0 +1,166 @@
+import type { DerivedIndex } from '../engine/engine.js'
+import type { CommitOp } from '../graph/commit.js'
+import type { GraphStore } from '../graph/store.js'
+import { Bm25Index } from './bm25-index.js'
+import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'
+import { isSearchable, nodeText, touchedNodes } from './node-text.js'
+import { tokenize } from './tokenizer.js'
+import { VectorIndex } from './vector-index.js'
+
+/** Nodes embedded per slice when a whole workspace is (re-)embedded, between event-loop turns. */
+const EMBED_SLICE = 2000
+
+/** One workspace's full-text and vector state. */
+export class WorkspaceSeedIndex {
+  readonly bm25 = new Bm25Index()
+  vectors: VectorIndex | null = null
+  /** Texts waiting for an asynchronous provider (node id -> text). */
+  readonly pending = new Map<number, string>()
+  private maxDegreeCache: number | null = null
+  /** Settles when a whole-workspace embedding pass (after a provider arrived) is done. */
+  embedding: Promise<void> = Promise.resolve()
+
+  constructor(public store: GraphStore) {}
+
+  degreeChanged(): void {
+    this.maxDegreeCache = null
+  }
+
+  /** Largest relationship count of any node (FACTS degree normaliser); cached until relationships change. */
+  maxDegree(): number {
+    if (this.maxDegreeCache === null) {
+      let max = 0
+      for (const id of this.store.allNodeIds()) {
+        const n = this.store.node(id)
+        if (n !== undefined) max = Math.max(max, n.out.length + n.in.length)
+      }
+      this.maxDegreeCache = max
+    }
+    return this.maxDegreeCache
+  }
+}
+
+/**
+ * The engine-maintained derived index behind seed search: per workspace, a BM25 inverted index and a
+ * vector index, rebuilt after recovery and updated synchronously by every commit's redo ops. A local
+ * (synchronous) embedding provider embeds inside the commit hook; a remote one queues texts that the
+ * next dense search flushes first, so a search right after a write sees the write either way.
+ */
+export class SeedIndex implements DerivedIndex {
+  readonly name = 'seed-search'
+  private readonly workspaces = new Map<string, WorkspaceSeedIndex>()
+
+  constructor(private readonly embeddings: EmbeddingSlot) {
+    embeddings.onChange((provider) => {
+      for (const ws of this.workspaces.values()) this.reembed(ws, provider)
+    })
+  }
+
+  workspace(id: string): WorkspaceSeedIndex | undefined {
+    return this.workspaces.get(id)
+  }
+
+  private ensure(id: string, store: GraphStore): WorkspaceSeedIndex {
+    let ws = this.workspaces.get(id)
+    if (ws === undefined) {
+      ws = new WorkspaceSeedIndex(store)
+      ws.vectors = this.embeddings.provider ? new VectorIndex(this.embeddings.provider.dimensions) : null
+      this.workspaces.set(id, ws)
+    }
+    ws.store = store
+    return ws
+  }
+
+  rebuild(workspaces: ReadonlyMap<string, GraphStore>): void {
+    this.workspaces.clear()
+    for (const [id, store] of workspaces) {
+      const ws = this.ensure(id, store)
+      const texts = new Map<number, string>()
+      for (const nodeId of store.allNodeIds()) {
+        const node = store.node(nodeId)
+        if (node === undefined || !isSearchable(store, node)) continue
+        const text = nodeText(store, node)
+        ws.bm25.upsert(nodeId, tokenize(text))
+        texts.set(nodeId, text)
+      }
+      this.embedNow(ws, texts)
+    }
+  }
+
+  onCommit(workspaceId: string, store: GraphStore, ops: CommitOp[]): void {
+    const ws = this.ensure(workspaceId, store)
+    const { nodes, deleted, degreeChanged } = touchedNodes(ops)
+    if (degreeChanged) ws.degreeChanged()
+    for (const id of deleted) this.unindex(ws, id)
+    const texts = new Map<number, string>()
+    for (const id of nodes) {
+      const node = store.node(id)
+      if (node === undefined || !isSearchable(store, node)) {
+        this.unindex(ws, id)
+        continue
+      }
+      const text = nodeText(store, node)
+      ws.bm25.upsert(id, tokenize(text))
+      texts.set(id, text)
+    }
+    this.embedNow(ws, texts)
+  }
+
+  private unindex(ws: WorkspaceSeedIndex, id: number): void {
+    ws.bm25.remove(id)
+    ws.vectors?.remove(id)
+    ws.pending.delete(id)
+  }
+
+  /** Embeds in place with a synchronous provider, else queues for `flush`. */
+  private embedNow(ws: WorkspaceSeedIndex, texts: Map<number, string>): void {
+    const provider = this.embeddings.provider
+    if (provider === null || ws.vectors === null || texts.size === 0) return
+    if (provider.embedSync === undefined) {
+      for (const [id, text] of texts) ws.pending.set(id, text)
+      return
+    }
+    const ids = [...texts.keys()]
+    const vectors = provider.embedSync([...texts.values()])
+    for (let i = 0; i < ids.length; i++) ws.vectors.set(ids[i] as number, vectors[i] as Float32Array)
+  }
+
+  /** A provider arrived (or went): start over with its dimension and embed every indexed node in slices. */
+  private reembed(ws: WorkspaceSeedIndex, provider: EmbeddingProvider | null): void {
+    ws.pending.clear()
+    ws.vectors = provider ? new VectorIndex(provider.dimensions, Math.max(1024, ws.bm25.size)) : null
+    if (provider === null) return
+    const vectors = ws.vectors
+    const ids = [...ws.bm25.docIds()]
+    ws.embedding = (async () => {
+      for (let i = 0; i < ids.length; i += EMBED_SLICE) {
+        if (ws.vectors !== vectors) return // superseded by a newer provider
+        const texts = new Map<number, string>()
+        for (const id of ids.slice(i, i + EMBED_SLICE)) {
+          const node = ws.store.node(id)
+          if (node !== undefined && ws.bm25.has(id)) texts.set(id, nodeText(ws.store, node))
+        }
+        if (provider.embedSync) this.embedNow(ws, texts)
+        else for (const [id, text] of texts) ws.pending.set(id, text)
+        await new Promise((r) => setImmediate(r))
+      }
+    })()
+  }
+
+  /** Waits for a whole-workspace pass, then embeds queued texts (remote providers). */
+  async flush(ws: WorkspaceSeedIndex, signal?: AbortSignal): Promise<void> {
+    await ws.embedding
+    const provider = this.embeddings.provider
+    if (provider === null || ws.vectors === null || ws.pending.size === 0) return
+    const batch = new Map(ws.pending)
+    const vectors = await provider.embed([...batch.values()], signal)
+    const ids = [...batch.keys()]
+    vectors.forEach((v, i) => {
+      const id = ids[i] as number
+      // A newer write re-queued the node meanwhile: its newer text is embedded by a later flush.
+      if (ws.pending.get(id) !== batch.get(id)) return
+      ws.pending.delete(id)
+      ws.vectors?.set(id, v)
+    })
+  }
+}

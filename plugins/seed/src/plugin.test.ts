@@ -1,0 +1,82 @@
+import { type Engine, openEngine } from '@service/core'
+import { errorsPlugin, validatorCompiler } from '@service/plugin-errors'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { afterEach, describe, expect, it } from 'vitest'
+import seedPlugin from './plugin.js'
+
+let engine: Engine
+let app: FastifyInstance
+afterEach(async () => {
+  await app?.close()
+  await engine?.close()
+})
+
+class GateError extends Error {
+  constructor(
+    readonly code: string,
+    readonly statusCode: number,
+  ) {
+    super(`${code} for the domain`)
+  }
+}
+
+async function build(gates?: (domain: string) => void) {
+  engine = await openEngine()
+  app = Fastify()
+  app.setValidatorCompiler(validatorCompiler())
+  await app.register(errorsPlugin)
+  // A stand-in gate: it only has to throw or pass; the provider it would return is never used here.
+  if (gates)
+    app.decorate('domainGates', {
+      check: (d: string) => {
+        gates(d)
+        return undefined as never
+      },
+    })
+  await app.register(seedPlugin, { engine, env: { SERVICE_SEED_EMBEDDING_PROVIDER: 'none' } })
+  await app.ready()
+  await engine.write(
+    `CREATE (:Technique {name: 'Alarm Suppression', evidence_refs: ['ev-9']}), (:Technique {name: 'Modify Alarm Settings'})`,
+  )
+}
+
+const post = (body: unknown) =>
+  app.inject({ method: 'POST', url: '/v1/seed/search', payload: body as object })
+
+describe('POST /v1/seed/search', () => {
+  it('answers candidates in the envelope', async () => {
+    await build()
+    const res = await post({ objective: 'alarm suppression', top_k: 1 })
+    expect(res.statusCode).toBe(200)
+    const body = res.json()
+    expect(body.ok).toBe(true)
+    expect(body.result.candidates).toHaveLength(1)
+    expect(body.result.candidates[0].explanation.source_refs).toEqual(['ev-9'])
+  })
+
+  it('400s in order, then gates, then 422s', async () => {
+    const seen: string[] = []
+    await build((d) => {
+      seen.push(d)
+      if (d === 'fimi') throw new GateError('LICENSE_MODULE_MISSING', 403)
+    })
+    const code = async (body: unknown) => {
+      const r = await post(body)
+      return `${r.statusCode} ${r.json().error?.code ?? 'ok'}`
+    }
+    expect(await code({ objective: '', domain_profile: 'x' })).toBe('400 INVALID_DOMAIN_PROFILE')
+    expect(await code({ objective: '', mode: 'bm25' })).toBe('400 INVALID_RETRIEVAL_MODE')
+    expect(await code({ objective: ' ' })).toBe('400 INVALID_SEED_REQUEST')
+    expect(await code({ objective: 'x', top_k: 0 })).toBe('400 INVALID_SEED_REQUEST')
+    expect(await code({ objective: 'x', score_threshold: 2 })).toBe('400 INVALID_SEED_REQUEST')
+    expect(await code({ objective: 'x', workspace_id: '' })).toBe('400 INVALID_WORKSPACE_ID')
+    expect(await code({ objective: 'of the', domain_profile: 'fimi' })).toBe('403 LICENSE_MODULE_MISSING')
+    expect(await code({ objective: 'of the', domain_profile: 'CTI' })).toBe('422 OVERBROAD_OBJECTIVE')
+    expect(seen).toEqual(['fimi', 'cti']) // cross_domain is never gated
+    expect(await code({ objective: 'alarm', top_k: 1 })).toBe('422 AMBIGUOUS_SEED')
+    expect(await code({ objective: 'turbine' })).toBe('422 NO_SEED')
+    expect(await code({ objective: 'alarm', mode: 'vector' })).toBe('503 SEMANTIC_PROVIDER_UNAVAILABLE')
+    const r = await post({ objective: 'turbine' })
+    expect(r.json().error.message).toMatch(/\(fix: .+\)$/)
+  })
+})

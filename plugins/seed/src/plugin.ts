@@ -1,0 +1,60 @@
+import type { Engine } from '@service/core'
+import { GATED_PROFILES, parseSeedRequest, SeedSearch } from '@service/core/seed'
+import { errorResponses } from '@service/plugin-errors'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { startEmbeddings } from './embeddings.js'
+import { SeedSearchBody, SeedSearchResponse } from './schemas.js'
+
+export interface SeedPluginOptions {
+  engine: Engine
+  /** The engine's seed search when the host already attached one (the embedded facade); else attached here. */
+  seed?: SeedSearch | undefined
+  /** Embedding settings (`SERVICE_SEED_EMBEDDING_*`); default process.env. */
+  env?: Record<string, string | undefined> | undefined
+}
+
+interface DomainGatesLike {
+  check(domain: string, options: { capability: null }): unknown
+}
+
+async function seedPlugin(app: FastifyInstance, options: SeedPluginOptions): Promise<void> {
+  const seed = options.seed ?? SeedSearch.attach(options.engine)
+  startEmbeddings(seed.embeddings, options.env ?? process.env)
+  app.decorate('seedSearch', seed)
+
+  app.post<{ Body: SeedSearchBody }>(
+    '/v1/seed/search',
+    {
+      schema: {
+        tags: ['seed'],
+        summary: 'Natural-language seed search over graph nodes (hybrid, full_text, semantic, vector)',
+        body: SeedSearchBody,
+        response: { 200: SeedSearchResponse, ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504) },
+      },
+    },
+    async (request: FastifyRequest<{ Body: SeedSearchBody }>) => {
+      // FACTS §4 order: the 400s, then the domain gates, then search and its 422s.
+      const parsed = parseSeedRequest(request.body)
+      if (GATED_PROFILES.has(parsed.profile) && app.hasDecorator('domainGates')) {
+        ;(app as unknown as { domainGates: DomainGatesLike }).domainGates.check(parsed.profile, {
+          capability: null,
+        })
+      }
+      const result = await seed.run(parsed, { signal: request.abortSignal })
+      return { ok: true as const, result }
+    },
+  )
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    seedSearch: SeedSearch
+  }
+}
+
+export default fp(seedPlugin, {
+  name: '@service/plugin-seed',
+  fastify: '5.x',
+  dependencies: ['@service/plugin-errors'],
+})

@@ -1,0 +1,177 @@
+import multipart from '@fastify/multipart'
+import type { Engine } from '@service/core'
+import {
+  exportStix,
+  type ImportResult,
+  importStix,
+  type StixImportRequest,
+  type ValidateNode,
+  validateStix,
+} from '@service/core/stix'
+import { badRequest, errorResponses, HttpError } from '@service/plugin-errors'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { readFileImport } from './multipart.js'
+import { ExportQuery, ImportBody, ImportResponse, ValidateBody, ValidateResponse } from './schemas.js'
+
+export interface StixPluginOptions {
+  engine: Engine
+  /** Body limit of the import and validate routes (SERVICE_HTTP_IMPORT_MAX_BODY_BYTES); 413 above it. */
+  importMaxBodyBytes: number
+  /** Called with every import result (e.g. to count service_stix_import_records_total by outcome). */
+  onImport?: (result: ImportResult) => void
+}
+
+/** What the plugin needs of the provider host, structurally (it is optional: no cti pack, no calls). */
+interface CtiHost {
+  domainGates?: { check(domain: string): unknown }
+  domainProviders?: {
+    validate(
+      domain: string,
+      payload: unknown,
+      options?: { signal?: AbortSignal },
+    ): Promise<{ status: string; issues: { code: string; message: string }[] }>
+  }
+}
+
+/** DECISIONS "Gating": the cti pack's node.validate joins only when it is deployed, licensed and ready. */
+function ctiValidator(app: FastifyInstance, request: FastifyRequest): ValidateNode | undefined {
+  const host = app as unknown as CtiHost
+  const providers = host.domainProviders
+  if (host.domainGates === undefined || providers === undefined) return undefined
+  try {
+    host.domainGates.check('cti')
+  } catch {
+    return undefined
+  }
+  return async (payload) => {
+    const reply = await providers.validate('cti', payload, { signal: request.abortSignal })
+    if (reply.status === 'failed')
+      throw new HttpError('DOMAIN_PROVIDER_ERROR', 502, 'the cti provider failed to validate a node')
+    return reply
+  }
+}
+
+const given = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === '' ? undefined : value.trim()
+
+async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Promise<void> {
+  const { engine, importMaxBodyBytes } = options
+  const run = async (input: StixImportRequest) => {
+    if (input.bundle === undefined) throw badRequest('INVALID_STIX_BUNDLE', 'bundle is required')
+    const report = await importStix(engine, input)
+    options.onImport?.(report.result)
+    return { ok: true as const, result: report.result }
+  }
+  const importErrors = errorResponses(400, 401, 404, 413, 415, 429, 503, 504)
+
+  app.post<{ Body: ImportBody }>(
+    '/v1/import/stix',
+    {
+      bodyLimit: importMaxBodyBytes,
+      schema: {
+        tags: ['stix'],
+        summary: 'Import a STIX 2.1 bundle (one atomic transaction)',
+        body: ImportBody,
+        response: { 200: ImportResponse, ...importErrors },
+      },
+    },
+    async (request) => {
+      const body = request.body
+      return run({
+        bundle: body.bundle,
+        evidence: body.evidence,
+        workspaceId: given(body.workspace_id),
+        sessionId: given(body.session_id),
+        budgetRef: given(body.budget_ref),
+      })
+    },
+  )
+
+  // Multipart parsing is registered in a child context: only the file route accepts multipart bodies.
+  await app.register(async (child) => {
+    await child.register(multipart, { limits: { fileSize: importMaxBodyBytes, files: 4, fields: 16 } })
+    child.post(
+      '/v1/import/stix/file',
+      {
+        bodyLimit: importMaxBodyBytes,
+        schema: {
+          tags: ['stix'],
+          summary: 'Import a multipart .json or .stix file',
+          consumes: ['multipart/form-data'],
+          response: { 200: ImportResponse, ...importErrors },
+        },
+      },
+      async (request) => {
+        const length = Number(request.headers['content-length'] ?? 0)
+        if (length > importMaxBodyBytes)
+          throw new HttpError('PAYLOAD_TOO_LARGE', 413, 'request body exceeds the configured limit')
+        const form = await readFileImport(request)
+        return run({
+          bundle: form.bundle,
+          workspaceId: form.workspace_id ?? 'workspace--http-default',
+          sessionId: form.session_id ?? 'session--http-import-stix',
+          budgetRef: form.budget_ref ?? 'budget--http-import-stix',
+        })
+      },
+    )
+  })
+
+  app.post<{ Body: ValidateBody }>(
+    '/v1/stix/validate',
+    {
+      bodyLimit: importMaxBodyBytes,
+      schema: {
+        tags: ['stix'],
+        summary: 'Validate a bundle (with correction playbooks) or the stored graph',
+        body: ValidateBody,
+        response: { 200: ValidateResponse, ...errorResponses(400, 401, 404, 413, 415, 429, 502, 503, 504) },
+      },
+    },
+    async (request) => {
+      const body = request.body
+      const result = await validateStix(engine, {
+        source: body.source,
+        bundle: body.bundle,
+        workspaceId: given(body.workspace_id),
+        sessionId: given(body.session_id),
+        budgetRef: given(body.budget_ref),
+        snapshotId: body.snapshot_id,
+        validateNode: ctiValidator(app, request),
+      })
+      if (result.persistence !== null) options.onImport?.(result.persistence)
+      return { ok: true as const, result }
+    },
+  )
+
+  app.get<{ Querystring: ExportQuery }>(
+    '/v1/export/stix',
+    {
+      schema: {
+        tags: ['stix'],
+        summary: 'Deterministic STIX 2.1 export (raw bundle, RFC 8785 canonical JSON)',
+        querystring: ExportQuery,
+        response: errorResponses(400, 401, 404, 429, 502, 503, 504),
+      },
+    },
+    async (request, reply) => {
+      const q = request.query
+      const out = await exportStix(engine, {
+        workspaceId: given(q.workspace_id),
+        snapshotId: q.snapshot_id,
+        transactionId: q.transaction_id,
+        exporterVersion: q.exporter_version,
+        mode: q.mode,
+        profile: q.profile,
+        validateNode: ctiValidator(app, request),
+      })
+      return reply.type('application/json; charset=utf-8').send(out.text)
+    },
+  )
+}
+
+export default fp(stixPlugin, {
+  name: '@service/plugin-stix',
+  fastify: '5.x',
+  dependencies: ['@service/plugin-errors'],
+})
