@@ -57,10 +57,13 @@ const stringProp = (props: Map<string, PropertyValue>, key: string) => {
 const ENVELOPE_BYTES = 512
 
 /**
- * Reads the graph as of `seq` from record history and builds a bounded, deterministic projection. Budgets
- * are enforced while building: records are visited in id order, each charged 1 computation unit plus 1 per
- * property kept; payload bytes are counted as each record is serialised, dropping a record's properties
- * before dropping the record, and relationships (only between returned nodes) before nodes.
+ * Reads the graph as of `seq` from record history and builds a bounded, deterministic projection in two
+ * phases, both charged as they go (never building more than the budget allows):
+ *  1. structure: nodes in id order, then relationships between returned nodes in id order, each as a bare
+ *     record (1 computation unit and its serialised size), within max_nodes / max_relationships;
+ *  2. properties: the remaining units and bytes are spent on properties, nodes first, then relationships,
+ *     each record's keys in sorted order and at most max_properties_per_record of them. So, as the reference
+ *     drops them, the last properties go first (relationships' before nodes'), then relationships, then nodes.
  */
 export function project(
   store: GraphStore,
@@ -78,16 +81,9 @@ export function project(
   let omittedNodes = 0
   let omittedRels = 0
   let omittedProps = 0
-  let budgetHit = false
+  const fits = (size: number, cost: number) =>
+    bytes + size <= budget.max_payload_bytes && units + cost <= budget.max_computation_units
 
-  const properties = (props: Map<string, PropertyValue>) => {
-    const keys = [...props.keys()].sort()
-    const kept = keys.slice(0, budget.max_properties_per_record)
-    omittedProps += keys.length - kept.length
-    const out: Record<string, TypedProperty> = {}
-    for (const key of kept) out[key] = typedProperty(props.get(key) ?? null)
-    return { out, kept: kept.length, dropped: keys.length - kept.length }
-  }
   const common = (kind: 'node' | 'rel', id: number, state: NodeState | RelState) => {
     const { version, since } = history.versionAt(kind, id, seq)
     const confidence = state.props.get('confidence')
@@ -105,100 +101,103 @@ export function project(
       last_seen: stringProp(state.props, 'last_seen'),
     }
   }
-  /** Charges a record against units and payload, dropping its properties first if that lets it fit. */
-  const admit = <T extends { properties: Record<string, TypedProperty> }>(
-    record: T,
-    propCount: number,
-  ): T | null => {
-    const cost = 1 + propCount
-    if (units + cost <= budget.max_computation_units) {
-      const size = Buffer.byteLength(JSON.stringify(record)) + 1
-      if (bytes + size <= budget.max_payload_bytes) {
-        units += cost
-        bytes += size
-        return record
-      }
-    }
-    // Properties go before the record does.
-    if (units + 1 > budget.max_computation_units) return null
-    const bare = { ...record, properties: {} }
-    const bareSize = Buffer.byteLength(JSON.stringify(bare)) + 1
-    if (bytes + bareSize > budget.max_payload_bytes) return null
-    units += 1
-    bytes += bareSize
-    omittedProps += propCount
-    return bare
-  }
 
+  // Phase 1: structure.
   const nodes: ProjectedNode[] = []
+  const nodeStates: NodeState[] = []
   const returned = new Set<number>()
+  let full = false
   for (const id of history.nodeIds(store)) {
     const state = history.nodeAt(store, id, seq)
     if (state === null) continue
-    if (budgetHit || nodes.length >= budget.max_nodes) {
+    if (full || nodes.length >= budget.max_nodes) {
       omittedNodes++
-      budgetHit = true
+      full = true
       continue
     }
-    const { out, kept } = properties(state.props)
-    const record = admit(
-      { id: nodeId(id), ...common('node', id, state), labels: [...state.labels].sort(), properties: out },
-      kept,
-    )
-    if (record === null) {
+    const record: ProjectedNode = {
+      id: nodeId(id),
+      ...common('node', id, state),
+      labels: [...state.labels].sort(),
+      properties: {},
+    }
+    const size = Buffer.byteLength(JSON.stringify(record)) + 1
+    if (!fits(size, 1)) {
       omittedNodes++
-      budgetHit = true
+      full = true
       continue
     }
-    // keep key order stable: id, version_id, version, labels, properties, status, confidence, first_seen, last_seen
-    nodes.push({
-      id: record.id,
-      version_id: record.version_id,
-      version: record.version,
-      labels: record.labels,
-      properties: record.properties,
-      status: record.status,
-      confidence: record.confidence,
-      first_seen: record.first_seen,
-      last_seen: record.last_seen,
-    })
+    bytes += size
+    units += 1
+    nodes.push(record)
+    nodeStates.push(state)
     returned.add(id)
   }
-
   const relationships: ProjectedRelationship[] = []
-  let relBudgetHit = false
+  const relStates: RelState[] = []
+  full = false
   for (const id of history.relIds(store)) {
+    // Endpoints never change, so a live relationship whose ends were not returned is skipped before its
+    // state is built; a deleted one is read from history.
+    if (store.relType(id) >= 0 && !(returned.has(store.relStart(id)) && returned.has(store.relEnd(id)))) {
+      // A live relationship existed at `seq` if it was created by then (it has never been deleted).
+      if (history.relCreated.get(id) <= seq) omittedRels++
+      continue
+    }
     const state = history.relAt(store, id, seq)
     if (state === null) continue
-    if (!returned.has(state.start) || !returned.has(state.end)) {
+    if (
+      full ||
+      !returned.has(state.start) ||
+      !returned.has(state.end) ||
+      relationships.length >= budget.max_relationships
+    ) {
       omittedRels++
       continue
     }
-    if (relBudgetHit || relationships.length >= budget.max_relationships) {
+    const record: ProjectedRelationship = {
+      id: relId(id),
+      ...common('rel', id, state),
+      properties: {},
+      source: nodeId(state.start),
+      target: nodeId(state.end),
+      relationship_type: state.type,
+      navigation: null,
+    }
+    const size = Buffer.byteLength(JSON.stringify(record)) + 1
+    if (!fits(size, 1)) {
       omittedRels++
-      relBudgetHit = true
+      full = true
       continue
     }
-    const { out, kept } = properties(state.props)
-    const record = admit(
-      {
-        id: relId(id),
-        ...common('rel', id, state),
-        properties: out,
-        source: nodeId(state.start),
-        target: nodeId(state.end),
-        relationship_type: state.type,
-        navigation: null,
-      },
-      kept,
-    )
-    if (record === null) {
-      omittedRels++
-      relBudgetHit = true
-      continue
-    }
+    bytes += size
+    units += 1
     relationships.push(record)
+    relStates.push(state)
   }
+
+  // Phase 2: properties with what is left.
+  let exhausted = false
+  const fill = (target: Record<string, TypedProperty>, props: Map<string, PropertyValue>) => {
+    const keys = [...props.keys()].sort()
+    let kept = 0
+    for (const key of keys) {
+      if (exhausted || kept >= budget.max_properties_per_record) break
+      const typed = typedProperty(props.get(key) ?? null)
+      const size = Buffer.byteLength(JSON.stringify(key)) + Buffer.byteLength(JSON.stringify(typed)) + 2
+      if (!fits(size, 1)) {
+        exhausted = true
+        break
+      }
+      target[key] = typed
+      bytes += size
+      units += 1
+      kept++
+    }
+    omittedProps += keys.length - kept
+  }
+  nodes.forEach((record, i) => fill(record.properties, nodeStates[i]!.props))
+  relationships.forEach((record, i) => fill(record.properties, relStates[i]!.props))
 
   if (nodes.length === 0 && omittedNodes > 0) {
     throw new EngineError(

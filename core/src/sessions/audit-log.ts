@@ -54,11 +54,39 @@ function lowerBound(entries: readonly AuditEntry[], t: number): number {
  * Audit entries indexed by session and kept in time order, so a log query is two binary searches and a
  * slice: never a scan of every line for a substring. Parity pairs inputs and outputs by audit_event_id.
  */
+/** Parity of a whole session, kept as entries arrive so an unbounded query needs no scan. */
+interface RunningParity {
+  inputs: Set<string>
+  outputs: Set<string>
+  missing: Set<string>
+  orphans: Set<string>
+}
+
 export class AuditLog {
   private readonly bySession = new Map<string, AuditEntry[]>()
+  private readonly parity = new Map<string, RunningParity>()
   size = 0
 
+  private track(entry: AuditEntry): void {
+    const { event, audit_event_id: id, session_id: session } = entry.fields
+    let p = this.parity.get(session)
+    if (p === undefined) {
+      p = { inputs: new Set(), outputs: new Set(), missing: new Set(), orphans: new Set() }
+      this.parity.set(session, p)
+    }
+    if (isInput(event)) {
+      p.inputs.add(id)
+      if (p.outputs.has(id)) p.orphans.delete(id)
+      else p.missing.add(id)
+    } else if (isOutput(event)) {
+      p.outputs.add(id)
+      if (p.inputs.has(id)) p.missing.delete(id)
+      else p.orphans.add(id)
+    }
+  }
+
   add(entry: AuditEntry): void {
+    this.track(entry)
     let list = this.bySession.get(entry.fields.session_id)
     if (list === undefined) {
       list = []
@@ -79,15 +107,30 @@ export class AuditLog {
     const start = query.fromMs === undefined ? 0 : lowerBound(list, query.fromMs)
     const end = query.toMs === undefined ? list.length : lowerBound(list, query.toMs + 1)
     const matched = end > start ? end - start : 0
-    const inputs = new Set<string>()
-    const outputs = new Set<string>()
-    for (let i = start; i < end; i++) {
-      const f = list[i]!.fields
-      if (isInput(f.event)) inputs.add(f.audit_event_id)
-      else if (isOutput(f.event)) outputs.add(f.audit_event_id)
+    let inputs: ReadonlySet<string>
+    let outputs: ReadonlySet<string>
+    let missing: string[]
+    let orphans: string[]
+    const running = this.parity.get(sessionId)
+    if (start === 0 && end === list.length && running !== undefined) {
+      // The whole log: the running figures, no scan.
+      inputs = running.inputs
+      outputs = running.outputs
+      missing = [...running.missing].sort()
+      orphans = [...running.orphans].sort()
+    } else {
+      const ins = new Set<string>()
+      const outs = new Set<string>()
+      for (let i = start; i < end; i++) {
+        const f = list[i]!.fields
+        if (isInput(f.event)) ins.add(f.audit_event_id)
+        else if (isOutput(f.event)) outs.add(f.audit_event_id)
+      }
+      inputs = ins
+      outputs = outs
+      missing = [...ins].filter((id) => !outs.has(id)).sort()
+      orphans = [...outs].filter((id) => !ins.has(id)).sort()
     }
-    const missing = [...inputs].filter((id) => !outputs.has(id)).sort()
-    const orphans = [...outputs].filter((id) => !inputs.has(id)).sort()
     return {
       // The newest `limit` matches, oldest first.
       entries: list.slice(Math.max(start, end - query.limit), end),
