@@ -196,8 +196,8 @@ export function project(
     }
     omittedProps += keys.length - kept
   }
-  nodes.forEach((record, i) => fill(record.properties, nodeStates[i]!.props))
-  relationships.forEach((record, i) => fill(record.properties, relStates[i]!.props))
+  for (const [i, record] of nodes.entries()) fill(record.properties, nodeStates[i]!.props)
+  for (const [i, record] of relationships.entries()) fill(record.properties, relStates[i]!.props)
 
   if (nodes.length === 0 && omittedNodes > 0) {
     throw new EngineError(
