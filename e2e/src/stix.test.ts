@@ -256,3 +256,65 @@ describe('STIX export across a restart (persistent storage)', () => {
     }
   })
 })
+
+describe('STIX at a snapshot', () => {
+  it('exports and validates the graph as it was when a session import pinned it', async () => {
+    const server = await startServer()
+    try {
+      const ws = 'workspace--snapshots'
+      const { session_id } = (
+        await server.request<{ result: { session_id: string } }>('/v1/sessions/start', {
+          body: { workspace_id: ws, actor_id: 'analyst' },
+        })
+      ).json.result
+      const imported = await server.request('/v1/import/stix', {
+        body: { bundle: bundle(actor, malware, uses), workspace_id: ws, session_id },
+      })
+      expect(imported.status).toBe(200)
+      const timeline = await server.request<{
+        result: { roots: { boundary: { boundary_id: string; kind: string }; children: unknown[] }[] }
+      }>(`/v1/explorer/sessions/${session_id}/timeline`)
+      const boundaries: { boundary_id: string; kind: string }[] = []
+      let level = timeline.json.result.roots as {
+        boundary: { boundary_id: string; kind: string }
+        children: unknown[]
+      }[]
+      while (level.length > 0) {
+        boundaries.push(level[0]!.boundary)
+        level = level[0]!.children as typeof level
+      }
+      const snapshot = boundaries.find((b) => b.kind === 'snapshot')
+      expect(snapshot).toBeDefined()
+      // After the snapshot the malware is deleted from the graph.
+      await server.request('/v1/cypher/write', {
+        body: { query: 'MATCH (m:Malware) DETACH DELETE m', workspace_id: ws },
+      })
+      const now = await server.request<{ objects: { id: string }[] }>(
+        `/v1/export/stix?mode=permissive&workspace_id=${ws}`,
+      )
+      const then = await server.request<{
+        objects: { id: string }[]
+        export_metadata: { snapshot_id: string }
+      }>(`/v1/export/stix?mode=permissive&workspace_id=${ws}&snapshot_id=${snapshot!.boundary_id}`)
+      expect(then.status).toBe(200)
+      expect(then.json.export_metadata.snapshot_id).toBe(snapshot!.boundary_id)
+      expect(then.json.objects.map((o) => o.id).sort()).toEqual([actor.id, malware.id, uses.id].sort())
+      expect(now.json.objects.map((o) => o.id)).not.toContain(malware.id)
+      const validated = await server.request<{ result: { source_mode: string; valid: boolean } }>(
+        '/v1/stix/validate',
+        {
+          body: { source: 'graph', workspace_id: ws, snapshot_id: snapshot!.boundary_id },
+        },
+      )
+      expect(validated.status).toBe(200)
+      expect(validated.json.result.source_mode).toBe('graph')
+      const unknown = await server.request<ErrorBody>(
+        `/v1/export/stix?workspace_id=${ws}&snapshot_id=snapshot--nope`,
+      )
+      expect(unknown.status).toBe(404)
+      expect(unknown.json.error.code).toBe('SNAPSHOT_NOT_FOUND')
+    } finally {
+      await server.stop()
+    }
+  })
+})

@@ -6,6 +6,8 @@ import { DEFAULT_WORKSPACE_ID, GraphCatalog } from '../graph/catalog.js'
 import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
+import type { GraphReader } from '../graph/types.js'
+import { AsOfReader } from '../history/as-of-reader.js'
 import { SeedSearch } from '../seed/search.js'
 import { SessionManager } from '../sessions/session-manager.js'
 import { PersistentStorage } from '../storage/persistent-storage.js'
@@ -98,6 +100,12 @@ export interface Engine {
   ): Promise<TransactResult<T>>
   /** Runs `fn` synchronously on the published graph of a workspace, with no non-durable commit visible. */
   readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T>
+  /**
+   * Runs `fn` on the workspace graph as of a snapshot (or timeshot) boundary, read from record history;
+   * `snapshot--current` is the published graph. An unknown boundary, or one of another workspace, is 404
+   * SNAPSHOT_NOT_FOUND.
+   */
+  readAt<T>(workspaceId: string, snapshotId: string, fn: (reader: GraphReader) => T): Promise<T>
   /** Registers an index derived from the graph: rebuilt now and after recovery, updated after every commit. */
   registerDerivedIndex(index: DerivedIndex): void
   /** The commit sequence of the newest published commit. */
@@ -492,6 +500,24 @@ class EngineImpl implements Engine {
     } finally {
       this.gate.exitRead()
     }
+  }
+
+  async readAt<T>(workspaceId: string, snapshotId: string, fn: (reader: GraphReader) => T): Promise<T> {
+    if (snapshotId === 'snapshot--current') return this.readGraph(workspaceId, fn)
+    const boundary = this.temporal.timeline.get(snapshotId)
+    const history = this.temporal.history(workspaceId)
+    if (
+      boundary === undefined ||
+      boundary.workspace_id !== workspaceId ||
+      boundary.sequence < history.floorSeq
+    ) {
+      throw new EngineError(
+        'SNAPSHOT_NOT_FOUND',
+        `no snapshot ${snapshotId} of workspace ${workspaceId} in the retained history`,
+        'not_found',
+      )
+    }
+    return this.readGraph(workspaceId, (store) => fn(new AsOfReader(store, history, boundary.sequence)))
   }
 
   registerDerivedIndex(index: DerivedIndex): void {

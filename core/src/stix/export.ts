@@ -72,12 +72,6 @@ function parameters(request: StixExportRequest) {
   ] as const) {
     if (value.trim() === '') throw bad('EXPORT_PLAN_FAILED', `invalid export metadata field: ${field}`)
   }
-  if (snapshotId !== EXPORT_DEFAULTS.snapshotId)
-    throw new EngineError(
-      'SNAPSHOT_NOT_FOUND',
-      `snapshot ${snapshotId} cannot be exported (only snapshot--current)`,
-      'not_found',
-    )
   return { mode, profile, transactionId, snapshotId, exporterVersion }
 }
 
@@ -113,7 +107,10 @@ function emit(r: PlannedRecord): Record<string, unknown> {
 export async function exportStix(engine: Engine, request: StixExportRequest = {}): Promise<StixExport> {
   const params = parameters(request)
   const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID
-  const { records, evidence } = await engine.readGraph(workspaceId, (store) => collectRecords(store))
+  // A snapshot is read as it was, from record history; snapshot--current is the published graph.
+  const { records, evidence } = await engine.readAt(workspaceId, params.snapshotId, (reader) =>
+    collectRecords(reader),
+  )
   await planExport(records, new Set(evidence.keys()), request.validateNode)
   const findings = records.flatMap((r) => r.findings)
   if (params.mode === 'strict' && findings.length > 0) throw strictFailure(findings)

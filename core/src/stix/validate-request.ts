@@ -88,13 +88,7 @@ async function validateGraph(
   request: StixValidateRequest,
 ): Promise<StixValidationResult> {
   const snapshot = request.snapshotId ?? EXPORT_DEFAULTS.snapshotId
-  if (snapshot !== EXPORT_DEFAULTS.snapshotId)
-    throw new EngineError(
-      'SNAPSHOT_NOT_FOUND',
-      `snapshot ${snapshot} cannot be read (only snapshot--current)`,
-      'not_found',
-    )
-  const { records, evidence } = await engine.readGraph(workspaceId, (store) => collectRecords(store))
+  const { records, evidence } = await engine.readAt(workspaceId, snapshot, (reader) => collectRecords(reader))
   await planExport(records, new Set(evidence.keys()), request.validateNode)
   const issues: StixIssue[] = records.flatMap((r) =>
     r.findings.map((f) => ({
