@@ -318,3 +318,35 @@ describe('STIX at a snapshot', () => {
     }
   })
 })
+
+describe.skipIf(!existsSync(attackFile))('CLI import of a large file', () => {
+  it('imports the ATT&CK ICS bundle through a running server in ordered batches', async () => {
+    const server = await startServer()
+    try {
+      const { spawnSync } = await import('node:child_process')
+      const { serverMain, TOKEN } = await import('./harness.js')
+      const run = spawnSync(
+        process.execPath,
+        [serverMain, 'import', attackFile, '--url', server.url, '--batch-bytes', '400000'],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, SERVICE_HTTP_AUTH_TOKEN: TOKEN },
+        },
+      )
+      expect(run.status, run.stderr).toBe(0)
+      const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!)
+      expect(summary.objects).toBe(1826)
+      expect(summary.batches).toBeGreaterThan(1)
+      expect(summary.metrics.rejected + summary.metrics.unresolved_reference + summary.metrics.failed).toBe(0)
+      expect(run.stderr).toContain('importing [')
+      // A second run changes nothing: every object is a duplicate.
+      const again = spawnSync(process.execPath, [serverMain, 'import', attackFile, '--url', server.url], {
+        encoding: 'utf8',
+        env: { ...process.env, SERVICE_HTTP_AUTH_TOKEN: TOKEN },
+      })
+      expect(JSON.parse(again.stdout.trim().split('\n').at(-1)!).metrics.created).toBe(0)
+    } finally {
+      await server.stop()
+    }
+  })
+})

@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { EngineError, inspectStorage, SERVICE_NAME, SERVICE_VERSION, snapshotStorage } from '@service/core'
 import { ExitCode } from './exit-codes.js'
+import { importFile } from './import-command.js'
 import { registeredRoutes } from './routes.js'
 import { serve, settingsOrExit } from './run.js'
 import { redactedSettings } from './settings.js'
@@ -13,6 +14,9 @@ commands:
   start                              start the server (default)
   check-config [--print-effective]   validate the settings from the environment and exit
   routes                             print the registered route table (JSON) and exit
+  import FILE [--url URL] [--workspace ID] [--batch-bytes N]
+                                     import a large STIX bundle file through a running server, in ordered
+                                     batches, with a progress bar (token: SERVICE_HTTP_AUTH_TOKEN)
   storage check DIR                  validate a storage directory offline and print what recovery would do
                                      (exit 0 recoverable, 6 refused under strict recovery, 5 incompatible)
   storage snapshot DIR DEST          copy a live storage directory consistently into DEST
@@ -28,6 +32,9 @@ async function main(argv: string[]): Promise<void> {
     options: {
       'print-effective': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
+      url: { type: 'string' },
+      workspace: { type: 'string' },
+      'batch-bytes': { type: 'string' },
     },
   })
   const command = values.help ? 'help' : (positionals[0] ?? 'start')
@@ -46,6 +53,24 @@ async function main(argv: string[]): Promise<void> {
     case 'routes': {
       const routes = await registeredRoutes(settingsOrExit())
       process.stdout.write(`${JSON.stringify(routes, null, 2)}\n`)
+      return
+    }
+    case 'import': {
+      const file = positionals[1]
+      const token = process.env.SERVICE_HTTP_AUTH_TOKEN?.trim()
+      if (file === undefined || !token) {
+        process.stderr.write(
+          'usage: SERVICE_HTTP_AUTH_TOKEN=… service-http-server import FILE [--url URL] [--workspace ID]\n',
+        )
+        process.exit(ExitCode.Config)
+      }
+      process.exitCode = await importFile({
+        file: resolve(file),
+        url: values.url ?? `http://127.0.0.1:${process.env.SERVICE_HTTP_PORT ?? '8080'}`,
+        token,
+        workspaceId: values.workspace,
+        batchBytes: Number(values['batch-bytes'] ?? 8 * 1024 * 1024),
+      })
       return
     }
     case 'storage':
