@@ -1,5 +1,5 @@
 // Loads the benchmark graph into one engine and times the query set; prints one JSON line of results.
-import { generateGraph, lcg } from './lib/graph-generator.mjs'
+import { generateGraph, lcg, loadGenerated } from './lib/graph-generator.mjs'
 
 const engineName = process.argv[2]
 const NODES = Number(process.env.BENCH_NODES ?? 100_000)
@@ -12,31 +12,8 @@ async function ours() {
   const engine = await openEngine({
     cypherBudgets: { maxLoadedRecords: 10_000_000, maxMutations: 1_000_000 },
   })
-  const ids = []
   const started = performance.now()
-  let batch = []
-  const flush = async () => {
-    const items = batch
-    batch = []
-    await engine.transact('bench', (tx, store) => {
-      const props = (p) =>
-        new Map(Object.entries(p).map(([k, v]) => [store.names.id(k), Number.isInteger(v) ? BigInt(v) : v]))
-      for (const item of items) {
-        if (item.kind === 'node')
-          ids[item.index] = tx.createNode(
-            item.labels.map((l) => store.names.id(l)),
-            props(item.props),
-          )
-        else
-          tx.createRelationship(store.names.id(item.type), ids[item.start], ids[item.end], props(item.props))
-      }
-    })
-  }
-  for (const item of generateGraph({ nodes: NODES, relationships: RELS })) {
-    batch.push(item)
-    if (batch.length === 20_000) await flush()
-  }
-  await flush()
+  await loadGenerated(engine, 'bench', { nodes: NODES, relationships: RELS })
   const loadMs = performance.now() - started
   const run = (query, params) =>
     engine.cypher({ query, params, mode: 'auto', workspaceId: 'bench' }).then((r) => {

@@ -1,7 +1,7 @@
 // `pnpm bench explorer`: maximum-budget projections of a 200k-node / 500k-relationship graph with history,
 // at the current boundary and at an old timeshot; and a 5,000-entry log query out of 1M audit entries.
 import { openEngine } from '@service/core'
-import { generateGraph } from './lib/graph-generator.mjs'
+import { loadGenerated } from './lib/graph-generator.mjs'
 
 const NODES = Number(process.env.BENCH_NODES ?? 200_000)
 const RELS = Number(process.env.BENCH_RELS ?? 500_000)
@@ -24,41 +24,9 @@ const time = async (name, fn, extra = () => '') => {
   return value
 }
 
-await time('load graph under the session (20k-record writes, one timeshot each)', async () => {
-  const ids = []
-  let batch = []
-  const flush = async () => {
-    const items = batch
-    batch = []
-    await engine.transact(
-      'bench',
-      (tx, store) => {
-        const props = (p) =>
-          new Map(Object.entries(p).map(([k, v]) => [store.names.id(k), Number.isInteger(v) ? BigInt(v) : v]))
-        for (const item of items) {
-          if (item.kind === 'node')
-            ids[item.index] = tx.createNode(
-              item.labels.map((l) => store.names.id(l)),
-              props(item.props),
-            )
-          else
-            tx.createRelationship(
-              store.names.id(item.type),
-              ids[item.start],
-              ids[item.end],
-              props(item.props),
-            )
-        }
-      },
-      { sessionId: session_id },
-    )
-  }
-  for (const item of generateGraph({ nodes: NODES, relationships: RELS })) {
-    batch.push(item)
-    if (batch.length === 20_000) await flush()
-  }
-  await flush()
-})
+await time('load graph under the session (20k-record writes, one timeshot each)', () =>
+  loadGenerated(engine, 'bench', { nodes: NODES, relationships: RELS }, { sessionId: session_id }),
+)
 const timeline = engine.explorer.timeline(session_id)
 const oldest = timeline.roots[0]
 const chain = []

@@ -73,3 +73,41 @@ export function* generateGraph({ nodes = 100_000, relationships = 500_000, seed 
     }
   }
 }
+
+/** Loads the generated graph into an engine through `transact`, in batches of `batchSize` records. */
+export async function loadGenerated(engine, workspace, graph = {}, { batchSize = 20_000, sessionId } = {}) {
+  const ids = []
+  let batch = []
+  const flush = async () => {
+    const items = batch
+    batch = []
+    await engine.transact(
+      workspace,
+      (tx, store) => {
+        const props = (p) =>
+          new Map(Object.entries(p).map(([k, v]) => [store.names.id(k), Number.isInteger(v) ? BigInt(v) : v]))
+        for (const item of items) {
+          if (item.kind === 'node')
+            ids[item.index] = tx.createNode(
+              item.labels.map((l) => store.names.id(l)),
+              props(item.props),
+            )
+          else
+            tx.createRelationship(
+              store.names.id(item.type),
+              ids[item.start],
+              ids[item.end],
+              props(item.props),
+            )
+        }
+      },
+      sessionId === undefined ? {} : { sessionId },
+    )
+  }
+  for (const item of generateGraph(graph)) {
+    batch.push(item)
+    if (batch.length === batchSize) await flush()
+  }
+  await flush()
+  return ids
+}

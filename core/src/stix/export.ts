@@ -14,6 +14,7 @@ import { EngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import { canonicalize, uuidV5 } from './canonical.js'
 import { P } from './mapping.js'
+import { byKeys } from './order.js'
 import {
   collectRecords,
   evidenceRefs,
@@ -75,16 +76,10 @@ function parameters(request: StixExportRequest) {
   return { mode, profile, transactionId, snapshotId, exporterVersion }
 }
 
-const byRecord = (a: Finding, b: Finding) =>
-  a.record_id < b.record_id
-    ? -1
-    : a.record_id > b.record_id
-      ? 1
-      : a.code < b.code
-        ? -1
-        : a.code > b.code
-          ? 1
-          : 0
+const byRecord = byKeys<Finding>(
+  (f) => f.record_id,
+  (f) => f.code,
+)
 
 /** The strict failure: one 400 EXPORT_PLAN_FAILED naming every finding. */
 export function strictFailure(findings: Finding[]): EngineError {

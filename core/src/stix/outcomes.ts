@@ -1,3 +1,4 @@
+import { byKeys } from './order.js'
 /** Per-record outcomes and the accounting of an import result (FACTS §5). */
 export type OutcomeStatus =
   | 'created'
@@ -35,16 +36,10 @@ export interface ImportResult {
   metrics: ImportMetrics
 }
 
-const byIdThenType = (a: ImportOutcome, b: ImportOutcome) =>
-  a.id < b.id
-    ? -1
-    : a.id > b.id
-      ? 1
-      : a.record_type < b.record_type
-        ? -1
-        : a.record_type > b.record_type
-          ? 1
-          : 0
+const byIdThenType = byKeys<ImportOutcome>(
+  (o) => o.id,
+  (o) => o.record_type,
+)
 
 /** applied = created + updated; rejected = rejected + unresolved_reference + failed; outcomes by id, type. */
 export function importResult(

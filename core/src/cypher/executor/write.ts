@@ -247,21 +247,31 @@ function compileSetItem(env: MatchEnv, item: SetItem, scope: Scope): Mutation {
       }
     }
     case 'setLabels': {
-      const target = env.exprs.compile(
-        { kind: 'var', name: item.variable, start: item.start, end: item.start },
-        scope,
-      )
+      const target = labelTarget(env, item, scope, 'set labels on')
       const labels = item.labels
       return (row, ctx) => {
         const node = target(row, ctx)
         if (node === null) return
-        if (!(node instanceof NodeValue)) throw typeError(`cannot set labels on ${typeName(node)}`)
         const tx = txOf(ctx)
         for (const label of labels)
           if (tx.addLabel(node.id, ctx.graph.names.id(label))) ctx.stats.labels_added++
         checkMutations(ctx, tx)
       }
     }
+  }
+}
+
+/** The node a SET/REMOVE of labels applies to: null passes through, anything but a node is a type error. */
+function labelTarget(env: MatchEnv, item: { variable: string; start: number }, scope: Scope, verb: string) {
+  const target = env.exprs.compile(
+    { kind: 'var', name: item.variable, start: item.start, end: item.start },
+    scope,
+  )
+  return (row: Parameters<typeof target>[0], ctx: Parameters<typeof target>[1]): NodeValue | null => {
+    const node = target(row, ctx)
+    if (node === null) return null
+    if (!(node instanceof NodeValue)) throw typeError(`cannot ${verb} ${typeName(node)}`)
+    return node
   }
 }
 
@@ -275,15 +285,11 @@ export function compileRemoveItems(env: MatchEnv, items: RemoveItem[], scope: Sc
         checkMutations(ctx, txOf(ctx))
       }
     }
-    const target = env.exprs.compile(
-      { kind: 'var', name: item.variable, start: item.start, end: item.start },
-      scope,
-    )
+    const target = labelTarget(env, item, scope, 'remove labels from')
     const labels = item.labels
     return (row, ctx) => {
       const node = target(row, ctx)
       if (node === null) return
-      if (!(node instanceof NodeValue)) throw typeError(`cannot remove labels from ${typeName(node)}`)
       const tx = txOf(ctx)
       for (const label of labels) {
         const id = ctx.graph.names.lookup(label)
