@@ -245,13 +245,23 @@ export class Transaction implements GraphReader {
    * their relationships (Cypher checks at the end of the query, not at each DELETE).
    */
   prepare(): CommitRecord {
+    // Relationships of this transaction touching a deleted node, found in one pass (not one per node).
+    const overlayEnds = new Map<number, number[]>()
+    if (this.deletedNodes.size > 0) {
+      for (const [rel, live] of this.rels) {
+        if (!live) continue
+        for (const end of live.start === live.end ? [live.start] : [live.start, live.end]) {
+          if (!this.deletedNodes.has(end)) continue
+          const list = overlayEnds.get(end)
+          if (list === undefined) overlayEnds.set(end, [rel])
+          else list.push(rel)
+        }
+      }
+    }
     for (const id of this.deletedNodes) {
       const before = this.base.node(id)
       const adjacency = before === undefined ? [] : [...before.out, ...before.in]
-      for (const rel of this.rels.keys()) {
-        const live = this.rels.get(rel)
-        if (live && (live.start === id || live.end === id)) adjacency.push(rel)
-      }
+      adjacency.push(...(overlayEnds.get(id) ?? []))
       for (const rel of adjacency) {
         if (this.relType(rel) >= 0) {
           throw new EngineError(

@@ -5,7 +5,7 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
-  readFileSync,
+  readSync,
   renameSync,
   unlinkSync,
   writeSync,
@@ -80,30 +80,81 @@ export function writeCheckpoint(
   return { name, sequence, sha256: fileHash.digest('hex'), bytes, records }
 }
 
-export type CheckpointRead =
-  | { ok: true; sequence: number; records: number; lines: string[] }
-  | { ok: false; reason: string }
+export type CheckpointRead = { ok: true; sequence: number; records: number } | { ok: false; reason: string }
 
-/** Reads and fully validates a checkpoint (file digest from the manifest, header, trailer, record digest). */
-export function readCheckpoint(dir: string, name: string, expectedSha256: string): CheckpointRead {
+const CHUNK = 16 * 1024 * 1024
+
+/** Calls `onChunk` with consecutive chunks of a file, never holding more than one chunk. */
+function readChunks(path: string, onChunk: (chunk: Buffer) => void): void {
+  const fd = openSync(path, 'r')
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK)
+    for (;;) {
+      const n = readSync(fd, buffer, 0, CHUNK, null)
+      if (n === 0) return
+      onChunk(buffer.subarray(0, n))
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Reads and fully validates a checkpoint, streaming: a checkpoint of millions of records is far larger than
+ * one JavaScript string may be. First the file digest from the manifest is checked (nothing is applied from
+ * a file that does not match), then the lines are parsed one at a time; the header and the trailer's record
+ * count are checked too. `onLine` receives each record line in order.
+ */
+export function readCheckpoint(
+  dir: string,
+  name: string,
+  expectedSha256: string,
+  onLine: (line: string) => void = () => {},
+): CheckpointRead {
   const path = join(dir, CHECKPOINT_DIR, name)
   if (!existsSync(path)) return { ok: false, reason: `checkpoint ${name} is missing` }
-  const data = readFileSync(path)
-  if (createHash('sha256').update(data).digest('hex') !== expectedSha256) {
+  const hash = createHash('sha256')
+  readChunks(path, (chunk) => hash.update(chunk))
+  if (hash.digest('hex') !== expectedSha256) {
     return { ok: false, reason: `checkpoint ${name} does not match the digest in the manifest` }
   }
-  const lines = data.toString('utf8').split('\n')
-  if (lines.at(-1) === '') lines.pop()
+  let header: { checkpoint?: { sequence?: number; format?: string } } | null = null
+  let held: string | null = null // one line behind, so the last one (the trailer) is never applied
+  let records = 0
+  let carry: Buffer = Buffer.alloc(0)
+  const take = (line: string) => {
+    if (header === null) {
+      header = JSON.parse(line) as typeof header
+      return
+    }
+    if (held !== null) {
+      onLine(held)
+      records++
+    }
+    held = line
+  }
   try {
-    const header = JSON.parse(lines[0] ?? '') as { checkpoint?: { sequence?: number; format?: string } }
-    const trailer = JSON.parse(lines.at(-1) ?? '') as { end?: { records?: number; sha256?: string } }
-    const body = lines.slice(1, -1)
-    if (header.checkpoint?.format !== RECORD_FORMAT || !Number.isSafeInteger(header.checkpoint.sequence)) {
+    readChunks(path, (chunk) => {
+      let data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk
+      let start = 0
+      for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
+        take(data.toString('utf8', start, nl))
+        start = nl + 1
+      }
+      data = data.subarray(start)
+      carry = Buffer.from(data)
+    })
+    if (carry.length > 0) take(carry.toString('utf8'))
+    const h = header as { checkpoint?: { sequence?: number; format?: string } } | null
+    if (h?.checkpoint?.format !== RECORD_FORMAT || !Number.isSafeInteger(h.checkpoint.sequence)) {
       return { ok: false, reason: `checkpoint ${name} has a bad header` }
     }
-    if (trailer.end?.records !== body.length) return { ok: false, reason: `checkpoint ${name} is truncated` }
-    return { ok: true, sequence: header.checkpoint.sequence as number, records: body.length, lines: body }
-  } catch {
+    const trailer = JSON.parse(held ?? '') as { end?: { records?: number } }
+    if (trailer.end?.records !== records) return { ok: false, reason: `checkpoint ${name} is truncated` }
+    return { ok: true, sequence: h.checkpoint.sequence as number, records }
+  } catch (error) {
+    // Once lines were applied a fallback would build on a half-loaded graph: that is a hard failure.
+    if (records > 0) throw error
     return { ok: false, reason: `checkpoint ${name} is malformed` }
   }
 }

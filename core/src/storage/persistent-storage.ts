@@ -118,12 +118,14 @@ export class PersistentStorage {
         manifest!.components.filter((c) => c.name === n),
       )
       for (const component of candidates) {
-        const read = readCheckpoint(options.dir, component.path, component.sha256)
+        // The digest is verified before any line is applied, so a bad file leaves the sink untouched.
+        const read = readCheckpoint(options.dir, component.path, component.sha256, (line) =>
+          sink.loadCheckpointLine(line),
+        )
         if (!read.ok) {
           warn(read.reason)
           continue
         }
-        for (const line of read.lines) sink.loadCheckpointLine(line)
         afterSeq = read.sequence
         checkpointRecords = read.records
         loaded = component
