@@ -258,11 +258,10 @@ class EngineImpl implements Engine {
     if (this.storageMode !== 'persistent' || s === undefined) return
     if (s.dir === undefined)
       throw new EngineError('STORAGE_DIR_REQUIRED', 'persistent storage needs a directory', 'invalid')
-    const loader = new GraphImageLoader(this.catalog, (workspace, kind, id, seq) =>
-      (kind === 'node'
+    const loader = new GraphImageLoader(this.catalog, (workspace, kind) =>
+      kind === 'node'
         ? this.temporal.history(workspace).nodeCreated
-        : this.temporal.history(workspace).relCreated
-      ).set(id, seq),
+        : this.temporal.history(workspace).relCreated,
     )
     let imageDone = false
     const finishImage = () => {
@@ -290,7 +289,12 @@ class EngineImpl implements Engine {
             | GraphImageLine
             | TemporalLine
             | { kind: 'session' | 'audit'; body: unknown }
-          if (parsed.kind === 'graph_batch' || parsed.kind === 'graph_counters') loader.add(parsed)
+          if (
+            parsed.kind === 'graph_batch' ||
+            parsed.kind === 'graph_rels' ||
+            parsed.kind === 'graph_counters'
+          )
+            loader.add(parsed)
           else if (parsed.kind === 'history' || parsed.kind === 'boundary') this.temporal.loadLine(parsed)
           else this.sessionManager.applyRecord(parsed.kind, parsed.body)
         },

@@ -1,5 +1,5 @@
 import type { GraphCatalog } from '../graph/catalog.js'
-import { type CommitOp, encodeValue } from '../graph/commit.js'
+import { type CommitOp, decodeValue, encodeValue } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
 
@@ -12,7 +12,26 @@ const BATCH = 4096
  */
 export type GraphImageLine =
   | { kind: 'graph_batch'; workspace: string; ops: CommitOp[]; created: number[] }
+  | RelationshipColumns
   | { kind: 'graph_counters'; workspace: string; next_node_id: number; next_relationship_id: number }
+
+/**
+ * Relationships as columns: recovery parses a few arrays of numbers per batch instead of one object per
+ * relationship (millions of them), which is most of the time and garbage a checkpoint load would make.
+ */
+export interface RelationshipColumns {
+  kind: 'graph_rels'
+  workspace: string
+  /** Distinct type names of the batch; `type` holds indices into it. */
+  types: string[]
+  id: number[]
+  type: number[]
+  start: number[]
+  end: number[]
+  /** Properties of the relationships that have some, by position in the batch. */
+  props: Record<string, Record<string, ReturnType<typeof encodeValue>>>
+  created: number[]
+}
 
 export type CreatedSeq = (workspace: string, kind: 'node' | 'rel', id: number) => number
 
@@ -52,23 +71,53 @@ export function* graphImage(catalog: GraphCatalog, createdSeq: CreatedSeq): Iter
       if (ops.length === BATCH) yield* flush()
     }
     yield* flush()
+    let rels = emptyColumns(workspace)
+    const typeIndex = new Map<string, number>()
     for (const id of store.allRelIds()) {
-      ops.push({
-        op: 'createRelationship',
-        id,
-        type: store.names.name(store.relType(id)),
-        start: store.relStart(id),
-        end: store.relEnd(id),
-        props: props(store, store.relProps(id)),
-      })
-      created.push(createdSeq(workspace, 'rel', id))
-      if (ops.length === BATCH) yield* flush()
+      const typeName = store.names.name(store.relType(id))
+      let t = typeIndex.get(typeName)
+      if (t === undefined) {
+        t = rels.types.length
+        rels.types.push(typeName)
+        typeIndex.set(typeName, t)
+      }
+      const position = rels.id.length
+      rels.id.push(id)
+      rels.type.push(t)
+      rels.start.push(store.relStart(id))
+      rels.end.push(store.relEnd(id))
+      const p = store.relProps(id)
+      if (p !== undefined && p.size > 0) rels.props[position] = props(store, p)
+      rels.created.push(createdSeq(workspace, 'rel', id))
+      if (rels.id.length === BATCH) {
+        yield rels
+        rels = emptyColumns(workspace)
+        typeIndex.clear()
+      }
     }
-    yield* flush()
+    if (rels.id.length > 0) yield rels
   }
 }
 
-export type SetCreated = (workspace: string, kind: 'node' | 'rel', id: number, seq: number) => void
+function emptyColumns(workspace: string): RelationshipColumns {
+  return {
+    kind: 'graph_rels',
+    workspace,
+    types: [],
+    id: [],
+    type: [],
+    start: [],
+    end: [],
+    props: {},
+    created: [],
+  }
+}
+
+/** The creation-sequence column of a workspace's records, so a loader can write it without a call per record. */
+export type CreatedColumn = (
+  workspace: string,
+  kind: 'node' | 'rel',
+) => { set(id: number, seq: number): void }
 
 /** Loads checkpoint graph lines: one applyCommit per batch. */
 export class GraphImageLoader {
@@ -76,12 +125,33 @@ export class GraphImageLoader {
 
   constructor(
     private readonly catalog: GraphCatalog,
-    private readonly setCreated: SetCreated,
+    private readonly createdColumn: CreatedColumn,
   ) {}
+
+  private setCreated(workspace: string, kind: 'node' | 'rel', id: number, seq: number): void {
+    this.createdColumn(workspace, kind).set(id, seq)
+  }
 
   add(line: GraphImageLine): void {
     if (line.kind === 'graph_counters') {
       this.counters.set(line.workspace, { node: line.next_node_id, rel: line.next_relationship_id })
+      return
+    }
+    if (line.kind === 'graph_rels') {
+      const store = this.catalog.workspace(line.workspace)
+      const typeIds = line.types.map((t) => store.names.id(t))
+      const created = this.createdColumn(line.workspace, 'rel')
+      for (let i = 0; i < line.id.length; i++) {
+        const encoded = line.props[i]
+        const props =
+          encoded === undefined
+            ? undefined
+            : new Map(Object.entries(encoded).map(([k, v]) => [store.names.id(k), decodeValue(v)] as const))
+        const id = line.id[i]!
+        store.restoreRelationship(id, typeIds[line.type[i]!]!, line.start[i]!, line.end[i]!, props)
+        const seq = line.created[i] ?? 0
+        if (seq > 0) created.set(id, seq)
+      }
       return
     }
     this.catalog.workspace(line.workspace).applyCommit({ ops: line.ops })

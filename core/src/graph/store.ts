@@ -108,6 +108,31 @@ export class GraphStore implements GraphReader {
     if (sequence !== undefined) this.sequence = sequence
   }
 
+  /**
+   * Loads one relationship from a checkpoint image: the same effect as a createRelationship op, without
+   * building one (recovery loads millions of them).
+   */
+  restoreRelationship(
+    id: number,
+    type: number,
+    startId: number,
+    endId: number,
+    props: Map<number, PropertyValue> | undefined,
+  ): void {
+    if (this.relType(id) >= 0) throw corrupt(`relationship ${id} already exists`)
+    const start = this.mustNode(startId)
+    const end = this.mustNode(endId)
+    this.ensureRelCapacity(id)
+    this.relTypes[id] = type
+    this.relStarts[id] = startId
+    this.relEnds[id] = endId
+    if (props !== undefined && props.size > 0) this.relProperties.set(id, props)
+    start.out.push(id)
+    end.in.push(id)
+    this.liveRels++
+    if (id >= this.nextRelId) this.nextRelId = id + 1
+  }
+
   private mustNode(id: number): NodeRecord {
     const node = this.nodes[id]
     if (node === undefined) throw corrupt(`node ${id} does not exist`)
