@@ -108,13 +108,14 @@ export function project(
   const returned = new Set<number>()
   let full = false
   for (const id of history.nodeIds(store)) {
-    const state = history.nodeAt(store, id, seq)
-    if (state === null) continue
     if (full || nodes.length >= budget.max_nodes) {
-      omittedNodes++
+      // Past the budget only existence matters: count without building the record.
+      if (history.existsAt(store, 'node', id, seq)) omittedNodes++
       full = true
       continue
     }
+    const state = history.nodeAt(store, id, seq)
+    if (state === null) continue
     const record: ProjectedNode = {
       id: nodeId(id),
       ...common('node', id, state),
@@ -140,8 +141,7 @@ export function project(
     // Endpoints never change, so a live relationship whose ends were not returned is skipped before its
     // state is built; a deleted one is read from history.
     if (store.relType(id) >= 0 && !(returned.has(store.relStart(id)) && returned.has(store.relEnd(id)))) {
-      // A live relationship existed at `seq` if it was created by then (it has never been deleted).
-      if (history.relCreated.get(id) <= seq) omittedRels++
+      if (history.existsAt(store, 'rel', id, seq)) omittedRels++
       continue
     }
     const state = history.relAt(store, id, seq)

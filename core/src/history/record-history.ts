@@ -200,6 +200,14 @@ export class RecordHistory {
     return { version: 1 + changes.length, since: changes.at(-1)?.seq ?? created }
   }
 
+  /** Whether a record existed at `seq`, without building its content (for counting what a budget omits). */
+  existsAt(store: GraphStore, kind: 'node' | 'rel', id: number, seq: number): boolean {
+    if (seq < this.createdOf(kind, id)) return false
+    const life = (kind === 'node' ? this.nodes : this.rels).get(id)
+    if (life?.deleted !== undefined) return seq < life.deleted
+    return kind === 'node' ? store.node(id) !== undefined : store.relType(id) >= 0
+  }
+
   nodeAt(store: GraphStore, id: number, seq: number): NodeState | null {
     return this.stateAt(this.nodeCreated.get(id), this.nodes.get(id), seq, () =>
       RecordHistory.nodeState(store, id),
