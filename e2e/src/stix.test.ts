@@ -350,3 +350,20 @@ describe.skipIf(!existsSync(attackFile))('CLI import of a large file', () => {
     }
   })
 })
+
+describe('STIX import metrics', () => {
+  it('counts imported objects by outcome in /metrics', async () => {
+    const server = await startServer()
+    try {
+      await server.request('/v1/import/stix', { body: { bundle: bundle(actor, malware, uses) } })
+      await server.request('/v1/import/stix', { body: { bundle: bundle(actor, malware, uses) } })
+      const metrics = await server.request('/metrics', { token: null })
+      expect(metrics.text).toContain('service_stix_import_records_total{outcome="requested"} 6')
+      expect(metrics.text).toContain('service_stix_import_records_total{outcome="created"} 3')
+      expect(metrics.text).toContain('service_stix_import_records_total{outcome="duplicate"} 3')
+      expect(metrics.text).toContain('service_stix_import_records_total{outcome="failed"} 0')
+    } finally {
+      await server.stop()
+    }
+  })
+})

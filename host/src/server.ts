@@ -14,6 +14,7 @@ import { sessionsPlugin } from '@service/plugin-sessions'
 import { stixPlugin } from '@service/plugin-stix'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
+import { Counter } from 'prom-client'
 import type { Settings } from './settings.js'
 
 export interface ServerParts {
@@ -30,6 +31,16 @@ function readTls(settings: Settings): { key: Buffer; cert: Buffer } | null {
  * Assembles the HTTP server around an open engine. Registration order matters and is explicit: errors and
  * the OpenAPI collector first (their onRoute hooks must see every route), then auth, then the features.
  */
+const STIX_OUTCOMES = [
+  'requested',
+  'created',
+  'updated',
+  'duplicate',
+  'rejected',
+  'unresolved_reference',
+  'failed',
+] as const
+
 export interface BuildHooks {
   /** Called for every registered route (method, URL pattern), e.g. to list the route table. */
   onRoute?: (method: string, url: string) => void
@@ -97,7 +108,23 @@ export async function buildServer(
   // After the provider host: domain profiles cti/fimi/crisis pass its gates.
   await app.register(seedPlugin, { engine, seed: engine.seed })
   // After the provider host too: a licensed, ready cti pack joins graph validation and strict export.
-  await app.register(stixPlugin, { engine, importMaxBodyBytes: settings.http.importMaxBodyBytes })
+  const importRecords = new Counter({
+    name: 'service_stix_import_records_total',
+    help: 'STIX objects by import outcome (requested, created, updated, duplicate, rejected, unresolved_reference, failed).',
+    labelNames: ['outcome'],
+    registers: [app.operations.metrics.registry],
+  })
+  for (const outcome of STIX_OUTCOMES) importRecords.inc({ outcome }, 0)
+  await app.register(stixPlugin, {
+    engine,
+    importMaxBodyBytes: settings.http.importMaxBodyBytes,
+    onImport: (result) => {
+      for (const outcome of STIX_OUTCOMES) {
+        const n = result.metrics?.[outcome] ?? 0
+        if (n > 0) importRecords.inc({ outcome }, n)
+      }
+    },
+  })
   await app.register(cypherPlugin, { engine, requestTimeoutMs: settings.http.requestTimeoutMs })
   await app.register(sessionsPlugin, { engine })
 
