@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Engine } from '@service/core'
+import { IMPORT_METRIC_KEYS } from '@service/core/stix'
 import { authPlugin, OPERATIONAL_ROUTES } from '@service/plugin-auth'
 import { cypherPlugin } from '@service/plugin-cypher'
 import { correlationIdOf, errorsPlugin, validatorCompiler } from '@service/plugin-errors'
@@ -31,15 +32,6 @@ function readTls(settings: Settings): { key: Buffer; cert: Buffer } | null {
  * Assembles the HTTP server around an open engine. Registration order matters and is explicit: errors and
  * the OpenAPI collector first (their onRoute hooks must see every route), then auth, then the features.
  */
-const STIX_OUTCOMES = [
-  'requested',
-  'created',
-  'updated',
-  'duplicate',
-  'rejected',
-  'unresolved_reference',
-  'failed',
-] as const
 
 export interface BuildHooks {
   /** Called for every registered route (method, URL pattern), e.g. to list the route table. */
@@ -114,12 +106,12 @@ export async function buildServer(
     labelNames: ['outcome'],
     registers: [app.operations.metrics.registry],
   })
-  for (const outcome of STIX_OUTCOMES) importRecords.inc({ outcome }, 0)
+  for (const outcome of IMPORT_METRIC_KEYS) importRecords.inc({ outcome }, 0)
   await app.register(stixPlugin, {
     engine,
     importMaxBodyBytes: settings.http.importMaxBodyBytes,
     onImport: (result) => {
-      for (const outcome of STIX_OUTCOMES) {
+      for (const outcome of IMPORT_METRIC_KEYS) {
         const n = result.metrics?.[outcome] ?? 0
         if (n > 0) importRecords.inc({ outcome }, n)
       }

@@ -1,3 +1,4 @@
+import { IMPORT_METRIC_KEYS, type ImportMetrics, zeroImportMetrics } from '@service/core/stix'
 import type { StixBundle } from './bundles.js'
 import { type HttpDeps, type RetryPolicy, requestWithRetry } from './http.js'
 import { describeError } from './log.js'
@@ -9,36 +10,9 @@ export type ServiceSettings = Pick<
   'serviceBaseUrl' | 'serviceAuthToken' | 'workspaceId' | 'serviceTimeoutMs' | 'readyTimeoutMs'
 >
 
-/** `metrics` of the import result; each count summed over a cycle's requests. */
-export interface ImportCounts {
-  requested: number
-  created: number
-  updated: number
-  duplicate: number
-  rejected: number
-  unresolved_reference: number
-  failed: number
-}
-
-const COUNT_KEYS = [
-  'requested',
-  'created',
-  'updated',
-  'duplicate',
-  'rejected',
-  'unresolved_reference',
-  'failed',
-] as const
-
-export const zeroCounts = (): ImportCounts => ({
-  requested: 0,
-  created: 0,
-  updated: 0,
-  duplicate: 0,
-  rejected: 0,
-  unresolved_reference: 0,
-  failed: 0,
-})
+/** `metrics` of the import result (the server's own type); each count summed over a cycle's requests. */
+export type ImportCounts = ImportMetrics
+export const zeroCounts = zeroImportMetrics
 
 /** The server refused the import or did not confirm it; the cursor must not move. */
 export class ImportError extends Error {
@@ -128,7 +102,7 @@ export async function importBundle(
     )
   }
   const counts = zeroCounts()
-  for (const key of COUNT_KEYS) {
+  for (const key of IMPORT_METRIC_KEYS) {
     const value = body?.result?.metrics?.[key]
     if (typeof value === 'number') counts[key] = value
   }
@@ -137,6 +111,6 @@ export async function importBundle(
 
 export function addCounts(total: ImportCounts, more: ImportCounts): ImportCounts {
   const sum = zeroCounts()
-  for (const key of COUNT_KEYS) sum[key] = total[key] + more[key]
+  for (const key of IMPORT_METRIC_KEYS) sum[key] = total[key] + more[key]
   return sum
 }

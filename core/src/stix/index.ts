@@ -21,7 +21,14 @@ export {
   relationshipType,
   STIX_LABEL,
 } from './mapping.js'
-export type { ImportMetrics, ImportOutcome, ImportResult, OutcomeStatus } from './outcomes.js'
+export {
+  IMPORT_METRIC_KEYS,
+  type ImportMetrics,
+  type ImportOutcome,
+  type ImportResult,
+  type OutcomeStatus,
+  zeroImportMetrics,
+} from './outcomes.js'
 export type { CtiNodePayload, Finding, ProviderIssue, ValidateNode } from './plan.js'
 export { type CorrectionsSummary, PLAYBOOKS, type PlaybookApplied } from './playbooks.js'
 export { STIX_SCHEMAS } from './schemas/index.js'

@@ -17,15 +17,20 @@ export interface ImportOutcome {
   error_code?: string
 }
 
-export interface ImportMetrics {
-  requested: number
-  created: number
-  updated: number
-  duplicate: number
-  rejected: number
-  unresolved_reference: number
-  failed: number
-}
+/** The import result's `metrics` keys: the one list the server, its metrics and the TAXII connector share. */
+export const IMPORT_METRIC_KEYS = [
+  'requested',
+  'created',
+  'updated',
+  'duplicate',
+  'rejected',
+  'unresolved_reference',
+  'failed',
+] as const
+export type ImportMetrics = Record<(typeof IMPORT_METRIC_KEYS)[number], number>
+
+export const zeroImportMetrics = (): ImportMetrics =>
+  Object.fromEntries(IMPORT_METRIC_KEYS.map((key) => [key, 0])) as ImportMetrics
 
 export interface ImportResult {
   processed_objects: number
@@ -47,15 +52,8 @@ export function importResult(
   outcomes: ImportOutcome[],
   errors: string[] = [],
 ): ImportResult {
-  const metrics: ImportMetrics = {
-    requested: outcomes.length,
-    created: 0,
-    updated: 0,
-    duplicate: 0,
-    rejected: 0,
-    unresolved_reference: 0,
-    failed: 0,
-  }
+  const metrics = zeroImportMetrics()
+  metrics.requested = outcomes.length
   for (const o of outcomes) metrics[o.status]++
   return {
     processed_objects: processed,
