@@ -67,6 +67,11 @@ export class PersistentStorage {
   private intervalStartMs = 0
   private walBytesAtCheckpoint = 0
   private baseWalBytes = 0
+  /**
+   * Bytes of segments wholly at or below the checkpoint. It only changes when a checkpoint is taken (later
+   * segments hold later sequences), so /health and /metrics read it without touching the directory.
+   */
+  private backlogBytes = 0
 
   private constructor(
     private readonly options: Required<Omit<PersistentStorageOptions, 'warn'>> &
@@ -183,8 +188,8 @@ export class PersistentStorage {
         const writtenAt = Date.parse(manifest.updated_at.value)
         storage.checkpointAtMs = Number.isNaN(writtenAt) ? options.now() : writtenAt
       }
-      storage.baseWalBytes = listSegments(options.dir).reduce((n, s) => n + s.bytes, 0)
-      storage.walBytesAtCheckpoint = storage.baseWalBytes
+      storage.measureSegments()
+      storage.walBytesAtCheckpoint = storage.walBytes()
       return storage
     } catch (error) {
       lock.release()
@@ -294,30 +299,34 @@ export class PersistentStorage {
       const lastInSegment = segments[i + 1]!.firstSeq - 1
       if (lastInSegment <= keepAbove) unlinkSync(segments[i]!.path)
     }
-    this.baseWalBytes =
-      listSegments(this.options.dir).reduce((n, s) => n + s.bytes, 0) - this.wal.bytesWritten
+    this.measureSegments()
     this.walBytesAtCheckpoint = this.walBytes()
   }
 
-  durability(): DurabilityReport {
+  /** One directory listing after open or compaction: the WAL size baseline and the compaction backlog. */
+  private measureSegments(): void {
     const segments = listSegments(this.options.dir)
+    this.baseWalBytes = segments.reduce((n, s) => n + s.bytes, 0) - this.wal.bytesWritten
     const checkpoint = this.checkpointSeq
-    let backlog = 0
-    if (checkpoint !== null) {
-      for (let i = 0; i < segments.length - 1; i++) {
-        if (segments[i + 1]!.firstSeq - 1 <= checkpoint) backlog += segments[i]!.bytes
-      }
+    this.backlogBytes = 0
+    if (checkpoint === null) return
+    for (let i = 0; i < segments.length - 1; i++) {
+      if (segments[i + 1]!.firstSeq - 1 <= checkpoint) this.backlogBytes += segments[i]!.bytes
     }
+  }
+
+  durability(): DurabilityReport {
+    const checkpoint = this.checkpointSeq
     return {
       controls: { require_fsync: this.options.requireFsync, strict_recovery: this.options.strictRecovery },
-      wal_bytes: segments.reduce((n, s) => n + s.bytes, 0),
+      wal_bytes: this.walBytes(),
       wal_lag_sequences: Math.max(0, this.wal.lastSeq - (checkpoint ?? 0)),
       checkpoint_sequence: checkpoint,
       checkpoint_age_seconds:
         this.checkpointAtMs === null
           ? null
           : Math.max(0, Math.floor((this.options.now() - this.checkpointAtMs) / 1000)),
-      compaction_backlog_bytes: backlog,
+      compaction_backlog_bytes: this.backlogBytes,
       recovery: {
         ...this.recovery.report,
         outcome: this.wal.failed === null ? this.recovery.report.outcome : 'unavailable',
