@@ -13,6 +13,7 @@ import { SessionManager } from '../sessions/session-manager.js'
 import { PersistentStorage } from '../storage/persistent-storage.js'
 import type { WalRecord } from '../storage/wal-record.js'
 import { SERVICE_VERSION } from '../version.js'
+import { checkCallShape } from './cypher-call.js'
 import { type DurabilityReport, ephemeralDurability } from './durability.js'
 import { type GraphImageLine, GraphImageLoader, graphImage } from './graph-image.js'
 import { SessionsApi } from './sessions-api.js'
@@ -358,8 +359,9 @@ class EngineImpl implements Engine {
     }
   }
 
-  async cypher(call: CypherCall): Promise<CypherResult> {
+  async cypher(input: CypherCall): Promise<CypherResult> {
     this.assertOpen()
+    const call = checkCallShape(input)
     const sessionId = call.sessionId
     const auditId = randomUUID()
     const workspaceId = call.workspaceId ?? DEFAULT_WORKSPACE_ID

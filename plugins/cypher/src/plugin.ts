@@ -1,5 +1,5 @@
 import type { CypherMode, Engine } from '@service/core'
-import { badRequest, errorResponses } from '@service/plugin-errors'
+import { errorResponses } from '@service/plugin-errors'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { parseMode } from './mode.js'
@@ -9,20 +9,6 @@ export interface CypherPluginOptions {
   engine: Engine
   /** The handler budget: queries are stopped by the clock at this point (504 REQUEST_TIMEOUT). */
   requestTimeoutMs: number
-}
-
-const blank = (value: string | undefined) => value !== undefined && value.trim() === ''
-
-/** Request-shape errors the reference answers with 400 before the engine sees anything. */
-function checkShape(body: CypherRequestBody): void {
-  if (body.query.trim() === '') throw badRequest('INVALID_QUERY', 'query must not be blank')
-  for (const [field, code] of [
-    ['workspace_id', 'INVALID_WORKSPACE_ID'],
-    ['session_id', 'INVALID_SESSION_ID'],
-    ['budget_ref', 'INVALID_BUDGET_REF'],
-  ] as const) {
-    if (blank(body[field])) throw badRequest(code, `${field} must not be blank`)
-  }
 }
 
 async function cypherPlugin(
@@ -42,15 +28,14 @@ async function cypherPlugin(
       },
       async (request: FastifyRequest<{ Body: CypherRequestBody }>, reply: FastifyReply) => {
         const body = request.body
-        checkShape(body)
         const mode = forced ?? parseMode(body.mode)
         const result = await engine.cypher({
           query: body.query,
           params: body.params,
           mode,
-          workspaceId: body.workspace_id?.trim(),
-          sessionId: body.session_id?.trim(),
-          budgetRef: body.budget_ref?.trim(),
+          workspaceId: body.workspace_id,
+          sessionId: body.session_id,
+          budgetRef: body.budget_ref,
           forcedMode: forced === 'read' || forced === 'write' ? forced : null,
           correlationId: request.id,
           signal: request.abortSignal,

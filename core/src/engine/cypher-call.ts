@@ -1,0 +1,30 @@
+import { EngineError } from '../errors.js'
+
+const IDS = [
+  ['workspaceId', 'workspace_id', 'INVALID_WORKSPACE_ID'],
+  ['sessionId', 'session_id', 'INVALID_SESSION_ID'],
+  ['budgetRef', 'budget_ref', 'INVALID_BUDGET_REF'],
+] as const
+
+export interface CallShape {
+  query: string
+  workspaceId?: string | undefined
+  sessionId?: string | undefined
+  budgetRef?: string | undefined
+}
+
+/**
+ * The request-shape checks every door applies before the query is looked at (the reference answers them with
+ * 400): a blank query, and a workspace, session or budget id that is given but blank. Ids come back trimmed.
+ */
+export function checkCallShape<T extends CallShape>(call: T): T {
+  if (call.query.trim() === '') throw new EngineError('INVALID_QUERY', 'query must not be blank', 'invalid')
+  const trimmed = { ...call }
+  for (const [key, field, code] of IDS) {
+    const value = call[key]
+    if (value === undefined) continue
+    if (value.trim() === '') throw new EngineError(code, `${field} must not be blank`, 'invalid')
+    trimmed[key] = value.trim() as T[typeof key]
+  }
+  return trimmed
+}
