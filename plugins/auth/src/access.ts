@@ -1,14 +1,7 @@
+import { OPERATIONAL_ROUTES } from '@service/plugin-errors'
+
 /** Which boundary guards a route, decided from its URL pattern alone so every route added later is covered. */
 export type RouteAccess = 'admin' | 'bearer' | 'operational'
-
-export const OPERATIONAL_ROUTES = new Set([
-  '/health',
-  '/health/live',
-  '/health/ready',
-  '/version',
-  '/metrics',
-  '/openapi.json',
-])
 
 export function routeAccess(url: string): RouteAccess {
   if (url === '/v1/admin' || url.startsWith('/v1/admin/')) return 'admin'
@@ -17,3 +10,5 @@ export function routeAccess(url: string): RouteAccess {
   // Anything else is refused rather than left public by accident.
   return 'bearer'
 }
+
+export { OPERATIONAL_ROUTES }

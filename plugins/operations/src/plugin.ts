@@ -1,5 +1,5 @@
 import { type Engine, RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from '@service/core'
-import { HttpErrors } from '@service/plugin-errors'
+import { HttpErrors, OPERATIONAL_ROUTES } from '@service/plugin-errors'
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Lifecycle } from './lifecycle.js'
@@ -27,15 +27,6 @@ declare module 'fastify' {
     operations: Operations
   }
 }
-
-const OPERATIONAL = new Set([
-  '/health',
-  '/health/live',
-  '/health/ready',
-  '/version',
-  '/metrics',
-  '/openapi.json',
-])
 
 async function operationsPlugin(app: FastifyInstance, options: OperationsOptions): Promise<void> {
   const { engine, lifecycle } = options
@@ -82,7 +73,7 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
   }
   // Attached per route so operational routes (probes, scrapes) carry no timer and no drain gate.
   app.addHook('onRoute', (route) => {
-    if (OPERATIONAL.has(route.url)) return
+    if (OPERATIONAL_ROUTES.has(route.url)) return
     route.onRequest = [...(route.onRequest === undefined ? [] : [route.onRequest].flat()), guard]
   })
   app.addHook('onResponse', (request, reply, done) => {
