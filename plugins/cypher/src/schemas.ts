@@ -1,4 +1,4 @@
-import { okEnvelope } from '@service/plugin-errors'
+import { Nullable, okEnvelope, StringEnum } from '@service/plugin-errors'
 import { type Static, Type } from 'typebox'
 
 export const CypherRequestBody = Type.Object(
@@ -22,11 +22,10 @@ const Counter = Type.Integer({ minimum: 0 })
 
 export const CypherResultSchema = Type.Object(
   {
-    status: Type.Union([Type.Literal('Success'), Type.Literal('Rejected'), Type.Literal('ValidationFailed')]),
-    data: Type.Union([
+    status: StringEnum(['Success', 'Rejected', 'ValidationFailed']),
+    data: Nullable(
       Type.Object({ columns: Type.Array(Type.String()), rows: Type.Array(Type.Array(Type.Unknown())) }),
-      Type.Null(),
-    ]),
+    ),
     mutation_summary: Type.Object(
       {
         created_nodes: Counter,

@@ -1,9 +1,10 @@
+import { Nullable, StringEnum } from '@service/plugin-errors'
 import { type Static, Type } from 'typebox'
 
 const NonNegativeInteger = Type.Integer({ minimum: 0 })
 
 export const RecoveryRecord = Type.Object({
-  outcome: Type.Union([Type.Literal('ephemeral'), Type.Literal('recovered'), Type.Literal('unavailable')]),
+  outcome: StringEnum(['ephemeral', 'recovered', 'unavailable']),
   manifest_validated: Type.Boolean(),
   required_components_validated: Type.Boolean(),
   catalog_recovered: Type.Boolean(),
@@ -16,8 +17,8 @@ export const DurabilityRecord = Type.Object({
   controls: Type.Object({ require_fsync: Type.Boolean(), strict_recovery: Type.Boolean() }),
   wal_bytes: NonNegativeInteger,
   wal_lag_sequences: NonNegativeInteger,
-  checkpoint_sequence: Type.Union([NonNegativeInteger, Type.Null()]),
-  checkpoint_age_seconds: Type.Union([NonNegativeInteger, Type.Null()]),
+  checkpoint_sequence: Nullable(NonNegativeInteger),
+  checkpoint_age_seconds: Nullable(NonNegativeInteger),
   compaction_backlog_bytes: NonNegativeInteger,
   recovery: RecoveryRecord,
 })
@@ -27,7 +28,7 @@ export const HealthRecord = Type.Object(
     status: Type.Literal('ok'),
     service: Type.Literal('service-http-server'),
     version: Type.String(),
-    storage_mode: Type.Union([Type.Literal('ephemeral'), Type.Literal('persistent')]),
+    storage_mode: StringEnum(['ephemeral', 'persistent']),
     uptime_ms: NonNegativeInteger,
     lifecycle_state: Type.String(),
     session_ttl_metrics: Type.Object({
@@ -49,7 +50,7 @@ const ReadyChecks = Type.Object({
 })
 
 export const ReadinessRecord = Type.Object({
-  status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
+  status: StringEnum(['ready', 'not_ready']),
   ready: Type.Boolean(),
   service: Type.String(),
   lifecycle_state: Type.String(),
@@ -71,8 +72,8 @@ export const VersionRecord = Type.Object({
   storage_compatibility: Type.Object({
     supported_versions: Type.Array(Type.String()),
     supported_record_formats: Type.Array(Type.String()),
-    active_storage_version: Type.Union([Type.String(), Type.Null()]),
-    active_record_format: Type.Union([Type.String(), Type.Null()]),
+    active_storage_version: Nullable(Type.String()),
+    active_record_format: Nullable(Type.String()),
   }),
-  ref_mode: Type.Union([Type.Literal('elastic_free'), Type.Literal('reversible_reference')]),
+  ref_mode: StringEnum(['elastic_free', 'reversible_reference']),
 })

@@ -1,3 +1,4 @@
+import { Nullable, StringEnum } from '@service/plugin-errors'
 import { type Static, Type } from 'typebox'
 
 const DomainNames = ['cti', 'fimi', 'crisis', 'medical', 'research'] as const
@@ -26,18 +27,18 @@ export const Capability = Type.Object({ name: Type.String(), version: Type.Strin
 export const DomainValidationIssue = Type.Object({
   code: Type.String(),
   message: Type.String(),
-  severity: Type.Union([Type.Literal('error'), Type.Literal('warning')]),
-  field: Type.Union([Type.String(), Type.Null()]),
-  node_id: Type.Union([Type.String(), Type.Null()]),
+  severity: StringEnum(['error', 'warning']),
+  field: Nullable(Type.String()),
+  node_id: Nullable(Type.String()),
 })
 
 export const DomainValidationResult = Type.Object(
   {
     schema_version: Type.Literal('1'),
     request_id: Type.String(),
-    status: Type.Union([Type.Literal('accepted'), Type.Literal('rejected'), Type.Literal('failed')]),
+    status: StringEnum(['accepted', 'rejected', 'failed']),
     issues: Type.Array(DomainValidationIssue),
-    diagnostics: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+    diagnostics: Nullable(Type.Object({}, { additionalProperties: true })),
   },
   { $id: 'DomainValidationResult' },
 )
@@ -45,11 +46,11 @@ export const DomainValidationResult = Type.Object(
 export const LicenseSummary = Type.Object(
   {
     // legacy_env is in the spec's enum but never produced (DECISIONS.md).
-    source: Type.Union([Type.Literal('signed_pem'), Type.Literal('legacy_env'), Type.Literal('none')]),
-    client_uuid: Type.Union([Type.String(), Type.Null()]),
-    client_email: Type.Union([Type.String(), Type.Null()]),
+    source: StringEnum(['signed_pem', 'legacy_env', 'none']),
+    client_uuid: Nullable(Type.String()),
+    client_email: Nullable(Type.String()),
     modules: Type.Array(Type.String()),
-    valid_until: Type.Union([Type.String(), Type.Null()]),
+    valid_until: Nullable(Type.String()),
     is_nfr: Type.Boolean(),
   },
   { $id: 'LicenseSummary' },
@@ -60,7 +61,7 @@ export const DomainProviderStatus = Type.Object(
     provider_id: Type.String(),
     provider_version: Type.String(),
     // The spec's table lists cti, fimi, crisis; medical and research providers are listed too (FACTS §2).
-    domain: Type.Union(DomainNames.map((d) => Type.Literal(d))),
+    domain: StringEnum(DomainNames),
     capabilities: Type.Array(Capability),
     ready: Type.Boolean(),
   },

@@ -1,4 +1,4 @@
-import { okEnvelope } from '@service/plugin-errors'
+import { Nullable, okEnvelope, StringEnum } from '@service/plugin-errors'
 import { Type } from 'typebox'
 
 export const ActorKind = Type.String({
@@ -15,9 +15,7 @@ export const StartBody = Type.Object(
   { additionalProperties: false },
 )
 
-const Status = Type.Union(
-  ['idle', 'working', 'processing', 'degraded', 'stopped'].map((s) => Type.Literal(s)),
-)
+const Status = StringEnum(['idle', 'working', 'processing', 'degraded', 'stopped'])
 
 export const ExplorerSession = Type.Object(
   {
@@ -49,7 +47,7 @@ export const HealthResponse = okEnvelope(
   Type.Object({
     ...ExplorerSession.properties,
     uptime_ms: Type.Integer({ minimum: 0 }),
-    stop_reason: Type.Union([Type.Literal('idle_ttl_expired'), Type.Null()]),
+    stop_reason: Nullable(Type.Literal('idle_ttl_expired')),
   }),
 )
 export const ListQuery = Type.Object({ include_stopped: Type.Optional(Type.Boolean({ default: false })) })
@@ -74,7 +72,7 @@ export const LogsResponse = okEnvelope(
     session_id: Type.String(),
     matched_entries: Type.Integer({ minimum: 0 }),
     total_matched_entries: Type.Integer({ minimum: 0 }),
-    stop_reason: Type.Union([Type.String(), Type.Null()]),
+    stop_reason: Nullable(Type.String()),
     audit_parity: Type.Object({
       input_events: Type.Integer({ minimum: 0 }),
       output_events: Type.Integer({ minimum: 0 }),

@@ -1,4 +1,4 @@
-import { okEnvelope } from '@service/plugin-errors'
+import { Nullable, okEnvelope, StringEnum } from '@service/plugin-errors'
 import { type Static, Type } from 'typebox'
 
 const Context = {
@@ -32,11 +32,7 @@ export const ImportResultSchema = Type.Object(
       Type.Object({
         id: Type.String(),
         record_type: Type.String(),
-        status: Type.Union(
-          ['created', 'updated', 'duplicate', 'rejected', 'unresolved_reference', 'failed'].map((s) =>
-            Type.Literal(s),
-          ),
-        ),
+        status: StringEnum(['created', 'updated', 'duplicate', 'rejected', 'unresolved_reference', 'failed']),
         reference: Type.Optional(Type.String()),
         error_code: Type.Optional(Type.String()),
       }),
@@ -67,19 +63,18 @@ export const ValidateBody = Type.Object(
 )
 export type ValidateBody = Static<typeof ValidateBody>
 
-const Nullable = (t: Parameters<typeof Type.Union>[0][number]) => Type.Union([t, Type.Null()])
 const Counts = Type.Record(Type.String(), Counter)
 
 export const ValidationResultSchema = Type.Object(
   {
-    source_mode: Type.Union([Type.Literal('bundle'), Type.Literal('graph')]),
+    source_mode: StringEnum(['bundle', 'graph']),
     valid: Type.Boolean(),
     issues: Type.Array(
       Type.Object({
         code: Type.String(),
         message: Type.String(),
         field: Nullable(Type.String()),
-        severity: Type.Union([Type.Literal('error'), Type.Literal('warning')]),
+        severity: StringEnum(['error', 'warning']),
         node_id: Nullable(Type.String()),
       }),
     ),
