@@ -16,6 +16,7 @@ import { stixPlugin } from '@service/plugin-stix'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import { Counter } from 'prom-client'
+import { requestLoggerFactory } from './logger.js'
 import type { Settings } from './settings.js'
 
 export interface ServerParts {
@@ -47,6 +48,7 @@ export async function buildServer(
   const tls = readTls(settings)
   const options = {
     loggerInstance: logger,
+    childLoggerFactory: requestLoggerFactory,
     genReqId: correlationIdOf,
     requestIdHeader: false as const,
     // One access line per request (below) instead of Fastify's two.
@@ -122,14 +124,14 @@ export async function buildServer(
 
   // Probes and scrapes would drown the access log: they are logged at debug, everything else at info.
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url
-    const level =
-      route !== undefined && OPERATIONAL_ROUTES.has(route) && reply.statusCode < 400 ? 'debug' : 'info'
+    // routeOptions is a getter that builds a fresh object: read it once.
+    const route = request.routeOptions.url ?? 'unmatched'
+    const level = OPERATIONAL_ROUTES.has(route) && reply.statusCode < 400 ? 'debug' : 'info'
     if (!(request.log as unknown as Logger).isLevelEnabled(level)) return done()
     request.log[level](
       {
         method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
+        route,
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 100) / 100,
       },
