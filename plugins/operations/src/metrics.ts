@@ -1,14 +1,19 @@
 import type { Engine } from '@service/core'
 import { SERVICE_VERSION } from '@service/core'
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { LIFECYCLE_STATES, type Lifecycle } from './lifecycle.js'
+import { RequestDurationHistogram } from './request-histogram.js'
 import { type HealthSources, WRITE_AUTHORITIES } from './sources.js'
 
 export interface ServiceMetrics {
   registry: Registry
-  httpDuration: Histogram<'method' | 'route' | 'status_code'>
+  httpDuration: RequestDurationHistogram
   activeRequests: Gauge
 }
+
+export const REQUEST_DURATION_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+]
 
 /** Sets a counter to an absolute value read from its source of truth at scrape time. */
 const setCounter = (counter: Counter, value: number) => {
@@ -219,12 +224,11 @@ export function createMetrics(
     help: 'Requests in flight.',
     registers,
   })
-  const httpDuration = new Histogram({
-    name: 'service_http_request_duration_seconds',
-    help: 'HTTP request duration by route pattern and status.',
-    labelNames: ['method', 'route', 'status_code'],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers,
-  })
+  const httpDuration = new RequestDurationHistogram(
+    'service_http_request_duration_seconds',
+    'HTTP request duration by route pattern and status.',
+    REQUEST_DURATION_BUCKETS,
+    registry,
+  )
   return { registry, httpDuration, activeRequests }
 }

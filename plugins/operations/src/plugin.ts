@@ -66,9 +66,11 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
       }
     }, options.requestTimeoutMs)
     timers.set(request, { timer, controller, counted: true })
-    // The response's close (not the request's: that fires once the body is read) tells a client hang-up.
+    // The response's close (not the request's: that fires once the body is read) tells a client hang-up;
+    // it also ends the timer of a request whose client left before onResponse (which then never runs).
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) controller.abort(new Error('client closed the connection'))
+      finish(request)
     })
   }
   // Attached per route so operational routes (probes, scrapes) carry no timer and no drain gate.
@@ -79,16 +81,13 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
   app.addHook('onResponse', (request, reply, done) => {
     finish(request)
     operations.metrics.httpDuration.observe(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
-        status_code: String(reply.statusCode),
-      },
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
       reply.elapsedTime / 1000,
     )
     done()
   })
-  app.addHook('onRequestAbort', async (request) => finish(request))
 
   const readiness = () => {
     const recovery = engine.durability().recovery.outcome
