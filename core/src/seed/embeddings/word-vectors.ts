@@ -4,6 +4,13 @@ import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { tokenize } from '../tokenizer.js'
 import type { EmbeddingProvider } from './provider.js'
+import {
+  type PackedVocabulary,
+  packVocabulary,
+  vocabularyFromText,
+  vocabularyRank,
+  vocabularySize,
+} from './vocabulary.js'
 
 /**
  * A local, offline sentence embedding: SIF-weighted mean of pretrained word vectors (Arora et al. 2017,
@@ -15,11 +22,28 @@ import type { EmbeddingProvider } from './provider.js'
 export interface PackedWordVectors {
   dims: number
   /** In the source's order, which is by corpus frequency (rank 0 = most frequent). */
-  words: string[]
+  vocabulary: PackedVocabulary
   /** Per-word dequantisation scale. */
   scales: Float32Array
-  /** words.length * dims int8 codes. */
+  /** word count * dims int8 codes. */
   codes: Int8Array
+  /** Per-word SIF weight, derived from the rank (not stored in the cache). */
+  weights: Float32Array
+}
+
+/** SIF smoothing constant: frequent words weigh little, rare content words close to 1. */
+const SIF_A = 1e-3
+
+/**
+ * SIF weight per rank, from a rank-based Zipf estimate of a word's probability: p(r) = 1 / ((r + 1) * H_V).
+ * Computed by the loader (a worker thread) with everything else, so the main thread runs no loop over
+ * the vocabulary at all (see vocabulary.ts for why that matters beyond start-up time).
+ */
+function sifWeights(count: number): Float32Array {
+  const h = Math.log(count) + 0.5772
+  const weights = new Float32Array(count)
+  for (let r = 0; r < count; r++) weights[r] = SIF_A / (SIF_A + 1 / ((r + 1) * h))
+  return weights
 }
 
 const CACHE_FORMAT = 1
@@ -48,14 +72,15 @@ export function packWinkJson(json: string, maxWords = Number.POSITIVE_INFINITY):
     scales[i] = scale
     for (let d = 0; d < dims; d++) codes[i * dims + d] = Math.round((v[d] as number) / scale)
   })
-  return { dims, words, scales, codes }
+  return { dims, vocabulary: packVocabulary(words), scales, codes, weights: sifWeights(words.length) }
 }
 
 function encodeCache(p: PackedWordVectors, key: string): Buffer {
   const header = Buffer.from(
-    JSON.stringify({ format: CACHE_FORMAT, key, dims: p.dims, count: p.words.length }),
+    JSON.stringify({ format: CACHE_FORMAT, key, dims: p.dims, count: vocabularySize(p.vocabulary) }),
   )
-  const words = Buffer.from(p.words.join('\n'))
+  // The words joined by '\n', as cache format 1 has always stored them.
+  const words = Buffer.from(p.vocabulary.text.slice(0, -1))
   const lens = Buffer.alloc(8)
   lens.writeUInt32LE(header.length, 0)
   lens.writeUInt32LE(words.length, 4)
@@ -76,10 +101,7 @@ function decodeCache(buf: Buffer, key: string): PackedWordVectors | null {
   }
   if (header.format !== CACHE_FORMAT || header.key !== key) return null
   let at = 8 + hl
-  const words = buf
-    .subarray(at, at + wl)
-    .toString()
-    .split('\n')
+  const text = wl === 0 ? '' : `${buf.subarray(at, at + wl).toString()}\n`
   at += wl
   // Copies: the file buffer's offset need not be 4-aligned for a Float32Array view.
   const scales = new Float32Array(header.count)
@@ -87,8 +109,9 @@ function decodeCache(buf: Buffer, key: string): PackedWordVectors | null {
   at += header.count * 4
   const codes = new Int8Array(header.count * header.dims)
   Buffer.from(codes.buffer).set(buf.subarray(at, at + codes.length))
-  if (words.length !== header.count) return null
-  return { dims: header.dims, words, scales, codes }
+  const vocabulary = vocabularyFromText(text)
+  if (vocabularySize(vocabulary) !== header.count) return null
+  return { dims: header.dims, vocabulary, scales, codes, weights: sifWeights(header.count) }
 }
 
 export interface WordVectorSource {
@@ -131,7 +154,8 @@ export function loadWordVectors(source: WordVectorSource): Promise<PackedWordVec
   const code = `const { workerData, parentPort } = require('node:worker_threads')
 import(workerData.moduleUrl).then((m) => {
   const p = m.loadWordVectorsSync(workerData.source)
-  parentPort.postMessage(p, [p.scales.buffer, p.codes.buffer])
+  const v = p.vocabulary
+  parentPort.postMessage(p, [p.scales.buffer, p.codes.buffer, p.weights.buffer, v.offsets.buffer, v.slots.buffer])
 }, (e) => { throw e })`
   return new Promise((resolve, reject) => {
     const worker = new Worker(code, { eval: true, workerData: { moduleUrl, source } })
@@ -146,14 +170,9 @@ import(workerData.moduleUrl).then((m) => {
   })
 }
 
-/** SIF smoothing constant: frequent words weigh little, rare content words close to 1. */
-const SIF_A = 1e-3
-
 export class WordVectorModel implements EmbeddingProvider {
   readonly id: string
   readonly dimensions: number
-  private readonly index = new Map<string, number>()
-  private readonly weights: Float32Array
 
   constructor(
     private readonly packed: PackedWordVectors,
@@ -161,31 +180,23 @@ export class WordVectorModel implements EmbeddingProvider {
   ) {
     this.id = `local:${name}`
     this.dimensions = packed.dims
-    for (let i = 0; i < packed.words.length; i++) this.index.set(packed.words[i] as string, i)
-    // Rank-based Zipf estimate of a word's probability: p(r) = 1 / ((r + 1) * H_V).
-    const h = Math.log(packed.words.length) + 0.5772
-    this.weights = new Float32Array(packed.words.length)
-    for (let r = 0; r < packed.words.length; r++) {
-      const p = 1 / ((r + 1) * h)
-      this.weights[r] = SIF_A / (SIF_A + p)
-    }
   }
 
   get vocabularySize(): number {
-    return this.packed.words.length
+    return vocabularySize(this.packed.vocabulary)
   }
 
   embedOne(text: string): Float32Array {
-    const { dims, scales, codes } = this.packed
+    const { dims, scales, codes, weights } = this.packed
     const out = new Float32Array(dims)
     const counts = new Map<number, number>()
     for (const token of tokenize(text)) {
-      const i = this.index.get(token)
-      if (i !== undefined) counts.set(i, (counts.get(i) ?? 0) + 1)
+      const i = vocabularyRank(this.packed.vocabulary, token)
+      if (i !== -1) counts.set(i, (counts.get(i) ?? 0) + 1)
     }
     for (const [i, n] of counts) {
       // Sub-linear term frequency: a word repeated in a long description should not dominate it.
-      const w = (this.weights[i] as number) * (scales[i] as number) * (1 + Math.log(n))
+      const w = (weights[i] as number) * (scales[i] as number) * (1 + Math.log(n))
       const base = i * dims
       for (let d = 0; d < dims; d++) out[d] = (out[d] as number) + w * (codes[base + d] as number)
     }

@@ -1,0 +1,68 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { vocabularyRank, vocabularySize } from './vocabulary.js'
+import { loadWordVectorsSync, WordVectorModel } from './word-vectors.js'
+
+// A miniature of the wink file: {dimensions, words, vectors: {word: [...dims, l2norm, index]}}.
+const dir = mkdtempSync(join(tmpdir(), 'word-vectors-'))
+const source = join(dir, 'vectors.json')
+writeFileSync(
+  source,
+  JSON.stringify({
+    dimensions: 3,
+    words: ['the', 'malware', ',', 'ransomware', 'x', 'phishing'],
+    vectors: {
+      the: [0.1, 0.1, 0.1, 0.17, 0],
+      malware: [1, 0.5, -0.25, 1.15, 1],
+      ',': [0, 0, 1, 1, 2],
+      ransomware: [0.9, 0.6, -0.2, 1.1, 3],
+      x: [0, 1, 0, 1, 4],
+      phishing: [-0.5, 1, 0.5, 1.22, 5],
+    },
+  }),
+)
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('word vectors', () => {
+  it('keeps only words the tokenizer can produce, in rank order', () => {
+    const packed = loadWordVectorsSync({ path: source, cacheDir: join(dir, 'cache-a') })
+    expect(vocabularySize(packed.vocabulary)).toBe(4)
+    expect(
+      ['the', 'malware', 'ransomware', 'phishing'].map((w) => vocabularyRank(packed.vocabulary, w)),
+    ).toEqual([0, 1, 2, 3])
+    expect(vocabularyRank(packed.vocabulary, ',')).toBe(-1)
+    // SIF weights grow with rank: frequent words weigh least.
+    expect(packed.weights[0]).toBeLessThan(packed.weights[3] as number)
+  })
+
+  it('embeds the same from the converted cache as from the source', () => {
+    const cacheDir = join(dir, 'cache-b')
+    const first = new WordVectorModel(loadWordVectorsSync({ path: source, cacheDir }))
+    expect(readdirSync(cacheDir)).toHaveLength(1)
+    const cached = new WordVectorModel(loadWordVectorsSync({ path: source, cacheDir }))
+    const text = 'Malware and ransomware, then phishing'
+    expect(Array.from(cached.embedOne(text))).toEqual(Array.from(first.embedOne(text)))
+    expect(cached.vocabularySize).toBe(4)
+  })
+
+  it('points similar words the same way and unknown words nowhere', () => {
+    const model = new WordVectorModel(loadWordVectorsSync({ path: source, cacheDir: join(dir, 'cache-c') }))
+    const cosine = (a: Float32Array, b: Float32Array) => {
+      let dot = 0
+      let na = 0
+      let nb = 0
+      a.forEach((x, i) => {
+        dot += x * (b[i] as number)
+        na += x * x
+        nb += (b[i] as number) ** 2
+      })
+      return dot / Math.sqrt(na * nb)
+    }
+    const malware = model.embedOne('malware')
+    expect(cosine(malware, model.embedOne('ransomware'))).toBeGreaterThan(0.95)
+    expect(cosine(malware, model.embedOne('phishing'))).toBeLessThan(0.5)
+    expect(Array.from(model.embedOne('zzzz unknown'))).toEqual([0, 0, 0])
+  })
+})
