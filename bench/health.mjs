@@ -1,12 +1,11 @@
 // /health throughput of our server against a bare Fastify app in the same run (target ratio >= 0.8).
 // Rounds alternate between the servers and medians are reported, so background load hits both alike.
-import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { freePort, repoRoot, startService, waitReady } from './lib/server.mjs'
+import { freePort, pinning, repoRoot, spawnServer, startService, waitReady } from './lib/server.mjs'
 
 const ROUND_S = Number(process.env.BENCH_DURATION_S ?? 5)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 
 const run = (url, duration) =>
@@ -17,13 +16,15 @@ const run = (url, duration) =>
   })
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
-const ours = await startService({ SERVICE_LOG_LEVEL: 'info' })
+const pin = pinning()
+const ours = await startService({ SERVICE_LOG_LEVEL: 'info' }, pin)
 const body = await (await fetch(`${ours.url}/health`)).text()
 const port = await freePort()
-const bareChild = spawn(process.execPath, [join(repoRoot, 'bench', 'bare-fastify.mjs')], {
-  env: { ...process.env, PORT: String(port), BODY: body },
-  stdio: 'inherit',
-})
+const bareChild = spawnServer(
+  [join(repoRoot, 'bench', 'bare-fastify.mjs')],
+  { env: { ...process.env, PORT: String(port), BODY: body }, stdio: 'inherit' },
+  pin,
+)
 const bareUrl = `http://127.0.0.1:${port}`
 await waitReady(bareUrl, bareChild)
 
@@ -59,6 +60,11 @@ const rows = servers.map((s) => ({
 const bare = rows[0].rps
 console.log(
   `\n/health throughput: ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${ROUND_S} s, medians, Node ${process.version}`,
+)
+console.log(
+  pin === null
+    ? 'CPU pinning: off (no taskset, one CPU, or BENCH_PIN=0)'
+    : `CPU pinning: servers on CPU ${pin.serverCpu}, load generator on CPU ${pin.loadCpu} (BENCH_PIN=0 turns it off)`,
 )
 console.log('| server | req/s | p50 ms | p99 ms | errors | ratio to bare |')
 console.log('|---|---:|---:|---:|---:|---:|')
