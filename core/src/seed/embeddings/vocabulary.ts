@@ -3,9 +3,10 @@
  * open-addressing hash table from word to rank. It is built once (in the loader's worker thread) and
  * moves to the main thread as one string and transferred buffers, so the 400k-word GloVe vocabulary never
  * exists there as 400k strings in a Map: ~40 MB less heap, and no main-thread loop over the vocabulary.
- * Such a loop (the Map fill, or the SIF weights) was measured to leave V8 creating Node's nextTick objects
- * through the runtime (Runtime_DefineKeyedOwnPropertyInLiteral in perf) for the life of the process:
- * ~0.4 µs instead of ~0.05 µs per tick, ~4 µs per HTTP request (`pnpm bench health` shows it).
+ * The model's constructor loop (the Map fill and the SIF weights; the weight loop alone sufficed) was
+ * measured to leave V8 creating Node's nextTick objects through the runtime
+ * (Runtime_DefineKeyedOwnPropertyInLiteral in perf) for the life of the process: ~0.4 µs instead of
+ * ~0.05 µs per tick, ~4 µs per HTTP request (`pnpm bench health` shows it).
  */
 export interface PackedVocabulary {
   /** The words in rank order, each followed by '\n'. */
