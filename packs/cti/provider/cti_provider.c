@@ -97,16 +97,9 @@ static void name_required(sdp_validation *v, const sdp_json *node) {
     sdp_issue(v, SDP_ERROR, "CTI_NAME_REQUIRED", "name", "name is required for this CTI object type");
 }
 
-static void seen_window(sdp_validation *v, const sdp_json *node) {
-  sdp_time_field first = sdp_read_timestamp(v, node, "first_seen", NULL);
-  sdp_time_field last = sdp_read_timestamp(v, node, "last_seen", NULL);
-  sdp_require_order(v, &first, &last, true, "last_seen", "LAST_SEEN_BEFORE_FIRST_SEEN",
-                    "last_seen must not be earlier than first_seen");
-}
-
 static void named_with_window(sdp_validation *v, const sdp_json *node) {
   name_required(v, node);
-  seen_window(v, node);
+  sdp_require_seen_window(v, node);
 }
 
 static void malware(sdp_validation *v, const sdp_json *node) {

@@ -121,16 +121,9 @@ static void name_required(sdp_validation *v, const sdp_json *node) {
     sdp_issue(v, SDP_ERROR, "FIMI_NAME_REQUIRED", "name", "name is required for this FIMI node type");
 }
 
-static void activity_window(sdp_validation *v, const sdp_json *node) {
-  sdp_time_field first = sdp_read_timestamp(v, node, "first_seen", NULL);
-  sdp_time_field last = sdp_read_timestamp(v, node, "last_seen", NULL);
-  sdp_require_order(v, &first, &last, true, "last_seen", "LAST_SEEN_BEFORE_FIRST_SEEN",
-                    "last_seen must not be earlier than first_seen");
-}
-
 static void campaign(sdp_validation *v, const sdp_json *node) {
   name_required(v, node);
-  activity_window(v, node);
+  sdp_require_seen_window(v, node);
 }
 
 static void claim(sdp_validation *v, const sdp_json *node) {
@@ -176,7 +169,7 @@ static void coordination_cluster(sdp_validation *v, const sdp_json *node) {
   if (!has_evidence(node) && !marked_hypothesis(node))
     sdp_issue(v, SDP_ERROR, "FIMI_COORDINATION_EVIDENCE_REQUIRED", "evidence_refs",
               "coordination is an inference: give evidence_refs, or mark the cluster hypothesis:true");
-  activity_window(v, node);
+  sdp_require_seen_window(v, node);
 }
 
 static const sdp_node_rules_fn node_rules[NODE_COUNT] = {

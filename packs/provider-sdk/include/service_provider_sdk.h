@@ -261,6 +261,13 @@ void sdp_require_order(sdp_validation *v, const sdp_time_field *earlier, const s
                        bool allow_equal, const char *field, const char *suffix, const char *message);
 
 /*
+ * The STIX-style sighting window: first_seen and last_seen read as timestamps
+ * (optional), last_seen not earlier than first_seen, else
+ * <prefix>_LAST_SEEN_BEFORE_FIRST_SEEN on last_seen.
+ */
+void sdp_require_seen_window(sdp_validation *v, const sdp_json *obj);
+
+/*
  * obj["confidence"]: absent -> nothing; a number in [0, 1] -> ok;
  * anything else -> <prefix>_CONFIDENCE_INVALID. Returns true and sets *value
  * when present and valid; *is_null tells whether it was present as null.

@@ -175,6 +175,13 @@ void sdp_require_order(sdp_validation *v, const sdp_time_field *earlier, const s
   if (order < 0 || (order == 0 && !allow_equal)) sdp_issue_prefixed(v, SDP_ERROR, suffix, field, message);
 }
 
+void sdp_require_seen_window(sdp_validation *v, const sdp_json *obj) {
+  sdp_time_field first = sdp_read_timestamp(v, obj, "first_seen", NULL);
+  sdp_time_field last = sdp_read_timestamp(v, obj, "last_seen", NULL);
+  sdp_require_order(v, &first, &last, true, "last_seen", "LAST_SEEN_BEFORE_FIRST_SEEN",
+                    "last_seen must not be earlier than first_seen");
+}
+
 /* ---------------------------------------------------------------------- */
 /* Confidence and geography                                                */
 /* ---------------------------------------------------------------------- */
