@@ -22,6 +22,7 @@ const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !
 
 /** `type` must be "bundle" (any case) and `objects` an array (non-empty unless `allowEmpty`). */
 export function bundleObjects(bundle: unknown, allowEmpty = false): unknown[] {
+  if (bundle === undefined) throw bad('INVALID_STIX_BUNDLE', 'bundle is required')
   if (!isObject(bundle) || typeof bundle.type !== 'string' || bundle.type.toLowerCase() !== 'bundle')
     throw bad('INVALID_STIX_BUNDLE', 'bundle.type must be "bundle"')
   if (!Array.isArray(bundle.objects) || (!allowEmpty && bundle.objects.length === 0))

@@ -9,6 +9,7 @@
  * Marking definitions are re-emitted untouched (they cannot carry custom properties meaningfully, and the
  * predefined TLP markings must stay byte-exact).
  */
+
 import type { Engine } from '../engine/engine.js'
 import { EngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
@@ -23,6 +24,7 @@ import {
   planExport,
   type ValidateNode,
 } from './plan.js'
+import { givenIds } from './request-ids.js'
 
 export const EXPORT_DEFAULTS = {
   snapshotId: 'snapshot--current',
@@ -99,7 +101,8 @@ function emit(r: PlannedRecord): Record<string, unknown> {
   return object
 }
 
-export async function exportStix(engine: Engine, request: StixExportRequest = {}): Promise<StixExport> {
+export async function exportStix(engine: Engine, given: StixExportRequest = {}): Promise<StixExport> {
+  const request = givenIds(given)
   const params = parameters(request)
   const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID
   // A snapshot is read as it was, from record history; snapshot--current is the published graph.

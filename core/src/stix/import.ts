@@ -4,6 +4,7 @@
  * order; a relationship endpoint that resolves neither in the bundle nor in the graph aborts the whole
  * transaction (nothing committed) and is reported in a normal result (FACTS §5).
  */
+
 import type { Engine } from '../engine/engine.js'
 import { isEngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
@@ -11,6 +12,7 @@ import { bundleObjects, parseRecords } from './bundle.js'
 import { type EvidenceEnvelope, parseEvidence } from './evidence.js'
 import { P, STIX_EVIDENCE_LABEL } from './mapping.js'
 import { type ImportOutcome, type ImportResult, importResult } from './outcomes.js'
+import { givenIds } from './request-ids.js'
 import { StixWriter, type Unresolved } from './write.js'
 
 export interface StixImportRequest {
@@ -48,7 +50,8 @@ function sessionExists(engine: Engine, sessionId: string | undefined): sessionId
 }
 
 /** Imports one bundle. Throws EngineError (category invalid) for the 400 cases. */
-export async function importStix(engine: Engine, request: StixImportRequest): Promise<StixImportReport> {
+export async function importStix(engine: Engine, given: StixImportRequest): Promise<StixImportReport> {
+  const request = givenIds(given)
   const records = parseRecords(bundleObjects(request.bundle))
   const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID
   const ids = new Set(records.map((r) => r.id))

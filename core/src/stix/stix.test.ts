@@ -127,8 +127,20 @@ describe('STIX import', () => {
     await engine.close()
   })
 
+  it('takes ids as the HTTP routes do: trimmed, and a blank one means the default', async () => {
+    const engine = await openEngine()
+    await importStix(engine, { bundle: bundle(actor), workspaceId: '   ', sessionId: '' })
+    await importStix(engine, { bundle: bundle(identity), workspaceId: ' workspace--other ' })
+    expect(await engine.readGraph('workspace--http-default', (s) => s.nodeCount())).toBe(1)
+    expect(await engine.readGraph('workspace--other', (s) => s.nodeCount())).toBe(1)
+    const exported = JSON.parse((await exportStix(engine, { workspaceId: ' workspace--other' })).text)
+    expect(exported.objects.map((o: { id: string }) => o.id)).toEqual([identity.id])
+    await engine.close()
+  })
+
   it('refuses bad shapes with the FACTS codes', async () => {
     const engine = await openEngine()
+    expect(await code(importStix(engine, { bundle: undefined }))).toBe('INVALID_STIX_BUNDLE')
     expect(await code(importStix(engine, { bundle: { type: 'bundle', objects: [] } }))).toBe(
       'INVALID_STIX_BUNDLE',
     )

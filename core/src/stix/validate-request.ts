@@ -3,6 +3,7 @@
  * correction playbooks, and imports the corrected bundle when any ran; graph mode runs the export gates
  * (and the cti pack's node.validate when given) over the stored STIX records. No playbooks in graph mode.
  */
+
 import type { Engine } from '../engine/engine.js'
 import { EngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
@@ -14,6 +15,7 @@ import { P, STIX_LABEL } from './mapping.js'
 import type { ImportResult } from './outcomes.js'
 import { collectRecords, planExport, type ValidateNode } from './plan.js'
 import { applyPlaybooks, type CorrectionsSummary, type PlaybookApplied, summarize } from './playbooks.js'
+import { givenIds } from './request-ids.js'
 import { validateObjects } from './validate.js'
 
 export interface StixValidateRequest {
@@ -42,8 +44,9 @@ const bad = (code: string, message: string) => new EngineError(code, message, 'i
 
 export async function validateStix(
   engine: Engine,
-  request: StixValidateRequest,
+  given: StixValidateRequest,
 ): Promise<StixValidationResult> {
+  const request = givenIds(given)
   const source = (request.source ?? 'bundle').trim().toLowerCase()
   if (source !== 'bundle' && source !== 'graph')
     throw bad('INVALID_SOURCE_MODE', 'source must be bundle or graph')

@@ -8,7 +8,7 @@ import {
   type ValidateNode,
   validateStix,
 } from '@service/core/stix'
-import { badRequest, errorResponses, HttpError } from '@service/plugin-errors'
+import { errorResponses, HttpError } from '@service/plugin-errors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { readFileImport } from './multipart.js'
@@ -52,13 +52,9 @@ function ctiValidator(app: FastifyInstance, request: FastifyRequest): ValidateNo
   }
 }
 
-const given = (value: string | undefined): string | undefined =>
-  value === undefined || value.trim() === '' ? undefined : value.trim()
-
 async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Promise<void> {
   const { engine, importMaxBodyBytes } = options
   const run = async (input: StixImportRequest) => {
-    if (input.bundle === undefined) throw badRequest('INVALID_STIX_BUNDLE', 'bundle is required')
     const report = await importStix(engine, input)
     options.onImport?.(report.result)
     return { ok: true as const, result: report.result }
@@ -81,9 +77,9 @@ async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Pro
       return run({
         bundle: body.bundle,
         evidence: body.evidence,
-        workspaceId: given(body.workspace_id),
-        sessionId: given(body.session_id),
-        budgetRef: given(body.budget_ref),
+        workspaceId: body.workspace_id,
+        sessionId: body.session_id,
+        budgetRef: body.budget_ref,
       })
     },
   )
@@ -109,7 +105,7 @@ async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Pro
         const form = await readFileImport(request)
         return run({
           bundle: form.bundle,
-          workspaceId: form.workspace_id ?? 'workspace--http-default',
+          workspaceId: form.workspace_id,
           sessionId: form.session_id ?? 'session--http-import-stix',
           budgetRef: form.budget_ref ?? 'budget--http-import-stix',
         })
@@ -133,9 +129,9 @@ async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Pro
       const result = await validateStix(engine, {
         source: body.source,
         bundle: body.bundle,
-        workspaceId: given(body.workspace_id),
-        sessionId: given(body.session_id),
-        budgetRef: given(body.budget_ref),
+        workspaceId: body.workspace_id,
+        sessionId: body.session_id,
+        budgetRef: body.budget_ref,
         snapshotId: body.snapshot_id,
         validateNode: ctiValidator(app, request),
       })
@@ -157,7 +153,7 @@ async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Pro
     async (request, reply) => {
       const q = request.query
       const out = await exportStix(engine, {
-        workspaceId: given(q.workspace_id),
+        workspaceId: q.workspace_id,
         snapshotId: q.snapshot_id,
         transactionId: q.transaction_id,
         exporterVersion: q.exporter_version,
