@@ -41,6 +41,7 @@ export {
   ACTOR_KINDS,
   type ActorKind,
   type AuditEntry,
+  LOG_PAGE_LIMIT,
   SESSION_STATUSES,
   type SessionStatus,
 } from './sessions/index.js'

@@ -23,8 +23,12 @@ export interface AuditParity {
   parity_ok: boolean
 }
 
+/** Entries one log page returns: default and most (FACTS §6). */
+export const LOG_PAGE_LIMIT = { default: 500, max: 5000 } as const
+
 export interface LogQuery {
-  limit: number
+  /** 1..LOG_PAGE_LIMIT.max, default LOG_PAGE_LIMIT.default. */
+  limit?: number | undefined
   fromMs?: number | undefined
   toMs?: number | undefined
 }
@@ -100,6 +104,13 @@ export class AuditLog {
   }
 
   query(sessionId: string, query: LogQuery): LogPage {
+    const limit = query.limit ?? LOG_PAGE_LIMIT.default
+    if (!Number.isInteger(limit) || limit < 1 || limit > LOG_PAGE_LIMIT.max)
+      throw new EngineError(
+        'INVALID_REQUEST',
+        `limit must be an integer from 1 to ${LOG_PAGE_LIMIT.max}`,
+        'invalid',
+      )
     if (query.fromMs !== undefined && query.toMs !== undefined && query.fromMs > query.toMs) {
       throw new EngineError('INVALID_TIME_RANGE', 'from_ms must not be after to_ms', 'invalid')
     }
@@ -133,7 +144,7 @@ export class AuditLog {
     }
     return {
       // The newest `limit` matches, oldest first.
-      entries: list.slice(Math.max(start, end - query.limit), end),
+      entries: list.slice(Math.max(start, end - limit), end),
       total_matched_entries: matched,
       audit_parity: {
         input_events: inputs.size,

@@ -1,4 +1,11 @@
-export { type AuditEntry, AuditLog, type AuditParity, type LogPage, type LogQuery } from './audit-log.js'
+export {
+  type AuditEntry,
+  AuditLog,
+  type AuditParity,
+  LOG_PAGE_LIMIT,
+  type LogPage,
+  type LogQuery,
+} from './audit-log.js'
 export {
   ACTOR_KINDS,
   type ActorKind,

@@ -100,6 +100,11 @@ describe('SessionManager', () => {
     expect(page.total_matched_entries).toBe(6) // 120,125,140,145,150 and 130 (e3 has no output)
     expect(page.entries.map((e) => e.timestamp)).toEqual([145, 150])
     expect(() => m.logs(s, { limit: 1, fromMs: 2, toMs: 1 })).toThrow(/from_ms/)
+    // The spec's 1..5000 (default 500) holds for embedded callers too, at its edges.
+    expect(m.logs(s, {}).entries).toHaveLength(19)
+    expect(m.logs(s, { limit: 1 }).entries).toHaveLength(1)
+    for (const limit of [0, 5001, 2.5])
+      expect(() => m.logs(s, { limit })).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST' }))
   })
 
   it('rebuilds sessions and logs from journalled records', async () => {

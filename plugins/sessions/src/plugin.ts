@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import type { Engine } from '@service/core'
 import { badRequest, errorResponses } from '@service/plugin-errors'
 import type { FastifyInstance } from 'fastify'
@@ -83,14 +84,13 @@ async function sessionsPlugin(app: FastifyInstance, { engine }: SessionsPluginOp
       if (format !== 'json' && format !== 'ndjson')
         throw badRequest('INVALID_LOG_FORMAT', 'format must be json or ndjson')
       const page = sessions.logs(request.params.session_id, {
-        limit: request.query.limit ?? 500,
+        limit: request.query.limit,
         fromMs: request.query.from_ms,
         toMs: request.query.to_ms,
       })
       if (format === 'ndjson') {
         reply.type('application/x-ndjson')
         // One JSON line per entry; sent as a stream so large pages start arriving at once.
-        const { Readable } = await import('node:stream')
         return reply.send(
           Readable.from(
             (function* () {

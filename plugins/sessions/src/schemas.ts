@@ -1,3 +1,4 @@
+import { LOG_PAGE_LIMIT } from '@service/core'
 import { Nullable, okEnvelope, StringEnum } from '@service/plugin-errors'
 import { Type } from 'typebox'
 
@@ -54,7 +55,9 @@ export const ListQuery = Type.Object({ include_stopped: Type.Optional(Type.Boole
 export const ListResponse = okEnvelope(Type.Object({ sessions: Type.Array(ExplorerSession) }))
 
 export const LogsQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 500 })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: LOG_PAGE_LIMIT.max, default: LOG_PAGE_LIMIT.default }),
+  ),
   from_ms: Type.Optional(Type.Integer()),
   to_ms: Type.Optional(Type.Integer()),
   format: Type.Optional(Type.String({ default: 'json' })),
