@@ -21,6 +21,7 @@ export {
   type TransactOptions,
   type TransactResult,
 } from './engine/engine.js'
+export type { Ledger, LedgerWriter } from './engine/ledger.js'
 export type { SessionsApi } from './engine/sessions-api.js'
 export { EngineError, type EngineErrorCategory, isEngineError } from './errors.js'
 export { PROJECTION_LIMITS, type ProjectionBudget, parseBudget } from './explorer/budget.js'

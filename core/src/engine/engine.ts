@@ -16,6 +16,7 @@ import { SERVICE_VERSION } from '../version.js'
 import { checkCallShape } from './cypher-call.js'
 import { type DurabilityReport, ephemeralDurability } from './durability.js'
 import { type GraphImageLine, GraphImageLoader, graphImage } from './graph-image.js'
+import { type Ledger, type LedgerEntry, LedgerRegistry, type LedgerWriter } from './ledger.js'
 import { SessionsApi } from './sessions-api.js'
 import { type GraphQuery, Temporal, type TemporalLine } from './temporal.js'
 import { VisibilityGate } from './visibility-gate.js'
@@ -45,6 +46,8 @@ export interface EngineOptions {
   onWarning?: (message: string) => void
   /** Bound on retained record versions (before-images); older history is dropped past it. */
   historyMaxVersions?: number
+  /** Ledgers of an embedding application, defined before recovery so their entries replay. */
+  ledgers?: Ledger[]
 }
 
 export type EngineState = 'open' | 'closing' | 'closed'
@@ -91,12 +94,13 @@ export interface Engine {
   readonly seed: SeedSearch
   /**
    * Runs `fn` against a write transaction of one workspace and commits what it did atomically, through the
-   * same path as Cypher writes (WAL + fsync, visibility gate, record history, session timeshot). A throw
-   * commits nothing. Resolves once durable.
+   * same path as Cypher writes (WAL + fsync, visibility gate, record history, session timeshot). Ledger
+   * entries written through `ledger` commit in the same WAL record. A throw commits nothing. Resolves once
+   * durable; a failed durability gate rejects with DURABILITY_FAILED.
    */
   transact<T>(
     workspaceId: string,
-    fn: (tx: Transaction, store: GraphStore) => T,
+    fn: (tx: Transaction, store: GraphStore, ledger: LedgerWriter) => T,
     options?: TransactOptions,
   ): Promise<TransactResult<T>>
   /** Runs `fn` synchronously on the published graph of a workspace, with no non-durable commit visible. */
@@ -159,6 +163,13 @@ interface PendingDurability {
   commits: { seq: number; tx: string; workspace: string; ops: CommitRecord['ops'] }[]
 }
 
+/** The WAL body of a graph commit; `ledgers` is absent in records written before ledgers existed. */
+interface GraphWalBody {
+  workspace: string
+  ops: CommitRecord['ops']
+  ledgers?: LedgerEntry[]
+}
+
 class EngineImpl implements Engine {
   readonly catalog = new GraphCatalog()
   readonly cypherEngine: CypherEngine
@@ -169,6 +180,7 @@ class EngineImpl implements Engine {
   private current: EngineState = 'open'
   private checkpointing: Promise<void> | null = null
   private readonly derived: DerivedIndex[] = []
+  readonly ledgers = new LedgerRegistry()
   /** Commit sequence in ephemeral mode (persistent mode uses the WAL's). */
   private localSeq = 0
   readonly temporal: Temporal
@@ -205,6 +217,7 @@ class EngineImpl implements Engine {
         return this.temporal.snapshot(sessionId, this.currentSeq(), label)
       },
     }
+    for (const ledger of options.ledgers ?? []) this.ledgers.define(ledger)
     this.cypherEngine = new CypherEngine(this.catalog, {
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
       beforePublish: async (commit, workspaceId, _sequence, context) =>
@@ -230,17 +243,20 @@ class EngineImpl implements Engine {
     commit: CommitRecord,
     workspaceId: string,
     pending: PendingDurability | undefined,
+    ledgers: LedgerEntry[] = [],
   ): Promise<void> {
     const storage = this.storage
     if (storage === null) {
       const seq = ++this.localSeq
-      this.temporal.capture(workspaceId, commit, seq)
+      if (commit.ops.length > 0) this.temporal.capture(workspaceId, commit, seq)
       pending?.commits.push({ seq, tx: `tx--${randomUUID()}`, workspace: workspaceId, ops: commit.ops })
       return
     }
     if (this.gate.failed) throw this.gate.failed
-    const appended = storage.append('graph', { workspace: workspaceId, ops: commit.ops })
-    this.temporal.capture(workspaceId, commit, appended.seq)
+    const body: GraphWalBody = { workspace: workspaceId, ops: commit.ops }
+    if (ledgers.length > 0) body.ledgers = ledgers
+    const appended = storage.append('graph', body)
+    if (commit.ops.length > 0) this.temporal.capture(workspaceId, commit, appended.seq)
     pending?.commits.push({ seq: appended.seq, tx: appended.tx, workspace: workspaceId, ops: commit.ops })
     this.gate.published()
     const durable = appended.durable.then(
@@ -255,6 +271,7 @@ class EngineImpl implements Engine {
   }
 
   async open(): Promise<void> {
+    this.ledgers.seal()
     const s = this.options.storage
     if (this.storageMode !== 'persistent' || s === undefined) return
     if (s.dir === undefined)
@@ -290,7 +307,9 @@ class EngineImpl implements Engine {
             | GraphImageLine
             | TemporalLine
             | { kind: 'session' | 'audit'; body: unknown }
-          if (
+            | { kind: 'ledger'; ledger: string; entry: unknown }
+          if (parsed.kind === 'ledger') this.ledgers.apply([parsed])
+          else if (
             parsed.kind === 'graph_batch' ||
             parsed.kind === 'graph_rels' ||
             parsed.kind === 'graph_counters'
@@ -310,10 +329,13 @@ class EngineImpl implements Engine {
 
   private applyWalRecord(record: WalRecord): void {
     if (record.kind === 'graph') {
-      const body = record.body as { workspace: string; ops: CommitRecord['ops'] }
-      const store = this.catalog.workspace(body.workspace)
-      this.temporal.capture(body.workspace, { ops: body.ops }, record.seq)
-      store.applyCommit({ ops: body.ops }, store.sequence + 1)
+      const body = record.body as GraphWalBody
+      if (body.ops.length > 0) {
+        const store = this.catalog.workspace(body.workspace)
+        this.temporal.capture(body.workspace, { ops: body.ops }, record.seq)
+        store.applyCommit({ ops: body.ops }, store.sequence + 1)
+      }
+      if (body.ledgers !== undefined) this.ledgers.apply(body.ledgers)
     } else if (record.kind === 'boundary')
       this.temporal.applyBoundary(record.body as Parameters<Temporal['applyBoundary']>[0])
     else this.sessionManager.applyRecord(record.kind, record.body)
@@ -443,6 +465,7 @@ class EngineImpl implements Engine {
     label: string | undefined,
   ): Promise<void> {
     for (const c of pending.commits) {
+      if (c.ops.length === 0) continue
       const store = this.catalog.workspace(c.workspace)
       for (const index of this.derived) index.onCommit(c.workspace, store, c.ops)
     }
@@ -460,6 +483,7 @@ class EngineImpl implements Engine {
     // Every committed write made under a session is a timeshot of its timeline.
     if (sessionId !== undefined) {
       for (const c of pending.commits) {
+        if (c.ops.length === 0) continue
         await this.temporal.addBoundary({
           kind: 'timeshot',
           session_id: sessionId,
@@ -475,7 +499,7 @@ class EngineImpl implements Engine {
 
   async transact<T>(
     workspaceId: string,
-    fn: (tx: Transaction, store: GraphStore) => T,
+    fn: (tx: Transaction, store: GraphStore, ledger: LedgerWriter) => T,
     options: TransactOptions = {},
   ): Promise<TransactResult<T>> {
     this.assertOpen()
@@ -485,17 +509,25 @@ class EngineImpl implements Engine {
     const pending: PendingDurability = { durables: [], commits: [] }
     const value = await store.exclusive(async () => {
       const tx = store.begin()
-      const value = fn(tx, store)
+      const { writer, entries } = this.ledgers.collector()
+      const value = fn(tx, store, writer)
       const commit = tx.prepare()
-      if (commit.ops.length > 0) {
-        await this.logCommit(commit, workspaceId, pending)
-        store.publish(commit, store.sequence + 1)
+      if (commit.ops.length > 0 || entries.length > 0) {
+        await this.logCommit(commit, workspaceId, pending, entries)
+        if (commit.ops.length > 0) store.publish(commit, store.sequence + 1)
+        this.ledgers.apply(entries)
       }
       return value
     })
     await this.afterWrite(pending, options.sessionId, options.label)
     const last = pending.commits.at(-1)
     return { value, sequence: last?.seq ?? null, transaction_id: last?.tx ?? null }
+  }
+
+  /** Test hook: the next WAL write fails as a broken disk would (persistent mode only). */
+  injectStorageFailure(error: Error): void {
+    if (this.storage === null) throw new Error('injectStorageFailure needs persistent storage')
+    this.storage.injectFailure(error)
   }
 
   async readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T> {
@@ -598,6 +630,7 @@ class EngineImpl implements Engine {
       yield JSON.stringify(line)
     for (const record of this.sessionManager.checkpointRecords()) yield JSON.stringify(record)
     for (const line of this.temporal.imageLines()) yield JSON.stringify(line)
+    for (const line of this.ledgers.imageLines()) yield JSON.stringify(line)
   }
 
   async close(): Promise<void> {
