@@ -14,6 +14,8 @@ const areas = {
   storage: 'storage.mjs',
   explorer: 'explorer.mjs',
   providers: 'providers.mjs',
+  memory: 'memory.mjs',
+  ref: 'ref.mjs',
 }
 const area = process.argv[2] ?? 'health'
 const script = areas[area]
