@@ -10,6 +10,7 @@ export type EngineErrorCategory =
   | 'unprocessable' // well-formed but cannot be answered as asked (422)
   | 'unavailable' // a dependency or state prevents service now (503)
   | 'timeout' // the budget in time ran out (504)
+  | 'cancelled' // the caller went away or cancelled before an answer (408)
   | 'too_large' // a size bound was exceeded (413)
   | 'internal' // a defect or unexpected fault (500)
 

@@ -24,6 +24,23 @@ export {
 export type { Ledger, LedgerWriter } from './engine/ledger.js'
 export type { SessionsApi } from './engine/sessions-api.js'
 export { EngineError, type EngineErrorCategory, isEngineError } from './errors.js'
+export {
+  CONTRACT_VERSION as MEMORY_CONTRACT_VERSION,
+  type ExecuteOptions as MemoryExecuteOptions,
+  MEMORY_LABEL,
+  MEMORY_RELATION,
+  type MemoryApi,
+  type MemoryContext,
+  type MemoryPermission,
+  type MemoryRecord,
+  type MemoryResponse,
+  OPERATIONS as MEMORY_OPERATIONS,
+  PERMISSIONS as MEMORY_PERMISSIONS,
+  RECALL_LIMITS,
+  RECALL_OUTCOMES,
+  type RecallLimits,
+  type RelationshipRecord as MemoryRelationshipRecord,
+} from './memory/index.js'
 export { PROJECTION_LIMITS, type ProjectionBudget, parseBudget } from './explorer/budget.js'
 export type { BoundaryView, Projection } from './explorer/projection.js'
 export { DEFAULT_WORKSPACE_ID } from './graph/catalog.js'

@@ -8,6 +8,7 @@ import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
 import { AsOfReader } from '../history/as-of-reader.js'
+import { type MemoryApi, MemoryService } from '../memory/service.js'
 import { SeedSearch } from '../seed/search.js'
 import { SessionManager } from '../sessions/session-manager.js'
 import { PersistentStorage } from '../storage/persistent-storage.js'
@@ -92,6 +93,8 @@ export interface Engine {
   /** Natural-language seed search (full-text, semantic, vector, hybrid); set an embedding provider on
    * `seed.embeddings` for the dense modes. */
   readonly seed: SeedSearch
+  /** The memory contract v1: `memory.execute(request, context)` answers exactly as POST /v1/memory/operations. */
+  readonly memory: MemoryApi
   /**
    * Runs `fn` against a write transaction of one workspace and commits what it did atomically, through the
    * same path as Cypher writes (WAL + fsync, visibility gate, record history, session timeshot). Ledger
@@ -187,6 +190,7 @@ class EngineImpl implements Engine {
   readonly explorer: ExplorerApi
   /** Attached once recovery is done, since attaching builds the index from the recovered graph. */
   seed!: SeedSearch
+  readonly memory: MemoryService
   readonly openedAtMs: number
 
   constructor(
@@ -218,6 +222,16 @@ class EngineImpl implements Engine {
       },
     }
     for (const ledger of options.ledgers ?? []) this.ledgers.define(ledger)
+    this.memory = new MemoryService({
+      transact: (workspaceId, fn, transactOptions) => this.transact(workspaceId, fn, transactOptions),
+      readGraph: (workspaceId, fn) => this.readGraph(workspaceId, fn),
+      seed: () => this.seed,
+      now,
+      sessionOpen: (id) => this.sessionManager.has(id) && this.sessionManager.get(id).status !== 'stopped',
+      audited: (sessionId, workspaceId, event, input, work, output) =>
+        this.audited(sessionId, workspaceId, event, input, work, output),
+    })
+    for (const ledger of this.memory.ledgers) this.ledgers.define(ledger)
     this.cypherEngine = new CypherEngine(this.catalog, {
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
       beforePublish: async (commit, workspaceId, _sequence, context) =>
@@ -384,49 +398,67 @@ class EngineImpl implements Engine {
   async cypher(input: CypherCall): Promise<CypherResult> {
     this.assertOpen()
     const call = checkCallShape(input)
-    const sessionId = call.sessionId
-    const auditId = randomUUID()
     const workspaceId = call.workspaceId ?? DEFAULT_WORKSPACE_ID
-    if (sessionId !== undefined) {
-      this.sessionManager.beginRequest(sessionId)
-      await this.audit(sessionId, workspaceId, 'cypher_audit_input', auditId, {
+    return this.audited(
+      call.sessionId,
+      workspaceId,
+      'cypher',
+      {
         forced_mode: call.forcedMode ?? null,
         requested_mode: call.mode,
         budget_ref: call.budgetRef ?? null,
         query: call.query,
         params: call.params ?? {},
         correlation_id: call.correlationId ?? null,
-      })
-    }
-    const started = performance.now()
-    let result: CypherResult
-    try {
-      result = await this.runCypher(call, workspaceId)
-    } catch (error) {
-      if (sessionId !== undefined) {
-        this.sessionManager.endRequest(sessionId, 'fault')
-        await this.audit(sessionId, workspaceId, 'cypher_audit_output', auditId, {
-          status: 'Error',
-          error_code: isEngineError(error) ? error.code : 'INTERNAL',
-          error_message: isEngineError(error) ? error.message : 'internal error',
-          elapsed_ms: Math.round(performance.now() - started),
-        }).catch(() => {})
-      }
-      throw error
-    }
-    if (sessionId !== undefined) {
-      this.sessionManager.endRequest(sessionId, 'ok')
-      await this.audit(sessionId, workspaceId, 'cypher_audit_output', auditId, {
+      },
+      () => this.runCypher(call, workspaceId),
+      (result) => ({
         status: result.status,
         response_data_kind: result.data === null ? 'empty' : 'records',
         record_count: result.data?.rows.length ?? 0,
         warnings_count: result.warnings.length,
         validation_errors_count: result.validation_errors.length,
         mutation_summary: result.mutation_summary,
+      }),
+    )
+  }
+
+  /**
+   * Runs `work` as one request of a session, when a session is named: its state machine moves, and the
+   * session log gets a `<event>_audit_input` / `_output` pair (Cypher and memory operations share this).
+   */
+  private async audited<T>(
+    sessionId: string | undefined,
+    workspaceId: string,
+    event: string,
+    input: Record<string, unknown>,
+    work: () => Promise<T>,
+    output: (value: T) => Record<string, unknown>,
+  ): Promise<T> {
+    if (sessionId === undefined) return work()
+    const auditId = randomUUID()
+    this.sessionManager.beginRequest(sessionId)
+    await this.audit(sessionId, workspaceId, `${event}_audit_input`, auditId, input)
+    const started = performance.now()
+    let value: T
+    try {
+      value = await work()
+    } catch (error) {
+      this.sessionManager.endRequest(sessionId, 'fault')
+      await this.audit(sessionId, workspaceId, `${event}_audit_output`, auditId, {
+        status: 'Error',
+        error_code: isEngineError(error) ? error.code : 'INTERNAL',
+        error_message: isEngineError(error) ? error.message : 'internal error',
         elapsed_ms: Math.round(performance.now() - started),
-      })
+      }).catch(() => {})
+      throw error
     }
-    return result
+    this.sessionManager.endRequest(sessionId, 'ok')
+    await this.audit(sessionId, workspaceId, `${event}_audit_output`, auditId, {
+      ...output(value),
+      elapsed_ms: Math.round(performance.now() - started),
+    })
+    return value
   }
 
   private async runCypher(call: CypherCall, workspaceId: string): Promise<CypherResult> {

@@ -1,4 +1,5 @@
 import type { GraphReader, NodeRecord, PropertyValue } from '../graph/types.js'
+import { MEMORY_LABEL, MEMORY_SEARCH_KEYS } from '../memory/layout.js'
 
 /** Node ids as Cypher results and the explorer print them. */
 export const nodeElementId = (id: number): string => `node--${id}`
@@ -21,11 +22,18 @@ export function isSearchable(reader: GraphReader, node: NodeRecord): boolean {
   return prop(reader, node, 'tombstoned') !== true
 }
 
-/** The searchable text of a node: its labels and every string and string-list property value. */
+/**
+ * The searchable text of a node: its labels and every string and string-list property value. A memory
+ * contributes only its text, kind, tags and identity key: its label, lifecycle and times are on every memory
+ * and would make every objective match all of them.
+ */
 export function nodeText(reader: GraphReader, node: NodeRecord): string {
   const parts: string[] = []
-  for (const label of node.labels) parts.push(reader.names.name(label))
-  for (const value of node.props.values()) {
+  const memory = reader.names.lookup(MEMORY_LABEL)
+  const isMemory = memory >= 0 && node.labels.includes(memory)
+  if (!isMemory) for (const label of node.labels) parts.push(reader.names.name(label))
+  for (const [key, value] of node.props) {
+    if (isMemory && !MEMORY_SEARCH_KEYS.has(reader.names.name(key))) continue
     if (typeof value === 'string') parts.push(value)
     else if (Array.isArray(value)) for (const v of value) if (typeof v === 'string') parts.push(v)
   }

@@ -39,6 +39,15 @@ export interface SearchCallOptions {
   signal?: AbortSignal | undefined
 }
 
+/** One objective hit for memory recall: which signals selected it and how strongly (each 0..1). */
+export interface ObjectiveHit {
+  id: number
+  lexical: number
+  dense: number
+  score: number
+  matched: string[]
+}
+
 const NOT_EVIDENCE = 'a seed score ranks retrieval relevance; it is not evidence'
 
 /**
@@ -137,6 +146,52 @@ export class SeedSearch {
         explanation: { ...c.explanation, boundary_notes: [...notes] },
       })),
     }
+  }
+
+  /**
+   * Objective hits among the nodes `accept` admits, best first (score, then id), at most `limit`: BM25 over
+   * the indexed text, joined by cosine similarity when an embedding provider is configured. No 422 rules:
+   * memory recall bounds its answer itself. `dense` says whether a provider took part.
+   */
+  async objectiveHits(
+    workspaceId: string,
+    objective: string,
+    limit: number,
+    accept: (store: GraphStore, id: number) => boolean,
+    signal?: AbortSignal,
+  ): Promise<{ hits: ObjectiveHit[]; dense: boolean }> {
+    const ws = this.index.workspace(workspaceId)
+    const provider = this.embeddings.provider
+    if (ws === undefined) return { hits: [], dense: provider !== null }
+    let query: Float32Array | null = null
+    if (provider !== null) {
+      await this.index.flush(ws, signal)
+      const [q] = provider.embedSync ? provider.embedSync([objective]) : await provider.embed([objective], signal)
+      if (q !== undefined && normalizeInPlace(q)) query = q
+    }
+    const terms = objectiveTerms(objective)
+    return this.engine.readGraph(workspaceId, (store) => {
+      const pool = new Map<number, ObjectiveHit>()
+      for (const [id, hit] of ws.bm25.search(terms))
+        pool.set(id, { id, lexical: lexicalScore(hit.raw), dense: 0, score: 0, matched: hit.matched })
+      if (query !== null && ws.vectors !== null) {
+        for (const n of ws.vectors.nearest(query, limit * 4)) {
+          const hit = pool.get(n.id)
+          if (hit === undefined) pool.set(n.id, { id: n.id, lexical: 0, dense: n.similarity, score: 0, matched: [] })
+          else hit.dense = n.similarity
+        }
+        for (const hit of pool.values())
+          if (hit.dense === 0 && hit.lexical > 0) hit.dense = Math.max(0, ws.vectors.similarity(hit.id, query) ?? 0)
+      }
+      const hits: ObjectiveHit[] = []
+      for (const hit of pool.values()) {
+        if (!accept(store, hit.id)) continue
+        hit.score = query === null ? hit.lexical : (1 - this.denseShare) * hit.lexical + this.denseShare * hit.dense
+        hits.push(hit)
+      }
+      hits.sort((a, b) => b.score - a.score || a.id - b.id)
+      return { hits: hits.slice(0, limit), dense: query !== null }
+    })
   }
 
   /** Scores every candidate (synchronously, on one published version of the graph). */

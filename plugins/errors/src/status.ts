@@ -9,6 +9,7 @@ export const STATUS_OF_CATEGORY: Record<EngineErrorCategory, number> = {
   unprocessable: 422,
   unavailable: 503,
   timeout: 504,
+  cancelled: 408,
   too_large: 413,
   internal: 500,
 }

@@ -1,0 +1,16 @@
+export { MEMORY_LABEL, MEMORY_RELATION } from './layout.js'
+export { canonicalJson } from './request.js'
+export { type ExecuteOptions, type MemoryApi, MemoryService } from './service.js'
+export {
+  CONTRACT_VERSION,
+  type MemoryContext,
+  type MemoryPermission,
+  type MemoryRecord,
+  type MemoryResponse,
+  OPERATIONS,
+  PERMISSIONS,
+  RECALL_LIMITS,
+  RECALL_OUTCOMES,
+  type RecallLimits,
+  type RelationshipRecord,
+} from './types.js'

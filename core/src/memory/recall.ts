@@ -1,0 +1,214 @@
+import type { GraphReader, PropertyValue } from '../graph/types.js'
+import { memoryError } from './errors.js'
+import { memoryRelationshipsOf, readMemory, readRelationship } from './layout.js'
+import type { MemoryRecord, RecallLimits, RecallOutcome, RelationshipRecord } from './types.js'
+
+/** A seed of the walk and the signal that selected it. */
+export interface RecallSeed {
+  id: number
+  reason: 'explicit_seed' | 'objective_lexical_match' | 'objective_semantic_match'
+  score: number
+}
+
+export interface RecallItem {
+  record: MemoryRecord
+  selection_reasons: string[]
+  score: number
+  depth: number
+  /** How the walk reached it: from a seed through these memories and relationships. */
+  selection_path: { memory_ids: string[]; relationship_ids: string[] }
+}
+
+export interface WalkResult {
+  items: RecallItem[]
+  relationships: RelationshipRecord[]
+  outcomes: RecallOutcome[]
+  depth: number
+  cost: number
+  payload_bytes: number
+  /** Offset of the next page, or null when nothing more was found. */
+  next_offset: number | null
+}
+
+interface Reached {
+  id: number
+  depth: number
+  score: number
+  reasons: string[]
+  parent: Reached | null
+  via: number | null
+}
+
+const TIME_CHECK_EVERY = 256
+
+function prop(reader: GraphReader, props: ReadonlyMap<number, PropertyValue> | undefined, key: string) {
+  const id = reader.names.lookup(key)
+  const v = id < 0 || props === undefined ? undefined : props.get(id)
+  return typeof v === 'string' ? v : null
+}
+
+/** The recall visibility rule read straight from properties: the walk must not parse JSON per edge. */
+function recallable(reader: GraphReader, props: ReadonlyMap<number, PropertyValue> | undefined, nowMs: number) {
+  if (prop(reader, props, 'lifecycle') !== 'active') return false
+  const expires = prop(reader, props, 'expires_at')
+  if (expires !== null && Date.parse(expires) <= nowMs) return false
+  const from = prop(reader, props, 'valid_from')
+  if (from !== null && Date.parse(from) > nowMs) return false
+  const until = prop(reader, props, 'valid_until')
+  return until === null || Date.parse(until) > nowMs
+}
+
+export function isRecallableMemory(reader: GraphReader, id: number, nowMs: number): boolean {
+  const node = reader.node(id)
+  const label = reader.names.lookup('Memory')
+  return node !== undefined && label >= 0 && node.labels.includes(label) && recallable(reader, node.props, nowMs)
+}
+
+export interface WalkPlan {
+  seeds: RecallSeed[]
+  limits: RecallLimits
+  offset: number
+  nowMs: number
+  /** performance.now() value past which the walk stops with outcome timeout. */
+  deadline: number
+  signal?: AbortSignal | undefined
+}
+
+/**
+ * Breadth-first from the seeds through recallable memory relationships of this workspace's graph only,
+ * stopping at the first bound it meets (items, depth, cost, supernode, time, payload) and saying which.
+ * Items come in discovery order (seeds best first); a page is a window of that order.
+ */
+export function walk(reader: GraphReader, plan: WalkPlan): WalkResult {
+  const { limits, offset } = plan
+  const wanted = offset + limits.max_items
+  const outcomes = new Set<RecallOutcome>()
+  const reached = new Map<number, Reached>()
+  const order: Reached[] = []
+  let cost = 0
+  let depth = 0
+  const add = (r: Reached) => {
+    reached.set(r.id, r)
+    order.push(r)
+  }
+  for (const seed of plan.seeds) {
+    if (order.length > wanted) break
+    if (reached.has(seed.id)) continue
+    add({ id: seed.id, depth: 0, score: seed.score, reasons: [seed.reason], parent: null, via: null })
+  }
+  let frontier = [...order]
+  walking: for (let d = 1; d <= limits.max_depth && frontier.length > 0 && order.length <= wanted; d++) {
+    const next: Reached[] = []
+    for (const from of frontier) {
+      const rels = memoryRelationshipsOf(reader, from.id)
+      if (rels.length > limits.supernode_threshold) {
+        outcomes.add('supernode_blocked')
+        continue
+      }
+      for (const rel of rels) {
+        if (cost >= limits.max_cost) {
+          outcomes.add('cost_budget_exhausted')
+          break walking
+        }
+        cost++
+        if (cost % TIME_CHECK_EVERY === 0) {
+          if (plan.signal?.aborted) throw memoryError('CANCELLED', 'the recall was cancelled')
+          if (performance.now() > plan.deadline) {
+            outcomes.add('timeout')
+            break walking
+          }
+        }
+        const start = reader.relStart(rel)
+        const other = start === from.id ? reader.relEnd(rel) : start
+        if (reached.has(other) || !recallable(reader, reader.relProps(rel), plan.nowMs)) continue
+        if (!isRecallableMemory(reader, other, plan.nowMs)) continue
+        const r: Reached = {
+          id: other,
+          depth: d,
+          score: from.score / 2,
+          reasons: [`authorized_relationship_depth_${d}`, 'bounded_authorized_neighborhood'],
+          parent: from,
+          via: rel,
+        }
+        add(r)
+        next.push(r)
+        depth = d
+        if (order.length > wanted) break walking
+      }
+    }
+    frontier = next
+  }
+  return page(reader, plan, order, outcomes, depth, cost)
+}
+
+function pathOf(r: Reached) {
+  const memory_ids: string[] = []
+  const relationship_ids: string[] = []
+  for (let at: Reached | null = r; at !== null; at = at.parent) {
+    memory_ids.unshift(`node--${at.id}`)
+    if (at.via !== null) relationship_ids.unshift(`relationship--${at.via}`)
+  }
+  return { memory_ids, relationship_ids }
+}
+
+function page(
+  reader: GraphReader,
+  plan: WalkPlan,
+  order: Reached[],
+  outcomes: Set<RecallOutcome>,
+  depth: number,
+  cost: number,
+): WalkResult {
+  const window = order.slice(plan.offset, plan.offset + plan.limits.max_items)
+  const items: RecallItem[] = []
+  let bytes = 0
+  for (const r of window) {
+    const record = readMemory(reader, r.id)
+    if (record === null) continue
+    const item: RecallItem = {
+      record,
+      selection_reasons: r.reasons,
+      score: r.score,
+      depth: r.depth,
+      selection_path: pathOf(r),
+    }
+    const size = Buffer.byteLength(JSON.stringify(item))
+    if (bytes + size > plan.limits.max_payload_bytes) {
+      outcomes.add('payload_budget_exhausted')
+      break
+    }
+    bytes += size
+    items.push(item)
+  }
+  const returned = new Set(items.map((i) => i.record.id))
+  const relationships: RelationshipRecord[] = []
+  const seen = new Set<number>()
+  for (const item of items) {
+    const id = Number(item.record.id.slice('node--'.length))
+    for (const rel of memoryRelationshipsOf(reader, id)) {
+      if (seen.has(rel)) continue
+      seen.add(rel)
+      if (!recallable(reader, reader.relProps(rel), plan.nowMs)) continue
+      const record = readRelationship(reader, rel)
+      if (record === null || !returned.has(record.source_id) || !returned.has(record.target_id)) continue
+      const size = Buffer.byteLength(JSON.stringify(record))
+      if (bytes + size > plan.limits.max_payload_bytes) {
+        outcomes.add('payload_budget_exhausted')
+        continue
+      }
+      bytes += size
+      relationships.push(record)
+    }
+  }
+  relationships.sort((a, b) => Number(a.id.slice(14)) - Number(b.id.slice(14)))
+  const consumed = plan.offset + items.length
+  return {
+    items,
+    relationships,
+    outcomes: [...outcomes],
+    depth,
+    cost,
+    payload_bytes: bytes,
+    next_offset: items.length > 0 && order.length > consumed ? consumed : null,
+  }
+}

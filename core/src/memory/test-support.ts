@@ -1,0 +1,54 @@
+import type { Engine } from '../engine/engine.js'
+import type { MemoryContext, MemoryPermission, MemoryResponse } from './types.js'
+import { PERMISSIONS } from './types.js'
+
+/** Test helpers shared by the memory unit tests (not exported by the package). */
+
+export const context = (overrides: Partial<MemoryContext> = {}): MemoryContext => ({
+  workspace_id: 'workspace--a',
+  actor_id: 'actor--tester',
+  agent_id: 'agent--unit',
+  session_id: 'session--standalone-api',
+  permissions: [...PERMISSIONS] as MemoryPermission[],
+  correlation_id: `corr-${Math.random().toString(36).slice(2)}`,
+  ...overrides,
+})
+
+export const limits = (overrides: Record<string, number> = {}) => ({
+  max_items: 50,
+  max_depth: 2,
+  max_payload_bytes: 1_000_000,
+  max_cost: 10_000,
+  timeout_ms: 5_000,
+  supernode_threshold: 100,
+  ...overrides,
+})
+
+export const memoryInput = (text: string, extra: Record<string, unknown> = {}) => ({
+  kind: 'note',
+  schema_version: '1',
+  content: { format: 'text_and_properties', value: { text, properties: { n: 1 } } },
+  provenance: [{ source_id: 'src-1', locator: 'p1', observed_at: '2026-01-01T00:00:00Z' }],
+  tags: ['t'],
+  ...extra,
+})
+
+let keys = 0
+
+/** One operation through the embedded door; mutations get a fresh key unless one is given. */
+export async function op(
+  engine: Engine,
+  ctx: MemoryContext,
+  operation: string,
+  input: unknown,
+  key: string | null | undefined = undefined,
+): Promise<MemoryResponse> {
+  const request: Record<string, unknown> = { contract_version: 'v1', operation, input }
+  const k = key === undefined ? `key-${++keys}` : key
+  if (k !== null) request.idempotency_key = k
+  return engine.memory.execute(request, ctx)
+}
+
+/** The inner result of a response, loosely typed for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: assertions walk arbitrary JSON
+export const inner = (response: MemoryResponse): any => response.result.result
