@@ -7,3 +7,9 @@ export { openEngine as openTestEngine } from '../engine/engine.js'
 export function injectStorageFailure(engine: Engine, error = new Error('EIO: injected disk failure')): void {
   ;(engine as unknown as { injectStorageFailure(error: Error): void }).injectStorageFailure(error)
 }
+export {
+  type ConformanceFixture,
+  checkMemoryConformance,
+  type DoorAnswer,
+  type MemoryDoor,
+} from './memory-conformance.js'
