@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { Engine } from '@service/core'
+import type { Engine, MemoryResponse } from '@service/core'
 import { IMPORT_METRIC_KEYS } from '@service/core/stix'
 import { authPlugin, OPERATIONAL_ROUTES } from '@service/plugin-auth'
 import { cypherPlugin } from '@service/plugin-cypher'
 import { correlationIdOf, errorsPlugin, validatorCompiler } from '@service/plugin-errors'
+import { memoryPlugin } from '@service/plugin-memory'
 import { openapiPlugin } from '@service/plugin-openapi'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
 import { loadPacks, providerHostPlugin } from '@service/plugin-provider-host'
@@ -15,7 +16,7 @@ import { sessionsPlugin } from '@service/plugin-sessions'
 import { stixPlugin } from '@service/plugin-stix'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
-import { Counter } from 'prom-client'
+import { Counter, Histogram } from 'prom-client'
 import { requestLoggerFactory } from './logger.js'
 import type { Settings } from './settings.js'
 
@@ -121,6 +122,11 @@ export async function buildServer(
   })
   await app.register(cypherPlugin, { engine, requestTimeoutMs: settings.http.requestTimeoutMs })
   await app.register(sessionsPlugin, { engine })
+  await app.register(memoryPlugin, {
+    engine,
+    context: settings.memory,
+    onOperation: memoryMetrics(app.operations.metrics.registry),
+  })
 
   // Probes and scrapes would drown the access log: they are logged at debug, everything else at info.
   app.addHook('onResponse', (request, reply, done) => {
@@ -140,4 +146,32 @@ export async function buildServer(
     done()
   })
   return { app: app as unknown as FastifyInstance, lifecycle }
+}
+
+/** service_memory_operations_total{operation,outcome} and the recall usage histograms. */
+function memoryMetrics(registry: FastifyInstance['operations']['metrics']['registry']) {
+  const registers = [registry]
+  const operations = new Counter({
+    name: 'service_memory_operations_total',
+    help: 'Memory operations by name and outcome (ok or the error code).',
+    labelNames: ['operation', 'outcome'],
+    registers,
+  })
+  const usage = (name: string, help: string, buckets: number[]) =>
+    new Histogram({ name: `service_memory_recall_${name}`, help, buckets, registers })
+  const items = usage('items', 'Items returned per recall.', [0, 1, 10, 100, 1000, 10000])
+  const depth = usage('depth', 'Depth reached per recall.', [0, 1, 2, 3, 4, 8, 16])
+  const bytes = usage('payload_bytes', 'Payload bytes per recall.', [1024, 16384, 262144, 1048576, 16777216])
+  const cost = usage('cost', 'Cost units (edges examined) per recall.', [10, 100, 1000, 10000, 100000, 1000000])
+  const seconds = usage('duration_seconds', 'Recall time in the engine.', [0.001, 0.005, 0.01, 0.05, 0.1, 1, 10, 60])
+  return (operation: string, outcome: string, response: MemoryResponse | null) => {
+    operations.inc({ operation, outcome })
+    const u = (response?.result.result as { usage?: Record<string, number> } | undefined)?.usage
+    if (operation !== 'recall' || u === undefined) return
+    items.observe(u.items ?? 0)
+    depth.observe(u.depth ?? 0)
+    bytes.observe(u.payload_bytes ?? 0)
+    cost.observe(u.cost ?? 0)
+    seconds.observe((u.elapsed_ms ?? 0) / 1000)
+  }
 }
