@@ -24,6 +24,20 @@ export {
 export type { Ledger, LedgerWriter } from './engine/ledger.js'
 export type { SessionsApi } from './engine/sessions-api.js'
 export { EngineError, type EngineErrorCategory, isEngineError } from './errors.js'
+export { PROJECTION_LIMITS, type ProjectionBudget, parseBudget } from './explorer/budget.js'
+export type { BoundaryView, Projection } from './explorer/projection.js'
+export { DEFAULT_WORKSPACE_ID } from './graph/catalog.js'
+export type {
+  CommitOp,
+  CommitRecord,
+  EncodedValue,
+  GraphReader,
+  NodeRecord,
+  PropertyValue,
+  ScalarProperty,
+} from './graph/index.js'
+export { decodeValue, encodeValue, GraphCatalog, GraphStore, Transaction } from './graph/index.js'
+export type { Boundary, TimelineNode } from './history/timeline.js'
 export {
   CONTRACT_VERSION as MEMORY_CONTRACT_VERSION,
   type ExecuteOptions as MemoryExecuteOptions,
@@ -41,20 +55,6 @@ export {
   type RecallLimits,
   type RelationshipRecord as MemoryRelationshipRecord,
 } from './memory/index.js'
-export { PROJECTION_LIMITS, type ProjectionBudget, parseBudget } from './explorer/budget.js'
-export type { BoundaryView, Projection } from './explorer/projection.js'
-export { DEFAULT_WORKSPACE_ID } from './graph/catalog.js'
-export type {
-  CommitOp,
-  CommitRecord,
-  EncodedValue,
-  GraphReader,
-  NodeRecord,
-  PropertyValue,
-  ScalarProperty,
-} from './graph/index.js'
-export { decodeValue, encodeValue, GraphCatalog, GraphStore, Transaction } from './graph/index.js'
-export type { Boundary, TimelineNode } from './history/timeline.js'
 export {
   ACTOR_KINDS,
   type ActorKind,

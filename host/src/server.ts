@@ -162,8 +162,16 @@ function memoryMetrics(registry: FastifyInstance['operations']['metrics']['regis
   const items = usage('items', 'Items returned per recall.', [0, 1, 10, 100, 1000, 10000])
   const depth = usage('depth', 'Depth reached per recall.', [0, 1, 2, 3, 4, 8, 16])
   const bytes = usage('payload_bytes', 'Payload bytes per recall.', [1024, 16384, 262144, 1048576, 16777216])
-  const cost = usage('cost', 'Cost units (edges examined) per recall.', [10, 100, 1000, 10000, 100000, 1000000])
-  const seconds = usage('duration_seconds', 'Recall time in the engine.', [0.001, 0.005, 0.01, 0.05, 0.1, 1, 10, 60])
+  const cost = usage(
+    'cost',
+    'Cost units (edges examined) per recall.',
+    [10, 100, 1000, 10000, 100000, 1000000],
+  )
+  const seconds = usage(
+    'duration_seconds',
+    'Recall time in the engine.',
+    [0.001, 0.005, 0.01, 0.05, 0.1, 1, 10, 60],
+  )
   return (operation: string, outcome: string, response: MemoryResponse | null) => {
     operations.inc({ operation, outcome })
     const u = (response?.result.result as { usage?: Record<string, number> } | undefined)?.usage

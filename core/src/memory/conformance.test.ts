@@ -1,12 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { isEngineError } from '../errors.js'
 import { openEngine } from '../engine/engine.js'
-import { type ConformanceFixture, checkMemoryConformance, type MemoryDoor } from '../testing/memory-conformance.js'
+import { isEngineError } from '../errors.js'
+import {
+  type ConformanceFixture,
+  checkMemoryConformance,
+  type MemoryDoor,
+} from '../testing/memory-conformance.js'
 import { context } from './test-support.js'
 
-const fixtureFile = join(resolve(process.env.SHARED_DIR ?? '/work/shared'), 'reference', 'memory-v1-conformance.json')
+const fixtureFile = join(
+  resolve(process.env.SHARED_DIR ?? '/work/shared'),
+  'reference',
+  'memory-v1-conformance.json',
+)
 const present = existsSync(fixtureFile)
 if (!present) console.warn(`memory conformance: ${fixtureFile} not found (set SHARED_DIR); skipped`)
 
@@ -17,14 +25,19 @@ describe.skipIf(!present)('memory-v1-conformance.json through the embedded door'
     const door = (workspace: string): MemoryDoor => ({
       send: async (request) => {
         try {
-          return { ok: true, body: await engine.memory.execute(request, context({ workspace_id: workspace })) }
+          return {
+            ok: true,
+            body: await engine.memory.execute(request, context({ workspace_id: workspace })),
+          }
         } catch (error) {
           if (!isEngineError(error)) throw error
           return { ok: false, code: error.code, message: error.message }
         }
       },
     })
-    expect(await checkMemoryConformance(fixture, door('workspace--conformance'), door('workspace--other'))).toEqual([])
+    expect(
+      await checkMemoryConformance(fixture, door('workspace--conformance'), door('workspace--other')),
+    ).toEqual([])
     await engine.close()
   })
 })

@@ -30,7 +30,8 @@ function get(reader: GraphReader, props: ReadonlyMap<number, PropertyValue>, key
 }
 
 const str = (v: PropertyValue | undefined): string | null => (typeof v === 'string' ? v : null)
-const json = <T>(v: PropertyValue | undefined, fallback: T): T => (typeof v === 'string' ? (JSON.parse(v) as T) : fallback)
+const json = <T>(v: PropertyValue | undefined, fallback: T): T =>
+  typeof v === 'string' ? (JSON.parse(v) as T) : fallback
 
 function isMemoryNode(reader: GraphReader, node: NodeRecord): boolean {
   const label = reader.names.lookup(MEMORY_LABEL)
@@ -126,10 +127,10 @@ function memoryProps(r: Omit<MemoryRecord, 'id'>): [string, PropertyValue | unde
 }
 
 function relationshipProps(r: Omit<RelationshipRecord, 'id' | 'source_id' | 'target_id'>) {
-  return [...common(r as Omit<RelationshipRecord, 'id'>), ['properties_json', JSON.stringify(r.properties)]] as [
-    string,
-    PropertyValue | undefined,
-  ][]
+  return [
+    ...common(r as Omit<RelationshipRecord, 'id'>),
+    ['properties_json', JSON.stringify(r.properties)],
+  ] as [string, PropertyValue | undefined][]
 }
 
 function toMap(tx: Transaction, entries: [string, PropertyValue | undefined][]): Props {
@@ -146,7 +147,12 @@ export function writeMemory(tx: Transaction, id: number, r: Omit<MemoryRecord, '
   for (const [key, value] of memoryProps(r)) tx.setNodeProperty(id, tx.names.id(key), value)
 }
 
-export function createRelationship(tx: Transaction, start: number, end: number, r: Omit<RelationshipRecord, 'id'>): number {
+export function createRelationship(
+  tx: Transaction,
+  start: number,
+  end: number,
+  r: Omit<RelationshipRecord, 'id'>,
+): number {
   return tx.createRelationship(tx.names.id(MEMORY_RELATION), start, end, toMap(tx, relationshipProps(r)))
 }
 

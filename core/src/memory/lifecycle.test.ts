@@ -50,19 +50,40 @@ describe('consolidate', () => {
       receipt: null,
     })
     // Deterministic: the same candidate set in another order proposes the same id.
-    const again = inner(await op(engine, ctx, 'consolidate', { ...request({ mode: 'propose' }), memory_ids: [b, c, a] }, null))
+    const again = inner(
+      await op(engine, ctx, 'consolidate', { ...request({ mode: 'propose' }), memory_ids: [b, c, a] }, null),
+    )
     expect(again.proposal_id).toBe(proposal.proposal_id)
     const apply = (extra: Record<string, unknown> = {}, proposalId = proposal.proposal_id) =>
-      op(engine, ctx, 'consolidate', request({ mode: 'apply_approved', proposal_id: proposalId, approval_policy: 'four-eyes' }, extra))
-    await expect(apply({}, 'consolidation--000000000000000000000000')).rejects.toMatchObject({ code: 'POLICY_APPROVAL_REQUIRED' })
+      op(
+        engine,
+        ctx,
+        'consolidate',
+        request({ mode: 'apply_approved', proposal_id: proposalId, approval_policy: 'four-eyes' }, extra),
+      )
+    await expect(apply({}, 'consolidation--000000000000000000000000')).rejects.toMatchObject({
+      code: 'POLICY_APPROVAL_REQUIRED',
+    })
     await expect(apply({ memory_ids: [a, b] })).rejects.toMatchObject({ code: 'POLICY_APPROVAL_REQUIRED' })
     await expect(apply({ canonical_id: c })).rejects.toMatchObject({ code: 'POLICY_APPROVAL_REQUIRED' })
-    await expect(apply({ preserve_disagreements: false })).rejects.toMatchObject({ code: 'POLICY_APPROVAL_REQUIRED' })
+    await expect(apply({ preserve_disagreements: false })).rejects.toMatchObject({
+      code: 'POLICY_APPROVAL_REQUIRED',
+    })
     await expect(
-      op(engine, ctx, 'consolidate', request({ mode: 'apply_approved', proposal_id: proposal.proposal_id, approval_policy: 'p' }), null),
+      op(
+        engine,
+        ctx,
+        'consolidate',
+        request({ mode: 'apply_approved', proposal_id: proposal.proposal_id, approval_policy: 'p' }),
+        null,
+      ),
     ).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REQUIRED' })
     const applied = inner(await apply())
-    expect(applied).toMatchObject({ proposal_id: proposal.proposal_id, applied: true, canonical_id: canonical })
+    expect(applied).toMatchObject({
+      proposal_id: proposal.proposal_id,
+      applied: true,
+      canonical_id: canonical,
+    })
     expect(applied.receipt.committed_id).toBe(proposal.proposal_id)
     const rows = await engine.read(
       `MATCH (o:Memory)-[r:MEMORY_RELATION {kind: 'superseded_by'}]->(k:Memory) RETURN o.lifecycle, k.lifecycle, count(r)`,
@@ -78,7 +99,9 @@ describe('consolidate', () => {
     await expect(
       op(engine, ctx, 'consolidate', request({ mode: 'propose' }, { memory_ids: [a, 'node--9999'] }), null),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' })
-    await expect(op(engine, ctx, 'consolidate', request({ mode: 'propose' }, { memory_ids: [a, a] }), null)).rejects.toMatchObject({
+    await expect(
+      op(engine, ctx, 'consolidate', request({ mode: 'propose' }, { memory_ids: [a, a] }), null),
+    ).rejects.toMatchObject({
       code: 'INVALID_REQUEST',
     })
   })
@@ -88,7 +111,9 @@ describe('trace', () => {
   it('explains versions, evidence paths, attribution, correlation and policy of records, mutations and recalls', async () => {
     const engine = await open()
     const ctx = context({ correlation_id: 'corr-remember' })
-    const a = inner(await op(engine, ctx, 'remember', memoryInput('anchor', { provenance: [{ source_id: 'doc-1' }] }))).record.id
+    const a = inner(
+      await op(engine, ctx, 'remember', memoryInput('anchor', { provenance: [{ source_id: 'doc-1' }] })),
+    ).record.id
     const b = inner(await op(engine, context(), 'remember', memoryInput('other'))).record.id
     const rel = inner(
       await op(engine, context({ correlation_id: 'corr-relate' }), 'relate', {
@@ -103,14 +128,26 @@ describe('trace', () => {
     const t = inner(await op(engine, ctx, 'trace', { target: { kind: 'memory', id: a } }))
     expect(t).toMatchObject({
       target: { kind: 'memory', id: a },
-      versions: [{ record_id: a, version: 1, lifecycle: 'active', recorded_at: expect.any(String), correlation_id: 'corr-remember' }],
+      versions: [
+        {
+          record_id: a,
+          version: 1,
+          lifecycle: 'active',
+          recorded_at: expect.any(String),
+          correlation_id: 'corr-remember',
+        },
+      ],
       actor_id: 'actor--tester',
       agent_id: 'agent--unit',
       session_id: 'session--standalone-api',
       details: {},
     })
     expect(t.policy_decisions).toEqual(
-      expect.arrayContaining(['trusted_workspace_filter_applied', 'trace_permission_allowed', 'non_sensitive_audit_projection']),
+      expect.arrayContaining([
+        'trusted_workspace_filter_applied',
+        'trace_permission_allowed',
+        'non_sensitive_audit_projection',
+      ]),
     )
     expect(t.paths).toEqual([
       { memory_ids: [a], relationship_ids: [], evidence_source_ids: ['doc-1'] },
@@ -120,7 +157,9 @@ describe('trace', () => {
     expect(r.versions).toHaveLength(1)
     const m = inner(await op(engine, ctx, 'trace', { target: { kind: 'mutation', id: 'corr-relate' } }))
     expect(m.versions[0].record_id).toBe(rel)
-    const recall = inner(await op(engine, ctx, 'recall', { objective: 'anchor', seed_ids: [], limits: limits() }))
+    const recall = inner(
+      await op(engine, ctx, 'recall', { objective: 'anchor', seed_ids: [], limits: limits() }),
+    )
     const rt = inner(await op(engine, ctx, 'trace', { target: { kind: 'recall', id: recall.recall_id } }))
     expect(rt.paths[0].memory_ids).toEqual([a])
     for (const target of [
@@ -136,7 +175,10 @@ describe('trace', () => {
   it('keeps versions and receipts across kill -9 and restart, even with record history trimmed', async () => {
     const dir = tempDir()
     const ctx = context()
-    let engine = await open({ storage: { mode: 'persistent', dir, checkpointEveryBytes: 1e12 }, historyMaxVersions: 1 })
+    let engine = await open({
+      storage: { mode: 'persistent', dir, checkpointEveryBytes: 1e12 },
+      historyMaxVersions: 1,
+    })
     const first = await op(engine, ctx, 'remember', memoryInput('durable', { identity_key: 'd' }), 'key-d1')
     const id = inner(first).record.id
     await op(engine, ctx, 'update', { target: { kind: 'memory', id }, patch: { add_tags: ['x'] } }, 'key-d2')
@@ -173,7 +215,9 @@ describe('trace', () => {
     const rows = await engine.read('MATCH (m:Memory) RETURN count(m)', {}, { workspaceId: ctx.workspace_id })
     expect(rows.data?.rows).toEqual([[0]])
     // No receipt was kept: the same key now applies for the first time.
-    expect(inner(await op(engine, ctx, 'remember', memoryInput('lost'), 'key-lost')).receipt.replayed).toBe(false)
+    expect(inner(await op(engine, ctx, 'remember', memoryInput('lost'), 'key-lost')).receipt.replayed).toBe(
+      false,
+    )
   })
 })
 
@@ -184,38 +228,76 @@ describe('workspace isolation and audit', () => {
     const b = context({ workspace_id: 'workspace--b' })
     const id = inner(await op(engine, a, 'remember', memoryInput('secret alpha'))).record.id
     const other = inner(await op(engine, a, 'remember', memoryInput('secret beta'))).record.id
-    await op(engine, a, 'relate', { source_id: id, target_id: other, kind: 'k', properties: {}, provenance: [], lifecycle: 'active' })
-    await expect(op(engine, b, 'trace', { target: { kind: 'memory', id } })).rejects.toMatchObject({ code: 'NOT_FOUND' })
-    await expect(op(engine, b, 'forget', { memory_id: id, mode: 'tombstone', reason: 'r' })).rejects.toMatchObject({ code: 'NOT_FOUND' })
-    await expect(op(engine, b, 'update', { target: { kind: 'memory', id }, patch: {} })).rejects.toMatchObject({ code: 'NOT_FOUND' })
-    await expect(
-      op(engine, b, 'relate', { source_id: id, target_id: other, kind: 'k', properties: {}, provenance: [], lifecycle: 'active' }),
-    ).rejects.toMatchObject({ code: 'NOT_FOUND' })
-    await expect(op(engine, b, 'trace', { target: { kind: 'mutation', id: a.correlation_id } })).rejects.toMatchObject({
+    await op(engine, a, 'relate', {
+      source_id: id,
+      target_id: other,
+      kind: 'k',
+      properties: {},
+      provenance: [],
+      lifecycle: 'active',
+    })
+    await expect(op(engine, b, 'trace', { target: { kind: 'memory', id } })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     })
-    const recall = inner(await op(engine, b, 'recall', { objective: 'secret', seed_ids: [id], limits: limits() }))
+    await expect(
+      op(engine, b, 'forget', { memory_id: id, mode: 'tombstone', reason: 'r' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect(
+      op(engine, b, 'update', { target: { kind: 'memory', id }, patch: {} }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect(
+      op(engine, b, 'relate', {
+        source_id: id,
+        target_id: other,
+        kind: 'k',
+        properties: {},
+        provenance: [],
+        lifecycle: 'active',
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect(
+      op(engine, b, 'trace', { target: { kind: 'mutation', id: a.correlation_id } }),
+    ).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    })
+    const recall = inner(
+      await op(engine, b, 'recall', { objective: 'secret', seed_ids: [id], limits: limits() }),
+    )
     expect(recall.items).toEqual([])
     // The same idempotency key in another workspace is another key.
     await op(engine, a, 'remember', memoryInput('x'), 'shared-key')
-    expect(inner(await op(engine, b, 'remember', memoryInput('y'), 'shared-key')).receipt.replayed).toBe(false)
+    expect(inner(await op(engine, b, 'remember', memoryInput('y'), 'shared-key')).receipt.replayed).toBe(
+      false,
+    )
   })
 
   it('audits into the trusted session’s log (no idempotency key) and makes mutations timeshots', async () => {
     const engine = await open()
-    const { session_id } = await engine.sessions.start({ workspace_id: 'workspace--a', actor_id: 'actor--tester' })
+    const { session_id } = await engine.sessions.start({
+      workspace_id: 'workspace--a',
+      actor_id: 'actor--tester',
+    })
     const ctx = context({ session_id })
     await op(engine, ctx, 'remember', memoryInput('audited'), 'secret-key-value')
-    await expect(op(engine, ctx, 'trace', { target: { kind: 'memory', id: 'node--99' } })).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect(
+      op(engine, ctx, 'trace', { target: { kind: 'memory', id: 'node--99' } }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' })
     const logs = engine.sessions.logs(session_id, {})
     const events = logs.entries.map((e) => (e.fields as { event: string }).event)
-    expect(events).toEqual(['memory_audit_input', 'memory_audit_output', 'memory_audit_input', 'memory_audit_output'])
+    expect(events).toEqual([
+      'memory_audit_input',
+      'memory_audit_output',
+      'memory_audit_input',
+      'memory_audit_output',
+    ])
     expect(logs.audit_parity.parity_ok).toBe(true)
     expect(JSON.stringify(logs.entries)).not.toContain('secret-key-value')
     expect(JSON.stringify(logs.entries[1])).toContain(ctx.correlation_id)
     const timeline = engine.explorer.timeline(session_id)
     expect(JSON.stringify(timeline)).toContain('memory remember')
     // The standalone id names no started session: nothing is audited, the operation still runs.
-    await expect(op(engine, context(), 'remember', memoryInput('unaudited'))).resolves.toMatchObject({ ok: true })
+    await expect(op(engine, context(), 'remember', memoryInput('unaudited'))).resolves.toMatchObject({
+      ok: true,
+    })
   })
 })

@@ -1,19 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../engine/engine.js'
-import { injectStorageFailure } from '../testing/index.js'
 import { context, inner, limits, memoryInput, op } from './test-support.js'
-import { PERMISSIONS, RECALL_LIMITS } from './types.js'
+import { PERMISSIONS } from './types.js'
 
-const dirs: string[] = []
 const engines: Engine[] = []
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'memory-'))
-  dirs.push(dir)
-  return dir
-}
 const open = async (options: Parameters<typeof openEngine>[0] = {}) => {
   const engine = await openEngine(options)
   engines.push(engine)
@@ -21,7 +11,6 @@ const open = async (options: Parameters<typeof openEngine>[0] = {}) => {
 }
 afterEach(async () => {
   for (const e of engines.splice(0)) await e.close()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
 describe('remember and the record shape', () => {
@@ -92,17 +81,27 @@ describe('remember and the record shape', () => {
     expect(second.record.id).toBe(first.record.id)
     expect(second.record.version).toBe(3)
     expect(second.record.lifecycle).toBe('active')
-    expect(second.record.provenance.map((p: { source_id: string }) => p.source_id)).toEqual(['src-1', 'src-2'])
+    expect(second.record.provenance.map((p: { source_id: string }) => p.source_id)).toEqual([
+      'src-1',
+      'src-2',
+    ])
     expect(second.record.content.value.text).toBe('v2')
   })
 
   it('accepts the text and properties content formats too', async () => {
     const engine = await open()
     const ctx = context()
-    const text = inner(await op(engine, ctx, 'remember', memoryInput('x', { content: { format: 'text', value: 'plain' } })))
+    const text = inner(
+      await op(engine, ctx, 'remember', memoryInput('x', { content: { format: 'text', value: 'plain' } })),
+    )
     expect(text.record.content).toEqual({ format: 'text', value: 'plain' })
     const props = inner(
-      await op(engine, ctx, 'remember', memoryInput('x', { content: { format: 'properties', value: { a: [1, 'b'] } } })),
+      await op(
+        engine,
+        ctx,
+        'remember',
+        memoryInput('x', { content: { format: 'properties', value: { a: [1, 'b'] } } }),
+      ),
     )
     expect(props.record.content).toEqual({ format: 'properties', value: { a: [1, 'b'] } })
   })
@@ -113,26 +112,58 @@ describe('request rules', () => {
     const engine = await open()
     const ctx = context()
     const bad = [
-      { contract_version: 'v1', operation: 'remember', idempotency_key: 'k', input: memoryInput('x'), workspace_id: 'w' },
-      { contract_version: 'v1', operation: 'remember', idempotency_key: 'k', input: { ...memoryInput('x'), actor_id: 'a' } },
+      {
+        contract_version: 'v1',
+        operation: 'remember',
+        idempotency_key: 'k',
+        input: memoryInput('x'),
+        workspace_id: 'w',
+      },
+      {
+        contract_version: 'v1',
+        operation: 'remember',
+        idempotency_key: 'k',
+        input: { ...memoryInput('x'), actor_id: 'a' },
+      },
       {
         contract_version: 'v1',
         operation: 'remember',
         idempotency_key: 'k',
         input: memoryInput('x', { provenance: [{ source_id: 's', session_id: 'x' }] }),
       },
-      { contract_version: 'v1', operation: 'remember', idempotency_key: 'k', input: memoryInput('x'), correlation_id: 'c' },
+      {
+        contract_version: 'v1',
+        operation: 'remember',
+        idempotency_key: 'k',
+        input: memoryInput('x'),
+        correlation_id: 'c',
+      },
       { contract_version: 'v1', operation: 'erase', input: {} },
-      { contract_version: 'v2', operation: 'recall', input: { objective: 'x', seed_ids: [], limits: limits() } },
-      { contract_version: 'v1', operation: 'recall', input: { objective: ' ', seed_ids: [], limits: limits() } },
+      {
+        contract_version: 'v2',
+        operation: 'recall',
+        input: { objective: 'x', seed_ids: [], limits: limits() },
+      },
+      {
+        contract_version: 'v1',
+        operation: 'recall',
+        input: { objective: ' ', seed_ids: [], limits: limits() },
+      },
       { contract_version: 'v1', operation: 'remember', idempotency_key: '', input: memoryInput('x') },
-      { contract_version: 'v1', operation: 'remember', idempotency_key: 'k'.repeat(257), input: memoryInput('x') },
+      {
+        contract_version: 'v1',
+        operation: 'remember',
+        idempotency_key: 'k'.repeat(257),
+        input: memoryInput('x'),
+      },
       'not an object',
     ]
     for (const request of bad)
       await expect(engine.memory.execute(request, ctx)).rejects.toMatchObject({ code: 'INVALID_REQUEST' })
     // 256 characters is the longest key accepted.
-    await expect(op(engine, ctx, 'remember', memoryInput('x'), 'k'.repeat(256))).resolves.toMatchObject({ ok: true })
+    await expect(op(engine, ctx, 'remember', memoryInput('x'), 'k'.repeat(256))).resolves.toMatchObject({
+      ok: true,
+    })
   })
 
   it('checks each permission alone, before anything else', async () => {
@@ -144,7 +175,15 @@ describe('request rules', () => {
       read: ['recall', { objective: 'alpha', seed_ids: [], limits: limits() }],
       trace: ['trace', { target: { kind: 'memory', id: m.record.id } }],
       forget: ['forget', { memory_id: m.record.id, mode: 'tombstone', reason: 'r' }],
-      consolidate: ['consolidate', { mode: { mode: 'propose' }, memory_ids: [m.record.id, 'node--999'], reason: 'r', preserve_disagreements: true }],
+      consolidate: [
+        'consolidate',
+        {
+          mode: { mode: 'propose' },
+          memory_ids: [m.record.id, 'node--999'],
+          reason: 'r',
+          preserve_disagreements: true,
+        },
+      ],
     }
     for (const denied of PERMISSIONS) {
       const ctx = context({ permissions: PERMISSIONS.filter((p) => p !== denied) })
@@ -155,7 +194,9 @@ describe('request rules', () => {
       }
       // Denied first: even an invalid request of that operation says PERMISSION_DENIED.
       const [operation] = requests[denied] as [string, unknown]
-      await expect(op(engine, ctx, operation, { nonsense: true })).rejects.toMatchObject({ code: 'PERMISSION_DENIED' })
+      await expect(op(engine, ctx, operation, { nonsense: true })).rejects.toMatchObject({
+        code: 'PERMISSION_DENIED',
+      })
     }
   })
 
@@ -226,7 +267,10 @@ describe('relate, update, forget', () => {
     const second = inner(await relate({ provenance: [{ source_id: 'ev-2' }] }))
     expect(second.relationship.id).toBe(first.relationship.id)
     expect(second.relationship.version).toBe(2)
-    expect(second.relationship.provenance.map((p: { source_id: string }) => p.source_id)).toEqual(['ev-1', 'ev-2'])
+    expect(second.relationship.provenance.map((p: { source_id: string }) => p.source_id)).toEqual([
+      'ev-1',
+      'ev-2',
+    ])
     await expect(relate({ target_id: 'node--999' })).rejects.toMatchObject({ code: 'NOT_FOUND' })
     await expect(relate({ source_id: 'garbage' })).rejects.toMatchObject({ code: 'NOT_FOUND' })
 
@@ -237,9 +281,16 @@ describe('relate, update, forget', () => {
     })
     expect(patched.result.operation).toBe('update')
     expect(inner(patched).record).toMatchObject({ version: 2, confidence: 0.4, tags: ['t', 'new'] })
-    expect(inner(patched).record.provenance.map((p: { source_id: string }) => p.source_id)).toEqual(['src-1', 'src-9'])
+    expect(inner(patched).record.provenance.map((p: { source_id: string }) => p.source_id)).toEqual([
+      'src-1',
+      'src-9',
+    ])
     await expect(
-      op(engine, ctx, 'update', { target: { kind: 'memory', id: a.id }, expected_version: 1, patch: { confidence: 0.1 } }),
+      op(engine, ctx, 'update', {
+        target: { kind: 'memory', id: a.id },
+        expected_version: 1,
+        patch: { confidence: 0.1 },
+      }),
     ).rejects.toMatchObject({ code: 'VERSION_CONFLICT' })
     const rel = await op(engine, ctx, 'update', {
       target: { kind: 'relationship', id: first.relationship.id },
@@ -265,10 +316,20 @@ describe('relate, update, forget', () => {
         .sort()
     expect(await recall()).toEqual([...ids].sort())
     const expire = inner(
-      await op(engine, ctx, 'forget', { memory_id: ids[0], mode: 'expire', expires_at: '2026-01-02T00:00:00Z', reason: 'stale' }),
+      await op(engine, ctx, 'forget', {
+        memory_id: ids[0],
+        mode: 'expire',
+        expires_at: '2026-01-02T00:00:00Z',
+        reason: 'stale',
+      }),
     )
     expect(expire).toEqual({
-      receipt: { committed_id: ids[0], committed_version: 2, audit_correlation_id: ctx.correlation_id, replayed: false },
+      receipt: {
+        committed_id: ids[0],
+        committed_version: 2,
+        audit_correlation_id: ctx.correlation_id,
+        replayed: false,
+      },
       mode: 'expire',
     })
     await op(engine, ctx, 'forget', { memory_id: ids[1], mode: 'application_delete', reason: 'user asked' })

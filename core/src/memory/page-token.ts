@@ -22,7 +22,9 @@ export function objectiveBinding(objective: string, seedIds: readonly string[]):
 }
 
 export function issuePageToken(key: string, workspace: string, binding: string, offset: number): string {
-  const body = Buffer.from(JSON.stringify({ w: short(workspace), o: binding, off: offset })).toString('base64url')
+  const body = Buffer.from(JSON.stringify({ w: short(workspace), o: binding, off: offset })).toString(
+    'base64url',
+  )
   return `${body}.${sign(key, body)}`
 }
 

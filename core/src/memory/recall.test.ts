@@ -19,7 +19,8 @@ const recall = (engine: Engine, ctx = context(), input: Record<string, unknown> 
 /** A chain anchor -> m1 -> m2 -> m3 plus a hub with `spokes` neighbours. */
 async function chain(engine: Engine, ctx = context(), spokes = 0) {
   const ids: string[] = []
-  const remember = async (text: string) => inner(await op(engine, ctx, 'remember', memoryInput(text))).record.id as string
+  const remember = async (text: string) =>
+    inner(await op(engine, ctx, 'remember', memoryInput(text))).record.id as string
   const relate = (a: string, b: string, kind = 'next') =>
     op(engine, ctx, 'relate', {
       source_id: a,
@@ -51,13 +52,21 @@ describe('recall', () => {
     expect(res.recall_id).toMatch(/^recall--[0-9a-f]{24}$/)
     expect(res.items.map((i: { record: { id: string } }) => i.record.id)).toEqual(ids.slice(0, 3))
     expect(res.items[0].selection_reasons).toEqual(['objective_lexical_match'])
-    expect(res.items[1].selection_reasons).toEqual(['authorized_relationship_depth_1', 'bounded_authorized_neighborhood'])
+    expect(res.items[1].selection_reasons).toEqual([
+      'authorized_relationship_depth_1',
+      'bounded_authorized_neighborhood',
+    ])
     expect(res.items[2].selection_reasons[0]).toBe('authorized_relationship_depth_2')
     expect(res.items[0].score).toBeGreaterThan(res.items[1].score)
     // Relationships between returned items keep their evidence.
     expect(res.relationships).toHaveLength(2)
     expect(res.relationships[0].provenance[0].source_id).toBe(`ev-${ids[0]}-${ids[1]}`)
-    expect(res.usage).toMatchObject({ items: 3, depth: 2, cost: expect.any(Number), payload_bytes: expect.any(Number) })
+    expect(res.usage).toMatchObject({
+      items: 3,
+      depth: 2,
+      cost: expect.any(Number),
+      payload_bytes: expect.any(Number),
+    })
     expect(res.usage.elapsed_ms).toBeGreaterThanOrEqual(0)
     expect(res.completeness).toEqual({ complete: true, truncated: false, outcomes: [] })
     expect(res.next_page_token).toBeNull()
@@ -68,7 +77,11 @@ describe('recall', () => {
     const ctx = context()
     const { ids } = await chain(engine, ctx)
     const res = inner(
-      await recall(engine, ctx, { objective: 'nothing matches this', seed_ids: [ids[3], 'node--9999', 'bogus'], limits: limits({ max_depth: 1 }) }),
+      await recall(engine, ctx, {
+        objective: 'nothing matches this',
+        seed_ids: [ids[3], 'node--9999', 'bogus'],
+        limits: limits({ max_depth: 1 }),
+      }),
     )
     expect(res.items.map((i: { record: { id: string } }) => i.record.id)).toEqual([ids[3], ids[2]])
     expect(res.items[0].selection_reasons).toEqual(['explicit_seed'])
@@ -80,19 +93,33 @@ describe('recall', () => {
     const engine = await open()
     await chain(engine)
     for (const [key, max] of Object.entries(RECALL_LIMITS)) {
-      await expect(recall(engine, context(), { limits: limits({ [key]: 0 }) })).rejects.toMatchObject({ code: 'INVALID_BUDGET' })
-      await expect(recall(engine, context(), { limits: limits({ [key]: 1 }) })).resolves.toMatchObject({ ok: true })
+      await expect(recall(engine, context(), { limits: limits({ [key]: 0 }) })).rejects.toMatchObject({
+        code: 'INVALID_BUDGET',
+      })
+      await expect(recall(engine, context(), { limits: limits({ [key]: 1 }) })).resolves.toMatchObject({
+        ok: true,
+      })
       if (max !== Number.MAX_SAFE_INTEGER) {
-        await expect(recall(engine, context(), { limits: limits({ [key]: max }) })).resolves.toMatchObject({ ok: true })
-        await expect(recall(engine, context(), { limits: limits({ [key]: max + 1 }) })).rejects.toMatchObject({
-          code: 'INVALID_BUDGET',
+        await expect(recall(engine, context(), { limits: limits({ [key]: max }) })).resolves.toMatchObject({
+          ok: true,
         })
+        await expect(recall(engine, context(), { limits: limits({ [key]: max + 1 }) })).rejects.toMatchObject(
+          {
+            code: 'INVALID_BUDGET',
+          },
+        )
       }
-      const { [key]: _missing, ...rest } = limits()
-      await expect(recall(engine, context(), { limits: rest })).rejects.toMatchObject({ code: 'INVALID_REQUEST' })
+      const { [key]: _missing, ...rest } = limits() as Record<string, number>
+      await expect(recall(engine, context(), { limits: rest })).rejects.toMatchObject({
+        code: 'INVALID_REQUEST',
+      })
     }
-    await expect(recall(engine, context(), { limits: limits({ max_items: 1.5 }) })).rejects.toMatchObject({ code: 'INVALID_REQUEST' })
-    await expect(recall(engine, context(), { limits: limits({ max_depth: -1 }) })).rejects.toMatchObject({ code: 'INVALID_BUDGET' })
+    await expect(recall(engine, context(), { limits: limits({ max_items: 1.5 }) })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+    })
+    await expect(recall(engine, context(), { limits: limits({ max_depth: -1 }) })).rejects.toMatchObject({
+      code: 'INVALID_BUDGET',
+    })
   })
 
   it('reports each bounded outcome instead of expanding further', async () => {
@@ -103,7 +130,11 @@ describe('recall', () => {
     expect(supernode.completeness.outcomes).toContain('supernode_blocked')
     expect(supernode.items.map((i: { record: { id: string } }) => i.record.id)).toEqual([ids[0]])
     const cost = inner(await recall(engine, ctx, { limits: limits({ max_cost: 2 }) }))
-    expect(cost.completeness).toMatchObject({ complete: false, truncated: true, outcomes: ['cost_budget_exhausted'] })
+    expect(cost.completeness).toMatchObject({
+      complete: false,
+      truncated: true,
+      outcomes: ['cost_budget_exhausted'],
+    })
     expect(cost.usage.cost).toBe(2)
     const payload = inner(await recall(engine, ctx, { limits: limits({ max_payload_bytes: 1 }) }))
     expect(payload.items).toEqual([])
@@ -121,7 +152,10 @@ describe('recall', () => {
     let pages = 0
     do {
       const res = inner(
-        await recall(engine, ctx, { limits: limits({ max_items: 2, max_depth: 3 }), ...(token ? { page_token: token } : {}) }),
+        await recall(engine, ctx, {
+          limits: limits({ max_items: 2, max_depth: 3 }),
+          ...(token ? { page_token: token } : {}),
+        }),
       )
       seen.push(...res.items.map((i: { record: { id: string } }) => i.record.id))
       token = res.next_page_token
@@ -129,15 +163,24 @@ describe('recall', () => {
       pages++
     } while (token !== null && pages < 10)
     expect(seen).toEqual(all)
-    const first = inner(await recall(engine, ctx, { limits: limits({ max_items: 2 }) })).next_page_token as string
+    const first = inner(await recall(engine, ctx, { limits: limits({ max_items: 2 }) }))
+      .next_page_token as string
     const [body, mac] = first.split('.') as [string, string]
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), off: 0 })).toString('base64url')
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), off: 0 }),
+    ).toString('base64url')
     for (const bad of [`${forged}.${mac}`, 'garbage', `${body}.${mac}x`])
-      await expect(recall(engine, ctx, { page_token: bad })).rejects.toMatchObject({ code: 'INVALID_REQUEST' })
-    await expect(recall(engine, context({ workspace_id: 'workspace--b' }), { page_token: first })).rejects.toMatchObject({
+      await expect(recall(engine, ctx, { page_token: bad })).rejects.toMatchObject({
+        code: 'INVALID_REQUEST',
+      })
+    await expect(
+      recall(engine, context({ workspace_id: 'workspace--b' }), { page_token: first }),
+    ).rejects.toMatchObject({
       code: 'NOT_FOUND',
     })
-    await expect(recall(engine, ctx, { objective: 'other objective', page_token: first })).rejects.toMatchObject({
+    await expect(
+      recall(engine, ctx, { objective: 'other objective', page_token: first }),
+    ).rejects.toMatchObject({
       code: 'NOT_FOUND',
     })
   })
@@ -157,7 +200,11 @@ describe('recall', () => {
     controller.abort()
     await expect(
       engine.memory.execute(
-        { contract_version: 'v1', operation: 'recall', input: { objective: 'x', seed_ids: [], limits: limits() } },
+        {
+          contract_version: 'v1',
+          operation: 'recall',
+          input: { objective: 'x', seed_ids: [], limits: limits() },
+        },
         context(),
         { signal: controller.signal },
       ),

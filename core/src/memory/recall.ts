@@ -48,7 +48,11 @@ function prop(reader: GraphReader, props: ReadonlyMap<number, PropertyValue> | u
 }
 
 /** The recall visibility rule read straight from properties: the walk must not parse JSON per edge. */
-function recallable(reader: GraphReader, props: ReadonlyMap<number, PropertyValue> | undefined, nowMs: number) {
+function recallable(
+  reader: GraphReader,
+  props: ReadonlyMap<number, PropertyValue> | undefined,
+  nowMs: number,
+) {
   if (prop(reader, props, 'lifecycle') !== 'active') return false
   const expires = prop(reader, props, 'expires_at')
   if (expires !== null && Date.parse(expires) <= nowMs) return false
@@ -61,7 +65,9 @@ function recallable(reader: GraphReader, props: ReadonlyMap<number, PropertyValu
 export function isRecallableMemory(reader: GraphReader, id: number, nowMs: number): boolean {
   const node = reader.node(id)
   const label = reader.names.lookup('Memory')
-  return node !== undefined && label >= 0 && node.labels.includes(label) && recallable(reader, node.props, nowMs)
+  return (
+    node !== undefined && label >= 0 && node.labels.includes(label) && recallable(reader, node.props, nowMs)
+  )
 }
 
 export interface WalkPlan {

@@ -94,7 +94,10 @@ function content(v: unknown, path: string): Content {
   const value = object(o.value, `${path}.value`, ['text', 'properties'])
   return {
     format,
-    value: { text: text(value, 'text', `${path}.value`), properties: plainObject(value.properties, `${path}.value.properties`) },
+    value: {
+      text: text(value, 'text', `${path}.value`),
+      properties: plainObject(value.properties, `${path}.value.properties`),
+    },
   }
 }
 
@@ -248,7 +251,8 @@ function relate(v: unknown): RelateInput {
     source_id: text(o, 'source_id', p),
     target_id: text(o, 'target_id', p),
     kind: text(o, 'kind', p),
-    properties: o.properties === undefined || o.properties === null ? {} : plainObject(o.properties, `${p}.properties`),
+    properties:
+      o.properties === undefined || o.properties === null ? {} : plainObject(o.properties, `${p}.properties`),
     provenance: provenance(o, 'provenance', p, true),
     ...temporal(o, p),
     lifecycle: oneOf(o, 'lifecycle', p, LIFECYCLES),
@@ -309,10 +313,16 @@ function update(v: unknown): UpdateInput {
     target: t,
     expected_version: integer(o, 'expected_version', p),
     patch: {
-      content: patch.content === undefined || patch.content === null ? null : content(patch.content, `${pp}.content`),
+      content:
+        patch.content === undefined || patch.content === null
+          ? null
+          : content(patch.content, `${pp}.content`),
       confidence: confidence(patch, 'confidence', pp),
       add_provenance: provenance(patch, 'add_provenance', pp, false),
-      lifecycle: patch.lifecycle === undefined || patch.lifecycle === null ? null : oneOf(patch, 'lifecycle', pp, LIFECYCLES),
+      lifecycle:
+        patch.lifecycle === undefined || patch.lifecycle === null
+          ? null
+          : oneOf(patch, 'lifecycle', pp, LIFECYCLES),
       expires_at: timestamp(patch, 'expires_at', pp),
       add_tags: strings(patch, 'add_tags', pp, false),
     },
@@ -324,7 +334,8 @@ function forget(v: unknown): ForgetInput {
   const o = object(v, p, ['memory_id', 'mode', 'expires_at', 'reason'])
   const mode = oneOf(o, 'mode', p, FORGET_MODES)
   const expiresAt = timestamp(o, 'expires_at', p)
-  if (mode === 'expire' && expiresAt === null) throw invalid(`${p}.expires_at is required when mode is expire`)
+  if (mode === 'expire' && expiresAt === null)
+    throw invalid(`${p}.expires_at is required when mode is expire`)
   return { memory_id: text(o, 'memory_id', p), mode, expires_at: expiresAt, reason: text(o, 'reason', p) }
 }
 
@@ -349,11 +360,13 @@ function consolidate(v: unknown): ConsolidateInput {
   if (ids.length < CONSOLIDATE_MIN_IDS || ids.length > CONSOLIDATE_MAX_IDS)
     throw invalid(`${p}.memory_ids must list ${CONSOLIDATE_MIN_IDS} to ${CONSOLIDATE_MAX_IDS} ids`)
   const unique = [...new Set(ids)].sort()
-  if (unique.length < CONSOLIDATE_MIN_IDS) throw invalid(`${p}.memory_ids must name at least two distinct memories`)
+  if (unique.length < CONSOLIDATE_MIN_IDS)
+    throw invalid(`${p}.memory_ids must name at least two distinct memories`)
   const canonical = optionalText(o, 'canonical_id', p)
   if (canonical !== null && !unique.includes(canonical))
     throw invalid(`${p}.canonical_id must be one of memory_ids`)
-  if (typeof o.preserve_disagreements !== 'boolean') throw invalid(`${p}.preserve_disagreements must be a boolean`)
+  if (typeof o.preserve_disagreements !== 'boolean')
+    throw invalid(`${p}.preserve_disagreements must be a boolean`)
   return {
     mode,
     memory_ids: unique,

@@ -79,7 +79,11 @@ export interface MemoryApi {
 }
 
 const MUTATIONS: ReadonlySet<OperationName> = new Set(['remember', 'relate', 'update', 'forget'])
-const TRACE_POLICY = ['trusted_workspace_filter_applied', 'trace_permission_allowed', 'non_sensitive_audit_projection']
+const TRACE_POLICY = [
+  'trusted_workspace_filter_applied',
+  'trace_permission_allowed',
+  'non_sensitive_audit_projection',
+]
 const RECALLS_KEPT = 1024
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex')
@@ -96,7 +100,9 @@ interface Mutation {
   now: string
   operation: string
   tx: Transaction
-  recordVersion(entry: Partial<VersionEntry> & Pick<VersionEntry, 'record_id' | 'version' | 'lifecycle'>): void
+  recordVersion(
+    entry: Partial<VersionEntry> & Pick<VersionEntry, 'record_id' | 'version' | 'lifecycle'>,
+  ): void
   receipt(id: string, version: number): Receipt
 }
 
@@ -120,7 +126,11 @@ export class MemoryService implements MemoryApi {
     return [this.receipts, this.versions, this.pageKey]
   }
 
-  async execute(request: unknown, context: MemoryContext, options: ExecuteOptions = {}): Promise<MemoryResponse> {
+  async execute(
+    request: unknown,
+    context: MemoryContext,
+    options: ExecuteOptions = {},
+  ): Promise<MemoryResponse> {
     const body = request as { input?: unknown; operation?: unknown; contract_version?: unknown } | null
     const session = this.host.sessionOpen(context.session_id) ? context.session_id : undefined
     return this.host.audited(
@@ -201,7 +211,11 @@ export class MemoryService implements MemoryApi {
     const workspace = context.workspace_id
     const keyHash = sha256(parsed.idempotencyKey as string)
     const requestHash = sha256(
-      canonicalJson({ contract_version: CONTRACT_VERSION, operation: parsed.operation, input: parsed.rawInput }),
+      canonicalJson({
+        contract_version: CONTRACT_VERSION,
+        operation: parsed.operation,
+        input: parsed.rawInput,
+      }),
     )
     const { value } = await this.host.transact(
       workspace,
@@ -318,7 +332,13 @@ export class MemoryService implements MemoryApi {
       existing =
         memoryRelationshipsOf(tx, source.node).find((rel) => {
           const r = readRelationship(tx, rel)
-          return r !== null && r.identity_key === null && r.target_id === input.target_id && r.kind === input.kind && r.source_id === input.source_id
+          return (
+            r !== null &&
+            r.identity_key === null &&
+            r.target_id === input.target_id &&
+            r.kind === input.kind &&
+            r.source_id === input.source_id
+          )
         }) ?? null
     }
     const prior = existing === null ? null : readRelationship(tx, existing)
@@ -481,7 +501,11 @@ export class MemoryService implements MemoryApi {
     if (!input.preserve_disagreements)
       throw memoryError('POLICY_APPROVAL_REQUIRED', 'consolidation that drops disagreements is destructive')
     const canonical = this.visibleMemory(tx, proposal.canonical_id)
-    const policy = [`approval_policy:${mode.approval_policy}`, 'disagreements_preserved', 'originals_retained']
+    const policy = [
+      `approval_policy:${mode.approval_policy}`,
+      'disagreements_preserved',
+      'originals_retained',
+    ]
     const relationshipIds: string[] = []
     for (const originalId of proposal.superseded_ids) {
       const original = this.visibleMemory(tx, originalId)
@@ -503,7 +527,9 @@ export class MemoryService implements MemoryApi {
       }
       const linked = memoryRelationshipsOf(tx, original.node).find((rel) => {
         const r = readRelationship(tx, rel)
-        return r?.kind === 'superseded_by' && r.source_id === originalId && r.target_id === canonical.record.id
+        return (
+          r?.kind === 'superseded_by' && r.source_id === originalId && r.target_id === canonical.record.id
+        )
       })
       if (linked !== undefined) {
         relationshipIds.push(`relationship--${linked}`)
@@ -514,7 +540,11 @@ export class MemoryService implements MemoryApi {
         source_id: originalId,
         target_id: canonical.record.id,
         kind: 'superseded_by',
-        properties: { proposal_id: proposal.proposal_id, approval_policy: mode.approval_policy, reason: input.reason },
+        properties: {
+          proposal_id: proposal.proposal_id,
+          approval_policy: mode.approval_policy,
+          reason: input.reason,
+        },
         provenance: [{ source_id: proposal.proposal_id, locator: null, observed_at: null }],
         confidence: null,
         valid_from: null,
@@ -552,7 +582,8 @@ export class MemoryService implements MemoryApi {
     if (this.pageKey.key !== null) return Promise.resolve(this.pageKey.key)
     this.pageKeyReady ??= this.host
       .transact(workspace, (_tx, _store, ledger) => {
-        if (this.pageKey.key === null) ledger.write(this.pageKey.name, { key: randomBytes(32).toString('hex') })
+        if (this.pageKey.key === null)
+          ledger.write(this.pageKey.name, { key: randomBytes(32).toString('hex') })
       })
       .then(() => this.pageKey.key as string)
       .finally(() => {
@@ -561,7 +592,11 @@ export class MemoryService implements MemoryApi {
     return this.pageKeyReady
   }
 
-  private async recall(input: RecallInput, context: MemoryContext, options: ExecuteOptions): Promise<MemoryResponse> {
+  private async recall(
+    input: RecallInput,
+    context: MemoryContext,
+    options: ExecuteOptions,
+  ): Promise<MemoryResponse> {
     const started = performance.now()
     const workspace = context.workspace_id
     const { limits } = input
@@ -574,13 +609,20 @@ export class MemoryService implements MemoryApi {
     const wanted = offset + limits.max_items + 1
     const objective = await this.host
       .seed()
-      .objectiveHits(workspace, input.objective, wanted, (store, id) => isRecallableMemory(store, id, nowMs), options.signal)
+      .objectiveHits(
+        workspace,
+        input.objective,
+        wanted,
+        (store, id) => isRecallableMemory(store, id, nowMs),
+        options.signal,
+      )
     const walked = await this.host.readGraph(workspace, (store) => {
       const seeds: RecallSeed[] = []
       for (const seedId of input.seed_ids) {
         const node = parseId(seedId, 'node')
         // A seed that is hidden, missing or not recallable is simply not a seed: nothing leaks.
-        if (node !== null && isRecallableMemory(store, node, nowMs)) seeds.push({ id: node, reason: 'explicit_seed', score: 1 })
+        if (node !== null && isRecallableMemory(store, node, nowMs))
+          seeds.push({ id: node, reason: 'explicit_seed', score: 1 })
       }
       for (const hit of objective.hits)
         seeds.push({
@@ -588,16 +630,34 @@ export class MemoryService implements MemoryApi {
           reason: hit.lexical > 0 ? 'objective_lexical_match' : 'objective_semantic_match',
           score: hit.score,
         })
-      return walk(store, { seeds, limits, offset, nowMs, deadline: started + limits.timeout_ms, signal: options.signal })
+      return walk(store, {
+        seeds,
+        limits,
+        offset,
+        nowMs,
+        deadline: started + limits.timeout_ms,
+        signal: options.signal,
+      })
     })
     if (objective.hits.length === 0 && !objective.dense) walked.outcomes.push('semantic_provider_unavailable')
     const recallId = `recall--${sha256(
-      JSON.stringify([workspace, input.objective, input.seed_ids, limits, offset, nowMs, randomBytes(8).toString('hex')]),
+      JSON.stringify([
+        workspace,
+        input.objective,
+        input.seed_ids,
+        limits,
+        offset,
+        nowMs,
+        randomBytes(8).toString('hex'),
+      ]),
     ).slice(0, 24)}`
     this.remember_recall(`${workspace}\u0000${recallId}`, {
       context,
       objective: input.objective,
-      paths: walked.items.map((i) => ({ ...i.selection_path, evidence_source_ids: i.record.provenance.map((p) => p.source_id) })),
+      paths: walked.items.map((i) => ({
+        ...i.selection_path,
+        evidence_source_ids: i.record.provenance.map((p) => p.source_id),
+      })),
     })
     const truncated = walked.outcomes.length > 0 || walked.next_offset !== null
     return envelope('recall', {
@@ -683,7 +743,12 @@ export class MemoryService implements MemoryApi {
   }
 
   /** The version log of a record of this workspace; a missing, hidden or wrong-kind id has none. */
-  private recordVersions(reader: GraphReader, workspace: string, kind: string, id: string): readonly VersionEntry[] {
+  private recordVersions(
+    reader: GraphReader,
+    workspace: string,
+    kind: string,
+    id: string,
+  ): readonly VersionEntry[] {
     if (this.current(reader, id) === null || !id.startsWith(kind === 'memory' ? 'node--' : 'relationship--'))
       return []
     return this.versions.of(workspace, id)
@@ -700,14 +765,28 @@ export class MemoryService implements MemoryApi {
   private evidencePaths(reader: GraphReader, id: string) {
     const record = this.current(reader, id)
     if (record === null) return []
-    const evidence = (r: { provenance: { source_id: string }[] }) => [...new Set(r.provenance.map((p) => p.source_id))]
+    const evidence = (r: { provenance: { source_id: string }[] }) => [
+      ...new Set(r.provenance.map((p) => p.source_id)),
+    ]
     if ('source_id' in record)
-      return [{ memory_ids: [record.source_id, record.target_id], relationship_ids: [id], evidence_source_ids: evidence(record) }]
-    const paths = [{ memory_ids: [id], relationship_ids: [] as string[], evidence_source_ids: evidence(record) }]
+      return [
+        {
+          memory_ids: [record.source_id, record.target_id],
+          relationship_ids: [id],
+          evidence_source_ids: evidence(record),
+        },
+      ]
+    const paths = [
+      { memory_ids: [id], relationship_ids: [] as string[], evidence_source_ids: evidence(record) },
+    ]
     for (const rel of memoryRelationshipsOf(reader, parseId(id, 'node') as number)) {
       const r = readRelationship(reader, rel)
       if (r !== null)
-        paths.push({ memory_ids: [r.source_id, r.target_id], relationship_ids: [r.id], evidence_source_ids: evidence(r) })
+        paths.push({
+          memory_ids: [r.source_id, r.target_id],
+          relationship_ids: [r.id],
+          evidence_source_ids: evidence(r),
+        })
     }
     return paths
   }

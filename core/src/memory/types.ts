@@ -2,7 +2,15 @@
 
 export const CONTRACT_VERSION = 'v1'
 
-export const OPERATIONS = ['remember', 'relate', 'recall', 'update', 'trace', 'forget', 'consolidate'] as const
+export const OPERATIONS = [
+  'remember',
+  'relate',
+  'recall',
+  'update',
+  'trace',
+  'forget',
+  'consolidate',
+] as const
 export type OperationName = (typeof OPERATIONS)[number]
 
 export const PERMISSIONS = ['read', 'write', 'trace', 'forget', 'consolidate'] as const

@@ -166,7 +166,9 @@ export class SeedSearch {
     let query: Float32Array | null = null
     if (provider !== null) {
       await this.index.flush(ws, signal)
-      const [q] = provider.embedSync ? provider.embedSync([objective]) : await provider.embed([objective], signal)
+      const [q] = provider.embedSync
+        ? provider.embedSync([objective])
+        : await provider.embed([objective], signal)
       if (q !== undefined && normalizeInPlace(q)) query = q
     }
     const terms = objectiveTerms(objective)
@@ -177,16 +179,19 @@ export class SeedSearch {
       if (query !== null && ws.vectors !== null) {
         for (const n of ws.vectors.nearest(query, limit * 4)) {
           const hit = pool.get(n.id)
-          if (hit === undefined) pool.set(n.id, { id: n.id, lexical: 0, dense: n.similarity, score: 0, matched: [] })
+          if (hit === undefined)
+            pool.set(n.id, { id: n.id, lexical: 0, dense: n.similarity, score: 0, matched: [] })
           else hit.dense = n.similarity
         }
         for (const hit of pool.values())
-          if (hit.dense === 0 && hit.lexical > 0) hit.dense = Math.max(0, ws.vectors.similarity(hit.id, query) ?? 0)
+          if (hit.dense === 0 && hit.lexical > 0)
+            hit.dense = Math.max(0, ws.vectors.similarity(hit.id, query) ?? 0)
       }
       const hits: ObjectiveHit[] = []
       for (const hit of pool.values()) {
         if (!accept(store, hit.id)) continue
-        hit.score = query === null ? hit.lexical : (1 - this.denseShare) * hit.lexical + this.denseShare * hit.dense
+        hit.score =
+          query === null ? hit.lexical : (1 - this.denseShare) * hit.lexical + this.denseShare * hit.dense
         hits.push(hit)
       }
       hits.sort((a, b) => b.score - a.score || a.id - b.id)

@@ -7,11 +7,17 @@
 
 export interface ConformanceFixture {
   contract_version: string
-  operations: { operation: string; mutation: boolean | 'apply_only'; required: string[]; bounded_by?: string[] }[]
+  operations: {
+    operation: string
+    mutation: boolean | 'apply_only'
+    required: string[]
+    bounded_by?: string[]
+  }[]
   invariants: string[]
 }
 
-export type DoorAnswer = { ok: true; body: any } | { ok: false; code: string; message: string } // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are walked as JSON
+export type DoorAnswer = { ok: true; body: any } | { ok: false; code: string; message: string }
 
 export interface MemoryDoor {
   send(request: unknown): Promise<DoorAnswer>
@@ -20,7 +26,15 @@ export interface MemoryDoor {
 /** Fields the spec makes optional although the fixture lists them (spec: "an optional application identity key"). */
 const SPEC_OPTIONAL: Readonly<Record<string, readonly string[]>> = { remember: ['identity_key'] }
 
-const TRUSTED_FIELDS = ['workspace_id', 'actor_id', 'agent_id', 'session_id', 'permissions', 'correlation_id', 'request_id']
+const TRUSTED_FIELDS = [
+  'workspace_id',
+  'actor_id',
+  'agent_id',
+  'session_id',
+  'permissions',
+  'correlation_id',
+  'request_id',
+]
 
 let sequence = 0
 const key = () => `conformance-${Date.now()}-${++sequence}`
@@ -32,7 +46,12 @@ export async function checkMemoryConformance(
 ): Promise<string[]> {
   const problems: string[] = []
   const send = (operation: string, input: unknown, idempotency_key: string | null = key()) =>
-    door.send({ contract_version: fixture.contract_version, operation, input, ...(idempotency_key ? { idempotency_key } : {}) })
+    door.send({
+      contract_version: fixture.contract_version,
+      operation,
+      input,
+      ...(idempotency_key ? { idempotency_key } : {}),
+    })
   const expectOk = async (what: string, answer: Promise<DoorAnswer>) => {
     const a = await answer
     if (!a.ok) problems.push(`${what}: expected success, got ${a.code} (${a.message})`)
@@ -53,19 +72,41 @@ export async function checkMemoryConformance(
     provenance: [{ source_id: 'conformance-fixture', locator: null, observed_at: null }],
     tags: ['conformance'],
   })
-  const a = (await expectOk('remember a', send('remember', remember('alpha conformance'))))?.result.result.record
-  const b = (await expectOk('remember b', send('remember', remember('beta conformance'))))?.result.result.record
+  const a = (await expectOk('remember a', send('remember', remember('alpha conformance'))))?.result.result
+    .record
+  const b = (await expectOk('remember b', send('remember', remember('beta conformance'))))?.result.result
+    .record
   if (!a || !b) return problems
-  const limits = { max_items: 10, max_depth: 2, max_payload_bytes: 65536, max_cost: 1000, timeout_ms: 1000, supernode_threshold: 100 }
-  let c = (await expectOk('remember c', send('remember', remember('gamma conformance'))))?.result.result.record
+  const limits = {
+    max_items: 10,
+    max_depth: 2,
+    max_payload_bytes: 65536,
+    max_cost: 1000,
+    timeout_ms: 1000,
+    supernode_threshold: 100,
+  }
+  let c = (await expectOk('remember c', send('remember', remember('gamma conformance'))))?.result.result
+    .record
   // One complete input per operation; trimming each to the fixture's required fields must still be accepted.
   const full = (): Record<string, Record<string, unknown>> => ({
     remember: remember('delta conformance'),
-    relate: { source_id: a.id, target_id: b.id, kind: 'conformance_link', properties: {}, provenance: [{ source_id: 'conformance-fixture' }], lifecycle: 'active' },
+    relate: {
+      source_id: a.id,
+      target_id: b.id,
+      kind: 'conformance_link',
+      properties: {},
+      provenance: [{ source_id: 'conformance-fixture' }],
+      lifecycle: 'active',
+    },
     recall: { objective: 'conformance', seed_ids: [], limits },
     update: { target: { kind: 'memory', id: a.id }, patch: { add_tags: ['updated'] } },
     forget: { memory_id: c.id, mode: 'tombstone', reason: 'conformance' },
-    consolidate: { mode: { mode: 'propose' }, memory_ids: [a.id, b.id], reason: 'conformance', preserve_disagreements: true },
+    consolidate: {
+      mode: { mode: 'propose' },
+      memory_ids: [a.id, b.id],
+      reason: 'conformance',
+      preserve_disagreements: true,
+    },
     trace: { target: { kind: 'memory', id: a.id } },
   })
 
@@ -78,7 +119,9 @@ export async function checkMemoryConformance(
     }
     const minimal = Object.fromEntries(Object.entries(input).filter(([k]) => spec.required.includes(k)))
     await expectOk(`${name} with exactly its required fields`, send(name, minimal))
-    if (name === 'forget') c = (await expectOk('remember c again', send('remember', remember('gamma again'))))?.result.result.record
+    if (name === 'forget')
+      c = (await expectOk('remember c again', send('remember', remember('gamma again'))))?.result.result
+        .record
     for (const field of spec.required) {
       if (SPEC_OPTIONAL[name]?.includes(field)) continue
       const { [field]: _dropped, ...rest } = full()[name] as Record<string, unknown>
@@ -86,50 +129,105 @@ export async function checkMemoryConformance(
     }
     for (const limit of spec.bounded_by ?? []) {
       const { [limit]: _dropped, ...rest } = limits as Record<string, number>
-      await expectCode(`${name} without limit ${limit}`, 'INVALID_REQUEST', send(name, { ...input, limits: rest }))
-      await expectCode(`${name} with ${limit} 0`, 'INVALID_BUDGET', send(name, { ...input, limits: { ...limits, [limit]: 0 } }))
+      await expectCode(
+        `${name} without limit ${limit}`,
+        'INVALID_REQUEST',
+        send(name, { ...input, limits: rest }),
+      )
+      await expectCode(
+        `${name} with ${limit} 0`,
+        'INVALID_BUDGET',
+        send(name, { ...input, limits: { ...limits, [limit]: 0 } }),
+      )
     }
     // Mutation class: a mutation needs a key and answers with a receipt; a read needs none.
     const mutationInput =
       spec.mutation === 'apply_only'
         ? await (async () => {
             const proposal = await expectOk('consolidate propose', send(name, input, null))
-            return { ...input, mode: { mode: 'apply_approved', proposal_id: proposal?.result.result.proposal_id, approval_policy: 'conformance' } }
+            return {
+              ...input,
+              mode: {
+                mode: 'apply_approved',
+                proposal_id: proposal?.result.result.proposal_id,
+                approval_policy: 'conformance',
+              },
+            }
           })()
         : full()[name]
-    if (name === 'forget') c = (await expectOk('remember c again', send('remember', remember('gamma third'))))?.result.result.record
+    if (name === 'forget')
+      c = (await expectOk('remember c again', send('remember', remember('gamma third'))))?.result.result
+        .record
     if (spec.mutation === false) {
       await expectOk(`${name} without a key`, send(name, mutationInput, null))
       continue
     }
-    await expectCode(`${name} without a key`, 'IDEMPOTENCY_KEY_REQUIRED', send(name, name === 'forget' ? { ...mutationInput, memory_id: c.id } : mutationInput, null))
+    await expectCode(
+      `${name} without a key`,
+      'IDEMPOTENCY_KEY_REQUIRED',
+      send(name, name === 'forget' ? { ...mutationInput, memory_id: c.id } : mutationInput, null),
+    )
     const k = key()
     const body = name === 'forget' ? { ...mutationInput, memory_id: c.id } : mutationInput
     const first = await expectOk(`${name} with a key`, send(name, body, k))
     const receipt = first?.result.result.receipt
-    if (!receipt || typeof receipt.committed_id !== 'string' || !Number.isInteger(receipt.committed_version) || typeof receipt.audit_correlation_id !== 'string' || receipt.replayed !== false)
-      problems.push(`${name}: the receipt lacks committed_id, committed_version, audit_correlation_id or replayed false`)
+    if (
+      !receipt ||
+      typeof receipt.committed_id !== 'string' ||
+      !Number.isInteger(receipt.committed_version) ||
+      typeof receipt.audit_correlation_id !== 'string' ||
+      receipt.replayed !== false
+    )
+      problems.push(
+        `${name}: the receipt lacks committed_id, committed_version, audit_correlation_id or replayed false`,
+      )
     const again = await expectOk(`${name} replay`, send(name, body, k))
-    if (again?.result.result.receipt?.replayed !== true) problems.push(`${name}: a replay does not say replayed true`)
+    if (again?.result.result.receipt?.replayed !== true)
+      problems.push(`${name}: a replay does not say replayed true`)
   }
 
   for (const invariant of fixture.invariants) {
     switch (invariant) {
       case 'trusted context is not part of an operation payload':
         for (const field of TRUSTED_FIELDS) {
-          await expectCode(`payload field ${field}`, 'INVALID_REQUEST', door.send({ contract_version: 'v1', operation: 'recall', input: full().recall, [field]: 'x' }))
-          await expectCode(`input field ${field}`, 'INVALID_REQUEST', send('recall', { ...full().recall, [field]: 'x' }))
+          await expectCode(
+            `payload field ${field}`,
+            'INVALID_REQUEST',
+            door.send({ contract_version: 'v1', operation: 'recall', input: full().recall, [field]: 'x' }),
+          )
+          await expectCode(
+            `input field ${field}`,
+            'INVALID_REQUEST',
+            send('recall', { ...full().recall, [field]: 'x' }),
+          )
         }
         break
       case 'mutations require idempotency and return a durability-gated receipt':
         // Checked per operation above (key required, receipt, replay).
         break
       case 'workspace-hidden targets use the same not-found surface': {
-        const missing = await expectCode('trace of a missing memory', 'NOT_FOUND', send('trace', { target: { kind: 'memory', id: 'node--999999999' } }))
+        const missing = await expectCode(
+          'trace of a missing memory',
+          'NOT_FOUND',
+          send('trace', { target: { kind: 'memory', id: 'node--999999999' } }),
+        )
         if (hidden !== undefined) {
           const target = { kind: 'memory', id: a.id }
-          const seen = await expectCode('trace of a hidden memory', 'NOT_FOUND', hidden.send({ contract_version: 'v1', operation: 'trace', input: { target } }))
-          await expectCode('update of a hidden memory', 'NOT_FOUND', hidden.send({ contract_version: 'v1', operation: 'update', idempotency_key: key(), input: { target, patch: {} } }))
+          const seen = await expectCode(
+            'trace of a hidden memory',
+            'NOT_FOUND',
+            hidden.send({ contract_version: 'v1', operation: 'trace', input: { target } }),
+          )
+          await expectCode(
+            'update of a hidden memory',
+            'NOT_FOUND',
+            hidden.send({
+              contract_version: 'v1',
+              operation: 'update',
+              idempotency_key: key(),
+              input: { target, patch: {} },
+            }),
+          )
           const asMissing = `no memory ${a.id} in this workspace`
           if (!seen.ok && !missing.ok && seen.message !== asMissing)
             problems.push(`a hidden target's message differs from a missing one's: ${seen.message}`)
@@ -137,26 +235,59 @@ export async function checkMemoryConformance(
         break
       }
       case 'consolidation retains originals and disagreements': {
-        const x = (await expectOk('remember x', send('remember', remember('epsilon one'))))?.result.result.record
-        const y = (await expectOk('remember y', send('remember', remember('epsilon two, disagreeing'))))?.result.result.record
-        const input = { mode: { mode: 'propose' }, memory_ids: [x.id, y.id], reason: 'conformance', preserve_disagreements: true }
+        const x = (await expectOk('remember x', send('remember', remember('epsilon one'))))?.result.result
+          .record
+        const y = (await expectOk('remember y', send('remember', remember('epsilon two, disagreeing'))))
+          ?.result.result.record
+        const input = {
+          mode: { mode: 'propose' },
+          memory_ids: [x.id, y.id],
+          reason: 'conformance',
+          preserve_disagreements: true,
+        }
         const proposal = (await expectOk('propose', send('consolidate', input, null)))?.result.result
-        const applied = (await expectOk('apply', send('consolidate', { ...input, mode: { mode: 'apply_approved', proposal_id: proposal?.proposal_id, approval_policy: 'conformance' } })))?.result.result
+        const applied = (
+          await expectOk(
+            'apply',
+            send('consolidate', {
+              ...input,
+              mode: {
+                mode: 'apply_approved',
+                proposal_id: proposal?.proposal_id,
+                approval_policy: 'conformance',
+              },
+            }),
+          )
+        )?.result.result
         if (applied?.originals_retained !== true || applied?.disagreements_retained !== true)
           problems.push('consolidation does not report originals and disagreements retained')
         for (const id of [x.id, y.id]) {
-          const trace = await expectOk(`trace original ${id}`, send('trace', { target: { kind: 'memory', id } }, null))
-          if (trace && trace.result.result.versions.length === 0) problems.push(`original ${id} lost its history`)
+          const trace = await expectOk(
+            `trace original ${id}`,
+            send('trace', { target: { kind: 'memory', id } }, null),
+          )
+          if (trace && trace.result.result.versions.length === 0)
+            problems.push(`original ${id} lost its history`)
         }
         break
       }
       case 'application forgetting is distinct from regulatory erasure': {
-        const z = (await expectOk('remember z', send('remember', remember('zeta forgettable'))))?.result.result.record
-        await expectOk('application_delete', send('forget', { memory_id: z.id, mode: 'application_delete', reason: 'conformance' }))
-        const recall = await expectOk('recall after forget', send('recall', { objective: 'zeta forgettable', seed_ids: [z.id], limits }, null))
+        const z = (await expectOk('remember z', send('remember', remember('zeta forgettable'))))?.result
+          .result.record
+        await expectOk(
+          'application_delete',
+          send('forget', { memory_id: z.id, mode: 'application_delete', reason: 'conformance' }),
+        )
+        const recall = await expectOk(
+          'recall after forget',
+          send('recall', { objective: 'zeta forgettable', seed_ids: [z.id], limits }, null),
+        )
         if (recall?.result.result.items.some((i: { record: { id: string } }) => i.record.id === z.id))
           problems.push('ordinary recall still returns an application-deleted memory')
-        const trace = await expectOk('trace after forget', send('trace', { target: { kind: 'memory', id: z.id } }, null))
+        const trace = await expectOk(
+          'trace after forget',
+          send('trace', { target: { kind: 'memory', id: z.id } }, null),
+        )
         if (trace && trace.result.result.versions.at(-1)?.lifecycle !== 'tombstoned')
           problems.push('application deletion erased the record instead of tombstoning it')
         break

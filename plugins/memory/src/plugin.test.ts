@@ -76,7 +76,13 @@ describe('POST /v1/memory/operations', () => {
       permissions: MEMORY_PERMISSIONS,
       correlation_id: 'other',
     })
-    expect(embedded).toEqual({ ...body, result: { ...body.result, result: { ...body.result.result, receipt: { ...body.result.result.receipt, replayed: true } } } })
+    expect(embedded).toEqual({
+      ...body,
+      result: {
+        ...body.result,
+        result: { ...body.result.result, receipt: { ...body.result.result.receipt, replayed: true } },
+      },
+    })
     expect(seen).toContainEqual(['remember', 'ok'])
   })
 
@@ -88,7 +94,18 @@ describe('POST /v1/memory/operations', () => {
     const budget = await post({
       contract_version: 'v1',
       operation: 'recall',
-      input: { objective: 'x', seed_ids: [], limits: { max_items: 0, max_depth: 1, max_payload_bytes: 1, max_cost: 1, timeout_ms: 1, supernode_threshold: 1 } },
+      input: {
+        objective: 'x',
+        seed_ids: [],
+        limits: {
+          max_items: 0,
+          max_depth: 1,
+          max_payload_bytes: 1,
+          max_cost: 1,
+          timeout_ms: 1,
+          supernode_threshold: 1,
+        },
+      },
     })
     expect(budget.statusCode).toBe(422)
     expect(budget.json().error.code).toBe('INVALID_BUDGET')

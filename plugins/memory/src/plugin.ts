@@ -1,5 +1,11 @@
-import { type Engine, isEngineError, type MemoryContext, type MemoryPermission, type MemoryResponse } from '@service/core'
-import { EngineError } from '@service/core'
+import {
+  type Engine,
+  EngineError,
+  isEngineError,
+  type MemoryContext,
+  type MemoryPermission,
+  type MemoryResponse,
+} from '@service/core'
 import { errorResponses, sendError } from '@service/plugin-errors'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -23,7 +29,10 @@ export interface MemoryPluginOptions {
 
 const UNPARSEABLE = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY'])
 
-async function memoryPlugin(app: FastifyInstance, { engine, context, onOperation }: MemoryPluginOptions): Promise<void> {
+async function memoryPlugin(
+  app: FastifyInstance,
+  { engine, context, onOperation }: MemoryPluginOptions,
+): Promise<void> {
   const permissions = [...context.permissions]
   app.post(
     '/v1/memory/operations',
@@ -32,7 +41,10 @@ async function memoryPlugin(app: FastifyInstance, { engine, context, onOperation
         tags: ['memory'],
         summary: 'Execute one memory operation (contract v1)',
         body: MemoryOperationRequest,
-        response: { 200: MemoryOperationResponse, ...errorResponses(400, 401, 403, 404, 408, 409, 413, 415, 422, 429, 503, 504) },
+        response: {
+          200: MemoryOperationResponse,
+          ...errorResponses(400, 401, 403, 404, 408, 409, 413, 415, 422, 429, 503, 504),
+        },
       },
       // The engine validates the body (see schemas.ts); the schema documents it.
       validatorCompiler: () => () => true,
@@ -41,7 +53,9 @@ async function memoryPlugin(app: FastifyInstance, { engine, context, onOperation
         sendError(
           request,
           reply,
-          UNPARSEABLE.has(error.code) ? new EngineError('INVALID_REQUEST', 'the request body is not valid JSON', 'invalid') : error,
+          UNPARSEABLE.has(error.code)
+            ? new EngineError('INVALID_REQUEST', 'the request body is not valid JSON', 'invalid')
+            : error,
         ),
     },
     async (request) => {

@@ -19,12 +19,15 @@ export const MemoryOperationRequest = Type.Object(
       ),
     ),
     operation: StringEnum(MEMORY_OPERATIONS),
-    input: Type.Record(Type.String(), Type.Unknown(), { description: 'The operation input (README: memory).' }),
+    input: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The operation input (README: memory).',
+    }),
   },
   {
     $id: 'MemoryOperationRequest',
     additionalProperties: false,
-    description: 'Workspace, actor, agent, session, permissions and correlation come from the trusted host context.',
+    description:
+      'Workspace, actor, agent, session, permissions and correlation come from the trusted host context.',
   },
 )
 
