@@ -62,6 +62,12 @@ function recallable(
   return until === null || Date.parse(until) > nowMs
 }
 
+/** All relationships of a node, both directions: the figure `supernode_threshold` bounds. */
+function degree(reader: GraphReader, id: number): number {
+  const node = reader.node(id)
+  return node === undefined ? 0 : node.out.length + node.in.length
+}
+
 export function isRecallableMemory(reader: GraphReader, id: number, nowMs: number): boolean {
   const node = reader.node(id)
   const label = reader.names.lookup('Memory')
@@ -106,11 +112,11 @@ export function walk(reader: GraphReader, plan: WalkPlan): WalkResult {
   walking: for (let d = 1; d <= limits.max_depth && frontier.length > 0 && order.length <= wanted; d++) {
     const next: Reached[] = []
     for (const from of frontier) {
-      const rels = memoryRelationshipsOf(reader, from.id)
-      if (rels.length > limits.supernode_threshold) {
+      if (degree(reader, from.id) > limits.supernode_threshold) {
         outcomes.add('supernode_blocked')
         continue
       }
+      const rels = memoryRelationshipsOf(reader, from.id)
       for (const rel of rels) {
         if (cost >= limits.max_cost) {
           outcomes.add('cost_budget_exhausted')
@@ -191,6 +197,11 @@ function page(
   const seen = new Set<number>()
   for (const item of items) {
     const id = Number(item.record.id.slice('node--'.length))
+    // A supernode's edges are not enumerated: its links to other returned items show from their side.
+    if (degree(reader, id) > plan.limits.supernode_threshold) {
+      outcomes.add('supernode_blocked')
+      continue
+    }
     for (const rel of memoryRelationshipsOf(reader, id)) {
       if (seen.has(rel)) continue
       seen.add(rel)

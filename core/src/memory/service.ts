@@ -749,9 +749,29 @@ export class MemoryService implements MemoryApi {
     kind: string,
     id: string,
   ): readonly VersionEntry[] {
-    if (this.current(reader, id) === null || !id.startsWith(kind === 'memory' ? 'node--' : 'relationship--'))
-      return []
-    return this.versions.of(workspace, id)
+    const current = this.current(reader, id)
+    if (current === null || !id.startsWith(kind === 'memory' ? 'node--' : 'relationship--')) return []
+    const logged = this.versions.of(workspace, id)
+    if (logged.length > 0) return logged
+    // Written straight into the graph (Cypher, bulk load): its current state is the only version known.
+    return [
+      {
+        workspace,
+        record_id: id,
+        version: current.version,
+        lifecycle: current.lifecycle,
+        recorded_at: current.recorded_at,
+        operation: 'graph_write',
+        actor_id: 'unknown',
+        agent_id: null,
+        session_id: 'unknown',
+        correlation_id: 'unknown',
+        identity_key: current.identity_key,
+        evidence_source_ids: current.provenance.map((p) => p.source_id),
+        policy_decisions: ['written_outside_the_memory_contract'],
+        reason: null,
+      },
+    ]
   }
 
   private current(reader: GraphReader, id: string): MemoryRecord | RelationshipRecord | null {

