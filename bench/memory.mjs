@@ -30,6 +30,17 @@ const MEMORIES = Number(process.env.MEMORY_BENCH_MEMORIES ?? 100_000)
 const RELATIONSHIPS = Number(process.env.MEMORY_BENCH_RELATIONSHIPS ?? 300_000)
 const RECALLS = Number(process.env.MEMORY_BENCH_RECALLS ?? 400)
 const WS = 'workspace--standalone-default'
+/** Which parts run (default all): MEMORY_BENCH_PARTS=2,3. */
+const PARTS = new Set((process.env.MEMORY_BENCH_PARTS ?? '1,2,3').split(',').map(Number))
+/** CPU seconds a process has used so far (Linux /proc; null elsewhere). */
+const cpuSeconds = (pid) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return null
+  }
+}
 const rootDir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'bench-memory-'))
 const rows = []
 const row = (name, value, unit, target = '', met = '') => {
@@ -65,7 +76,7 @@ const rand = (n) => {
 }
 
 // ---- 1. durable writes ---------------------------------------------------------------------------
-{
+if (PARTS.has(1)) {
   const service = await startService({
     SERVICE_STORAGE_MODE: 'persistent',
     SERVICE_STORAGE_DIR: join(rootDir, 'writes'),
@@ -120,7 +131,7 @@ const rand = (n) => {
 }
 
 // ---- 2. recall latency at scale --------------------------------------------------------------------
-{
+if (PARTS.has(2)) {
   // The graph is built in bulk through the documented layout (what `remember`/`relate` write), then
   // served by the real server from the same directory.
   const dir = join(rootDir, 'recall')
@@ -225,6 +236,7 @@ const rand = (n) => {
   for (const depth of [1, 2, 3]) {
     const times = []
     let items = 0
+    const cpuBefore = cpuSeconds(service.child.pid)
     for (const objective of objectives) {
       const t = performance.now()
       const res = await post(service.url, '/v1/memory/operations', {
@@ -237,6 +249,15 @@ const rand = (n) => {
       items += res.body.result.result.items.length
     }
     const p95 = pct(times, 95)
+    const cpuAfter = cpuSeconds(service.child.pid)
+    if (cpuBefore !== null && cpuAfter !== null)
+      row(
+        `recall server CPU per request, depth ${depth}`,
+        (((cpuAfter - cpuBefore) * 1000) / objectives.length).toFixed(2),
+        'ms',
+        '',
+        'what a request costs on an idle core; latency above includes waiting for a shared CPU',
+      )
     row(
       `recall p50 depth ${depth} (HTTP, ${Math.round(items / objectives.length)} items avg)`,
       pct(times, 50).toFixed(2),
@@ -251,6 +272,7 @@ const rand = (n) => {
     )
   }
   const seedTimes = []
+  const seedCpu = cpuSeconds(service.child.pid)
   for (const objective of objectives) {
     const t = performance.now()
     await post(service.url, '/v1/seed/search', { objective, mode: 'full_text', top_k: 10, workspace_id: WS })
@@ -258,11 +280,20 @@ const rand = (n) => {
   }
   row('seed search full_text p50 (HTTP, same graph)', pct(seedTimes, 50).toFixed(2), 'ms')
   row('seed search full_text p95 (HTTP, same graph)', pct(seedTimes, 95).toFixed(2), 'ms')
+  const seedCpuAfter = cpuSeconds(service.child.pid)
+  if (seedCpu !== null && seedCpuAfter !== null)
+    row(
+      'seed search server CPU per request',
+      (((seedCpuAfter - seedCpu) * 1000) / objectives.length).toFixed(2),
+      'ms',
+    )
   await service.stop()
 }
 
 // ---- 3. recall quality on ATT&CK -------------------------------------------------------------------
-if (!attackPresent()) {
+if (!PARTS.has(3)) {
+  // skipped on request
+} else if (!attackPresent()) {
   row('recall quality', 'skipped: ATT&CK bundles not under SHARED_DIR', '')
 } else {
   const judgements = readJudgements()

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../engine/engine.js'
 import { context, inner, limits, memoryInput, op } from './test-support.js'
+import { walk } from './recall.js'
 import { RECALL_LIMITS } from './types.js'
 
 const engines: Engine[] = []
@@ -209,5 +210,25 @@ describe('recall', () => {
         { signal: controller.signal },
       ),
     ).rejects.toMatchObject({ code: 'CANCELLED' })
+  })
+})
+
+describe('the walk itself', () => {
+  it('stops with outcome timeout once its deadline has passed, without examining more', async () => {
+    const engine = await open()
+    const ctx = context()
+    await chain(engine, ctx, 300)
+    const result = await engine.readGraph(ctx.workspace_id, (store) =>
+      walk(store, {
+        seeds: [{ id: 0, reason: 'explicit_seed', score: 1 }],
+        limits: limits({ max_items: 1000, supernode_threshold: 10_000 }),
+        offset: 0,
+        nowMs: Date.now(),
+        deadline: 0, // already past: the first clock check stops the walk
+      }),
+    )
+    expect(result.outcomes).toEqual(['timeout'])
+    expect(result.cost).toBe(256) // the clock is read every 256 relationships examined
+    expect(result.items.length).toBeLessThan(301)
   })
 })

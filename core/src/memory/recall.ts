@@ -192,7 +192,7 @@ function page(
     bytes += size
     items.push(item)
   }
-  const returned = new Set(items.map((i) => i.record.id))
+  const returned = new Set(items.map((i) => Number(i.record.id.slice('node--'.length))))
   const relationships: RelationshipRecord[] = []
   const seen = new Set<number>()
   for (const item of items) {
@@ -205,9 +205,11 @@ function page(
     for (const rel of memoryRelationshipsOf(reader, id)) {
       if (seen.has(rel)) continue
       seen.add(rel)
+      // Endpoints first: most edges leave the working set, and reading one parses its JSON.
+      if (!returned.has(reader.relStart(rel)) || !returned.has(reader.relEnd(rel))) continue
       if (!recallable(reader, reader.relProps(rel), plan.nowMs)) continue
       const record = readRelationship(reader, rel)
-      if (record === null || !returned.has(record.source_id) || !returned.has(record.target_id)) continue
+      if (record === null) continue
       const size = Buffer.byteLength(JSON.stringify(record))
       if (bytes + size > plan.limits.max_payload_bytes) {
         outcomes.add('payload_budget_exhausted')
