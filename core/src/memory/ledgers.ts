@@ -18,12 +18,21 @@ export interface ReceiptEntry {
   response: MemoryResponse
 }
 
+/**
+ * A replay's mark in the log. It changes nothing; writing it makes the replay wait, like any write, until
+ * everything before it (the original mutation included) is durable.
+ */
+export interface ReplayMark {
+  replay: true
+}
+
 /** Idempotency receipts by workspace and key hash. */
-export class ReceiptLedger implements Ledger<ReceiptEntry> {
+export class ReceiptLedger implements Ledger<ReceiptEntry | ReplayMark> {
   readonly name = 'memory-receipts'
   private readonly receipts = new Map<string, ReceiptEntry>()
 
-  apply(entry: ReceiptEntry): void {
+  apply(entry: ReceiptEntry | ReplayMark): void {
+    if ('replay' in entry) return
     this.receipts.set(scoped(entry.workspace, entry.key_hash), entry)
   }
 

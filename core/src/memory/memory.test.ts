@@ -156,6 +156,24 @@ describe('request rules', () => {
         idempotency_key: 'k'.repeat(257),
         input: memoryInput('x'),
       },
+      {
+        contract_version: 'v1',
+        operation: 'remember',
+        idempotency_key: 'k',
+        input: memoryInput('x', { valid_from: '2026-02-01T00:00:00Z', valid_until: '2026-01-01T00:00:00Z' }),
+      },
+      {
+        contract_version: 'v1',
+        operation: 'remember',
+        idempotency_key: 'k',
+        input: memoryInput('x', { valid_from: '1 January 2026' }),
+      },
+      {
+        contract_version: 'v1',
+        operation: 'remember',
+        idempotency_key: 'k',
+        input: memoryInput('x', { confidence: 1.5 }),
+      },
       'not an object',
     ]
     for (const request of bad)

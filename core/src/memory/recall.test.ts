@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../engine/engine.js'
-import { context, inner, limits, memoryInput, op } from './test-support.js'
 import { walk } from './recall.js'
+import { context, inner, limits, memoryInput, op } from './test-support.js'
 import { RECALL_LIMITS } from './types.js'
 
 const engines: Engine[] = []

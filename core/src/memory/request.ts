@@ -204,10 +204,14 @@ export interface TraceInput {
 const TEMPORAL_FIELDS = ['confidence', 'valid_from', 'valid_until', 'expires_at'] as const
 
 function temporal(o: Json, path: string) {
+  const from = timestamp(o, 'valid_from', path)
+  const until = timestamp(o, 'valid_until', path)
+  if (from !== null && until !== null && Date.parse(until) < Date.parse(from))
+    throw invalid(`${path}.valid_until is before valid_from`)
   return {
     confidence: confidence(o, 'confidence', path),
-    valid_from: timestamp(o, 'valid_from', path),
-    valid_until: timestamp(o, 'valid_until', path),
+    valid_from: from,
+    valid_until: until,
     expires_at: timestamp(o, 'expires_at', path),
   }
 }

@@ -228,6 +228,7 @@ export class MemoryService implements MemoryApi {
               'IDEMPOTENCY_CONFLICT',
               'this idempotency key was used for a different request in this workspace',
             )
+          ledger.write(this.receipts.name, { replay: true })
           return replayed(prior.response)
         }
         const now = new Date(this.host.now()).toISOString()
