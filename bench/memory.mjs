@@ -208,12 +208,16 @@ if (PARTS.has(2)) {
   )
   process.stderr.write(`    built in ${Math.round(performance.now() - t0)} ms\n`)
 
-  const service = await startService({
-    SERVICE_STORAGE_MODE: 'persistent',
-    SERVICE_STORAGE_DIR: dir,
-    SERVICE_LOG_LEVEL: 'warn',
-    SERVICE_SEED_EMBEDDING_PROVIDER: 'none',
-  })
+  const service = await startService(
+    {
+      SERVICE_STORAGE_MODE: 'persistent',
+      SERVICE_STORAGE_DIR: dir,
+      SERVICE_LOG_LEVEL: 'warn',
+      SERVICE_SEED_EMBEDDING_PROVIDER: 'none',
+    },
+    null,
+    180_000, // recovery of 400,000 records on a shared machine
+  )
   const judged = readJudgements().map((j) => j.objective)
   const objectives = Array.from({ length: RECALLS }, (_, i) =>
     i % 2 === 0 ? judged[i % judged.length] : `${vocab[rand(vocab.length)]} ${vocab[rand(vocab.length)]}`,

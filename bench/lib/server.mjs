@@ -54,7 +54,7 @@ export function spawnServer(args, options, pin = null) {
 }
 
 /** Our server, as a user runs it (bin entry, env settings). */
-export async function startService(env = {}, pin = null) {
+export async function startService(env = {}, pin = null, readyTimeoutMs = 30_000) {
   const port = await freePort()
   const child = spawnServer(
     [join(repoRoot, 'host', 'dist', 'main.js'), 'start'],
@@ -72,7 +72,7 @@ export async function startService(env = {}, pin = null) {
     pin,
   )
   const url = `http://127.0.0.1:${port}`
-  await waitReady(url, child)
+  await waitReady(url, child, readyTimeoutMs)
   const stop = () =>
     new Promise((r) => {
       child.once('exit', r)

@@ -38,6 +38,20 @@ function isMemoryNode(reader: GraphReader, node: NodeRecord): boolean {
   return label >= 0 && node.labels.includes(label)
 }
 
+/** Confidence, validity, times, lifecycle and version: shared by memories and relationships. */
+function temporal(p: (key: string) => PropertyValue | undefined) {
+  const confidence = p('confidence')
+  return {
+    confidence: typeof confidence === 'number' ? confidence : null,
+    valid_from: str(p('valid_from')),
+    valid_until: str(p('valid_until')),
+    recorded_at: str(p('recorded_at')) ?? '',
+    expires_at: str(p('expires_at')),
+    lifecycle: (str(p('lifecycle')) ?? 'active') as Lifecycle,
+    version: Number(p('version') ?? 1n),
+  }
+}
+
 /** The memory at a node id, or null when there is none (or the node is not a memory). */
 export function readMemory(reader: GraphReader, id: number): MemoryRecord | null {
   const node = reader.node(id)
@@ -60,13 +74,7 @@ export function readMemory(reader: GraphReader, id: number): MemoryRecord | null
     schema_version: str(p('schema_version')) ?? '',
     content,
     provenance: json<Provenance[]>(p('provenance_json'), []),
-    confidence: typeof p('confidence') === 'number' ? (p('confidence') as number) : null,
-    valid_from: str(p('valid_from')),
-    valid_until: str(p('valid_until')),
-    recorded_at: str(p('recorded_at')) ?? '',
-    expires_at: str(p('expires_at')),
-    lifecycle: (str(p('lifecycle')) ?? 'active') as Lifecycle,
-    version: Number(p('version') ?? 1n),
+    ...temporal(p),
     tags: Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : [],
   }
 }
@@ -85,13 +93,7 @@ export function readRelationship(reader: GraphReader, id: number): RelationshipR
     kind: str(p('kind')) ?? '',
     properties: json<Record<string, unknown>>(p('properties_json'), {}),
     provenance: json<Provenance[]>(p('provenance_json'), []),
-    confidence: typeof p('confidence') === 'number' ? (p('confidence') as number) : null,
-    valid_from: str(p('valid_from')),
-    valid_until: str(p('valid_until')),
-    recorded_at: str(p('recorded_at')) ?? '',
-    expires_at: str(p('expires_at')),
-    lifecycle: (str(p('lifecycle')) ?? 'active') as Lifecycle,
-    version: Number(p('version') ?? 1n),
+    ...temporal(p),
   }
 }
 

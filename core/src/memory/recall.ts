@@ -174,6 +174,16 @@ function page(
   const window = order.slice(plan.offset, plan.offset + plan.limits.max_items)
   const items: RecallItem[] = []
   let bytes = 0
+  /** Counts `value` against the payload budget; false (and the outcome) when it does not fit. */
+  const fits = (value: object): boolean => {
+    const size = Buffer.byteLength(JSON.stringify(value))
+    if (bytes + size > plan.limits.max_payload_bytes) {
+      outcomes.add('payload_budget_exhausted')
+      return false
+    }
+    bytes += size
+    return true
+  }
   for (const r of window) {
     const record = readMemory(reader, r.id)
     if (record === null) continue
@@ -184,12 +194,7 @@ function page(
       depth: r.depth,
       selection_path: pathOf(r),
     }
-    const size = Buffer.byteLength(JSON.stringify(item))
-    if (bytes + size > plan.limits.max_payload_bytes) {
-      outcomes.add('payload_budget_exhausted')
-      break
-    }
-    bytes += size
+    if (!fits(item)) break
     items.push(item)
   }
   const returned = new Set(items.map((i) => Number(i.record.id.slice('node--'.length))))
@@ -209,14 +214,7 @@ function page(
       if (!returned.has(reader.relStart(rel)) || !returned.has(reader.relEnd(rel))) continue
       if (!recallable(reader, reader.relProps(rel), plan.nowMs)) continue
       const record = readRelationship(reader, rel)
-      if (record === null) continue
-      const size = Buffer.byteLength(JSON.stringify(record))
-      if (bytes + size > plan.limits.max_payload_bytes) {
-        outcomes.add('payload_budget_exhausted')
-        continue
-      }
-      bytes += size
-      relationships.push(record)
+      if (record !== null && fits(record)) relationships.push(record)
     }
   }
   relationships.sort((a, b) => Number(a.id.slice(14)) - Number(b.id.slice(14)))

@@ -104,6 +104,15 @@ interface Mutation {
     entry: Partial<VersionEntry> & Pick<VersionEntry, 'record_id' | 'version' | 'lifecycle'>,
   ): void
   receipt(id: string, version: number): Receipt
+  /** Writes a memory (a new node when `node` is null), logs the version, and returns it as the graph holds it. */
+  saveMemory(node: number | null, record: Omit<MemoryRecord, 'id'>, log?: Partial<VersionEntry>): MemoryRecord
+  /** The same for a relationship (created from `ends.start` to `ends.end` when `rel` is null). */
+  saveRelationship(
+    rel: number | null,
+    ends: { start: number; end: number } | null,
+    record: Omit<RelationshipRecord, 'id'>,
+    log?: Partial<VersionEntry>,
+  ): RelationshipRecord
 }
 
 interface RecallTrace {
@@ -258,6 +267,31 @@ export class MemoryService implements MemoryApi {
             audit_correlation_id: context.correlation_id,
             replayed: false,
           }),
+          saveMemory: (node, record, log = {}) => {
+            const id = node ?? createMemory(tx, record)
+            if (node !== null) writeMemory(tx, node, record)
+            const saved = readMemory(tx, id) as MemoryRecord
+            m.recordVersion({
+              record_id: saved.id,
+              version: saved.version,
+              lifecycle: saved.lifecycle,
+              ...log,
+            })
+            return saved
+          },
+          saveRelationship: (rel, ends, record, log = {}) => {
+            const id = rel ?? createRelationship(tx, ends?.start as number, ends?.end as number, record)
+            if (rel !== null) writeRelationship(tx, rel, record)
+            const saved = readRelationship(tx, id) as RelationshipRecord
+            m.recordVersion({
+              record_id: saved.id,
+              version: saved.version,
+              lifecycle: saved.lifecycle,
+              identity_key: saved.identity_key,
+              ...log,
+            })
+            return saved
+          },
         }
         const [operation, result] = apply(m)
         const response = envelope(operation, result)
@@ -293,17 +327,7 @@ export class MemoryService implements MemoryApi {
       version: (prior?.version ?? 0) + 1,
       tags: [...new Set(input.tags)],
     }
-    let id: number
-    if (existing === null) id = createMemory(tx, record)
-    else {
-      id = existing
-      writeMemory(tx, id, record)
-    }
-    const saved = readMemory(tx, id) as MemoryRecord
-    m.recordVersion({
-      record_id: saved.id,
-      version: saved.version,
-      lifecycle: saved.lifecycle,
+    const saved = m.saveMemory(existing, record, {
       evidence_source_ids: input.provenance.map((p) => p.source_id),
     })
     return ['remember', { record: saved, receipt: m.receipt(saved.id, saved.version) }]
@@ -358,18 +382,7 @@ export class MemoryService implements MemoryApi {
       lifecycle: input.lifecycle,
       version: (prior?.version ?? 0) + 1,
     }
-    let id: number
-    if (existing === null) id = createRelationship(tx, source.node, target.node, record)
-    else {
-      id = existing
-      writeRelationship(tx, id, record)
-    }
-    const saved = readRelationship(tx, id) as RelationshipRecord
-    m.recordVersion({
-      record_id: saved.id,
-      version: saved.version,
-      lifecycle: saved.lifecycle,
-      identity_key: saved.identity_key,
+    const saved = m.saveRelationship(existing, { start: source.node, end: target.node }, record, {
       evidence_source_ids: input.provenance.map((p) => p.source_id),
     })
     return ['relate', { relationship: saved, receipt: m.receipt(saved.id, saved.version) }]
@@ -394,23 +407,20 @@ export class MemoryService implements MemoryApi {
       if (id === null || prior === null) throw notFound('relationship', target.id)
       stale(prior.version)
       const { id: _id, ...rest } = prior
-      writeRelationship(tx, id, {
-        ...rest,
-        confidence: patch.confidence ?? prior.confidence,
-        provenance: mergeProvenance(prior.provenance, patch.add_provenance),
-        lifecycle: patch.lifecycle ?? prior.lifecycle,
-        expires_at: patch.expires_at ?? prior.expires_at,
-        recorded_at: m.now,
-        version: prior.version + 1,
-      })
-      const saved = readRelationship(tx, id) as RelationshipRecord
-      m.recordVersion({
-        record_id: saved.id,
-        version: saved.version,
-        lifecycle: saved.lifecycle,
-        identity_key: saved.identity_key,
-        evidence_source_ids: evidence,
-      })
+      const saved = m.saveRelationship(
+        id,
+        null,
+        {
+          ...rest,
+          confidence: patch.confidence ?? prior.confidence,
+          provenance: mergeProvenance(prior.provenance, patch.add_provenance),
+          lifecycle: patch.lifecycle ?? prior.lifecycle,
+          expires_at: patch.expires_at ?? prior.expires_at,
+          recorded_at: m.now,
+          version: prior.version + 1,
+        },
+        { evidence_source_ids: evidence },
+      )
       return ['update_relationship', { relationship: saved, receipt: m.receipt(saved.id, saved.version) }]
     }
     const id = parseId(target.id, 'node')
@@ -418,24 +428,21 @@ export class MemoryService implements MemoryApi {
     if (id === null || prior === null) throw notFound('memory', target.id)
     stale(prior.version)
     const { id: _id, ...rest } = prior
-    writeMemory(tx, id, {
-      ...rest,
-      content: patch.content ?? prior.content,
-      confidence: patch.confidence ?? prior.confidence,
-      provenance: mergeProvenance(prior.provenance, patch.add_provenance),
-      lifecycle: patch.lifecycle ?? prior.lifecycle,
-      expires_at: patch.expires_at ?? prior.expires_at,
-      tags: [...new Set([...prior.tags, ...patch.add_tags])],
-      recorded_at: m.now,
-      version: prior.version + 1,
-    })
-    const saved = readMemory(tx, id) as MemoryRecord
-    m.recordVersion({
-      record_id: saved.id,
-      version: saved.version,
-      lifecycle: saved.lifecycle,
-      evidence_source_ids: evidence,
-    })
+    const saved = m.saveMemory(
+      id,
+      {
+        ...rest,
+        content: patch.content ?? prior.content,
+        confidence: patch.confidence ?? prior.confidence,
+        provenance: mergeProvenance(prior.provenance, patch.add_provenance),
+        lifecycle: patch.lifecycle ?? prior.lifecycle,
+        expires_at: patch.expires_at ?? prior.expires_at,
+        tags: [...new Set([...prior.tags, ...patch.add_tags])],
+        recorded_at: m.now,
+        version: prior.version + 1,
+      },
+      { evidence_source_ids: evidence },
+    )
     return ['update', { record: saved, receipt: m.receipt(saved.id, saved.version) }]
   }
 
@@ -446,22 +453,18 @@ export class MemoryService implements MemoryApi {
     if (id === null || prior === null) throw notFound('memory', input.memory_id)
     const { id: _id, ...rest } = prior
     const expire = input.mode === 'expire'
-    writeMemory(tx, id, {
-      ...rest,
-      lifecycle: expire ? 'expired' : 'tombstoned',
-      expires_at: expire ? input.expires_at : prior.expires_at,
-      recorded_at: m.now,
-      version: prior.version + 1,
-    })
-    const saved = readMemory(tx, id) as MemoryRecord
-    m.recordVersion({
-      record_id: saved.id,
-      version: saved.version,
-      lifecycle: saved.lifecycle,
+    const saved = m.saveMemory(
+      id,
+      {
+        ...rest,
+        lifecycle: expire ? 'expired' : 'tombstoned',
+        expires_at: expire ? input.expires_at : prior.expires_at,
+        recorded_at: m.now,
+        version: prior.version + 1,
+      },
       // Application forgetting, not regulatory erasure: the record and its history stay for trace.
-      policy_decisions: [`forget_mode_${input.mode}`],
-      reason: input.reason,
-    })
+      { policy_decisions: [`forget_mode_${input.mode}`], reason: input.reason },
+    )
     return ['forget', { receipt: m.receipt(saved.id, saved.version), mode: input.mode }]
   }
 
@@ -512,19 +515,11 @@ export class MemoryService implements MemoryApi {
       const original = this.visibleMemory(tx, originalId)
       if (original.record.lifecycle !== 'superseded') {
         const { id: _id, ...rest } = original.record
-        writeMemory(tx, original.node, {
-          ...rest,
-          lifecycle: 'superseded',
-          recorded_at: m.now,
-          version: original.record.version + 1,
-        })
-        m.recordVersion({
-          record_id: originalId,
-          version: original.record.version + 1,
-          lifecycle: 'superseded',
-          policy_decisions: policy,
-          reason: input.reason,
-        })
+        m.saveMemory(
+          original.node,
+          { ...rest, lifecycle: 'superseded', recorded_at: m.now, version: original.record.version + 1 },
+          { policy_decisions: policy, reason: input.reason },
+        )
       }
       const linked = memoryRelationshipsOf(tx, original.node).find((rel) => {
         const r = readRelationship(tx, rel)
@@ -536,34 +531,31 @@ export class MemoryService implements MemoryApi {
         relationshipIds.push(`relationship--${linked}`)
         continue
       }
-      const rel = createRelationship(tx, original.node, canonical.node, {
-        identity_key: null,
-        source_id: originalId,
-        target_id: canonical.record.id,
-        kind: 'superseded_by',
-        properties: {
-          proposal_id: proposal.proposal_id,
-          approval_policy: mode.approval_policy,
-          reason: input.reason,
+      const rel = m.saveRelationship(
+        null,
+        { start: original.node, end: canonical.node },
+        {
+          identity_key: null,
+          source_id: originalId,
+          target_id: canonical.record.id,
+          kind: 'superseded_by',
+          properties: {
+            proposal_id: proposal.proposal_id,
+            approval_policy: mode.approval_policy,
+            reason: input.reason,
+          },
+          provenance: [{ source_id: proposal.proposal_id, locator: null, observed_at: null }],
+          confidence: null,
+          valid_from: null,
+          valid_until: null,
+          recorded_at: m.now,
+          expires_at: null,
+          lifecycle: 'active',
+          version: 1,
         },
-        provenance: [{ source_id: proposal.proposal_id, locator: null, observed_at: null }],
-        confidence: null,
-        valid_from: null,
-        valid_until: null,
-        recorded_at: m.now,
-        expires_at: null,
-        lifecycle: 'active',
-        version: 1,
-      })
-      relationshipIds.push(`relationship--${rel}`)
-      m.recordVersion({
-        record_id: `relationship--${rel}`,
-        version: 1,
-        lifecycle: 'active',
-        evidence_source_ids: [proposal.proposal_id],
-        policy_decisions: policy,
-        reason: input.reason,
-      })
+        { evidence_source_ids: [proposal.proposal_id], policy_decisions: policy, reason: input.reason },
+      )
+      relationshipIds.push(rel.id)
     }
     return [
       'consolidate',
