@@ -398,50 +398,42 @@ export class MemoryService implements MemoryApi {
           `${target.id} is at version ${current}, not the expected ${input.expected_version}`,
         )
     }
-    const evidence = patch.add_provenance.map((p) => p.source_id)
+    const log = { evidence_source_ids: patch.add_provenance.map((p) => p.source_id) }
+    /** The fields a patch changes on memories and relationships alike. */
+    const patched = (prior: MemoryRecord | RelationshipRecord) => {
+      stale(prior.version)
+      return {
+        confidence: patch.confidence ?? prior.confidence,
+        provenance: mergeProvenance(prior.provenance, patch.add_provenance),
+        lifecycle: patch.lifecycle ?? prior.lifecycle,
+        expires_at: patch.expires_at ?? prior.expires_at,
+        recorded_at: m.now,
+        version: prior.version + 1,
+      }
+    }
     if (target.kind === 'relationship') {
       if (patch.content !== null || patch.add_tags.length > 0)
         throw invalid('a relationship has no content or tags to patch')
       const id = parseId(target.id, 'relationship')
       const prior = id === null ? null : readRelationship(tx, id)
       if (id === null || prior === null) throw notFound('relationship', target.id)
-      stale(prior.version)
       const { id: _id, ...rest } = prior
-      const saved = m.saveRelationship(
-        id,
-        null,
-        {
-          ...rest,
-          confidence: patch.confidence ?? prior.confidence,
-          provenance: mergeProvenance(prior.provenance, patch.add_provenance),
-          lifecycle: patch.lifecycle ?? prior.lifecycle,
-          expires_at: patch.expires_at ?? prior.expires_at,
-          recorded_at: m.now,
-          version: prior.version + 1,
-        },
-        { evidence_source_ids: evidence },
-      )
+      const saved = m.saveRelationship(id, null, { ...rest, ...patched(prior) }, log)
       return ['update_relationship', { relationship: saved, receipt: m.receipt(saved.id, saved.version) }]
     }
     const id = parseId(target.id, 'node')
     const prior = id === null ? null : readMemory(tx, id)
     if (id === null || prior === null) throw notFound('memory', target.id)
-    stale(prior.version)
     const { id: _id, ...rest } = prior
     const saved = m.saveMemory(
       id,
       {
         ...rest,
+        ...patched(prior),
         content: patch.content ?? prior.content,
-        confidence: patch.confidence ?? prior.confidence,
-        provenance: mergeProvenance(prior.provenance, patch.add_provenance),
-        lifecycle: patch.lifecycle ?? prior.lifecycle,
-        expires_at: patch.expires_at ?? prior.expires_at,
         tags: [...new Set([...prior.tags, ...patch.add_tags])],
-        recorded_at: m.now,
-        version: prior.version + 1,
       },
-      { evidence_source_ids: evidence },
+      log,
     )
     return ['update', { record: saved, receipt: m.receipt(saved.id, saved.version) }]
   }
