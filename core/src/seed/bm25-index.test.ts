@@ -43,4 +43,32 @@ describe('Bm25Index', () => {
     // single doc, df 1: idf ln(1 + 0.5/1.5); tf 1, len = avgdl -> factor 1
     expect(i.search(['cc']).get(2)?.raw).toBeCloseTo(Math.log(1 + 0.5 / 1.5), 12)
   })
+
+  it('top: the best documents by the same scores, filtered, ties by id, after removals too', () => {
+    const big = new Bm25Index()
+    // 600 documents so the pre-selection floor (more than 4 x limit candidates) takes part.
+    for (let doc = 0; doc < 600; doc++)
+      big.upsert(
+        doc,
+        tokenize(`${'pump '.repeat(1 + (doc % 7))} valve ${doc % 3 === 0 ? 'alarm' : 'noise'} x${doc}`),
+      )
+    big.remove(5)
+    const terms = ['pump', 'alarm']
+    const all = [...big.search(terms)]
+      .map(([doc, hit]) => ({ doc, raw: hit.raw }))
+      .sort((a, b) => b.raw - a.raw || a.doc - b.doc)
+    const odd = (doc: number) => doc % 2 === 1
+    for (const limit of [1, 10, 100, 1000]) {
+      const expected = all.filter((h) => odd(h.doc)).slice(0, limit)
+      const got = big.top(terms, limit, odd)
+      expect(got.map((h) => h.doc)).toEqual(expected.map((h) => h.doc))
+      for (const [i, h] of got.entries()) expect(h.raw).toBeCloseTo(expected[i]?.raw as number, 12)
+    }
+    // Rejecting nearly everything still finds the few admitted, from beyond the pre-selected pool.
+    expect(big.top(terms, 3, (doc) => doc >= 597).map((h) => h.doc)).toEqual(
+      all.filter((h) => h.doc >= 597).map((h) => h.doc),
+    )
+    expect(big.top(['absent'], 5, () => true)).toEqual([])
+    expect(big.top(terms, 0, () => true)).toEqual([])
+  })
 })
