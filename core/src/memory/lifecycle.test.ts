@@ -172,6 +172,23 @@ describe('trace', () => {
       await expect(op(engine, ctx, 'trace', { target })).rejects.toMatchObject({ code: 'NOT_FOUND' })
   })
 
+  it('traces a memory written straight into the graph as one graph_write version', async () => {
+    const engine = await open()
+    const ctx = context()
+    await engine.write(
+      "CREATE (:Memory {kind: 'note', content_format: 'text', text: 'by hand', lifecycle: 'active', version: 1, recorded_at: '2026-01-01T00:00:00Z'})",
+      {},
+      { workspaceId: ctx.workspace_id },
+    )
+    const trace = inner(await op(engine, ctx, 'trace', { target: { kind: 'memory', id: 'node--0' } }))
+    expect(trace.versions).toMatchObject([{ version: 1, operation: 'graph_write', lifecycle: 'active' }])
+    expect(trace.policy_decisions).toContain('written_outside_the_memory_contract')
+    const recall = inner(
+      await op(engine, ctx, 'recall', { objective: 'hand', seed_ids: [], limits: limits() }),
+    )
+    expect(recall.items[0].record.content).toEqual({ format: 'text', value: 'by hand' })
+  })
+
   it('keeps versions and receipts across kill -9 and restart, even with record history trimmed', async () => {
     const dir = tempDir()
     const ctx = context()
