@@ -9,7 +9,6 @@ import {
   createMemory,
   createRelationship,
   memoryByIdentity,
-  memoryId,
   memoryRelationshipsOf,
   mergeProvenance,
   parseId,
@@ -25,7 +24,6 @@ import {
   type ConsolidateInput,
   canonicalJson,
   type ForgetInput,
-  type InputOf,
   operationOf,
   type ParsedRequest,
   parseRequest,
@@ -804,6 +802,3 @@ function replayed(response: MemoryResponse): MemoryResponse {
   if (receipt) receipt.replayed = true
   return copy
 }
-
-export type { InputOf }
-export { memoryId }
