@@ -13,7 +13,7 @@ import type { RetrievalMode } from './rules.js'
  * degree = ln(1 + d) / ln(1 + max d) (0 when max d is 0); confidence defaults to 0.5; status per FACTS.
  */
 export const WEIGHTS = { content: 0.7, degree: 0.15, confidence: 0.1, status: 0.05 } as const
-/** Dense share of hybrid content. ATT&CK ranking nDCG@10: 0 -> 0.808, 0.1 -> 0.799, 0.3 -> 0.793: GloVe means add little here. */
+/** Dense share of hybrid content. ATT&CK served nDCG@10 (66 objectives): 0 -> 0.714, 0.1 -> 0.710, 0.3 -> 0.707 (LEXICAL_HALF 8): GloVe means add little here; kept so a better provider can help. */
 export const HYBRID_DENSE_SHARE = 0.1
 
 export interface Signals {
@@ -49,10 +49,30 @@ export function fuse(mode: RetrievalMode, s: Signals, denseShare = HYBRID_DENSE_
   return { score: parts.reduce((sum, [, v]) => sum + v, 0), parts }
 }
 
+/** Where the raw lexical points came from (BM25F by field, phrase evidence, an exact identifier). */
+export interface LexicalParts {
+  name: number
+  labels: number
+  body: number
+  phrase: number
+  id: number
+}
+
 const f = (x: number) => x.toFixed(4)
 
-/** One line an analyst can check: the mode, each contribution, and the matched terms. */
-export function rationale(mode: RetrievalMode, fused: Fused, s: Signals, matched: readonly string[]): string {
+const lexicalDetail = (p: LexicalParts) =>
+  `; lexical raw ${f(p.name + p.labels + p.body + p.phrase + p.id)} = name/aliases ${f(p.name)} + labels ${f(
+    p.labels,
+  )} + description ${f(p.body)} + phrase ${f(p.phrase)} + exact id ${f(p.id)}`
+
+/** One line an analyst can check: the mode, each contribution, the lexical breakdown, the matched terms. */
+export function rationale(
+  mode: RetrievalMode,
+  fused: Fused,
+  s: Signals,
+  matched: readonly string[],
+  lexical: LexicalParts | null = null,
+): string {
   const raw: Record<string, number | null> = {
     lexical: s.lexical,
     dense: s.dense,
@@ -62,5 +82,5 @@ export function rationale(mode: RetrievalMode, fused: Fused, s: Signals, matched
   }
   const parts = fused.parts.map(([name, v]) => `${name} ${f(v)} (signal ${f(raw[name] ?? 0)})`).join(' + ')
   const terms = matched.length > 0 ? `; matched terms: ${matched.join(', ')}` : ''
-  return `${mode} score ${f(fused.score)} = ${parts}${terms}`
+  return `${mode} score ${f(fused.score)} = ${parts}${lexical === null ? '' : lexicalDetail(lexical)}${terms}`
 }

@@ -1,4 +1,4 @@
-export { BM25_B, BM25_K1, Bm25Index, lexicalScore } from './bm25-index.js'
+export { BM25_K1, Bm25Index, FIELD_B, FIELD_WEIGHT, FIELDS, lexicalScore } from './bm25-index.js'
 export { HashedNgramProvider, hashedNgramVector } from './embeddings/hashed-ngrams.js'
 export {
   type HttpEmbeddingOptions,
@@ -16,6 +16,7 @@ export { degreeSignal, fuse, HYBRID_DENSE_SHARE, WEIGHTS } from './fusion.js'
 export {
   DOMAIN_PROFILES,
   type DomainProfile,
+  COMMON_SHARE,
   GATED_PROFILES,
   type ParsedSeedRequest,
   parseSeedRequest,
@@ -30,5 +31,5 @@ export {
   type SeedSearchOptions,
   type SeedSearchResult,
 } from './search.js'
-export { objectiveTerms, STOPWORDS, tokenize } from './tokenizer.js'
+export { analyze, objectiveTerms, QUESTION_WORDS, STOPWORDS, searchTerms, stem, tokenize } from './tokenizer.js'
 export { VectorIndex } from './vector-index.js'

@@ -4,11 +4,12 @@ import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { GraphStore } from '../graph/store.js'
 import { lexicalScore } from './bm25-index.js'
 import { EmbeddingSlot, normalizeInPlace } from './embeddings/provider.js'
-import { degreeSignal, fuse, HYBRID_DENSE_SHARE, rationale, type Signals } from './fusion.js'
-import { nodeElementId, nodeSignals } from './node-text.js'
+import { degreeSignal, fuse, HYBRID_DENSE_SHARE, type LexicalParts, rationale, type Signals } from './fusion.js'
+import { nodeElementId, nodeFields, nodeSignals, nodeTitle } from './node-text.js'
+import { objectiveIds, phraseEvidence } from './phrase.js'
 import {
   noTermsError,
-  overbroadError,
+  overbroadTerms,
   type ParsedSeedRequest,
   parseSeedRequest,
   type SeedRequest,
@@ -16,13 +17,21 @@ import {
   unprocessable,
 } from './rules.js'
 import { SeedIndex, type WorkspaceSeedIndex } from './seed-index.js'
-import { objectiveTerms } from './tokenizer.js'
+import { searchTerms } from './tokenizer.js'
 
 export interface SeedCandidate {
   node_id: string
   score: number
   explanation: { rationale: string; source_refs: string[]; boundary_notes: string[] }
+  /** Optional display fields (not in the spec's candidate): the node's labels and a short title. */
+  labels?: string[]
+  title?: string
 }
+
+/** Raw BM25F points an exact identifier match adds (more than any word match reaches on ATT&CK). */
+export const EXACT_ID_POINTS = 12
+/** Lexical candidates re-ranked with phrase, dense and graph signals: the best max(top_k x 10, this). */
+export const RERANK_POOL = 200
 
 export interface SeedSearchResult {
   candidates: SeedCandidate[]
@@ -91,7 +100,7 @@ export class SeedSearch {
   }
 
   async run(req: ParsedSeedRequest, options: SearchCallOptions = {}): Promise<SeedSearchResult> {
-    const terms = objectiveTerms(req.objective)
+    const terms = searchTerms(req.objective)
     if (terms.length === 0) throw noTermsError()
     const workspaceId = req.workspaceId ?? DEFAULT_WORKSPACE_ID
     const ws = this.index.workspace(workspaceId)
@@ -131,44 +140,78 @@ export class SeedSearch {
       this.score(req, terms, ws, store, query),
     )
     scored.sort((a, b) => b.score - a.score || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0))
-    return {
-      candidates: selectSeeds(scored, req.topK).map((c) => ({
-        ...c,
-        explanation: { ...c.explanation, boundary_notes: [...notes] },
-      })),
-    }
+    const chosen = selectSeeds(scored, req.topK)
+    return this.engine.readGraph(workspaceId, (store) => ({
+      candidates: chosen.map((c) => {
+        const node = store.node(c.id)
+        const fields = node === undefined ? undefined : nodeFields(store, node)
+        const title = fields === undefined ? undefined : nodeTitle(fields)
+        return {
+          node_id: c.node_id,
+          score: c.score,
+          explanation: { ...c.explanation, boundary_notes: [...notes] },
+          ...(fields === undefined ? {} : { labels: node?.labels.map((l) => store.names.name(l)) ?? [] }),
+          ...(title === undefined ? {} : { title }),
+        }
+      }),
+    }))
   }
 
-  /** Scores every candidate (synchronously, on one published version of the graph). */
+  /** Scores the candidates (synchronously, on one published version of the graph). */
   private score(
     req: ParsedSeedRequest,
     terms: string[],
     ws: WorkspaceSeedIndex,
     store: GraphStore,
     query: Float32Array | null,
-  ): SeedCandidate[] {
-    const pool = new Map<number, { lexical: number | null; dense: number | null; matched: string[] }>()
+  ): (SeedCandidate & { id: number })[] {
+    const pool = new Map<
+      number,
+      { lexical: number | null; parts: LexicalParts | null; dense: number | null; matched: string[] }
+    >()
     if (req.mode === 'semantic' || req.mode === 'vector') {
       for (const n of ws.vectors?.nearest(query as Float32Array, req.topK * 10) ?? [])
-        pool.set(n.id, { lexical: null, dense: n.similarity, matched: [] })
+        pool.set(n.id, { lexical: null, parts: null, dense: n.similarity, matched: [] })
     } else {
-      // One term alone in more than top_k x 10 documents decides OVERBROAD before any scoring.
-      const widest = Math.max(...terms.map((t) => ws.bm25.documentFrequency(t)))
-      if (req.threshold === 0 && widest > req.topK * 10) throw overbroadError(widest, req.topK, true)
+      const exact = objectiveIds(req.objective, ws.bm25)
+      if (exact.size === 0) {
+        const overbroad = overbroadTerms(
+          terms.map((term) => ({ term, df: ws.bm25.documentFrequency(term) })),
+          ws.bm25.size,
+          req.topK,
+        )
+        if (overbroad !== null) throw overbroad
+      }
       const hits = ws.bm25.search(terms)
-      // Every hit scores >= 0, so with no threshold the count alone decides OVERBROAD: skip the scoring.
-      if (req.threshold === 0 && hits.size > req.topK * 10) throw overbroadError(hits.size, req.topK)
-      for (const [id, hit] of hits) {
+      for (const [doc, ids] of exact) {
+        let hit = hits.get(doc)
+        if (hit === undefined) hits.set(doc, (hit = { raw: 0, fields: [0, 0, 0], matched: [] }))
+        hit.raw += EXACT_ID_POINTS
+        hit.matched.push(...ids)
+      }
+      // Rank by BM25F, keep the best; phrase evidence and the dense and graph signals re-rank those.
+      const best = [...hits].sort((a, b) => b[1].raw - a[1].raw || a[0] - b[0])
+      const phrase = phraseEvidence(terms, ws.bm25)
+      for (const [id, hit] of best.slice(0, Math.max(req.topK * 10, RERANK_POOL))) {
+        const parts: LexicalParts = {
+          name: hit.fields[0] ?? 0,
+          labels: hit.fields[1] ?? 0,
+          body: hit.fields[2] ?? 0,
+          phrase: phrase(id),
+          id: exact.has(id) ? EXACT_ID_POINTS : 0,
+        }
+        const raw = hit.raw + parts.phrase
         const sim = query === null ? undefined : ws.vectors?.similarity(id, query)
         pool.set(id, {
-          lexical: lexicalScore(hit.raw),
+          lexical: lexicalScore(raw),
+          parts,
           dense: query === null ? null : Math.max(0, sim ?? 0),
           matched: hit.matched,
         })
       }
     }
     const maxDegree = req.mode === 'full_text' || req.mode === 'vector' ? 0 : ws.maxDegree()
-    const out: SeedCandidate[] = []
+    const out: (SeedCandidate & { id: number })[] = []
     for (const [id, p] of pool) {
       const node = store.node(id)
       if (node === undefined) continue
@@ -183,10 +226,11 @@ export class SeedSearch {
       const fused = fuse(req.mode, signals, this.denseShare)
       if (fused.score < req.threshold) continue
       out.push({
+        id,
         node_id: nodeElementId(id),
         score: fused.score,
         explanation: {
-          rationale: rationale(req.mode, fused, signals, p.matched),
+          rationale: rationale(req.mode, fused, signals, p.matched, p.parts),
           source_refs: g.sourceRefs,
           boundary_notes: [],
         },
