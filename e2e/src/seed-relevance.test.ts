@@ -33,7 +33,8 @@ const MAX_REFUSED_SHARE = 1 / 30
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => SqliteDatabase
 const present = attackPresent(sharedDir)
-if (!present) console.warn(`seed relevance: ATT&CK bundles not found under SHARED_DIR (${sharedDir}); skipped`)
+if (!present)
+  console.warn(`seed relevance: ATT&CK bundles not found under SHARED_DIR (${sharedDir}); skipped`)
 
 interface Answer {
   ok: boolean
@@ -60,7 +61,9 @@ describe.skipIf(!present)('seed relevance over HTTP after a real ATT&CK import',
   beforeAll(async () => {
     server = await startServer({ env: { SERVICE_SEED_EMBEDDING_PROVIDER: 'local' } })
     for (const bundle of readAttackBundles(sharedDir)) {
-      const res = await server.request<{ result: { metrics: Record<string, number> } }>('/v1/import/stix', {
+      const res = await server.request<{
+        result: { metrics: { failed: number; unresolved_reference: number } }
+      }>('/v1/import/stix', {
         body: { bundle },
       })
       expect(res.status).toBe(200)

@@ -63,7 +63,11 @@ describe('seed search over HTTP', () => {
       x_mitre_aliases: ['Fake Telemetry'],
       external_references: [{ source_name: 'mitre-ics-attack', external_id: 'T0856' }],
     }
-    const bundle = { type: 'bundle', id: 'bundle--1b2c3d4e-0000-4000-8000-000000000001', objects: [technique] }
+    const bundle = {
+      type: 'bundle',
+      id: 'bundle--1b2c3d4e-0000-4000-8000-000000000001',
+      objects: [technique],
+    }
     expect((await server.request('/v1/import/stix', { body: { bundle } })).status).toBe(200)
     for (const objective of ['spoofed reports', 'fake telemetry', 'T0856', technique.id]) {
       const res = await search({ objective, top_k: 1 })

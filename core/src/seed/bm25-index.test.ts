@@ -18,17 +18,22 @@ describe('Bm25Index (BM25F)', () => {
     // doc 1: tf 2, len 4: 2*2.2 / (2 + 1.2*(0.25 + 0.75*4/3)) = 4.4 / 3.5
     const d1 = (idf * 4.4) / 3.5
     const hits = index.search(['modbus'])
-    expect(hits.get(1)?.raw).toBeCloseTo(d1, 12)
-    expect(hits.get(3)?.raw).toBeCloseTo(idf, 12) // tf 1, len 3 = avgdl -> factor 1
-    expect(hits.get(1)?.fields).toEqual([0, 0, hits.get(1)?.raw])
+    expect(hits.get(1)).toBeCloseTo(d1, 12)
+    expect(hits.get(3)).toBeCloseTo(idf, 12) // tf 1, len 3 = avgdl -> factor 1
+    expect(index.explain(1, ['modbus'])).toEqual({
+      raw: hits.get(1),
+      fields: [0, 0, hits.get(1)],
+      matched: ['modbus'],
+    })
     expect(hits.has(2)).toBe(false)
     expect(lexicalScore(d1)).toBeGreaterThan(lexicalScore(idf))
   })
 
   it('sums over terms and lists the matched ones', () => {
     const hits = index.search(['firmware', 'modbus'])
-    expect(hits.get(3)?.matched).toEqual(['firmware', 'modbus'])
-    expect(hits.get(3)?.raw).toBeCloseTo(2 * Math.log(1.6), 12)
+    expect(index.explain(3, ['firmware', 'modbus']).matched).toEqual(['firmware', 'modbus'])
+    expect(index.explain(3, ['firmware', 'modbus']).raw).toBe(hits.get(3))
+    expect(hits.get(3)).toBeCloseTo(2 * Math.log(1.6), 12)
   })
 
   it('weights the name field and saturates once per term across fields', () => {
@@ -41,18 +46,22 @@ describe('Bm25Index (BM25F)', () => {
     const idf = Math.log(1 + 1.5 / 3.5)
     // name: len 1, avg 3/4, b 0.5 -> weighted tf = weight / (0.5 + 0.5 / 0.75), saturated once.
     const w = (FIELD_WEIGHT[0] as number) / (0.5 + 0.5 / 0.75)
-    expect(hits.get(1)?.raw).toBeCloseTo((idf * w * 2.2) / (w + 1.2), 12)
-    expect(hits.get(1)?.raw).toBeGreaterThan(hits.get(2)?.raw as number)
+    expect(hits.get(1)).toBeCloseTo((idf * w * 2.2) / (w + 1.2), 12)
+    expect(hits.get(1)).toBeGreaterThan(hits.get(2) as number)
     // Both fields: more than the name alone, less than the two scored separately.
-    const both = hits.get(3)?.raw as number
-    expect(both).toBeGreaterThan(hits.get(1)?.raw as number)
-    expect(both).toBeLessThan((hits.get(1)?.raw as number) + (hits.get(2)?.raw as number))
-    expect(hits.get(3)?.fields.reduce((a, b) => a + b, 0)).toBeCloseTo(both, 12)
+    const both = hits.get(3) as number
+    expect(both).toBeGreaterThan(hits.get(1) as number)
+    expect(both).toBeLessThan((hits.get(1) as number) + (hits.get(2) as number))
+    expect(i.explain(3, ['plc']).fields.reduce((a, b) => a + b, 0)).toBeCloseTo(both, 12)
   })
 
   it('finds ids whole and case-insensitively, and updates and removes incrementally', () => {
     const i = new Bm25Index()
-    i.upsert(1, { fields: [analyze('Loss of View'), [], []], sequence: [], ids: ['T0829', 'attack-pattern--1'] })
+    i.upsert(1, {
+      fields: [analyze('Loss of View'), [], []],
+      sequence: [],
+      ids: ['T0829', 'attack-pattern--1'],
+    })
     i.upsert(2, body('aa'))
     i.upsert(2, body('cc'))
     expect([...i.byId('t0829')]).toEqual([1])
@@ -64,6 +73,6 @@ describe('Bm25Index (BM25F)', () => {
     expect(i.size).toBe(1)
     expect(i.termCount).toBe(1)
     // single doc, df 1: idf ln(1 + 0.5/1.5); tf 1, len = avgdl -> factor 1
-    expect(i.search(['cc']).get(2)?.raw).toBeCloseTo(Math.log(1 + 0.5 / 1.5), 12)
+    expect(i.search(['cc']).get(2)).toBeCloseTo(Math.log(1 + 0.5 / 1.5), 12)
   })
 })

@@ -50,6 +50,19 @@ interface DocEntry {
   ids: string[]
 }
 
+/** Searching reads field lengths per posting: a flat array by node id (ids are dense) beats a Map. */
+class FieldLengths {
+  data = new Float64Array(3 * 1024)
+  set(doc: number, lengths: readonly number[]): void {
+    if (3 * doc + 3 > this.data.length) {
+      const grown = new Float64Array(Math.max(2 * this.data.length, 3 * doc + 3))
+      grown.set(this.data)
+      this.data = grown
+    }
+    for (let f = 0; f < 3; f++) this.data[3 * doc + f] = lengths[f] ?? 0
+  }
+}
+
 export class Bm25Index {
   /** term -> (doc -> packed field frequencies). */
   private readonly postings = new Map<string, Map<number, number>>()
@@ -57,6 +70,7 @@ export class Bm25Index {
   private readonly totals = [0, 0, 0]
   private readonly termNumbers = new Map<string, number>()
   private readonly idTable = new Map<string, Set<number>>()
+  private readonly lengths = new FieldLengths()
 
   get size(): number {
     return this.docs.size
@@ -72,15 +86,12 @@ export class Bm25Index {
     const tf = new Map<string, number[]>()
     d.fields.forEach((tokens, f) => {
       for (const t of tokens) {
-        let counts = tf.get(t)
-        if (counts === undefined) tf.set(t, (counts = [0, 0, 0]))
+        const counts = entry(tf, t, () => [0, 0, 0])
         counts[f] = (counts[f] ?? 0) + 1
       }
     })
     for (const [term, [n = 0, l = 0, b = 0]] of tf) {
-      let posting = this.postings.get(term)
-      if (posting === undefined) this.postings.set(term, (posting = new Map()))
-      posting.set(doc, pack(n, l, b))
+      entry(this.postings, term, () => new Map<number, number>()).set(doc, pack(n, l, b))
     }
     const lengths = FIELDS.map((_, f) => d.fields[f]?.length ?? 0)
     lengths.forEach((len, f) => {
@@ -88,10 +99,9 @@ export class Bm25Index {
     })
     const ids = [...new Set(d.ids.map((i) => i.toLowerCase()))]
     for (const id of ids) {
-      let docs = this.idTable.get(id)
-      if (docs === undefined) this.idTable.set(id, (docs = new Set()))
-      docs.add(doc)
+      entry(this.idTable, id, () => new Set<number>()).add(doc)
     }
+    this.lengths.set(doc, lengths)
     const sequence = Int32Array.from(d.sequence, (t) => this.termNumber(t))
     this.docs.set(doc, { terms: [...tf.keys()], lengths, sequence, ids })
   }
@@ -117,9 +127,7 @@ export class Bm25Index {
 
   /** A stable number per distinct stem (numbers are never reused; the table only grows). */
   termNumber(term: string): number {
-    let n = this.termNumbers.get(term)
-    if (n === undefined) this.termNumbers.set(term, (n = this.termNumbers.size))
-    return n
+    return entry(this.termNumbers, term, () => this.termNumbers.size)
   }
 
   /** Documents containing `term` in any field. */
@@ -151,44 +159,94 @@ export class Bm25Index {
     return this.idTable.get(id.toLowerCase()) ?? EMPTY
   }
 
-  /** Documents containing at least one of `terms` (already de-duplicated), with their BM25F. */
-  search(terms: readonly string[]): Map<number, LexicalHit> {
-    const hits = new Map<number, LexicalHit>()
+  /**
+   * Documents containing at least one of `terms` (already de-duplicated), with their BM25F sum. Only the
+   * sum: at 100k nodes a common term has tens of thousands of postings, and `explain` gives the parts for
+   * the few documents a caller shows. `boosters` (common terms) only add to documents another term
+   * matched: a term in most documents adds almost nothing (idf near 0) and would cost a full posting walk.
+   */
+  search(terms: readonly string[], boosters: ReadonlySet<string> = NONE): Map<number, number> {
+    const scores = new Map<number, number>()
     const n = this.docs.size
-    if (n === 0) return hits
+    if (n === 0) return scores
     const avg = this.totals.map((t) => t / n)
-    const share = [0, 0, 0]
+    const lengths = this.lengths.data
+    const [w0, w1, w2] = FIELD_WEIGHT as [number, number, number]
+    const [b0, b1, b2] = FIELD_B as [number, number, number]
+    const [a0 = 1, a1 = 1, a2 = 1] = avg
+    const score = (doc: number, packed: number, idf: number) => {
+      const base = 3 * doc
+      // A field with tf > 0 has length > 0, so its average is > 0.
+      const t0 = packed & 1023
+      const t1 = (packed >> 10) & 1023
+      const t2 = packed >> 20
+      const weighted =
+        (t0 === 0 ? 0 : (w0 * t0) / (1 - b0 + (b0 * (lengths[base] as number)) / a0)) +
+        (t1 === 0 ? 0 : (w1 * t1) / (1 - b1 + (b1 * (lengths[base + 1] as number)) / a1)) +
+        (t2 === 0 ? 0 : (w2 * t2) / (1 - b2 + (b2 * (lengths[base + 2] as number)) / a2))
+      scores.set(doc, (scores.get(doc) ?? 0) + (idf * (weighted * (BM25_K1 + 1))) / (weighted + BM25_K1))
+    }
     for (const term of terms) {
       const posting = this.postings.get(term)
-      if (posting === undefined) continue
+      if (posting === undefined || boosters.has(term)) continue
       const idf = this.idf(term)
-      for (const [doc, packed] of posting) {
-        const lengths = this.docs.get(doc)?.lengths ?? [0, 0, 0]
-        let weighted = 0
-        for (let f = 0; f < 3; f++) {
-          const tf = unpack(packed, f)
-          const b = FIELD_B[f] as number
-          // A field with tf > 0 has length > 0, so its average is > 0.
-          share[f] =
-            tf === 0
-              ? 0
-              : ((FIELD_WEIGHT[f] as number) * tf) /
-                (1 - b + (b * (lengths[f] as number)) / (avg[f] as number))
-          weighted += share[f] as number
-        }
-        const score = (idf * (weighted * (BM25_K1 + 1))) / (weighted + BM25_K1)
-        let hit = hits.get(doc)
-        if (hit === undefined) hits.set(doc, (hit = { raw: 0, fields: [0, 0, 0], matched: [] }))
-        hit.raw += score
-        for (let f = 0; f < 3; f++) hit.fields[f] = (hit.fields[f] ?? 0) + (score * (share[f] as number)) / weighted
-        hit.matched.push(term)
+      for (const [doc, packed] of posting) score(doc, packed, idf)
+    }
+    for (const term of terms) {
+      const posting = this.postings.get(term)
+      if (posting === undefined || !boosters.has(term)) continue
+      const idf = this.idf(term)
+      for (const doc of scores.keys()) {
+        const packed = posting.get(doc)
+        if (packed !== undefined) score(doc, packed, idf)
       }
     }
-    return hits
+    return scores
+  }
+
+  /** One document's BM25F for `terms`, split by field, with the terms it contains (objective order). */
+  explain(doc: number, terms: readonly string[]): LexicalHit {
+    const hit: LexicalHit = { raw: 0, fields: [0, 0, 0], matched: [] }
+    const n = this.docs.size
+    const lengths = this.docs.get(doc)?.lengths
+    if (lengths === undefined) return hit
+    const share = [0, 0, 0]
+    const avg = this.totals.map((t) => t / n)
+    for (const term of terms) {
+      const packed = this.postings.get(term)?.get(doc)
+      if (packed === undefined) continue
+      let weighted = 0
+      for (let f = 0; f < 3; f++) {
+        const tf = unpack(packed, f)
+        const b = FIELD_B[f] as number
+        share[f] =
+          tf === 0
+            ? 0
+            : ((FIELD_WEIGHT[f] as number) * tf) / (1 - b + (b * (lengths[f] as number)) / (avg[f] as number))
+        weighted += share[f] as number
+      }
+      const score = (this.idf(term) * (weighted * (BM25_K1 + 1))) / (weighted + BM25_K1)
+      hit.raw += score
+      for (let f = 0; f < 3; f++)
+        hit.fields[f] = (hit.fields[f] ?? 0) + (score * (share[f] as number)) / weighted
+      hit.matched.push(term)
+    }
+    return hit
   }
 }
 
+/** The value under `key`, created by `make` when absent. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key)
+  if (value === undefined) {
+    value = make()
+    map.set(key, value)
+  }
+  return value
+}
+
 const EMPTY: ReadonlySet<number> = new Set()
+const NONE: ReadonlySet<string> = new Set()
 
 /**
  * The raw score that maps to lexical 0.5. FACTS squashes raw BM25 with raw / (raw + 2); BM25F's weighted

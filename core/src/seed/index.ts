@@ -14,9 +14,9 @@ export {
 } from './embeddings/word-vectors.js'
 export { degreeSignal, fuse, HYBRID_DENSE_SHARE, WEIGHTS } from './fusion.js'
 export {
+  COMMON_SHARE,
   DOMAIN_PROFILES,
   type DomainProfile,
-  COMMON_SHARE,
   GATED_PROFILES,
   type ParsedSeedRequest,
   parseSeedRequest,
@@ -31,5 +31,13 @@ export {
   type SeedSearchOptions,
   type SeedSearchResult,
 } from './search.js'
-export { analyze, objectiveTerms, QUESTION_WORDS, STOPWORDS, searchTerms, stem, tokenize } from './tokenizer.js'
+export {
+  analyze,
+  objectiveTerms,
+  QUESTION_WORDS,
+  STOPWORDS,
+  searchTerms,
+  stem,
+  tokenize,
+} from './tokenizer.js'
 export { VectorIndex } from './vector-index.js'

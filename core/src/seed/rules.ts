@@ -112,13 +112,16 @@ export function selectSeeds<T extends { score: number }>(sorted: readonly T[], t
  */
 export const COMMON_SHARE = 0.15
 
+/** Document frequency above which a term is common. */
+export const commonLimit = (documents: number, topK: number) => Math.max(topK * 10, COMMON_SHARE * documents)
+
 /** OVERBROAD when every term is common (and no identifier matched); else null. */
 export function overbroadTerms(
   terms: readonly { term: string; df: number }[],
   documents: number,
   topK: number,
 ): EngineError | null {
-  const limit = Math.max(topK * 10, COMMON_SHARE * documents)
+  const limit = commonLimit(documents, topK)
   if (terms.length === 0 || terms.some((t) => t.df <= limit)) return null
   const rarest = Math.min(...terms.map((t) => t.df))
   return unprocessable(

@@ -2,12 +2,22 @@ import type { Engine } from '../engine/engine.js'
 import { EngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { GraphStore } from '../graph/store.js'
+import type { NodeRecord } from '../graph/types.js'
 import { lexicalScore } from './bm25-index.js'
 import { EmbeddingSlot, normalizeInPlace } from './embeddings/provider.js'
-import { degreeSignal, fuse, HYBRID_DENSE_SHARE, type LexicalParts, rationale, type Signals } from './fusion.js'
+import {
+  degreeSignal,
+  type Fused,
+  fuse,
+  HYBRID_DENSE_SHARE,
+  type LexicalParts,
+  rationale,
+  type Signals,
+} from './fusion.js'
 import { nodeElementId, nodeFields, nodeSignals, nodeTitle } from './node-text.js'
 import { objectiveIds, phraseEvidence } from './phrase.js'
 import {
+  commonLimit,
   noTermsError,
   overbroadTerms,
   type ParsedSeedRequest,
@@ -46,6 +56,17 @@ export interface SeedSearchOptions {
 
 export interface SearchCallOptions {
   signal?: AbortSignal | undefined
+}
+
+/** A scored node before selection (its explanation is written only if it is chosen). */
+interface Scored {
+  id: number
+  node_id: string
+  score: number
+  fused: Fused
+  signals: Signals
+  matched: string[]
+  parts: LexicalParts | null
 }
 
 const NOT_EVIDENCE = 'a seed score ranks retrieval relevance; it is not evidence'
@@ -136,25 +157,28 @@ export class SeedSearch {
           : `dense similarity from ${provider?.id} joined lexical scoring`,
       )
     if (ws === undefined) return { candidates: selectSeeds([], req.topK) }
-    const scored = await this.engine.readGraph(workspaceId, (store) =>
-      this.score(req, terms, ws, store, query),
-    )
-    scored.sort((a, b) => b.score - a.score || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0))
-    const chosen = selectSeeds(scored, req.topK)
-    return this.engine.readGraph(workspaceId, (store) => ({
-      candidates: chosen.map((c) => {
-        const node = store.node(c.id)
-        const fields = node === undefined ? undefined : nodeFields(store, node)
-        const title = fields === undefined ? undefined : nodeTitle(fields)
-        return {
-          node_id: c.node_id,
-          score: c.score,
-          explanation: { ...c.explanation, boundary_notes: [...notes] },
-          ...(fields === undefined ? {} : { labels: node?.labels.map((l) => store.names.name(l)) ?? [] }),
-          ...(title === undefined ? {} : { title }),
-        }
-      }),
-    }))
+    return this.engine.readGraph(workspaceId, (store) => {
+      const scored = this.score(req, terms, ws, store, query)
+      scored.sort((a, b) => b.score - a.score || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0))
+      // Explanations and display fields for the chosen few only.
+      return {
+        candidates: selectSeeds(scored, req.topK).map((c): SeedCandidate => {
+          const node = store.node(c.id) as NodeRecord
+          const title = nodeTitle(nodeFields(store, node))
+          return {
+            node_id: c.node_id,
+            score: c.score,
+            explanation: {
+              rationale: rationale(req.mode, c.fused, c.signals, c.matched, c.parts),
+              source_refs: nodeSignals(store, node).sourceRefs,
+              boundary_notes: [...notes],
+            },
+            labels: node.labels.map((l) => store.names.name(l)),
+            ...(title === undefined ? {} : { title }),
+          }
+        }),
+      }
+    })
   }
 
   /** Scores the candidates (synchronously, on one published version of the graph). */
@@ -164,7 +188,7 @@ export class SeedSearch {
     ws: WorkspaceSeedIndex,
     store: GraphStore,
     query: Float32Array | null,
-  ): (SeedCandidate & { id: number })[] {
+  ): Scored[] {
     const pool = new Map<
       number,
       { lexical: number | null; parts: LexicalParts | null; dense: number | null; matched: string[] }
@@ -174,44 +198,38 @@ export class SeedSearch {
         pool.set(n.id, { lexical: null, parts: null, dense: n.similarity, matched: [] })
     } else {
       const exact = objectiveIds(req.objective, ws.bm25)
+      const frequencies = terms.map((term) => ({ term, df: ws.bm25.documentFrequency(term) }))
       if (exact.size === 0) {
-        const overbroad = overbroadTerms(
-          terms.map((term) => ({ term, df: ws.bm25.documentFrequency(term) })),
-          ws.bm25.size,
-          req.topK,
-        )
+        const overbroad = overbroadTerms(frequencies, ws.bm25.size, req.topK)
         if (overbroad !== null) throw overbroad
       }
-      const hits = ws.bm25.search(terms)
-      for (const [doc, ids] of exact) {
-        let hit = hits.get(doc)
-        if (hit === undefined) hits.set(doc, (hit = { raw: 0, fields: [0, 0, 0], matched: [] }))
-        hit.raw += EXACT_ID_POINTS
-        hit.matched.push(...ids)
-      }
+      // Common terms rank the documents rarer terms found; they do not bring in documents of their own.
+      const limit = commonLimit(ws.bm25.size, req.topK)
+      const hits = ws.bm25.search(terms, new Set(frequencies.filter((f) => f.df > limit).map((f) => f.term)))
+      for (const doc of exact.keys()) hits.set(doc, (hits.get(doc) ?? 0) + EXACT_ID_POINTS)
       // Rank by BM25F, keep the best; phrase evidence and the dense and graph signals re-rank those.
-      const best = [...hits].sort((a, b) => b[1].raw - a[1].raw || a[0] - b[0])
       const phrase = phraseEvidence(terms, ws.bm25)
-      for (const [id, hit] of best.slice(0, Math.max(req.topK * 10, RERANK_POOL))) {
+      for (const id of topByScore(hits, Math.max(req.topK * 10, RERANK_POOL))) {
+        const hit = ws.bm25.explain(id, terms)
+        const ids = exact.get(id) ?? []
         const parts: LexicalParts = {
           name: hit.fields[0] ?? 0,
           labels: hit.fields[1] ?? 0,
           body: hit.fields[2] ?? 0,
           phrase: phrase(id),
-          id: exact.has(id) ? EXACT_ID_POINTS : 0,
+          id: ids.length > 0 ? EXACT_ID_POINTS : 0,
         }
-        const raw = hit.raw + parts.phrase
         const sim = query === null ? undefined : ws.vectors?.similarity(id, query)
         pool.set(id, {
-          lexical: lexicalScore(raw),
+          lexical: lexicalScore(hit.raw + parts.id + parts.phrase),
           parts,
           dense: query === null ? null : Math.max(0, sim ?? 0),
-          matched: hit.matched,
+          matched: [...hit.matched, ...ids],
         })
       }
     }
     const maxDegree = req.mode === 'full_text' || req.mode === 'vector' ? 0 : ws.maxDegree()
-    const out: (SeedCandidate & { id: number })[] = []
+    const out: Scored[] = []
     for (const [id, p] of pool) {
       const node = store.node(id)
       if (node === undefined) continue
@@ -229,13 +247,46 @@ export class SeedSearch {
         id,
         node_id: nodeElementId(id),
         score: fused.score,
-        explanation: {
-          rationale: rationale(req.mode, fused, signals, p.matched, p.parts),
-          source_refs: g.sourceRefs,
-          boundary_notes: [],
-        },
+        fused,
+        signals,
+        matched: p.matched,
+        parts: p.parts,
       })
     }
     return out
   }
+}
+
+/** The `k` best documents by score (ties by id), without sorting every hit: a bounded min-heap. */
+export function topByScore(scores: ReadonlyMap<number, number>, k: number): number[] {
+  const heap: [number, number][] = [] // [score, id], worst at the root
+  const worse = (a: [number, number], b: [number, number]) => a[0] < b[0] || (a[0] === b[0] && a[1] > b[1])
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let m = i
+      if (l < heap.length && worse(heap[l] as [number, number], heap[m] as [number, number])) m = l
+      if (r < heap.length && worse(heap[r] as [number, number], heap[m] as [number, number])) m = r
+      if (m === i) return
+      ;[heap[i], heap[m]] = [heap[m] as [number, number], heap[i] as [number, number]]
+      i = m
+    }
+  }
+  for (const [id, score] of scores) {
+    const e: [number, number] = [score, id]
+    if (heap.length < k) {
+      heap.push(e)
+      for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1
+        if (!worse(heap[i] as [number, number], heap[p] as [number, number])) break
+        ;[heap[i], heap[p]] = [heap[p] as [number, number], heap[i] as [number, number]]
+        i = p
+      }
+    } else if (k > 0 && worse(heap[0] as [number, number], e)) {
+      heap[0] = e
+      down(0)
+    }
+  }
+  return heap.sort((a, b) => b[0] - a[0] || a[1] - b[1]).map((e) => e[1])
 }

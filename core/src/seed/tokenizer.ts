@@ -88,7 +88,13 @@ export function objectiveTerms(objective: string): string[] {
 
 /** The stemmed terms seed search matches: question words dropped, duplicates after stemming dropped. */
 export function searchTerms(objective: string): string[] {
-  return [...new Set(tokenize(objective).filter((t) => !QUESTION_WORDS.has(t)).map(stem))]
+  return [
+    ...new Set(
+      tokenize(objective)
+        .filter((t) => !QUESTION_WORDS.has(t))
+        .map(stem),
+    ),
+  ]
 }
 
 /** Adjacent pairs of content words (question words skipped), the unit of phrase evidence. */

@@ -29,7 +29,9 @@ export const SeedCandidateSchema = Type.Object(
       boundary_notes: Type.Array(Type.String()),
     }),
     labels: Type.Optional(
-      Type.Array(Type.String(), { description: 'Optional display field: the node labels (not in the spec).' }),
+      Type.Array(Type.String(), {
+        description: 'Optional display field: the node labels (not in the spec).',
+      }),
     ),
     title: Type.Optional(
       Type.String({

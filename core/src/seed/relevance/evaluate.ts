@@ -36,7 +36,8 @@ export const attackDir = (dir = sharedDir()) => join(dir, 'data', 'stix', 'attac
 
 export const ATTACK_BUNDLES = ['ics-attack-18.1.json', 'mobile-attack-17.1.json']
 
-export const attackPresent = (dir?: string) => ATTACK_BUNDLES.every((f) => existsSync(join(attackDir(dir), f)))
+export const attackPresent = (dir?: string) =>
+  ATTACK_BUNDLES.every((f) => existsSync(join(attackDir(dir), f)))
 
 export interface StixObject {
   id: string
@@ -65,7 +66,11 @@ export function attackObjects(dir?: string): StixObject[] {
  * Imports both bundles with the product's STIX import (the same code the HTTP route runs) and returns
  * node element id -> stix id for the searchable nodes.
  */
-export async function importAttack(engine: Engine, workspaceId: string, dir?: string): Promise<Map<string, string>> {
+export async function importAttack(
+  engine: Engine,
+  workspaceId: string,
+  dir?: string,
+): Promise<Map<string, string>> {
   for (const bundle of readAttackBundles(dir)) await importStix(engine, { bundle, workspaceId })
   return engine.readGraph(workspaceId, (store) => {
     const key = store.names.lookup('stix_id')
@@ -153,15 +158,24 @@ export interface SqliteDatabase {
  * over name, aliases and description of the same objects; the objective's FACTS terms OR-ed.
  */
 export function fts5Ranker(db: SqliteDatabase, objects: readonly StixObject[]): Ranker {
-  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS attack USING fts5(stix_id UNINDEXED, name, aliases, description)')
+  db.exec(
+    'CREATE VIRTUAL TABLE IF NOT EXISTS attack USING fts5(stix_id UNINDEXED, name, aliases, description)',
+  )
   const insert = db.prepare('INSERT INTO attack (stix_id, name, aliases, description) VALUES (?, ?, ?, ?)')
   for (const o of objects)
-    insert.run(o.id, o.name ?? '', [...(o.x_mitre_aliases ?? []), ...(o.aliases ?? [])].join(' '), o.description ?? '')
+    insert.run(
+      o.id,
+      o.name ?? '',
+      [...(o.x_mitre_aliases ?? []), ...(o.aliases ?? [])].join(' '),
+      o.description ?? '',
+    )
   const query = db.prepare('SELECT stix_id FROM attack WHERE attack MATCH ? ORDER BY rank LIMIT 10')
   return async (objective) => {
     const terms = objectiveTerms(objective)
     if (terms.length === 0) return { error: 'NO_TERMS' }
-    const rows = query.all(terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ')) as { stix_id: string }[]
+    const rows = query.all(terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ')) as {
+      stix_id: string
+    }[]
     return rows.length === 0 ? { error: 'NO_MATCH' } : { ranked: rows.map((r) => r.stix_id) }
   }
 }
