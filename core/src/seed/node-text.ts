@@ -33,6 +33,8 @@ export interface NodeFields {
   labels: string[]
   body: string[]
   ids: string[]
+  /** A STIX object marked `revoked` or `x_mitre_deprecated`: kept in the graph, not offered as a seed. */
+  retired: boolean
 }
 
 /** Properties that are not words an analyst searches for. */
@@ -51,6 +53,8 @@ const NOT_TEXT = new Set([
 const NAME_KEYS = new Set(['name', 'title', 'aliases', 'x_mitre_aliases', 'external_id'])
 
 interface RawStix {
+  revoked?: unknown
+  x_mitre_deprecated?: unknown
   aliases?: unknown
   x_mitre_aliases?: unknown
   external_references?: { source_name?: unknown; external_id?: unknown }[]
@@ -63,7 +67,7 @@ const strings = (v: unknown): string[] =>
 const labelWords = (label: string) => label.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[-_]/g, ' ')
 
 export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
-  const f: NodeFields = { name: [], labels: [], body: [], ids: [] }
+  const f: NodeFields = { name: [], labels: [], body: [], ids: [], retired: false }
   for (const label of node.labels) f.labels.push(labelWords(reader.names.name(label)))
   for (const [key, value] of node.props) {
     const name = reader.names.name(key)
@@ -78,6 +82,7 @@ export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
   if (typeof raw === 'string') {
     try {
       const o = JSON.parse(raw) as RawStix
+      f.retired = o.revoked === true || o.x_mitre_deprecated === true
       const aliases = [...strings(o.aliases), ...strings(o.x_mitre_aliases)]
       f.name.push(...aliases.filter((a) => !f.name.includes(a)))
       for (const r of o.external_references ?? [])

@@ -105,6 +105,17 @@ describe('SeedSearch', () => {
     expect((await seed.search({ objective: 'S1009' })).candidates[0]?.node_id).toBe(`node--${a}`)
     // The raw JSON itself is not text: its keys are not words of the node.
     expect(await codeOf(seed.search({ objective: 'external_references' }))).toBe('unprocessable:NO_SEED')
+    // A revoked or deprecated STIX object stays in the graph but is never a seed.
+    await create([
+      { labels: ['Malware'], props: { name: 'Trisis', stix_raw: JSON.stringify({ revoked: true }) } },
+    ])
+    await create([
+      { labels: ['Malware'], props: { name: 'Hatman', stix_raw: '{"x_mitre_deprecated":true}' } },
+    ])
+    expect((await seed.search({ objective: 'trisis' })).candidates.map((c) => c.node_id)).toEqual([
+      `node--${a}`,
+    ])
+    expect(await codeOf(seed.search({ objective: 'hatman' }))).toBe('unprocessable:NO_SEED')
   })
 
   it('hybrid adds degree, confidence and status; source_refs are evidence_refs', async () => {
@@ -125,7 +136,7 @@ describe('SeedSearch', () => {
     // Searchable docs: body [plc] (len 1) and body [] : N 2, body avgdl 0.5, df 1 -> idf ln 2.
     const w = 1 / (0.25 + (0.75 * 1) / 0.5)
     const lex = lexicalScore((Math.log(2) * (w * 2.2)) / (w + 1.2))
-    expect(candidates[0]?.score).toBeCloseTo(0.7 * lex + 0.15 * 1 + 0.1 * 0.9 + 0.05 * 1, 9)
+    expect(candidates[0]?.score).toBeCloseTo(0.75 * lex + 0.1 * 1 + 0.1 * 0.9 + 0.05 * 1, 9)
     expect(candidates[0]?.explanation.source_refs).toEqual(['ev-1'])
     expect(candidates[0]?.explanation.boundary_notes.join(' ')).toContain('lexical and graph signals only')
     expect(b).toBeGreaterThan(0)
@@ -152,7 +163,7 @@ describe('SeedSearch', () => {
     // Common terms rank what the rarer term found; they bring in no documents of their own.
     const answered = await seed.search({ objective: 'device attack firmware', top_k: 2 })
     expect(answered.candidates).toHaveLength(1)
-    expect(answered.candidates[0]?.explanation.rationale).toContain('matched terms: devic, attack, firmwar')
+    expect(answered.candidates[0]?.explanation.rationale).toContain('matched terms: device, attack, firmware')
   })
 
   it('results change right after a write, and 422s at their edges', async () => {

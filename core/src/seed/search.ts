@@ -27,7 +27,7 @@ import {
   unprocessable,
 } from './rules.js'
 import { SeedIndex, type WorkspaceSeedIndex } from './seed-index.js'
-import { searchTerms } from './tokenizer.js'
+import { termWords } from './tokenizer.js'
 
 export interface SeedCandidate {
   node_id: string
@@ -121,8 +121,8 @@ export class SeedSearch {
   }
 
   async run(req: ParsedSeedRequest, options: SearchCallOptions = {}): Promise<SeedSearchResult> {
-    const terms = searchTerms(req.objective)
-    if (terms.length === 0) throw noTermsError()
+    const words = termWords(req.objective)
+    if (words.size === 0) throw noTermsError()
     const workspaceId = req.workspaceId ?? DEFAULT_WORKSPACE_ID
     const ws = this.index.workspace(workspaceId)
     const dense = req.mode === 'semantic' || req.mode === 'vector'
@@ -158,7 +158,7 @@ export class SeedSearch {
       )
     if (ws === undefined) return { candidates: selectSeeds([], req.topK) }
     return this.engine.readGraph(workspaceId, (store) => {
-      const scored = this.score(req, terms, ws, store, query)
+      const scored = this.score(req, words, ws, store, query)
       scored.sort((a, b) => b.score - a.score || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0))
       // Explanations and display fields for the chosen few only.
       return {
@@ -169,7 +169,7 @@ export class SeedSearch {
             node_id: c.node_id,
             score: c.score,
             explanation: {
-              rationale: rationale(req.mode, c.fused, c.signals, c.matched, c.parts),
+              rationale: rationale(req.mode, c.fused, c.signals, matchedWords(c.matched, words), c.parts),
               source_refs: nodeSignals(store, node).sourceRefs,
               boundary_notes: [...notes],
             },
@@ -184,11 +184,12 @@ export class SeedSearch {
   /** Scores the candidates (synchronously, on one published version of the graph). */
   private score(
     req: ParsedSeedRequest,
-    terms: string[],
+    words: ReadonlyMap<string, string>,
     ws: WorkspaceSeedIndex,
     store: GraphStore,
     query: Float32Array | null,
   ): Scored[] {
+    const terms = [...words.keys()]
     const pool = new Map<
       number,
       { lexical: number | null; parts: LexicalParts | null; dense: number | null; matched: string[] }
@@ -200,7 +201,8 @@ export class SeedSearch {
       const exact = objectiveIds(req.objective, ws.bm25)
       const frequencies = terms.map((term) => ({ term, df: ws.bm25.documentFrequency(term) }))
       if (exact.size === 0) {
-        const overbroad = overbroadTerms(frequencies, ws.bm25.size, req.topK)
+        const shown = frequencies.map((f) => ({ term: words.get(f.term) ?? f.term, df: f.df }))
+        const overbroad = overbroadTerms(shown, ws.bm25.size, req.topK)
         if (overbroad !== null) throw overbroad
       }
       // Common terms rank the documents rarer terms found; they do not bring in documents of their own.
@@ -255,6 +257,13 @@ export class SeedSearch {
     }
     return out
   }
+}
+
+/** Matched stems as the objective wrote them; an identifier also matched as a word is listed once. */
+function matchedWords(matched: readonly string[], words: ReadonlyMap<string, string>): string[] {
+  return [...new Set(matched.map((m) => words.get(m) ?? m))].filter(
+    (m, i, all) => all.findIndex((o) => o.toLowerCase() === m.toLowerCase()) === i,
+  )
 }
 
 /** The `k` best documents by score (ties by id), without sorting every hit: a bounded min-heap. */

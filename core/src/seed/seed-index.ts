@@ -89,7 +89,8 @@ export class SeedIndex implements DerivedIndex {
       for (const nodeId of store.allNodeIds()) {
         const node = store.node(nodeId)
         if (node === undefined || !isSearchable(store, node)) continue
-        texts.set(nodeId, this.index(ws, nodeId, nodeFields(store, node)))
+        const fields = nodeFields(store, node)
+        if (!fields.retired) texts.set(nodeId, this.index(ws, nodeId, fields))
       }
       this.embedNow(ws, texts)
     }
@@ -103,11 +104,9 @@ export class SeedIndex implements DerivedIndex {
     const texts = new Map<number, string>()
     for (const id of nodes) {
       const node = store.node(id)
-      if (node === undefined || !isSearchable(store, node)) {
-        this.unindex(ws, id)
-        continue
-      }
-      texts.set(id, this.index(ws, id, nodeFields(store, node)))
+      const fields = node === undefined || !isSearchable(store, node) ? null : nodeFields(store, node)
+      if (fields === null || fields.retired) this.unindex(ws, id)
+      else texts.set(id, this.index(ws, id, fields))
     }
     this.embedNow(ws, texts)
   }

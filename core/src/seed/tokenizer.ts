@@ -87,14 +87,14 @@ export function objectiveTerms(objective: string): string[] {
 }
 
 /** The stemmed terms seed search matches: question words dropped, duplicates after stemming dropped. */
-export function searchTerms(objective: string): string[] {
-  return [
-    ...new Set(
-      tokenize(objective)
-        .filter((t) => !QUESTION_WORDS.has(t))
-        .map(stem),
-    ),
-  ]
+export const searchTerms = (objective: string): string[] => [...termWords(objective).keys()]
+
+/** Each search term with the first objective word it came from (messages show words, not stems). */
+export function termWords(objective: string): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const word of tokenize(objective))
+    if (!QUESTION_WORDS.has(word) && !out.has(stem(word))) out.set(stem(word), word)
+  return out
 }
 
 /** Adjacent pairs of content words (question words skipped), the unit of phrase evidence. */

@@ -54,11 +54,17 @@ export function readAttackBundles(dir?: string): { type: 'bundle'; id: string; o
   return ATTACK_BUNDLES.map((f) => JSON.parse(readFileSync(join(attackDir(dir), f), 'utf8')))
 }
 
-/** The searchable ATT&CK objects (not relationships), first occurrence of an id wins. */
+/**
+ * The ATT&CK objects seed search offers as seeds: not relationships, not revoked or deprecated (seed
+ * search keeps those in the graph but never proposes them), first occurrence of an id wins. The peer
+ * indexes exactly these, so both rank the same objects.
+ */
 export function attackObjects(dir?: string): StixObject[] {
   const seen = new Map<string, StixObject>()
   for (const b of readAttackBundles(dir))
-    for (const o of b.objects) if (o.type !== 'relationship' && !seen.has(o.id)) seen.set(o.id, o)
+    for (const o of b.objects)
+      if (o.type !== 'relationship' && o.revoked !== true && o.x_mitre_deprecated !== true && !seen.has(o.id))
+        seen.set(o.id, o)
   return [...seen.values()]
 }
 

@@ -10,15 +10,15 @@ import { attackPresent, embeddedRanker, importAttack, judge, readJudgements, sha
 
 /**
  * Ranking floors per mode through the embedded door (the product's STIX import, top_k 10 as served), a
- * little under the measured figures (66 objectives: full_text 0.664/0.751, hybrid 0.719/0.794, semantic
- * 0.224/0.323, vector 0.293/0.400, no refusals), so a ranking regression fails here without a build.
+ * little under the measured figures (66 objectives: full_text 0.714/0.759, hybrid 0.742/0.794, semantic
+ * 0.282/0.400, vector 0.317/0.438, no refusals), so a ranking regression fails here without a build.
  * The issue's gate (HTTP after a real import, beside SQLite FTS5) is e2e/src/seed-relevance.test.ts.
  */
 const FLOORS: Record<RetrievalMode, { ndcg10: number; recall10: number }> = {
-  full_text: { ndcg10: 0.64, recall10: 0.72 },
-  hybrid: { ndcg10: 0.7, recall10: 0.77 },
-  semantic: { ndcg10: 0.2, recall10: 0.3 },
-  vector: { ndcg10: 0.27, recall10: 0.37 },
+  full_text: { ndcg10: 0.69, recall10: 0.73 },
+  hybrid: { ndcg10: 0.72, recall10: 0.77 },
+  semantic: { ndcg10: 0.25, recall10: 0.37 },
+  vector: { ndcg10: 0.29, recall10: 0.41 },
 }
 /** At most one objective in 30 refused, in every mode. */
 const MAX_REFUSED_SHARE = 1 / 30
