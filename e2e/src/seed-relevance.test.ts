@@ -111,6 +111,28 @@ describe.skipIf(!present)('seed relevance over HTTP after a real ATT&CK import',
     )
   })
 
+  it.each([
+    'malware that targets safety instrumented systems',
+    'how do attackers steal SMS messages on Android',
+    'modify controller firmware',
+    'location tracking of mobile device',
+    'suppress alarms so operators do not notice',
+    'SIM swapping to take over accounts',
+  ])('answers what issue 14 saw refused: %s', async (objective) => {
+    for (const mode of ['hybrid', 'full_text']) {
+      const res = await server.request<Answer>('/v1/seed/search', { body: { objective, mode } })
+      expect(res.status, `${mode}: ${res.text}`).toBe(200)
+      expect(res.json.result.candidates).toHaveLength(10)
+    }
+  })
+
+  it('still refuses objectives without a subject', async () => {
+    for (const objective of ['how do adversaries use this', 'malware', 'what is the attack technique'])
+      expect((await server.request<Answer>('/v1/seed/search', { body: { objective } })).json.error.code).toBe(
+        'OVERBROAD_OBJECTIVE',
+      )
+  })
+
   it('the embedded door gives the same figures as HTTP', async () => {
     engine = await openEngine()
     const seed = SeedSearch.attach(engine)
