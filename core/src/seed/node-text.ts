@@ -98,12 +98,6 @@ export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
 /** The text a node is embedded from: name and aliases, then the body. */
 export const embeddingText = (f: NodeFields): string => [...f.name, ...f.body].join('\n')
 
-/** The text of a node as one string (labels, names, body), for callers that want it whole. */
-export function nodeText(reader: GraphReader, node: NodeRecord): string {
-  const f = nodeFields(reader, node)
-  return [...f.labels, ...f.name, ...f.body].join('\n')
-}
-
 /** A short display title: the name, else the first alias or id, else the start of the body. */
 export function nodeTitle(f: NodeFields): string | undefined {
   const first = f.name[0] ?? f.ids[f.ids.length - 1] ?? f.body[0]

@@ -97,13 +97,6 @@ export function termWords(objective: string): Map<string, string> {
   return out
 }
 
-/** Adjacent pairs of content words (question words skipped), the unit of phrase evidence. */
-export function bigrams(tokens: readonly string[]): string[] {
-  const out: string[] = []
-  for (let i = 1; i < tokens.length; i++) out.push(`${tokens[i - 1]} ${tokens[i]}`)
-  return out
-}
-
 /** Stemmed content words of a text in order (for phrase evidence on both sides). */
 export const contentStems = (text: string): string[] =>
   tokenize(text)
