@@ -21,8 +21,7 @@ export const FIELD_B: readonly number[] = [0.5, 0, 0.75]
 
 /** Term frequencies of the three fields packed in one small integer (10 bits each, capped). */
 const CAP = 1023
-const pack = (n: number, l: number, b: number) =>
-  Math.min(n, CAP) + Math.min(l, CAP) * 1024 + Math.min(b, 511) * 1048576
+const FIELD_UNIT = [1, 1024, 1048576]
 const unpack = (v: number, f: number) => (f === 0 ? v & 1023 : f === 1 ? (v >> 10) & 1023 : v >> 20)
 
 export interface LexicalHit {
@@ -83,26 +82,32 @@ export class Bm25Index {
   /** Indexes (or re-indexes) a document. */
   upsert(doc: number, d: IndexedDocument): void {
     this.remove(doc)
-    const tf = new Map<string, number[]>()
+    // Field frequencies packed as they are counted (one number per distinct term; see FIELD_UNIT).
+    const tf = new Map<string, number>()
     d.fields.forEach((tokens, f) => {
+      const unit = FIELD_UNIT[f] as number
+      const cap = f === 2 ? 511 : CAP
       for (const t of tokens) {
-        const counts = entry(tf, t, () => [0, 0, 0])
-        counts[f] = (counts[f] ?? 0) + 1
+        const v = tf.get(t) ?? 0
+        tf.set(t, unpack(v, f) < cap ? v + unit : v)
       }
     })
-    for (const [term, [n = 0, l = 0, b = 0]] of tf) {
-      entry(this.postings, term, () => new Map<number, number>()).set(doc, pack(n, l, b))
+    for (const [term, packed] of tf) {
+      const posting = this.postings.get(term)
+      if (posting === undefined) this.postings.set(term, new Map([[doc, packed]]))
+      else posting.set(doc, packed)
     }
     const lengths = FIELDS.map((_, f) => d.fields[f]?.length ?? 0)
     lengths.forEach((len, f) => {
       this.totals[f] = (this.totals[f] ?? 0) + len
     })
     const ids = [...new Set(d.ids.map((i) => i.toLowerCase()))]
-    for (const id of ids) {
-      entry(this.idTable, id, () => new Set<number>()).add(doc)
-    }
+    for (const id of ids) entry(this.idTable, id, () => new Set<number>()).add(doc)
     this.lengths.set(doc, lengths)
-    const sequence = Int32Array.from(d.sequence, (t) => this.termNumber(t))
+    const sequence = new Int32Array(d.sequence.length)
+    d.sequence.forEach((t, i) => {
+      sequence[i] = this.termNumber(t)
+    })
     this.docs.set(doc, { terms: [...tf.keys()], lengths, sequence, ids })
   }
 
@@ -127,7 +132,11 @@ export class Bm25Index {
 
   /** A stable number per distinct stem (numbers are never reused; the table only grows). */
   termNumber(term: string): number {
-    return entry(this.termNumbers, term, () => this.termNumbers.size)
+    const known = this.termNumbers.get(term)
+    if (known !== undefined) return known
+    const n = this.termNumbers.size
+    this.termNumbers.set(term, n)
+    return n
   }
 
   /** Documents containing `term` in any field. */

@@ -4,7 +4,7 @@ import type { GraphStore } from '../graph/store.js'
 import { Bm25Index, type IndexedDocument } from './bm25-index.js'
 import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'
 import { embeddingText, isSearchable, type NodeFields, nodeFields, touchedNodes } from './node-text.js'
-import { analyze, contentStems } from './tokenizer.js'
+import { analyze, analyzeWithContent } from './tokenizer.js'
 import { VectorIndex } from './vector-index.js'
 
 /** Nodes embedded per slice when a whole workspace is (re-)embedded, between event-loop turns. */
@@ -12,10 +12,11 @@ const EMBED_SLICE = 2000
 
 /** What the lexical index stores of a node's fields. */
 export function indexedDocument(f: NodeFields): IndexedDocument {
-  const join = (parts: string[]) => parts.join('\n')
+  const name = analyzeWithContent(f.name.join('\n'))
+  const body = analyzeWithContent(f.body.join('\n'))
   return {
-    fields: [analyze(join(f.name)), analyze(join(f.labels)), analyze(join(f.body))],
-    sequence: contentStems(`${join(f.name)}\n${join(f.body)}`),
+    fields: [name.stems, analyze(f.labels.join('\n')), body.stems],
+    sequence: [...name.content, ...body.content],
     ids: f.ids,
   }
 }

@@ -78,8 +78,33 @@ export function stem(token: string): string {
 /** stopp -> stop, but keep ll/ss/ff/zz (install, access) as they are. */
 const undouble = (t: string) => (/([^aeiouylsfz])\1$/.test(t) ? t.slice(0, -1) : t)
 
+/** Stems by token: indexing stems the same words again and again (bounded: cleared when full). */
+const stems = new Map<string, string>()
+const STEM_CACHE = 200_000
+
+function cachedStem(token: string): string {
+  let s = stems.get(token)
+  if (s === undefined) {
+    if (stems.size >= STEM_CACHE) stems.clear()
+    s = stem(token)
+    stems.set(token, s)
+  }
+  return s
+}
+
 /** Document tokens, stemmed, in order. */
-export const analyze = (text: string): string[] => tokenize(text).map(stem)
+export const analyze = (text: string): string[] => tokenize(text).map(cachedStem)
+
+/** A text's stems in order, and the stems of its content words (question words skipped) in order. */
+export function analyzeWithContent(text: string): { stems: string[]; content: string[] } {
+  const out = { stems: [] as string[], content: [] as string[] }
+  for (const token of tokenize(text)) {
+    const s = cachedStem(token)
+    out.stems.push(s)
+    if (!QUESTION_WORDS.has(token)) out.content.push(s)
+  }
+  return out
+}
 
 /** Objective terms: tokens without duplicates (first occurrence order) and without stopwords. */
 export function objectiveTerms(objective: string): string[] {
@@ -96,9 +121,3 @@ export function termWords(objective: string): Map<string, string> {
     if (!QUESTION_WORDS.has(word) && !out.has(stem(word))) out.set(stem(word), word)
   return out
 }
-
-/** Stemmed content words of a text in order (for phrase evidence on both sides). */
-export const contentStems = (text: string): string[] =>
-  tokenize(text)
-    .filter((t) => !QUESTION_WORDS.has(t))
-    .map(stem)
