@@ -10,15 +10,15 @@ import { attackPresent, embeddedRanker, importAttack, judge, readJudgements, sha
 
 /**
  * Ranking floors per mode through the embedded door (the product's STIX import, top_k 10 as served), a
- * little under the measured figures (66 objectives: full_text 0.714/0.759, hybrid 0.742/0.794, semantic
- * 0.282/0.400, vector 0.317/0.438, no refusals), so a ranking regression fails here without a build.
+ * little under the measured figures (74 objectives: full_text 0.688/0.738, hybrid 0.720/0.769, semantic
+ * 0.288/0.416, vector 0.309/0.422, no refusals), so a ranking regression fails here without a build.
  * The issue's gate (HTTP after a real import, beside SQLite FTS5) is e2e/src/seed-relevance.test.ts.
  */
 const FLOORS: Record<RetrievalMode, { ndcg10: number; recall10: number }> = {
-  full_text: { ndcg10: 0.69, recall10: 0.73 },
-  hybrid: { ndcg10: 0.72, recall10: 0.77 },
-  semantic: { ndcg10: 0.25, recall10: 0.37 },
-  vector: { ndcg10: 0.29, recall10: 0.41 },
+  full_text: { ndcg10: 0.67, recall10: 0.71 },
+  hybrid: { ndcg10: 0.7, recall10: 0.74 },
+  semantic: { ndcg10: 0.26, recall10: 0.39 },
+  vector: { ndcg10: 0.28, recall10: 0.4 },
 }
 /** At most one objective in 30 refused, in every mode. */
 const MAX_REFUSED_SHARE = 1 / 30
