@@ -72,7 +72,9 @@ export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
   for (const [key, value] of node.props) {
     const name = reader.names.name(key)
     if (NOT_TEXT.has(name)) continue
-    ;(NAME_KEYS.has(name) ? f.name : f.body).push(...strings(value))
+    if (name === 'name')
+      f.name.unshift(...strings(value)) // first, whatever the property order: the title
+    else (NAME_KEYS.has(name) ? f.name : f.body).push(...strings(value))
   }
   const stixId = prop(reader, node, 'stix_id')
   if (typeof stixId === 'string') f.ids.push(stixId)

@@ -99,6 +99,11 @@ describe('SeedSearch', () => {
       },
     ])
     const [c] = (await seed.search({ objective: 'TRISIS' })).candidates
+    const [other] = await create([{ labels: ['Note'], props: { aliases: ['Ziggurat'], name: 'Tower' } }])
+    expect((await seed.search({ objective: 'ziggurat' })).candidates[0]).toMatchObject({
+      node_id: `node--${other}`,
+      title: 'Tower',
+    })
     expect(c).toMatchObject({ node_id: `node--${a}`, labels: ['StixObject', 'Malware'], title: 'Triton' })
     expect(c?.explanation.source_refs).toEqual(['ev-2', 'malware--1'])
     expect((await seed.search({ objective: 'malware--1' })).candidates[0]?.node_id).toBe(`node--${a}`)
