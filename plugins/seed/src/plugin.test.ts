@@ -52,6 +52,8 @@ describe('POST /v1/seed/search', () => {
     expect(body.ok).toBe(true)
     expect(body.result.candidates).toHaveLength(1)
     expect(body.result.candidates[0].explanation.source_refs).toEqual(['ev-9'])
+    // The optional display fields survive response serialisation.
+    expect(body.result.candidates[0]).toMatchObject({ labels: ['Technique'], title: 'Alarm Suppression' })
   })
 
   it('400s in order, then gates, then 422s', async () => {
