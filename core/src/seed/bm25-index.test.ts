@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Bm25Index, FIELD_WEIGHT, lexicalScore } from './bm25-index.js'
+import { Bm25Index, bestOf, FIELD_WEIGHT, lexicalScore } from './bm25-index.js'
 import { analyze, tokenize } from './tokenizer.js'
 
 /** A document with text in the body field only. */
@@ -74,5 +74,43 @@ describe('Bm25Index (BM25F)', () => {
     expect(i.termCount).toBe(1)
     // single doc, df 1: idf ln(1 + 0.5/1.5); tf 1, len = avgdl -> factor 1
     expect(i.search(['cc']).get(2)).toBeCloseTo(Math.log(1 + 0.5 / 1.5), 12)
+  })
+
+  it('top: the best admitted documents by the same scores, ties by id, after removals too', () => {
+    const big = new Bm25Index()
+    for (let doc = 0; doc < 600; doc++)
+      big.upsert(
+        doc,
+        body(`${'pump '.repeat(1 + (doc % 7))} valve ${doc % 3 === 0 ? 'alarm' : 'noise'} x${doc}`),
+      )
+    big.remove(5)
+    const terms = ['pump', 'alarm']
+    const all = [...big.search(terms)].sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    const odd = (doc: number) => doc % 2 === 1
+    for (const limit of [1, 10, 100, 1000]) {
+      const expected = all.filter(([doc]) => odd(doc)).slice(0, limit)
+      expect(big.top(terms, limit, odd)).toEqual(expected.map(([doc, raw]) => ({ doc, raw })))
+    }
+    // Refusing nearly everything still finds the few admitted, from beyond the first 2 x limit.
+    expect(big.top(terms, 3, (doc) => doc >= 597).map((h) => h.doc)).toEqual(
+      all.filter(([doc]) => doc >= 597).map(([doc]) => doc),
+    )
+    expect(big.top(['absent'], 5, () => true)).toEqual([])
+    expect(big.top(terms, 0, () => true)).toEqual([])
+  })
+
+  it('bestOf keeps the k best by score, ties by id, best first', () => {
+    const scores = new Map([
+      [4, 0.5],
+      [2, 0.9],
+      [7, 0.5],
+      [1, 0.1],
+      [3, 0.5],
+    ])
+    expect(bestOf(scores, 0)).toEqual([])
+    expect(bestOf(scores, 1)).toEqual([2])
+    expect(bestOf(scores, 3)).toEqual([2, 3, 4])
+    expect(bestOf(scores, 5)).toEqual([2, 3, 4, 7, 1])
+    expect(bestOf(scores, 6)).toEqual([2, 3, 4, 7, 1])
   })
 })

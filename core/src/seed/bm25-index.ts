@@ -213,6 +213,27 @@ export class Bm25Index {
     return scores
   }
 
+  /**
+   * The `limit` best documents for `terms` that `accept` admits, by BM25F (then doc id): for callers that
+   * want a few documents out of a broad match and apply no 422 rules (memory recall). `accept` is asked
+   * about the best 2 x limit first, and about the rest only when too many of those are refused.
+   */
+  top(
+    terms: readonly string[],
+    limit: number,
+    accept: (doc: number) => boolean,
+  ): { doc: number; raw: number }[] {
+    if (limit <= 0) return []
+    const scores = this.search(terms)
+    const first = bestOf(scores, 2 * limit)
+    let chosen = first.filter(accept).slice(0, limit)
+    if (chosen.length < limit && first.length < scores.size) {
+      for (const doc of scores.keys()) if (!accept(doc)) scores.delete(doc)
+      chosen = bestOf(scores, limit)
+    }
+    return chosen.map((doc) => ({ doc, raw: scores.get(doc) as number }))
+  }
+
   /** One document's BM25F for `terms`, split by field, with the terms it contains (objective order). */
   explain(doc: number, terms: readonly string[]): LexicalHit {
     const hit: LexicalHit = { raw: 0, fields: [0, 0, 0], matched: [] }
@@ -266,3 +287,37 @@ export const LEXICAL_HALF = 8
 
 /** Squashes raw lexical points into [0, 1) (FACTS' shape, with LEXICAL_HALF for its constant). */
 export const lexicalScore = (raw: number): number => raw / (raw + LEXICAL_HALF)
+
+/** The `k` best documents by score (ties by id), without sorting every hit: a bounded min-heap. */
+export function bestOf(scores: ReadonlyMap<number, number>, k: number): number[] {
+  const heap: [number, number][] = [] // [score, id], worst at the root
+  const worse = (a: [number, number], b: [number, number]) => a[0] < b[0] || (a[0] === b[0] && a[1] > b[1])
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let m = i
+      if (l < heap.length && worse(heap[l] as [number, number], heap[m] as [number, number])) m = l
+      if (r < heap.length && worse(heap[r] as [number, number], heap[m] as [number, number])) m = r
+      if (m === i) return
+      ;[heap[i], heap[m]] = [heap[m] as [number, number], heap[i] as [number, number]]
+      i = m
+    }
+  }
+  for (const [id, score] of scores) {
+    const e: [number, number] = [score, id]
+    if (heap.length < k) {
+      heap.push(e)
+      for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1
+        if (!worse(heap[i] as [number, number], heap[p] as [number, number])) break
+        ;[heap[i], heap[p]] = [heap[p] as [number, number], heap[i] as [number, number]]
+        i = p
+      }
+    } else if (k > 0 && worse(heap[0] as [number, number], e)) {
+      heap[0] = e
+      down(0)
+    }
+  }
+  return heap.sort((a, b) => b[0] - a[0] || a[1] - b[1]).map((e) => e[1])
+}

@@ -3,7 +3,7 @@ import { EngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { GraphStore } from '../graph/store.js'
 import type { NodeRecord } from '../graph/types.js'
-import { lexicalScore } from './bm25-index.js'
+import { bestOf, lexicalScore } from './bm25-index.js'
 import { EmbeddingSlot, normalizeInPlace } from './embeddings/provider.js'
 import {
   degreeSignal,
@@ -211,7 +211,7 @@ export class SeedSearch {
       for (const doc of exact.keys()) hits.set(doc, (hits.get(doc) ?? 0) + EXACT_ID_POINTS)
       // Rank by BM25F, keep the best; phrase evidence and the dense and graph signals re-rank those.
       const phrase = phraseEvidence(terms, ws.bm25)
-      for (const id of topByScore(hits, Math.max(req.topK * 10, RERANK_POOL))) {
+      for (const id of bestOf(hits, Math.max(req.topK * 10, RERANK_POOL))) {
         const hit = ws.bm25.explain(id, terms)
         const ids = exact.get(id) ?? []
         const parts: LexicalParts = {
@@ -264,38 +264,4 @@ function matchedWords(matched: readonly string[], words: ReadonlyMap<string, str
   return [...new Set(matched.map((m) => words.get(m) ?? m))].filter(
     (m, i, all) => all.findIndex((o) => o.toLowerCase() === m.toLowerCase()) === i,
   )
-}
-
-/** The `k` best documents by score (ties by id), without sorting every hit: a bounded min-heap. */
-export function topByScore(scores: ReadonlyMap<number, number>, k: number): number[] {
-  const heap: [number, number][] = [] // [score, id], worst at the root
-  const worse = (a: [number, number], b: [number, number]) => a[0] < b[0] || (a[0] === b[0] && a[1] > b[1])
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1
-      const r = l + 1
-      let m = i
-      if (l < heap.length && worse(heap[l] as [number, number], heap[m] as [number, number])) m = l
-      if (r < heap.length && worse(heap[r] as [number, number], heap[m] as [number, number])) m = r
-      if (m === i) return
-      ;[heap[i], heap[m]] = [heap[m] as [number, number], heap[i] as [number, number]]
-      i = m
-    }
-  }
-  for (const [id, score] of scores) {
-    const e: [number, number] = [score, id]
-    if (heap.length < k) {
-      heap.push(e)
-      for (let i = heap.length - 1; i > 0; ) {
-        const p = (i - 1) >> 1
-        if (!worse(heap[i] as [number, number], heap[p] as [number, number])) break
-        ;[heap[i], heap[p]] = [heap[p] as [number, number], heap[i] as [number, number]]
-        i = p
-      }
-    } else if (k > 0 && worse(heap[0] as [number, number], e)) {
-      heap[0] = e
-      down(0)
-    }
-  }
-  return heap.sort((a, b) => b[0] - a[0] || a[1] - b[1]).map((e) => e[1])
 }
