@@ -51,6 +51,34 @@ describe('seed search over HTTP', () => {
     expect(scores).toEqual([...scores].sort((a, b) => b - a))
   })
 
+  it('a STIX import gives candidates display fields and the record id as provenance', async () => {
+    const technique = {
+      type: 'attack-pattern',
+      spec_version: '2.1',
+      id: 'attack-pattern--0d6e5a2b-9a3a-4a4e-8c7e-1f1a2b3c4d5e',
+      created: '2024-01-01T00:00:00.000Z',
+      modified: '2024-01-01T00:00:00.000Z',
+      name: 'Spoof Reporting Message',
+      description: 'Adversaries may spoof reporting messages in control system environments.',
+      x_mitre_aliases: ['Fake Telemetry'],
+      external_references: [{ source_name: 'mitre-ics-attack', external_id: 'T0856' }],
+    }
+    const bundle = {
+      type: 'bundle',
+      id: 'bundle--1b2c3d4e-0000-4000-8000-000000000001',
+      objects: [technique],
+    }
+    expect((await server.request('/v1/import/stix', { body: { bundle } })).status).toBe(200)
+    for (const objective of ['spoofed reports', 'fake telemetry', 'T0856', technique.id]) {
+      const res = await search({ objective, top_k: 1 })
+      expect(res.status, objective).toBe(200)
+      const [c] = res.json.result.candidates as (Candidate & { labels: string[]; title: string })[]
+      expect(c!.title).toBe('Spoof Reporting Message')
+      expect(c!.labels).toContain('StixObject')
+      expect(c!.explanation.source_refs).toEqual([technique.id])
+    }
+  })
+
   it('hybrid is the default and combines lexical and graph signals', async () => {
     const res = await search({ objective: 'credential dumping' })
     expect(res.status).toBe(200)

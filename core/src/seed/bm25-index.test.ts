@@ -1,74 +1,116 @@
 import { describe, expect, it } from 'vitest'
-import { Bm25Index, lexicalScore } from './bm25-index.js'
-import { tokenize } from './tokenizer.js'
+import { Bm25Index, bestOf, FIELD_WEIGHT, lexicalScore } from './bm25-index.js'
+import { analyze, tokenize } from './tokenizer.js'
 
-describe('Bm25Index', () => {
-  // Three documents, by hand: lengths 4, 2, 3 -> avgdl 3; N 3.
+/** A document with text in the body field only. */
+const body = (text: string) => ({ fields: [[], [], tokenize(text)], sequence: [], ids: [] })
+
+describe('Bm25Index (BM25F)', () => {
+  // Three documents, by hand: body lengths 4, 2, 3 -> avgdl 3; N 3.
   const index = new Bm25Index()
-  index.upsert(1, tokenize('modbus write modbus coil')) // tf(modbus)=2, len 4
-  index.upsert(2, tokenize('firmware update')) // len 2
-  index.upsert(3, tokenize('modbus firmware flash')) // tf(modbus)=1, len 3
+  index.upsert(1, body('modbus write modbus coil')) // tf(modbus)=2, len 4
+  index.upsert(2, body('firmware update')) // len 2
+  index.upsert(3, body('modbus firmware flash')) // tf(modbus)=1, len 3
 
-  it('scores a term exactly as FACTS defines BM25', () => {
+  it('with one field it scores exactly as FACTS defines BM25', () => {
     // df(modbus)=2 -> idf = ln(1 + (3-2+0.5)/(2+0.5)) = ln(1.6)
     const idf = Math.log(1.6)
     // doc 1: tf 2, len 4: 2*2.2 / (2 + 1.2*(0.25 + 0.75*4/3)) = 4.4 / 3.5
     const d1 = (idf * 4.4) / 3.5
-    // doc 3: tf 1, len 3: 2.2 / (1 + 1.2) = 1
-    const d3 = idf * 1
     const hits = index.search(['modbus'])
-    expect(hits.get(1)?.raw).toBeCloseTo(d1, 12)
-    expect(hits.get(3)?.raw).toBeCloseTo(d3, 12)
+    expect(hits.get(1)).toBeCloseTo(d1, 12)
+    expect(hits.get(3)).toBeCloseTo(idf, 12) // tf 1, len 3 = avgdl -> factor 1
+    expect(index.explain(1, ['modbus'])).toEqual({
+      raw: hits.get(1),
+      fields: [0, 0, hits.get(1)],
+      matched: ['modbus'],
+    })
     expect(hits.has(2)).toBe(false)
-    expect(lexicalScore(d1)).toBeCloseTo(d1 / (d1 + 2), 12)
+    expect(lexicalScore(d1)).toBeGreaterThan(lexicalScore(idf))
   })
 
   it('sums over terms and lists the matched ones', () => {
     const hits = index.search(['firmware', 'modbus'])
-    expect(hits.get(3)?.matched).toEqual(['firmware', 'modbus'])
-    // df(firmware)=2, doc 3 len 3 -> ln(1.6)*1; plus modbus ln(1.6)*1
-    expect(hits.get(3)?.raw).toBeCloseTo(2 * Math.log(1.6), 12)
+    expect(index.explain(3, ['firmware', 'modbus']).matched).toEqual(['firmware', 'modbus'])
+    expect(index.explain(3, ['firmware', 'modbus']).raw).toBe(hits.get(3))
+    expect(hits.get(3)).toBeCloseTo(2 * Math.log(1.6), 12)
   })
 
-  it('updates and removes incrementally (N, df and avgdl follow)', () => {
+  it('weights the name field and saturates once per term across fields', () => {
     const i = new Bm25Index()
-    i.upsert(1, ['aa', 'bb'])
-    i.upsert(2, ['aa'])
-    i.upsert(2, ['cc'])
-    expect(i.search(['aa']).size).toBe(1)
-    i.remove(1)
+    i.upsert(1, { fields: [['plc'], [], []], sequence: [], ids: [] })
+    i.upsert(2, { fields: [[], [], ['plc']], sequence: [], ids: [] })
+    i.upsert(3, { fields: [['plc'], [], ['plc']], sequence: [], ids: [] })
+    i.upsert(4, { fields: [['x'], [], ['y']], sequence: [], ids: [] })
+    const hits = i.search(['plc'])
+    const idf = Math.log(1 + 1.5 / 3.5)
+    // name: len 1, avg 3/4, b 0.5 -> weighted tf = weight / (0.5 + 0.5 / 0.75), saturated once.
+    const w = (FIELD_WEIGHT[0] as number) / (0.5 + 0.5 / 0.75)
+    expect(hits.get(1)).toBeCloseTo((idf * w * 2.2) / (w + 1.2), 12)
+    expect(hits.get(1)).toBeGreaterThan(hits.get(2) as number)
+    // Both fields: more than the name alone, less than the two scored separately.
+    const both = hits.get(3) as number
+    expect(both).toBeGreaterThan(hits.get(1) as number)
+    expect(both).toBeLessThan((hits.get(1) as number) + (hits.get(2) as number))
+    expect(i.explain(3, ['plc']).fields.reduce((a, b) => a + b, 0)).toBeCloseTo(both, 12)
+  })
+
+  it('finds ids whole and case-insensitively, and updates and removes incrementally', () => {
+    const i = new Bm25Index()
+    i.upsert(1, {
+      fields: [analyze('Loss of View'), [], []],
+      sequence: [],
+      ids: ['T0829', 'attack-pattern--1'],
+    })
+    i.upsert(2, body('aa'))
+    i.upsert(2, body('cc'))
+    expect([...i.byId('t0829')]).toEqual([1])
+    expect([...i.byId('ATTACK-PATTERN--1')]).toEqual([1])
     expect(i.search(['aa']).size).toBe(0)
+    i.remove(1)
+    expect(i.byId('t0829').size).toBe(0)
+    expect(i.search(['view']).size).toBe(0)
     expect(i.size).toBe(1)
     expect(i.termCount).toBe(1)
     // single doc, df 1: idf ln(1 + 0.5/1.5); tf 1, len = avgdl -> factor 1
-    expect(i.search(['cc']).get(2)?.raw).toBeCloseTo(Math.log(1 + 0.5 / 1.5), 12)
+    expect(i.search(['cc']).get(2)).toBeCloseTo(Math.log(1 + 0.5 / 1.5), 12)
   })
 
-  it('top: the best documents by the same scores, filtered, ties by id, after removals too', () => {
+  it('top: the best admitted documents by the same scores, ties by id, after removals too', () => {
     const big = new Bm25Index()
-    // 600 documents so the pre-selection floor (more than 4 x limit candidates) takes part.
     for (let doc = 0; doc < 600; doc++)
       big.upsert(
         doc,
-        tokenize(`${'pump '.repeat(1 + (doc % 7))} valve ${doc % 3 === 0 ? 'alarm' : 'noise'} x${doc}`),
+        body(`${'pump '.repeat(1 + (doc % 7))} valve ${doc % 3 === 0 ? 'alarm' : 'noise'} x${doc}`),
       )
     big.remove(5)
     const terms = ['pump', 'alarm']
-    const all = [...big.search(terms)]
-      .map(([doc, hit]) => ({ doc, raw: hit.raw }))
-      .sort((a, b) => b.raw - a.raw || a.doc - b.doc)
+    const all = [...big.search(terms)].sort((a, b) => b[1] - a[1] || a[0] - b[0])
     const odd = (doc: number) => doc % 2 === 1
     for (const limit of [1, 10, 100, 1000]) {
-      const expected = all.filter((h) => odd(h.doc)).slice(0, limit)
-      const got = big.top(terms, limit, odd)
-      expect(got.map((h) => h.doc)).toEqual(expected.map((h) => h.doc))
-      for (const [i, h] of got.entries()) expect(h.raw).toBeCloseTo(expected[i]?.raw as number, 12)
+      const expected = all.filter(([doc]) => odd(doc)).slice(0, limit)
+      expect(big.top(terms, limit, odd)).toEqual(expected.map(([doc, raw]) => ({ doc, raw })))
     }
-    // Rejecting nearly everything still finds the few admitted, from beyond the pre-selected pool.
+    // Refusing nearly everything still finds the few admitted, from beyond the first 2 x limit.
     expect(big.top(terms, 3, (doc) => doc >= 597).map((h) => h.doc)).toEqual(
-      all.filter((h) => h.doc >= 597).map((h) => h.doc),
+      all.filter(([doc]) => doc >= 597).map(([doc]) => doc),
     )
     expect(big.top(['absent'], 5, () => true)).toEqual([])
     expect(big.top(terms, 0, () => true)).toEqual([])
+  })
+
+  it('bestOf keeps the k best by score, ties by id, best first', () => {
+    const scores = new Map([
+      [4, 0.5],
+      [2, 0.9],
+      [7, 0.5],
+      [1, 0.1],
+      [3, 0.5],
+    ])
+    expect(bestOf(scores, 0)).toEqual([])
+    expect(bestOf(scores, 1)).toEqual([2])
+    expect(bestOf(scores, 3)).toEqual([2, 3, 4])
+    expect(bestOf(scores, 5)).toEqual([2, 3, 4, 7, 1])
+    expect(bestOf(scores, 6)).toEqual([2, 3, 4, 7, 1])
   })
 })

@@ -1,25 +1,75 @@
 /**
- * An incremental inverted index scored with Okapi BM25 exactly as FACTS §4 states it: k1 1.2, b 0.75,
- * idf ln(1 + (N - df + 0.5) / (df + 0.5)), N and avgdl over the indexed documents.
+ * An incremental, field-aware inverted index scored with BM25F: each field's term frequency is
+ * length-normalised against that field's average, weighted, summed, then saturated once per term
+ * (k1 1.2) and multiplied by FACTS' idf ln(1 + (N - df + 0.5) / (df + 0.5)) over whole documents.
+ * With one field of weight 1 and b 0.75 this is exactly FACTS §4's BM25.
+ *
+ * Besides postings it keeps, per document, its content stems in order (as term numbers) for phrase and
+ * proximity evidence, and an exact-id table (stix ids, ATT&CK external ids) matched whole.
  */
 export const BM25_K1 = 1.2
-export const BM25_B = 0.75
+
+export const FIELDS = ['name', 'labels', 'body'] as const
+export type Field = (typeof FIELDS)[number]
+
+/**
+ * Field weights and length normalisation. A name or alias says what a node is; a label says its kind;
+ * a long description mentions many things in passing. Chosen on the ATT&CK judged set (docs/seed-search.md).
+ */
+export const FIELD_WEIGHT: readonly number[] = [3, 0.5, 1]
+export const FIELD_B: readonly number[] = [0.5, 0, 0.75]
+
+/** Term frequencies of the three fields packed in one small integer (10 bits each, capped). */
+const CAP = 1023
+const FIELD_UNIT = [1, 1024, 1048576]
+const unpack = (v: number, f: number) => (f === 0 ? v & 1023 : f === 1 ? (v >> 10) & 1023 : v >> 20)
 
 export interface LexicalHit {
-  /** Raw BM25 sum over the matched terms. */
+  /** BM25F sum over the matched terms. */
   raw: number
+  /** `raw` split by field (each term's share in proportion to its weighted field frequencies). */
+  fields: number[]
   /** Objective terms this document contains, in objective order. */
   matched: string[]
 }
 
+export interface IndexedDocument {
+  /** Stemmed tokens per field, in FIELDS order. */
+  fields: readonly (readonly string[])[]
+  /** Content stems in order (name, then body), for phrase evidence. */
+  sequence: readonly string[]
+  /** Identifiers matched whole (case-insensitive). */
+  ids: readonly string[]
+}
+
+interface DocEntry {
+  terms: string[]
+  lengths: number[]
+  sequence: Int32Array
+  ids: string[]
+}
+
+/** Searching reads field lengths per posting: a flat array by node id (ids are dense) beats a Map. */
+class FieldLengths {
+  data = new Float64Array(3 * 1024)
+  set(doc: number, lengths: readonly number[]): void {
+    if (3 * doc + 3 > this.data.length) {
+      const grown = new Float64Array(Math.max(2 * this.data.length, 3 * doc + 3))
+      grown.set(this.data)
+      this.data = grown
+    }
+    for (let f = 0; f < 3; f++) this.data[3 * doc + f] = lengths[f] ?? 0
+  }
+}
+
 export class Bm25Index {
-  /** term -> (doc -> term frequency). */
+  /** term -> (doc -> packed field frequencies). */
   private readonly postings = new Map<string, Map<number, number>>()
-  /** doc -> its distinct terms (to unindex without rescanning) and its length in tokens. */
-  private readonly docs = new Map<number, { terms: string[]; length: number }>()
-  private totalLength = 0
-  /** doc -> length again, dense: the scoring loop of `top` reads it once per posting. */
-  private lengths = new Float64Array(1024)
+  private readonly docs = new Map<number, DocEntry>()
+  private readonly totals = [0, 0, 0]
+  private readonly termNumbers = new Map<string, number>()
+  private readonly idTable = new Map<string, Set<number>>()
+  private readonly lengths = new FieldLengths()
 
   get size(): number {
     return this.docs.size
@@ -29,23 +79,36 @@ export class Bm25Index {
     return this.postings.size
   }
 
-  /** Indexes (or re-indexes) a document from its tokens. */
-  upsert(doc: number, tokens: readonly string[]): void {
+  /** Indexes (or re-indexes) a document. */
+  upsert(doc: number, d: IndexedDocument): void {
     this.remove(doc)
+    // Field frequencies packed as they are counted (one number per distinct term; see FIELD_UNIT).
     const tf = new Map<string, number>()
-    for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1)
-    for (const [term, count] of tf) {
-      let posting = this.postings.get(term)
-      if (posting === undefined) {
-        posting = new Map()
-        this.postings.set(term, posting)
+    d.fields.forEach((tokens, f) => {
+      const unit = FIELD_UNIT[f] as number
+      const cap = f === 2 ? 511 : CAP
+      for (const t of tokens) {
+        const v = tf.get(t) ?? 0
+        tf.set(t, unpack(v, f) < cap ? v + unit : v)
       }
-      posting.set(doc, count)
+    })
+    for (const [term, packed] of tf) {
+      const posting = this.postings.get(term)
+      if (posting === undefined) this.postings.set(term, new Map([[doc, packed]]))
+      else posting.set(doc, packed)
     }
-    this.docs.set(doc, { terms: [...tf.keys()], length: tokens.length })
-    this.totalLength += tokens.length
-    if (doc >= this.lengths.length) this.lengths = grow(this.lengths, doc)
-    this.lengths[doc] = tokens.length
+    const lengths = FIELDS.map((_, f) => d.fields[f]?.length ?? 0)
+    lengths.forEach((len, f) => {
+      this.totals[f] = (this.totals[f] ?? 0) + len
+    })
+    const ids = [...new Set(d.ids.map((i) => i.toLowerCase()))]
+    for (const id of ids) entry(this.idTable, id, () => new Set<number>()).add(doc)
+    this.lengths.set(doc, lengths)
+    const sequence = new Int32Array(d.sequence.length)
+    d.sequence.forEach((t, i) => {
+      sequence[i] = this.termNumber(t)
+    })
+    this.docs.set(doc, { terms: [...tf.keys()], lengths, sequence, ids })
   }
 
   remove(doc: number): void {
@@ -56,13 +119,35 @@ export class Bm25Index {
       posting?.delete(doc)
       if (posting?.size === 0) this.postings.delete(term)
     }
-    this.totalLength -= entry.length
+    for (const id of entry.ids) {
+      const docs = this.idTable.get(id)
+      docs?.delete(doc)
+      if (docs?.size === 0) this.idTable.delete(id)
+    }
+    entry.lengths.forEach((len, f) => {
+      this.totals[f] = (this.totals[f] ?? 0) - len
+    })
     this.docs.delete(doc)
   }
 
-  /** Documents containing `term`. */
+  /** A stable number per distinct stem (numbers are never reused; the table only grows). */
+  termNumber(term: string): number {
+    const known = this.termNumbers.get(term)
+    if (known !== undefined) return known
+    const n = this.termNumbers.size
+    this.termNumbers.set(term, n)
+    return n
+  }
+
+  /** Documents containing `term` in any field. */
   documentFrequency(term: string): number {
     return this.postings.get(term)?.size ?? 0
+  }
+
+  /** FACTS idf of a term (0 when no document has it). */
+  idf(term: string): number {
+    const df = this.documentFrequency(term)
+    return df === 0 ? 0 : Math.log(1 + (this.docs.size - df + 0.5) / (df + 0.5))
   }
 
   has(doc: number): boolean {
@@ -73,102 +158,166 @@ export class Bm25Index {
     return this.docs.keys()
   }
 
-  /** Per-document score scratch for `top`, indexed by doc id and zeroed again after each call. */
-  private scratch = new Float64Array(1024)
+  /** Content stems of a document in order, as term numbers (-1 never occurs). */
+  sequence(doc: number): Int32Array | undefined {
+    return this.docs.get(doc)?.sequence
+  }
+
+  /** Documents whose stix id or external id equals `id` (case-insensitive). */
+  byId(id: string): ReadonlySet<number> {
+    return this.idTable.get(id.toLowerCase()) ?? EMPTY
+  }
 
   /**
-   * The `limit` best documents for `terms` that `accept` admits, by raw BM25 (then doc id), without a
-   * per-hit object: the path for callers that want a few documents out of a broad match (memory recall
-   * never refuses a broad objective, so it cannot stop early as seed search's OVERBROAD rule does).
+   * Documents containing at least one of `terms` (already de-duplicated), with their BM25F sum. Only the
+   * sum: at 100k nodes a common term has tens of thousands of postings, and `explain` gives the parts for
+   * the few documents a caller shows. `boosters` (common terms) only add to documents another term
+   * matched: a term in most documents adds almost nothing (idf near 0) and would cost a full posting walk.
+   */
+  search(terms: readonly string[], boosters: ReadonlySet<string> = NONE): Map<number, number> {
+    const scores = new Map<number, number>()
+    const n = this.docs.size
+    if (n === 0) return scores
+    const avg = this.totals.map((t) => t / n)
+    const lengths = this.lengths.data
+    const [w0, w1, w2] = FIELD_WEIGHT as [number, number, number]
+    const [b0, b1, b2] = FIELD_B as [number, number, number]
+    const [a0 = 1, a1 = 1, a2 = 1] = avg
+    const score = (doc: number, packed: number, idf: number) => {
+      const base = 3 * doc
+      // A field with tf > 0 has length > 0, so its average is > 0.
+      const t0 = packed & 1023
+      const t1 = (packed >> 10) & 1023
+      const t2 = packed >> 20
+      const weighted =
+        (t0 === 0 ? 0 : (w0 * t0) / (1 - b0 + (b0 * (lengths[base] as number)) / a0)) +
+        (t1 === 0 ? 0 : (w1 * t1) / (1 - b1 + (b1 * (lengths[base + 1] as number)) / a1)) +
+        (t2 === 0 ? 0 : (w2 * t2) / (1 - b2 + (b2 * (lengths[base + 2] as number)) / a2))
+      scores.set(doc, (scores.get(doc) ?? 0) + (idf * (weighted * (BM25_K1 + 1))) / (weighted + BM25_K1))
+    }
+    for (const term of terms) {
+      const posting = this.postings.get(term)
+      if (posting === undefined || boosters.has(term)) continue
+      const idf = this.idf(term)
+      for (const [doc, packed] of posting) score(doc, packed, idf)
+    }
+    for (const term of terms) {
+      const posting = this.postings.get(term)
+      if (posting === undefined || !boosters.has(term)) continue
+      const idf = this.idf(term)
+      for (const doc of scores.keys()) {
+        const packed = posting.get(doc)
+        if (packed !== undefined) score(doc, packed, idf)
+      }
+    }
+    return scores
+  }
+
+  /**
+   * The `limit` best documents for `terms` that `accept` admits, by BM25F (then doc id): for callers that
+   * want a few documents out of a broad match and apply no 422 rules (memory recall). `accept` is asked
+   * about the best 2 x limit first, and about the rest only when too many of those are refused.
    */
   top(
     terms: readonly string[],
     limit: number,
     accept: (doc: number) => boolean,
   ): { doc: number; raw: number }[] {
-    const n = this.docs.size
-    if (n === 0 || limit <= 0) return []
-    const avgdl = this.totalLength / n
-    const touched: number[] = []
-    for (const term of terms) {
-      const posting = this.postings.get(term)
-      if (posting === undefined) continue
-      const df = posting.size
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
-      const k = idf * (BM25_K1 + 1)
-      const lengths = this.lengths
-      if (this.scratch.length < lengths.length) this.scratch = grow(this.scratch, lengths.length - 1)
-      const scratch = this.scratch
-      posting.forEach((tf, doc) => {
-        const norm = tf + BM25_K1 * (1 - BM25_B + (BM25_B * (lengths[doc] as number)) / avgdl)
-        if (scratch[doc] === 0) touched.push(doc)
-        scratch[doc] = (scratch[doc] as number) + (k * tf) / norm
-      })
+    if (limit <= 0) return []
+    const scores = this.search(terms)
+    const first = bestOf(scores, 2 * limit)
+    let chosen = first.filter(accept).slice(0, limit)
+    if (chosen.length < limit && first.length < scores.size) {
+      for (const doc of scores.keys()) if (!accept(doc)) scores.delete(doc)
+      chosen = bestOf(scores, limit)
     }
-    const scores = this.scratch
-    try {
-      // Only documents at or above the score of the (2 x limit)-th best can make the cut (slack for rejects).
-      let pool = touched
-      if (touched.length > limit * 4) {
-        const sorted = Float64Array.from(touched, (d) => scores[d] as number).sort()
-        const floor = sorted[sorted.length - Math.min(sorted.length, limit * 2)] as number
-        pool = touched.filter((d) => (scores[d] as number) >= floor)
-      }
-      const order = (a: number, b: number) => (scores[b] as number) - (scores[a] as number) || a - b
-      const out: { doc: number; raw: number }[] = []
-      const take = (candidates: number[]) => {
-        for (const doc of candidates.sort(order)) {
-          if (out.length === limit) break
-          if (accept(doc)) out.push({ doc, raw: scores[doc] as number })
-        }
-      }
-      take(pool)
-      if (out.length < limit && pool !== touched) {
-        // Too many rejects in the first pool: the rest, in order (rare; correctness over speed).
-        const tried = new Set(pool)
-        const more = touched.filter((d) => !tried.has(d))
-        take(more)
-      }
-      return out
-    } finally {
-      for (const doc of touched) scores[doc] = 0
-    }
+    return chosen.map((doc) => ({ doc, raw: scores.get(doc) as number }))
   }
 
-  /** Documents containing at least one of `terms` (already de-duplicated), with their raw BM25. */
-  search(terms: readonly string[]): Map<number, LexicalHit> {
-    const hits = new Map<number, LexicalHit>()
+  /** One document's BM25F for `terms`, split by field, with the terms it contains (objective order). */
+  explain(doc: number, terms: readonly string[]): LexicalHit {
+    const hit: LexicalHit = { raw: 0, fields: [0, 0, 0], matched: [] }
     const n = this.docs.size
-    if (n === 0) return hits
-    const avgdl = this.totalLength / n
+    const lengths = this.docs.get(doc)?.lengths
+    if (lengths === undefined) return hit
+    const share = [0, 0, 0]
+    const avg = this.totals.map((t) => t / n)
     for (const term of terms) {
-      const posting = this.postings.get(term)
-      if (posting === undefined) continue
-      const df = posting.size
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
-      for (const [doc, tf] of posting) {
-        // avgdl is 0 only when every document is empty, and then no posting exists.
-        const length = this.docs.get(doc)?.length ?? 0
-        const norm = tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgdl)
-        const score = (idf * (tf * (BM25_K1 + 1))) / norm
-        const hit = hits.get(doc)
-        if (hit === undefined) hits.set(doc, { raw: score, matched: [term] })
-        else {
-          hit.raw += score
-          hit.matched.push(term)
-        }
+      const packed = this.postings.get(term)?.get(doc)
+      if (packed === undefined) continue
+      let weighted = 0
+      for (let f = 0; f < 3; f++) {
+        const tf = unpack(packed, f)
+        const b = FIELD_B[f] as number
+        share[f] =
+          tf === 0
+            ? 0
+            : ((FIELD_WEIGHT[f] as number) * tf) / (1 - b + (b * (lengths[f] as number)) / (avg[f] as number))
+        weighted += share[f] as number
       }
+      const score = (this.idf(term) * (weighted * (BM25_K1 + 1))) / (weighted + BM25_K1)
+      hit.raw += score
+      for (let f = 0; f < 3; f++)
+        hit.fields[f] = (hit.fields[f] ?? 0) + (score * (share[f] as number)) / weighted
+      hit.matched.push(term)
     }
-    return hits
+    return hit
   }
 }
 
-/** FACTS §4: the lexical score squashes raw BM25 into [0, 1). */
-export const lexicalScore = (raw: number): number => raw / (raw + 2)
+/** The value under `key`, created by `make` when absent. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key)
+  if (value === undefined) {
+    value = make()
+    map.set(key, value)
+  }
+  return value
+}
 
-/** A copy of `array` long enough to index `index`, at least doubled. */
-function grow(array: Float64Array, index: number): Float64Array<ArrayBuffer> {
-  const grown = new Float64Array(Math.max(index + 1, array.length * 2))
-  grown.set(array)
-  return grown
+const EMPTY: ReadonlySet<number> = new Set()
+const NONE: ReadonlySet<string> = new Set()
+
+/**
+ * The raw score that maps to lexical 0.5. FACTS squashes raw BM25 with raw / (raw + 2); BM25F's weighted
+ * name field gives larger raw scores, and at 2 the squash flattens the top of the ranking so much that the
+ * degree signal reorders it (ATT&CK hybrid nDCG@10: 2 -> 0.680, 6 -> 0.709, 8 -> 0.710, 12 -> 0.710).
+ */
+export const LEXICAL_HALF = 8
+
+/** Squashes raw lexical points into [0, 1) (FACTS' shape, with LEXICAL_HALF for its constant). */
+export const lexicalScore = (raw: number): number => raw / (raw + LEXICAL_HALF)
+
+/** The `k` best documents by score (ties by id), without sorting every hit: a bounded min-heap. */
+export function bestOf(scores: ReadonlyMap<number, number>, k: number): number[] {
+  const heap: [number, number][] = [] // [score, id], worst at the root
+  const worse = (a: [number, number], b: [number, number]) => a[0] < b[0] || (a[0] === b[0] && a[1] > b[1])
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let m = i
+      if (l < heap.length && worse(heap[l] as [number, number], heap[m] as [number, number])) m = l
+      if (r < heap.length && worse(heap[r] as [number, number], heap[m] as [number, number])) m = r
+      if (m === i) return
+      ;[heap[i], heap[m]] = [heap[m] as [number, number], heap[i] as [number, number]]
+      i = m
+    }
+  }
+  for (const [id, score] of scores) {
+    const e: [number, number] = [score, id]
+    if (heap.length < k) {
+      heap.push(e)
+      for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1
+        if (!worse(heap[i] as [number, number], heap[p] as [number, number])) break
+        ;[heap[i], heap[p]] = [heap[p] as [number, number], heap[i] as [number, number]]
+        i = p
+      }
+    } else if (k > 0 && worse(heap[0] as [number, number], e)) {
+      heap[0] = e
+      down(0)
+    }
+  }
+  return heap.sort((a, b) => b[0] - a[0] || a[1] - b[1]).map((e) => e[1])
 }

@@ -9,19 +9,19 @@ describe('fusion', () => {
     expect(degreeSignal(3, 3)).toBe(1)
     expect(degreeSignal(1, 3)).toBeCloseTo(Math.log(2) / Math.log(4), 12)
   })
-  it('hybrid without dense is exactly FACTS hybrid', () => {
+  it('hybrid without dense is FACTS hybrid with content 0.75 and degree 0.10', () => {
     const s = fuse('hybrid', { ...base, dense: null })
-    expect(s.score).toBeCloseTo(0.7 * 0.5 + 0.15 * 0.25 + 0.1 * 0.5 + 0.05 * 0.7, 12)
+    expect(s.score).toBeCloseTo(0.75 * 0.5 + 0.1 * 0.25 + 0.1 * 0.5 + 0.05 * 0.7, 12)
   })
   it('hybrid with dense splits the content slot', () => {
     const s = fuse('hybrid', base, 0.3)
-    expect(s.score).toBeCloseTo(0.7 * (0.7 * 0.5 + 0.3 * 0.8) + 0.0375 + 0.05 + 0.035, 12)
+    expect(s.score).toBeCloseTo(0.75 * (0.7 * 0.5 + 0.3 * 0.8) + 0.025 + 0.05 + 0.035, 12)
     expect(s.parts.map(([n]) => n)).toEqual(['lexical', 'dense', 'degree', 'confidence', 'status'])
   })
   it('full_text, vector and semantic', () => {
     expect(fuse('full_text', base).score).toBe(0.5)
     expect(fuse('vector', base).score).toBe(0.8)
-    expect(fuse('semantic', base).score).toBeCloseTo(0.7 * 0.8 + 0.0375 + 0.05 + 0.035, 12)
+    expect(fuse('semantic', base).score).toBeCloseTo(0.75 * 0.8 + 0.025 + 0.05 + 0.035, 12)
   })
   it('the rationale names every contribution', () => {
     const text = rationale('hybrid', fuse('hybrid', base), base, ['plc'])

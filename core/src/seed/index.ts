@@ -1,4 +1,4 @@
-export { BM25_B, BM25_K1, Bm25Index, lexicalScore } from './bm25-index.js'
+export { BM25_K1, Bm25Index, FIELD_B, FIELD_WEIGHT, FIELDS, lexicalScore } from './bm25-index.js'
 export { HashedNgramProvider, hashedNgramVector } from './embeddings/hashed-ngrams.js'
 export {
   type HttpEmbeddingOptions,
@@ -14,6 +14,7 @@ export {
 } from './embeddings/word-vectors.js'
 export { degreeSignal, fuse, HYBRID_DENSE_SHARE, WEIGHTS } from './fusion.js'
 export {
+  COMMON_SHARE,
   DOMAIN_PROFILES,
   type DomainProfile,
   GATED_PROFILES,
@@ -30,5 +31,13 @@ export {
   type SeedSearchOptions,
   type SeedSearchResult,
 } from './search.js'
-export { objectiveTerms, STOPWORDS, tokenize } from './tokenizer.js'
+export {
+  analyze,
+  objectiveTerms,
+  QUESTION_WORDS,
+  STOPWORDS,
+  searchTerms,
+  stem,
+  tokenize,
+} from './tokenizer.js'
 export { VectorIndex } from './vector-index.js'

@@ -23,22 +23,96 @@ export function isSearchable(reader: GraphReader, node: NodeRecord): boolean {
 }
 
 /**
- * The searchable text of a node: its labels and every string and string-list property value. A memory
- * contributes only its text, kind, tags and identity key: its label, lifecycle and times are on every memory
- * and would make every objective match all of them.
+ * What seed search reads of a node, by field (FACTS indexes one bag of labels and string values; we weigh
+ * fields): `name` (name, aliases, external id: short and decisive), `labels` (label names, PascalCase
+ * split), `body` (description and every other string value), `ids` (stix_id and ATT&CK external ids,
+ * matched whole). Machine-only values are left out: the raw STIX JSON (its aliases and external ids are
+ * read from it instead), timestamps, status words and evidence refs.
  */
-export function nodeText(reader: GraphReader, node: NodeRecord): string {
-  const parts: string[] = []
+export interface NodeFields {
+  name: string[]
+  labels: string[]
+  body: string[]
+  ids: string[]
+  /** A STIX object marked `revoked` or `x_mitre_deprecated`: kept in the graph, not offered as a seed. */
+  retired: boolean
+}
+
+/** Properties that are not words an analyst searches for. */
+const NOT_TEXT = new Set([
+  'stix_raw',
+  'evidence_raw',
+  'stix_id',
+  'stix_type',
+  'stix_relationship_type',
+  'created',
+  'modified',
+  'status',
+  'evidence_refs',
+  'evidence_id',
+])
+const NAME_KEYS = new Set(['name', 'title', 'aliases', 'x_mitre_aliases', 'external_id'])
+
+interface RawStix {
+  revoked?: unknown
+  x_mitre_deprecated?: unknown
+  aliases?: unknown
+  x_mitre_aliases?: unknown
+  external_references?: { source_name?: unknown; external_id?: unknown }[]
+}
+
+const strings = (v: unknown): string[] =>
+  typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
+
+/** PascalCase and kebab labels read as words: AttackPattern -> Attack Pattern. */
+const labelWords = (label: string) => label.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[-_]/g, ' ')
+
+export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
+  const f: NodeFields = { name: [], labels: [], body: [], ids: [], retired: false }
+  // A memory contributes only its text, kind, tags and identity key: its label, lifecycle and times are on
+  // every memory and would make every objective match all of them.
   const memory = reader.names.lookup(MEMORY_LABEL)
   const isMemory = memory >= 0 && node.labels.includes(memory)
-  if (!isMemory) for (const label of node.labels) parts.push(reader.names.name(label))
+  if (!isMemory) for (const label of node.labels) f.labels.push(labelWords(reader.names.name(label)))
   for (const [key, value] of node.props) {
-    if (isMemory && !MEMORY_SEARCH_KEYS.has(reader.names.name(key))) continue
-    if (typeof value === 'string') parts.push(value)
-    else if (Array.isArray(value)) for (const v of value) if (typeof v === 'string') parts.push(v)
+    const name = reader.names.name(key)
+    if (NOT_TEXT.has(name) || (isMemory && !MEMORY_SEARCH_KEYS.has(name))) continue
+    if (name === 'name')
+      f.name.unshift(...strings(value)) // first, whatever the property order: the title
+    else (NAME_KEYS.has(name) ? f.name : f.body).push(...strings(value))
   }
-  return parts.join('\n')
+  const stixId = prop(reader, node, 'stix_id')
+  if (typeof stixId === 'string') f.ids.push(stixId)
+  const external = prop(reader, node, 'external_id')
+  if (typeof external === 'string') f.ids.push(external)
+  const raw = prop(reader, node, 'stix_raw')
+  if (typeof raw === 'string') {
+    try {
+      const o = JSON.parse(raw) as RawStix
+      f.retired = o.revoked === true || o.x_mitre_deprecated === true
+      const aliases = [...strings(o.aliases), ...strings(o.x_mitre_aliases)]
+      f.name.push(...aliases.filter((a) => !f.name.includes(a)))
+      for (const r of o.external_references ?? [])
+        if (typeof r.external_id === 'string' && String(r.source_name).startsWith('mitre'))
+          if (!f.ids.includes(r.external_id)) f.ids.push(r.external_id)
+    } catch {
+      // Not JSON: the raw value is simply not read.
+    }
+  }
+  return f
 }
+
+/** The text a node is embedded from: name and aliases, then the body. */
+export const embeddingText = (f: NodeFields): string => [...f.name, ...f.body].join('\n')
+
+/** A short display title: the name, else the first alias or id, else the start of the body. */
+export function nodeTitle(f: NodeFields): string | undefined {
+  const first = f.name[0] ?? f.ids[f.ids.length - 1] ?? f.body[0]
+  if (first === undefined) return undefined
+  const line = first.split('\n')[0]?.trim() ?? ''
+  return line.length > TITLE_MAX ? `${line.slice(0, TITLE_MAX - 1)}…` : line
+}
+const TITLE_MAX = 120
 
 /** FACTS §4 status signal; absent or unknown status counts 0. */
 const STATUS_SIGNAL: Readonly<Record<string, number>> = {
@@ -56,7 +130,7 @@ export interface NodeSignals {
   /** `confidence` clamped to 0..1; 0.5 when absent or not a number. */
   confidence: number
   status: number
-  /** The node's `evidence_refs` (string or string list), in order. */
+  /** The node's `evidence_refs` (string or string list), in order, then its `stix_id` (the source record). */
   sourceRefs: string[]
 }
 
@@ -69,12 +143,7 @@ export function nodeSignals(reader: GraphReader, node: NodeRecord): NodeSignals 
     degree: node.out.length + node.in.length,
     confidence,
     status: typeof s === 'string' ? (STATUS_SIGNAL[s.trim().toLowerCase()] ?? 0) : 0,
-    sourceRefs:
-      typeof refs === 'string'
-        ? [refs]
-        : Array.isArray(refs)
-          ? refs.filter((r): r is string => typeof r === 'string')
-          : [],
+    sourceRefs: [...strings(refs), ...strings(prop(reader, node, 'stix_id'))],
   }
 }
 

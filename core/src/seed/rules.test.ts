@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { isEngineError } from '../errors.js'
-import { parseSeedRequest, selectSeeds } from './rules.js'
+import { COMMON_SHARE, overbroadTerms, parseSeedRequest, selectSeeds } from './rules.js'
 
 const codeOf = (fn: () => unknown) => {
   try {
@@ -57,19 +57,16 @@ describe('selectSeeds', () => {
   it('NO_SEED on nothing', () => {
     expect(codeOf(() => selectSeeds([], 3))).toBe('unprocessable:NO_SEED')
   })
-  it('OVERBROAD strictly above top_k x 10', () => {
-    const ten = scores(...Array.from({ length: 10 }, (_, i) => 1 - i / 100))
-    expect(selectSeeds(ten, 1)).toHaveLength(1)
-    expect(codeOf(() => selectSeeds([...ten, { score: 0.01, id: 99 }], 1))).toBe(
-      'unprocessable:OVERBROAD_OBJECTIVE',
-    )
+  it('never OVERBROAD from the match count alone', () => {
+    const many = scores(...Array.from({ length: 50 }, (_, i) => 1 - i / 100))
+    expect(selectSeeds(many, 1)).toHaveLength(1)
   })
-  it('AMBIGUOUS only for a tie across the cut', () => {
+  it('AMBIGUOUS only for a tie from the first candidate across the cut', () => {
     expect(codeOf(() => selectSeeds(scores(0.5, 0.5, 0.1), 2))).toBe('ok') // tie inside the top_k
-    expect(codeOf(() => selectSeeds(scores(0.9, 0.5, 0.5), 2))).toBe('unprocessable:AMBIGUOUS_SEED')
-    expect(codeOf(() => selectSeeds(scores(0.9, 0.5, 0.5), 1))).toBe('ok')
-    expect(codeOf(() => selectSeeds(scores(0.9, 0.5, 0.5 - 5e-10), 2))).toBe('unprocessable:AMBIGUOUS_SEED')
-    expect(codeOf(() => selectSeeds(scores(0.9, 0.5, 0.5 - 2e-9), 2))).toBe('ok')
+    expect(codeOf(() => selectSeeds(scores(0.5, 0.5, 0.5), 2))).toBe('unprocessable:AMBIGUOUS_SEED')
+    expect(codeOf(() => selectSeeds(scores(0.9, 0.5, 0.5), 2))).toBe('ok') // the best is clear
+    expect(codeOf(() => selectSeeds(scores(0.5, 0.5 - 5e-10), 1))).toBe('unprocessable:AMBIGUOUS_SEED')
+    expect(codeOf(() => selectSeeds(scores(0.5, 0.5 - 2e-9), 1))).toBe('ok')
     expect(codeOf(() => selectSeeds(scores(0.5, 0.5), 2))).toBe('ok') // not more than top_k
   })
   it('messages carry a fix hint', () => {
@@ -78,5 +75,21 @@ describe('selectSeeds', () => {
     } catch (e) {
       expect((e as Error).message).toMatch(/^.+ \(fix: .+\)$/)
     }
+  })
+})
+
+describe('overbroadTerms', () => {
+  const t = (...df: number[]) => df.map((d, i) => ({ term: `t${i}`, df: d }))
+  it('refuses only when every term is above max(top_k x 10, COMMON_SHARE x N)', () => {
+    const n = 1000 // COMMON_SHARE x N = 150 > top_k x 10 = 100
+    const limit = COMMON_SHARE * n
+    expect(overbroadTerms(t(limit + 1, 900), n, 10)?.code).toBe('OVERBROAD_OBJECTIVE')
+    expect(overbroadTerms(t(limit, 900), n, 10)).toBeNull()
+    expect(overbroadTerms(t(100), 100, 10)).toBeNull() // 100% of the nodes, but not above top_k x 10 = 100
+    expect(overbroadTerms(t(100), 100, 9)?.code).toBe('OVERBROAD_OBJECTIVE')
+    expect(overbroadTerms(t(91), 100, 9)?.code).toBe('OVERBROAD_OBJECTIVE')
+    expect(overbroadTerms(t(90), 100, 9)).toBeNull()
+    expect(overbroadTerms([], n, 10)).toBeNull()
+    expect(overbroadTerms(t(900), n, 10)?.message).toMatch(/^every term .+ \(fix: .+\)$/)
   })
 })

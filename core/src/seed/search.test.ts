@@ -43,23 +43,84 @@ const asyncOnly = (inner: EmbeddingProvider): EmbeddingProvider => ({
 })
 
 describe('SeedSearch', () => {
-  it('full_text scores are FACTS BM25 over labels and string properties', async () => {
+  it('full_text over descriptions alone is FACTS BM25 (BM25F with one field)', async () => {
     engine = await openEngine()
     const seed = SeedSearch.attach(engine)
     const [a, b] = await create([
-      { labels: ['Tool'], props: { name: 'modbus scanner', port: 502n } },
-      { labels: ['Tool'], props: { name: 'firmware', aliases: ['modbus', 'flasher'] } },
-      { labels: ['Report'], props: { name: 'weather' } },
+      { labels: [], props: { description: 'modbus scanner tool', port: 502n } },
+      { labels: [], props: { description: 'firmware flasher speaking modbus too' } },
+      { labels: [], props: { description: 'weather' } },
     ])
-    const { candidates } = await seed.search({ objective: 'find the Modbus tools', mode: 'full_text' })
-    // Docs: [tool modbus scanner] len 3, [tool firmware modbus flasher] len 4, [report weather] len 2.
-    // avgdl 3, N 3. modbus df 2 -> idf ln(1.6); tool df 2 -> ln(1.6); "tools" matches nothing.
+    const { candidates } = await seed.search({ objective: 'find the Modbus', mode: 'full_text' })
+    // Body lengths 3, 5, 1 -> avgdl 3, N 3; modbus df 2 -> idf ln(1.6).
     const idf = Math.log(1.6)
     const tf1 = (len: number) => 2.2 / (1 + 1.2 * (0.25 + (0.75 * len) / 3))
     expect(candidates.map((c) => c.node_id)).toEqual([`node--${a}`, `node--${b}`])
     expect(candidates[0]?.score).toBeCloseTo(lexicalScore(idf * tf1(3)), 12)
-    expect(candidates[1]?.score).toBeCloseTo(lexicalScore(idf * tf1(4)), 12)
+    expect(candidates[1]?.score).toBeCloseTo(lexicalScore(idf * tf1(5)), 12)
     expect(candidates[0]?.explanation.rationale).toContain('matched terms: modbus')
+  })
+
+  it('names and aliases outweigh descriptions; stems meet; ids match whole; phrases count', async () => {
+    engine = await openEngine()
+    const seed = SeedSearch.attach(engine)
+    const [named, described, phrased, loose] = await create([
+      { labels: ['Technique'], props: { name: 'Alarm Suppression', external_id: 'T0878' } },
+      { labels: ['Technique'], props: { name: 'Other', description: 'suppression of an alarm' } },
+      { labels: ['Note'], props: { description: 'they steal sms messages quietly' } },
+      { labels: ['Note'], props: { description: 'messages of sms kind, stealing' } },
+    ])
+    const first = async (objective: string) =>
+      (await seed.search({ objective, mode: 'full_text', top_k: 1 })).candidates[0]
+    expect((await first('alarms suppressed'))?.node_id).toBe(`node--${named}`)
+    expect((await first('T0878'))?.node_id).toBe(`node--${named}`)
+    expect((await first('(t0878),'))?.explanation.rationale).toMatch(/exact id 12\.0000/)
+    // Both notes hold the same words; only one has "sms messages" side by side.
+    const ranked = await seed.search({ objective: 'stealing SMS messages', mode: 'full_text' })
+    expect(ranked.candidates.map((c) => c.node_id).slice(0, 2)).toEqual([
+      `node--${phrased}`,
+      `node--${loose}`,
+    ])
+    expect(ranked.candidates[0]?.explanation.rationale).toMatch(/phrase 0\.[0-9]*[1-9]/)
+    expect(described).toBeGreaterThan(0)
+  })
+
+  it('candidates carry labels, a title and the stix id as provenance', async () => {
+    engine = await openEngine()
+    const seed = SeedSearch.attach(engine)
+    const raw = JSON.stringify({
+      x_mitre_aliases: ['TRISIS'],
+      external_references: [{ source_name: 'mitre-attack', external_id: 'S1009' }],
+    })
+    const [a] = await create([
+      {
+        labels: ['StixObject', 'Malware'],
+        props: { name: 'Triton', stix_id: 'malware--1', stix_raw: raw, evidence_refs: ['ev-2'] },
+      },
+    ])
+    const [c] = (await seed.search({ objective: 'TRISIS' })).candidates
+    const [other] = await create([{ labels: ['Note'], props: { aliases: ['Ziggurat'], name: 'Tower' } }])
+    expect((await seed.search({ objective: 'ziggurat' })).candidates[0]).toMatchObject({
+      node_id: `node--${other}`,
+      title: 'Tower',
+    })
+    expect(c).toMatchObject({ node_id: `node--${a}`, labels: ['StixObject', 'Malware'], title: 'Triton' })
+    expect(c?.explanation.source_refs).toEqual(['ev-2', 'malware--1'])
+    expect((await seed.search({ objective: 'malware--1' })).candidates[0]?.node_id).toBe(`node--${a}`)
+    expect((await seed.search({ objective: 'S1009' })).candidates[0]?.node_id).toBe(`node--${a}`)
+    // The raw JSON itself is not text: its keys are not words of the node.
+    expect(await codeOf(seed.search({ objective: 'external_references' }))).toBe('unprocessable:NO_SEED')
+    // A revoked or deprecated STIX object stays in the graph but is never a seed.
+    await create([
+      { labels: ['Malware'], props: { name: 'Trisis', stix_raw: JSON.stringify({ revoked: true }) } },
+    ])
+    await create([
+      { labels: ['Malware'], props: { name: 'Hatman', stix_raw: '{"x_mitre_deprecated":true}' } },
+    ])
+    expect((await seed.search({ objective: 'trisis' })).candidates.map((c) => c.node_id)).toEqual([
+      `node--${a}`,
+    ])
+    expect(await codeOf(seed.search({ objective: 'hatman' }))).toBe('unprocessable:NO_SEED')
   })
 
   it('hybrid adds degree, confidence and status; source_refs are evidence_refs', async () => {
@@ -77,12 +138,37 @@ describe('SeedSearch', () => {
     })
     const { candidates } = await seed.search({ objective: 'plc' })
     expect(candidates.map((c) => c.node_id)).toEqual([`node--${a}`]) // rejected is never a seed
-    // Searchable docs: [claim plc validated ev] (len 4) and [pump station] (len 2): N 2, avgdl 3, df 1.
-    const lex = lexicalScore(Math.log(2) * (2.2 / (1 + 1.2 * (0.25 + (0.75 * 4) / 3))))
-    expect(candidates[0]?.score).toBeCloseTo(0.7 * lex + 0.15 * 1 + 0.1 * 0.9 + 0.05 * 1, 9)
+    // Searchable docs: body [plc] (len 1) and body [] : N 2, body avgdl 0.5, df 1 -> idf ln 2.
+    const w = 1 / (0.25 + (0.75 * 1) / 0.5)
+    const lex = lexicalScore((Math.log(2) * (w * 2.2)) / (w + 1.2))
+    expect(candidates[0]?.score).toBeCloseTo(0.75 * lex + 0.1 * 1 + 0.1 * 0.9 + 0.05 * 1, 9)
     expect(candidates[0]?.explanation.source_refs).toEqual(['ev-1'])
     expect(candidates[0]?.explanation.boundary_notes.join(' ')).toContain('lexical and graph signals only')
     expect(b).toBeGreaterThan(0)
+  })
+
+  it('OVERBROAD only when every term is common; one discriminating term is answered', async () => {
+    engine = await openEngine()
+    const seed = SeedSearch.attach(engine)
+    // 30 nodes say "device attack"; one also says "firmware". Common: df 30 > max(top_k x 10, 15% of 31).
+    await create(
+      Array.from({ length: 30 }, (_, i) => ({
+        labels: ['N'],
+        props: { description: i === 0 ? 'device attack on firmware' : `device attack ${i}` },
+      })),
+    )
+    expect(await codeOf(seed.search({ objective: 'how do they attack a device', top_k: 2 }))).toBe(
+      'unprocessable:OVERBROAD_OBJECTIVE',
+    )
+    // top_k 3: 30 is not above top_k x 10 = 30, so the terms are not common there and the ranking
+    // decides: nine equal shortest nodes ("device attack 1".."9") lead it, a tie across the cut.
+    expect(await codeOf(seed.search({ objective: 'device attack', top_k: 3 }))).toBe(
+      'unprocessable:AMBIGUOUS_SEED',
+    )
+    // Common terms rank what the rarer term found; they bring in no documents of their own.
+    const answered = await seed.search({ objective: 'device attack firmware', top_k: 2 })
+    expect(answered.candidates).toHaveLength(1)
+    expect(answered.candidates[0]?.explanation.rationale).toContain('matched terms: device, attack, firmware')
   })
 
   it('results change right after a write, and 422s at their edges', async () => {

@@ -2,13 +2,24 @@ import type { Engine } from '../engine/engine.js'
 import { EngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { GraphStore } from '../graph/store.js'
-import { lexicalScore } from './bm25-index.js'
+import type { NodeRecord } from '../graph/types.js'
+import { bestOf, lexicalScore } from './bm25-index.js'
 import { EmbeddingSlot, normalizeInPlace } from './embeddings/provider.js'
-import { degreeSignal, fuse, HYBRID_DENSE_SHARE, rationale, type Signals } from './fusion.js'
-import { nodeElementId, nodeSignals } from './node-text.js'
 import {
+  degreeSignal,
+  type Fused,
+  fuse,
+  HYBRID_DENSE_SHARE,
+  type LexicalParts,
+  rationale,
+  type Signals,
+} from './fusion.js'
+import { nodeElementId, nodeFields, nodeSignals, nodeTitle } from './node-text.js'
+import { objectiveIds, phraseEvidence } from './phrase.js'
+import {
+  commonLimit,
   noTermsError,
-  overbroadError,
+  overbroadTerms,
   type ParsedSeedRequest,
   parseSeedRequest,
   type SeedRequest,
@@ -16,13 +27,21 @@ import {
   unprocessable,
 } from './rules.js'
 import { SeedIndex, type WorkspaceSeedIndex } from './seed-index.js'
-import { objectiveTerms } from './tokenizer.js'
+import { searchTerms, termWords } from './tokenizer.js'
 
 export interface SeedCandidate {
   node_id: string
   score: number
   explanation: { rationale: string; source_refs: string[]; boundary_notes: string[] }
+  /** Optional display fields (not in the spec's candidate): the node's labels and a short title. */
+  labels?: string[]
+  title?: string
 }
+
+/** Raw BM25F points an exact identifier match adds (more than any word match reaches on ATT&CK). */
+export const EXACT_ID_POINTS = 12
+/** Lexical candidates re-ranked with phrase, dense and graph signals: the best max(top_k x 10, this). */
+export const RERANK_POOL = 200
 
 export interface SeedSearchResult {
   candidates: SeedCandidate[]
@@ -46,6 +65,17 @@ export interface ObjectiveHit {
   dense: number
   score: number
   matched: string[]
+}
+
+/** A scored node before selection (its explanation is written only if it is chosen). */
+interface Scored {
+  id: number
+  node_id: string
+  score: number
+  fused: Fused
+  signals: Signals
+  matched: string[]
+  parts: LexicalParts | null
 }
 
 const NOT_EVIDENCE = 'a seed score ranks retrieval relevance; it is not evidence'
@@ -100,8 +130,8 @@ export class SeedSearch {
   }
 
   async run(req: ParsedSeedRequest, options: SearchCallOptions = {}): Promise<SeedSearchResult> {
-    const terms = objectiveTerms(req.objective)
-    if (terms.length === 0) throw noTermsError()
+    const words = termWords(req.objective)
+    if (words.size === 0) throw noTermsError()
     const workspaceId = req.workspaceId ?? DEFAULT_WORKSPACE_ID
     const ws = this.index.workspace(workspaceId)
     const dense = req.mode === 'semantic' || req.mode === 'vector'
@@ -136,16 +166,28 @@ export class SeedSearch {
           : `dense similarity from ${provider?.id} joined lexical scoring`,
       )
     if (ws === undefined) return { candidates: selectSeeds([], req.topK) }
-    const scored = await this.engine.readGraph(workspaceId, (store) =>
-      this.score(req, terms, ws, store, query),
-    )
-    scored.sort((a, b) => b.score - a.score || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0))
-    return {
-      candidates: selectSeeds(scored, req.topK).map((c) => ({
-        ...c,
-        explanation: { ...c.explanation, boundary_notes: [...notes] },
-      })),
-    }
+    return this.engine.readGraph(workspaceId, (store) => {
+      const scored = this.score(req, words, ws, store, query)
+      scored.sort((a, b) => b.score - a.score || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0))
+      // Explanations and display fields for the chosen few only.
+      return {
+        candidates: selectSeeds(scored, req.topK).map((c): SeedCandidate => {
+          const node = store.node(c.id) as NodeRecord
+          const title = nodeTitle(nodeFields(store, node))
+          return {
+            node_id: c.node_id,
+            score: c.score,
+            explanation: {
+              rationale: rationale(req.mode, c.fused, c.signals, matchedWords(c.matched, words), c.parts),
+              source_refs: nodeSignals(store, node).sourceRefs,
+              boundary_notes: [...notes],
+            },
+            labels: node.labels.map((l) => store.names.name(l)),
+            ...(title === undefined ? {} : { title }),
+          }
+        }),
+      }
+    })
   }
 
   /**
@@ -171,7 +213,7 @@ export class SeedSearch {
         : await provider.embed([objective], signal)
       if (q !== undefined && normalizeInPlace(q)) query = q
     }
-    const terms = objectiveTerms(objective)
+    const terms = searchTerms(objective)
     return this.engine.readGraph(workspaceId, (store) => {
       if (query === null) {
         const top = ws.bm25.top(terms, limit, (id) => accept(store, id))
@@ -182,8 +224,8 @@ export class SeedSearch {
         return { hits, dense: false }
       }
       const pool = new Map<number, ObjectiveHit>()
-      for (const [id, hit] of ws.bm25.search(terms))
-        pool.set(id, { id, lexical: lexicalScore(hit.raw), dense: 0, score: 0, matched: hit.matched })
+      for (const [id, raw] of ws.bm25.search(terms))
+        pool.set(id, { id, lexical: lexicalScore(raw), dense: 0, score: 0, matched: [] })
       if (query !== null && ws.vectors !== null) {
         for (const n of ws.vectors.nearest(query, limit * 4)) {
           const hit = pool.get(n.id)
@@ -203,40 +245,63 @@ export class SeedSearch {
         hits.push(hit)
       }
       hits.sort((a, b) => b.score - a.score || a.id - b.id)
-      return { hits: hits.slice(0, limit), dense: query !== null }
+      const chosen = hits.slice(0, limit)
+      for (const hit of chosen) hit.matched = ws.bm25.explain(hit.id, terms).matched
+      return { hits: chosen, dense: query !== null }
     })
   }
 
-  /** Scores every candidate (synchronously, on one published version of the graph). */
+  /** Scores the candidates (synchronously, on one published version of the graph). */
   private score(
     req: ParsedSeedRequest,
-    terms: string[],
+    words: ReadonlyMap<string, string>,
     ws: WorkspaceSeedIndex,
     store: GraphStore,
     query: Float32Array | null,
-  ): SeedCandidate[] {
-    const pool = new Map<number, { lexical: number | null; dense: number | null; matched: string[] }>()
+  ): Scored[] {
+    const terms = [...words.keys()]
+    const pool = new Map<
+      number,
+      { lexical: number | null; parts: LexicalParts | null; dense: number | null; matched: string[] }
+    >()
     if (req.mode === 'semantic' || req.mode === 'vector') {
       for (const n of ws.vectors?.nearest(query as Float32Array, req.topK * 10) ?? [])
-        pool.set(n.id, { lexical: null, dense: n.similarity, matched: [] })
+        pool.set(n.id, { lexical: null, parts: null, dense: n.similarity, matched: [] })
     } else {
-      // One term alone in more than top_k x 10 documents decides OVERBROAD before any scoring.
-      const widest = Math.max(...terms.map((t) => ws.bm25.documentFrequency(t)))
-      if (req.threshold === 0 && widest > req.topK * 10) throw overbroadError(widest, req.topK, true)
-      const hits = ws.bm25.search(terms)
-      // Every hit scores >= 0, so with no threshold the count alone decides OVERBROAD: skip the scoring.
-      if (req.threshold === 0 && hits.size > req.topK * 10) throw overbroadError(hits.size, req.topK)
-      for (const [id, hit] of hits) {
+      const exact = objectiveIds(req.objective, ws.bm25)
+      const frequencies = terms.map((term) => ({ term, df: ws.bm25.documentFrequency(term) }))
+      if (exact.size === 0) {
+        const shown = frequencies.map((f) => ({ term: words.get(f.term) ?? f.term, df: f.df }))
+        const overbroad = overbroadTerms(shown, ws.bm25.size, req.topK)
+        if (overbroad !== null) throw overbroad
+      }
+      // Common terms rank the documents rarer terms found; they do not bring in documents of their own.
+      const limit = commonLimit(ws.bm25.size, req.topK)
+      const hits = ws.bm25.search(terms, new Set(frequencies.filter((f) => f.df > limit).map((f) => f.term)))
+      for (const doc of exact.keys()) hits.set(doc, (hits.get(doc) ?? 0) + EXACT_ID_POINTS)
+      // Rank by BM25F, keep the best; phrase evidence and the dense and graph signals re-rank those.
+      const phrase = phraseEvidence(terms, ws.bm25)
+      for (const id of bestOf(hits, Math.max(req.topK * 10, RERANK_POOL))) {
+        const hit = ws.bm25.explain(id, terms)
+        const ids = exact.get(id) ?? []
+        const parts: LexicalParts = {
+          name: hit.fields[0] ?? 0,
+          labels: hit.fields[1] ?? 0,
+          body: hit.fields[2] ?? 0,
+          phrase: phrase(id),
+          id: ids.length > 0 ? EXACT_ID_POINTS : 0,
+        }
         const sim = query === null ? undefined : ws.vectors?.similarity(id, query)
         pool.set(id, {
-          lexical: lexicalScore(hit.raw),
+          lexical: lexicalScore(hit.raw + parts.id + parts.phrase),
+          parts,
           dense: query === null ? null : Math.max(0, sim ?? 0),
-          matched: hit.matched,
+          matched: [...hit.matched, ...ids],
         })
       }
     }
     const maxDegree = req.mode === 'full_text' || req.mode === 'vector' ? 0 : ws.maxDegree()
-    const out: SeedCandidate[] = []
+    const out: Scored[] = []
     for (const [id, p] of pool) {
       const node = store.node(id)
       if (node === undefined) continue
@@ -251,15 +316,22 @@ export class SeedSearch {
       const fused = fuse(req.mode, signals, this.denseShare)
       if (fused.score < req.threshold) continue
       out.push({
+        id,
         node_id: nodeElementId(id),
         score: fused.score,
-        explanation: {
-          rationale: rationale(req.mode, fused, signals, p.matched),
-          source_refs: g.sourceRefs,
-          boundary_notes: [],
-        },
+        fused,
+        signals,
+        matched: p.matched,
+        parts: p.parts,
       })
     }
     return out
   }
+}
+
+/** Matched stems as the objective wrote them; an identifier also matched as a word is listed once. */
+function matchedWords(matched: readonly string[], words: ReadonlyMap<string, string>): string[] {
+  return [...new Set(matched.map((m) => words.get(m) ?? m))].filter(
+    (m, i, all) => all.findIndex((o) => o.toLowerCase() === m.toLowerCase()) === i,
+  )
 }

@@ -1,14 +1,25 @@
 import type { DerivedIndex } from '../engine/engine.js'
 import type { CommitOp } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
-import { Bm25Index } from './bm25-index.js'
+import { Bm25Index, type IndexedDocument } from './bm25-index.js'
 import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'
-import { isSearchable, nodeText, touchedNodes } from './node-text.js'
-import { tokenize } from './tokenizer.js'
+import { embeddingText, isSearchable, type NodeFields, nodeFields, touchedNodes } from './node-text.js'
+import { analyze, analyzeWithContent } from './tokenizer.js'
 import { VectorIndex } from './vector-index.js'
 
 /** Nodes embedded per slice when a whole workspace is (re-)embedded, between event-loop turns. */
 const EMBED_SLICE = 2000
+
+/** What the lexical index stores of a node's fields. */
+export function indexedDocument(f: NodeFields): IndexedDocument {
+  const name = analyzeWithContent(f.name.join('\n'))
+  const body = analyzeWithContent(f.body.join('\n'))
+  return {
+    fields: [name.stems, analyze(f.labels.join('\n')), body.stems],
+    sequence: [...name.content, ...body.content],
+    ids: f.ids,
+  }
+}
 
 /** One workspace's full-text and vector state. */
 export class WorkspaceSeedIndex {
@@ -79,9 +90,8 @@ export class SeedIndex implements DerivedIndex {
       for (const nodeId of store.allNodeIds()) {
         const node = store.node(nodeId)
         if (node === undefined || !isSearchable(store, node)) continue
-        const text = nodeText(store, node)
-        ws.bm25.upsert(nodeId, tokenize(text))
-        texts.set(nodeId, text)
+        const fields = nodeFields(store, node)
+        if (!fields.retired) texts.set(nodeId, this.index(ws, nodeId, fields))
       }
       this.embedNow(ws, texts)
     }
@@ -95,15 +105,17 @@ export class SeedIndex implements DerivedIndex {
     const texts = new Map<number, string>()
     for (const id of nodes) {
       const node = store.node(id)
-      if (node === undefined || !isSearchable(store, node)) {
-        this.unindex(ws, id)
-        continue
-      }
-      const text = nodeText(store, node)
-      ws.bm25.upsert(id, tokenize(text))
-      texts.set(id, text)
+      const fields = node === undefined || !isSearchable(store, node) ? null : nodeFields(store, node)
+      if (fields === null || fields.retired) this.unindex(ws, id)
+      else texts.set(id, this.index(ws, id, fields))
     }
     this.embedNow(ws, texts)
+  }
+
+  /** Indexes a node's fields; returns the text to embed. */
+  private index(ws: WorkspaceSeedIndex, id: number, fields: NodeFields): string {
+    ws.bm25.upsert(id, indexedDocument(fields))
+    return embeddingText(fields)
   }
 
   private unindex(ws: WorkspaceSeedIndex, id: number): void {
@@ -138,7 +150,7 @@ export class SeedIndex implements DerivedIndex {
         const texts = new Map<number, string>()
         for (const id of ids.slice(i, i + EMBED_SLICE)) {
           const node = ws.store.node(id)
-          if (node !== undefined && ws.bm25.has(id)) texts.set(id, nodeText(ws.store, node))
+          if (node !== undefined && ws.bm25.has(id)) texts.set(id, embeddingText(nodeFields(ws.store, node)))
         }
         if (provider.embedSync) this.embedNow(ws, texts)
         else for (const [id, text] of texts) ws.pending.set(id, text)

@@ -36,7 +36,7 @@ async function build(gates?: (domain: string) => void) {
   await app.register(seedPlugin, { engine, env: { SERVICE_SEED_EMBEDDING_PROVIDER: 'none' } })
   await app.ready()
   await engine.write(
-    `CREATE (:Technique {name: 'Alarm Suppression', evidence_refs: ['ev-9']}), (:Technique {name: 'Modify Alarm Settings'})`,
+    `CREATE (:Technique {name: 'Alarm Suppression', evidence_refs: ['ev-9']}), (:Technique {name: 'Modify Alarm Settings'}), (:Note {name: 'twin'}), (:Note {name: 'twin'})`,
   )
 }
 
@@ -52,6 +52,8 @@ describe('POST /v1/seed/search', () => {
     expect(body.ok).toBe(true)
     expect(body.result.candidates).toHaveLength(1)
     expect(body.result.candidates[0].explanation.source_refs).toEqual(['ev-9'])
+    // The optional display fields survive response serialisation.
+    expect(body.result.candidates[0]).toMatchObject({ labels: ['Technique'], title: 'Alarm Suppression' })
   })
 
   it('400s in order, then gates, then 422s', async () => {
@@ -73,7 +75,7 @@ describe('POST /v1/seed/search', () => {
     expect(await code({ objective: 'of the', domain_profile: 'fimi' })).toBe('403 LICENSE_MODULE_MISSING')
     expect(await code({ objective: 'of the', domain_profile: 'CTI' })).toBe('422 OVERBROAD_OBJECTIVE')
     expect(seen).toEqual(['fimi', 'cti']) // cross_domain is never gated
-    expect(await code({ objective: 'alarm', top_k: 1 })).toBe('422 AMBIGUOUS_SEED')
+    expect(await code({ objective: 'twin', top_k: 1 })).toBe('422 AMBIGUOUS_SEED')
     expect(await code({ objective: 'turbine' })).toBe('422 NO_SEED')
     expect(await code({ objective: 'alarm', mode: 'vector' })).toBe('503 SEMANTIC_PROVIDER_UNAVAILABLE')
     const r = await post({ objective: 'turbine' })

@@ -28,6 +28,17 @@ export const SeedCandidateSchema = Type.Object(
       source_refs: Type.Array(Type.String()),
       boundary_notes: Type.Array(Type.String()),
     }),
+    labels: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Optional display field: the node labels (not in the spec).',
+      }),
+    ),
+    title: Type.Optional(
+      Type.String({
+        description:
+          'Optional display field: a short title (name, else first alias or id, else the start of the text).',
+      }),
+    ),
   },
   { $id: 'SeedCandidate' },
 )

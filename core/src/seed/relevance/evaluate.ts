@@ -1,14 +1,18 @@
 /**
- * Relevance evaluation for seed search over ATT&CK ICS + Mobile. Test and benchmark code only: the
- * bundles are read from SHARED_DIR (never shipped, never copied into the repo).
+ * Relevance evaluation for seed search over ATT&CK ICS + Mobile, beside a plain-BM25 peer (SQLite FTS5).
+ * Test and benchmark code only: the bundles are read from SHARED_DIR (never shipped, never copied into
+ * the repo). The ranker is any function from an objective to stix ids, so the same figures come from the
+ * embedded API, the HTTP route or the peer.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { Engine } from '../../engine/engine.js'
 import { isEngineError } from '../../errors.js'
-import type { PropertyValue } from '../../graph/types.js'
+import { importStix } from '../../stix/import.js'
 import type { RetrievalMode } from '../rules.js'
 import type { SeedSearch } from '../search.js'
+import { objectiveTerms } from '../tokenizer.js'
 
 export interface Judgement {
   domain: string
@@ -22,108 +26,88 @@ export function readJudgements(path: string | URL = JUDGEMENTS_PATH): Judgement[
   return (JSON.parse(readFileSync(path, 'utf8')) as { queries: Judgement[] }).queries
 }
 
-export const attackDir = (sharedDir = process.env.SHARED_DIR ?? '/work/shared') =>
-  join(resolve(sharedDir), 'data', 'stix', 'attack')
+/** The repository root (this file is core/{src,dist}/seed/relevance/evaluate.*). */
+const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url))
+
+/** The one SHARED_DIR setting every test reads (default ../shared beside the repository). */
+export const sharedDir = () => resolve(repoRoot, process.env.SHARED_DIR ?? '../shared')
+
+export const attackDir = (dir = sharedDir()) => join(dir, 'data', 'stix', 'attack')
 
 export const ATTACK_BUNDLES = ['ics-attack-18.1.json', 'mobile-attack-17.1.json']
 
-export const attackPresent = (sharedDir?: string) =>
-  ATTACK_BUNDLES.every((f) => existsSync(join(attackDir(sharedDir), f)))
+export const attackPresent = (dir?: string) =>
+  ATTACK_BUNDLES.every((f) => existsSync(join(attackDir(dir), f)))
 
-interface StixObject {
+export interface StixObject {
   id: string
   type: string
   name?: string
   description?: string
-  source_ref?: string
-  target_ref?: string
-  relationship_type?: string
   x_mitre_aliases?: string[]
   aliases?: string[]
-  external_references?: { source_name?: string; external_id?: string }[]
+  [key: string]: unknown
+}
+
+/** The bundles' objects, as parsed JSON, one bundle per entry. */
+export function readAttackBundles(dir?: string): { type: 'bundle'; id: string; objects: StixObject[] }[] {
+  return ATTACK_BUNDLES.map((f) => JSON.parse(readFileSync(join(attackDir(dir), f), 'utf8')))
 }
 
 /**
- * TEST-DATA LOADER (not the product's STIX import): one node per ATT&CK object, labelled with its type,
- * with stix_id, name, description, external_id (mitre-attack) and aliases; one relationship per STIX
- * relationship so degree is realistic. Returns stix_id -> node id.
+ * The ATT&CK objects seed search offers as seeds: not relationships, not revoked or deprecated (seed
+ * search keeps those in the graph but never proposes them), first occurrence of an id wins. The peer
+ * indexes exactly these, so both rank the same objects.
  */
-export async function loadAttack(
-  engine: Engine,
-  workspace: string,
-  sharedDir?: string,
-): Promise<Map<string, number>> {
-  const objects = new Map<string, StixObject>()
-  for (const f of ATTACK_BUNDLES) {
-    const bundle = JSON.parse(readFileSync(join(attackDir(sharedDir), f), 'utf8')) as {
-      objects: StixObject[]
-    }
-    for (const o of bundle.objects) if (!objects.has(o.id)) objects.set(o.id, o)
-  }
-  const { value } = await engine.transact(workspace, (tx, store) => {
-    const ids = new Map<string, number>()
-    const key = (k: string) => store.names.id(k)
-    for (const o of objects.values()) {
-      if (o.type === 'relationship') continue
-      const props = new Map<number, PropertyValue>([[key('stix_id'), o.id]])
-      if (o.name) props.set(key('name'), o.name)
-      if (o.description) props.set(key('description'), o.description)
-      const ext = o.external_references?.find((r) => r.source_name?.startsWith('mitre-'))?.external_id
-      if (ext) props.set(key('external_id'), ext)
-      const aliases = o.x_mitre_aliases ?? o.aliases
-      if (aliases?.length) props.set(key('aliases'), aliases)
-      ids.set(o.id, tx.createNode([key(o.type)], props))
-    }
-    for (const o of objects.values()) {
-      if (o.type !== 'relationship' || !o.source_ref || !o.target_ref) continue
-      const s = ids.get(o.source_ref)
-      const t = ids.get(o.target_ref)
-      if (s !== undefined && t !== undefined)
-        tx.createRelationship(key(o.relationship_type ?? 'related-to'), s, t, new Map())
-    }
-    return ids
-  })
-  return value
+export function attackObjects(dir?: string): StixObject[] {
+  const seen = new Map<string, StixObject>()
+  for (const b of readAttackBundles(dir))
+    for (const o of b.objects)
+      if (o.type !== 'relationship' && o.revoked !== true && o.x_mitre_deprecated !== true && !seen.has(o.id))
+        seen.set(o.id, o)
+  return [...seen.values()]
 }
 
-export interface ModeFigures {
-  mode: RetrievalMode
+/**
+ * Imports both bundles with the product's STIX import (the same code the HTTP route runs) and returns
+ * node element id -> stix id for the searchable nodes.
+ */
+export async function importAttack(
+  engine: Engine,
+  workspaceId: string,
+  dir?: string,
+): Promise<Map<string, string>> {
+  for (const bundle of readAttackBundles(dir)) await importStix(engine, { bundle, workspaceId })
+  return engine.readGraph(workspaceId, (store) => {
+    const key = store.names.lookup('stix_id')
+    const out = new Map<string, string>()
+    for (const id of store.allNodeIds()) {
+      const v = store.node(id)?.props.get(key)
+      if (typeof v === 'string') out.set(`node--${id}`, v)
+    }
+    return out
+  })
+}
+
+/** One objective answered: stix ids best first, or the 422 code that refused it. */
+export type Answer = { ranked: string[] } | { error: string }
+export type Ranker = (objective: string) => Promise<Answer>
+
+export interface Figures {
   ndcg10: number
   recall10: number
   /** Objectives answered by a 422 (counted as empty result lists). */
-  errors: number
+  refused: number
   perQuery: { objective: string; ndcg10: number; recall10: number; error?: string }[]
 }
 
-/**
- * nDCG@10 (gain 2^grade - 1, log2 discount) and recall@10 over the judged nodes, averaged. With `topK` 10
- * this is what a caller is served (a 422 counts as an empty list: natural-language objectives often
- * trip FACTS' OVERBROAD rule); with a large `topK` it measures the ranking alone (first 10 of the list).
- */
-export async function evaluate(
-  seed: SeedSearch,
-  judgements: Judgement[],
-  stixToNode: ReadonlyMap<string, number>,
-  mode: RetrievalMode,
-  workspace_id: string,
-  topK = 10,
-): Promise<ModeFigures> {
-  const perQuery: ModeFigures['perQuery'] = []
+/** nDCG@10 (gain 2^grade - 1, log2 discount) and recall@10 over the judged objects, averaged. */
+export async function judge(judgements: readonly Judgement[], rank: Ranker): Promise<Figures> {
+  const perQuery: Figures['perQuery'] = []
   for (const j of judgements) {
-    const grades = new Map<string, number>()
-    for (const r of j.relevant) {
-      const id = stixToNode.get(r.stix_id)
-      if (id !== undefined) grades.set(`node--${id}`, r.grade)
-    }
-    let ranked: string[] = []
-    let error: string | undefined
-    try {
-      const { candidates } = await seed.search({ objective: j.objective, mode, top_k: topK, workspace_id })
-      ranked = candidates.slice(0, 10).map((c) => c.node_id)
-    } catch (e) {
-      if (!isEngineError(e)) throw e
-      error = e.code
-    }
+    const grades = new Map(j.relevant.map((r) => [r.stix_id, r.grade]))
+    const answer = await rank(j.objective)
+    const ranked = 'ranked' in answer ? answer.ranked.slice(0, 10) : []
     const dcg = ranked.reduce((s, id, i) => s + (2 ** (grades.get(id) ?? 0) - 1) / Math.log2(i + 2), 0)
     const ideal = [...grades.values()]
       .sort((a, b) => b - a)
@@ -134,16 +118,70 @@ export async function evaluate(
       objective: j.objective,
       ndcg10: ideal > 0 ? dcg / ideal : 0,
       recall10: grades.size > 0 ? found / Math.min(10, grades.size) : 0,
-      ...(error ? { error } : {}),
+      ...('error' in answer ? { error: answer.error } : {}),
     })
   }
   const mean = (f: (q: (typeof perQuery)[number]) => number) =>
     perQuery.reduce((s, q) => s + f(q), 0) / Math.max(1, perQuery.length)
   return {
-    mode,
     ndcg10: mean((q) => q.ndcg10),
     recall10: mean((q) => q.recall10),
-    errors: perQuery.filter((q) => q.error).length,
+    refused: perQuery.filter((q) => q.error).length,
     perQuery,
+  }
+}
+
+/** A ranker over the embedded API (top_k 10, what a caller is served). */
+export function embeddedRanker(
+  seed: SeedSearch,
+  mode: RetrievalMode,
+  workspace_id: string,
+  stixOf: ReadonlyMap<string, string>,
+): Ranker {
+  return async (objective) => {
+    try {
+      const { candidates } = await seed.search({ objective, mode, top_k: 10, workspace_id })
+      return { ranked: candidates.map((c) => stixOf.get(c.node_id) ?? c.node_id) }
+    } catch (e) {
+      if (!isEngineError(e)) throw e
+      return { error: e.code }
+    }
+  }
+}
+
+/** The part of better-sqlite3's API the peer uses (so core does not depend on it). */
+export interface SqliteDatabase {
+  exec(sql: string): unknown
+  prepare(sql: string): {
+    run(...params: unknown[]): unknown
+    all(...params: unknown[]): unknown[]
+  }
+  close(): unknown
+}
+
+/**
+ * The peer: SQLite FTS5's own BM25 (`ORDER BY rank`, default unicode61 tokenizer, equal column weights)
+ * over name, aliases and description of the same objects; the objective's FACTS terms OR-ed.
+ */
+export function fts5Ranker(db: SqliteDatabase, objects: readonly StixObject[]): Ranker {
+  db.exec(
+    'CREATE VIRTUAL TABLE IF NOT EXISTS attack USING fts5(stix_id UNINDEXED, name, aliases, description)',
+  )
+  const insert = db.prepare('INSERT INTO attack (stix_id, name, aliases, description) VALUES (?, ?, ?, ?)')
+  for (const o of objects)
+    insert.run(
+      o.id,
+      o.name ?? '',
+      [...(o.x_mitre_aliases ?? []), ...(o.aliases ?? [])].join(' '),
+      o.description ?? '',
+    )
+  const query = db.prepare('SELECT stix_id FROM attack WHERE attack MATCH ? ORDER BY rank LIMIT 10')
+  return async (objective) => {
+    const terms = objectiveTerms(objective)
+    if (terms.length === 0) return { error: 'NO_TERMS' }
+    const rows = query.all(terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ')) as {
+      stix_id: string
+    }[]
+    return rows.length === 0 ? { error: 'NO_MATCH' } : { ranked: rows.map((r) => r.stix_id) }
   }
 }

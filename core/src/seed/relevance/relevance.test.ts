@@ -6,16 +6,22 @@ import { type Engine, openEngine } from '../../engine/engine.js'
 import { loadWordVectors, WordVectorModel } from '../embeddings/word-vectors.js'
 import type { RetrievalMode } from '../rules.js'
 import { SeedSearch } from '../search.js'
-import { attackPresent, evaluate, loadAttack, readJudgements } from './evaluate.js'
+import { attackPresent, embeddedRanker, importAttack, judge, readJudgements, sharedDir } from './evaluate.js'
 
-// Ranking floors (top_k 400, first 10 judged) a little under the measured figures (full_text 0.726/0.818,
-// hybrid 0.799/0.891, semantic 0.311/0.411, vector 0.312/0.445), so a regression fails here.
+/**
+ * Ranking floors per mode through the embedded door (the product's STIX import, top_k 10 as served), a
+ * little under the measured figures (74 objectives: full_text 0.688/0.738, hybrid 0.720/0.769, semantic
+ * 0.288/0.416, vector 0.309/0.422, no refusals), so a ranking regression fails here without a build.
+ * The issue's gate (HTTP after a real import, beside SQLite FTS5) is e2e/src/seed-relevance.test.ts.
+ */
 const FLOORS: Record<RetrievalMode, { ndcg10: number; recall10: number }> = {
-  full_text: { ndcg10: 0.68, recall10: 0.78 },
-  hybrid: { ndcg10: 0.75, recall10: 0.85 },
-  semantic: { ndcg10: 0.27, recall10: 0.37 },
-  vector: { ndcg10: 0.27, recall10: 0.4 },
+  full_text: { ndcg10: 0.67, recall10: 0.71 },
+  hybrid: { ndcg10: 0.7, recall10: 0.74 },
+  semantic: { ndcg10: 0.26, recall10: 0.39 },
+  vector: { ndcg10: 0.28, recall10: 0.4 },
 }
+/** At most one objective in 30 refused, in every mode. */
+const MAX_REFUSED_SHARE = 1 / 30
 
 function wordVectorsPath(): string | null {
   const plugin = join(dirname(fileURLToPath(import.meta.url)), '../../../../plugins/seed/package.json')
@@ -28,17 +34,17 @@ function wordVectorsPath(): string | null {
 }
 
 const present = attackPresent()
-if (!present)
-  console.warn('relevance: ATT&CK bundles not found under SHARED_DIR (default /work/shared); skipped')
+if (!present) console.warn(`relevance: ATT&CK bundles not found under SHARED_DIR (${sharedDir()}); skipped`)
 
-describe.skipIf(!present)('seed relevance on ATT&CK ICS + Mobile', () => {
+describe.skipIf(!present)('seed relevance on ATT&CK ICS + Mobile (embedded)', () => {
   let engine: Engine
   let seed: SeedSearch
-  let ids: Map<string, number>
+  let stixOf: Map<string, string>
+  const judgements = readJudgements()
   beforeAll(async () => {
     engine = await openEngine()
     seed = SeedSearch.attach(engine)
-    ids = await loadAttack(engine, 'attack')
+    stixOf = await importAttack(engine, 'attack')
     const path = wordVectorsPath()
     if (path !== null) {
       seed.embeddings.set(new WordVectorModel(await loadWordVectors({ path })))
@@ -47,12 +53,21 @@ describe.skipIf(!present)('seed relevance on ATT&CK ICS + Mobile', () => {
   }, 180_000)
   afterAll(async () => engine?.close())
 
+  it('the judged set has at least 60 graded objectives over both bundles', () => {
+    expect(judgements.length).toBeGreaterThanOrEqual(60)
+    expect(new Set(judgements.map((j) => j.domain))).toEqual(new Set(['ics', 'mobile']))
+    for (const j of judgements) expect(j.relevant.some((r) => r.grade === 2)).toBe(true)
+    const known = new Set(stixOf.values())
+    for (const j of judgements) for (const r of j.relevant) expect(known.has(r.stix_id), r.name).toBe(true)
+  })
+
   for (const mode of ['full_text', 'hybrid', 'semantic', 'vector'] as const) {
-    it(`${mode} keeps its nDCG@10 and recall@10 floors`, async () => {
+    it(`${mode} keeps its nDCG@10 and recall@10 floors and answers the objectives`, async () => {
       if (seed.embeddings.provider === null && (mode === 'semantic' || mode === 'vector')) return
-      const figures = await evaluate(seed, readJudgements(), ids, mode, 'attack', 400)
+      const figures = await judge(judgements, embeddedRanker(seed, mode, 'attack', stixOf))
       expect(figures.ndcg10).toBeGreaterThanOrEqual(FLOORS[mode].ndcg10)
       expect(figures.recall10).toBeGreaterThanOrEqual(FLOORS[mode].recall10)
+      expect(figures.refused).toBeLessThanOrEqual(Math.floor(judgements.length * MAX_REFUSED_SHARE))
     })
   }
 })
