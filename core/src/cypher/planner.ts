@@ -12,6 +12,7 @@ import type { CypherError } from './errors.js'
 import { chain, type ExecContext, load, type Row, type Stage, type StageFactory } from './executor/context.js'
 import { compileMatch } from './executor/match.js'
 import { compileProjection, type ProjectionEnv } from './executor/projection.js'
+import { scanAggregateShape } from './executor/scan-aggregate.js'
 import {
   compileCreatePart,
   compileDelete,
@@ -155,31 +156,17 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
     let columns: string[] = []
     let slots: number[] = []
     const clauses = query.clauses
-    clauses.forEach((clause, index) => {
-      const last = index === clauses.length - 1
-      if (clause.kind === 'return' && !last) {
-        this.report(
-          'INVALID_CLAUSE_COMPOSITION',
-          'RETURN must be the last clause',
-          clauses[index + 1]?.start ?? clause.start,
-        )
-      }
-      const previous = clauses[index - 1]
-      if (clause.kind === 'match' && previous !== undefined && isUpdating(previous)) {
-        this.report(
-          'INVALID_CLAUSE_COMPOSITION',
-          'a WITH is required between an updating clause and MATCH',
-          clause.start,
-        )
-      }
-      if (last && clause.kind !== 'return' && !isUpdating(clause)) {
-        this.report(
-          'INVALID_CLAUSE_COMPOSITION',
-          `a query cannot end with ${clause.kind.toUpperCase()}`,
-          clause.start,
-        )
-      }
-      const result = this.buildClause(clause, scope)
+    for (let index = 0; index < clauses.length; index++) {
+      const clause = clauses[index] as Clause
+      this.checkComposition(clauses, index)
+      const following = clauses[index + 1]
+      const result =
+        (write
+          ? undefined
+          : this.fusedScanAggregate(clause, following, scope, () =>
+              this.checkComposition(clauses, index + 1),
+            )) ?? this.buildClause(clause, scope)
+      if (result.fused) index++
       factories.push(...result.factories)
       scope = result.scope
       if (result.columns) {
@@ -187,15 +174,76 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
         slots = result.columns.map((column) => column.slot)
       }
       // Writes see a stable input: each clause finishes before the next starts (Cypher's eagerness).
-      if (write && !last) factories.push(eager)
-    })
+      if (write && index < clauses.length - 1) factories.push(eager)
+    }
     return { factories, columns, slots, returns: clauses[clauses.length - 1]?.kind === 'return' }
   }
 
-  private buildClause(
+  /**
+   * `MATCH (v:Label)` followed by a grouping WITH/RETURN over v's properties: one fused scan-aggregate
+   * operator for both clauses (reads only). Undefined when the shape does not fit.
+   */
+  private fusedScanAggregate(
     clause: Clause,
+    following: Clause | undefined,
     scope: Scope,
-  ): { factories: StageFactory[]; scope: Scope; columns?: { name: string; slot: number }[] } {
+    checkFollowing: () => void,
+  ): ClauseResult | undefined {
+    if (following?.kind !== 'with' && following?.kind !== 'return') return undefined
+    const shape = scanAggregateShape(clause, following.projection)
+    if (shape === undefined || clause.kind !== 'match' || scope.has(shape.variable)) return undefined
+    const compiled = compileMatch(this, clause.pattern, clause.where, scope, {
+      countLoaded: true,
+      optional: clause.optional,
+    })
+    this.explain.push(...compiled.plan, 'ScanAggregate')
+    checkFollowing()
+    const nodeSlot = compiled.scope.get(shape.variable)?.slot as number
+    const projection = compileProjection(
+      this,
+      following.projection,
+      compiled.scope,
+      following.kind,
+      following.kind === 'with' ? following.where : undefined,
+      following.start,
+      { shape, nodeSlot },
+    )
+    return {
+      factories: projection.factories,
+      scope: projection.scope,
+      ...(following.kind === 'return' ? { columns: projection.columns } : {}),
+      fused: true,
+    }
+  }
+
+  private checkComposition(clauses: Clause[], index: number): void {
+    const clause = clauses[index] as Clause
+    const last = index === clauses.length - 1
+    if (clause.kind === 'return' && !last) {
+      this.report(
+        'INVALID_CLAUSE_COMPOSITION',
+        'RETURN must be the last clause',
+        clauses[index + 1]?.start ?? clause.start,
+      )
+    }
+    const previous = clauses[index - 1]
+    if (clause.kind === 'match' && previous !== undefined && isUpdating(previous)) {
+      this.report(
+        'INVALID_CLAUSE_COMPOSITION',
+        'a WITH is required between an updating clause and MATCH',
+        clause.start,
+      )
+    }
+    if (last && clause.kind !== 'return' && !isUpdating(clause)) {
+      this.report(
+        'INVALID_CLAUSE_COMPOSITION',
+        `a query cannot end with ${clause.kind.toUpperCase()}`,
+        clause.start,
+      )
+    }
+  }
+
+  private buildClause(clause: Clause, scope: Scope): ClauseResult {
     switch (clause.kind) {
       case 'match': {
         const compiled = compileMatch(this, clause.pattern, clause.where, scope, {
@@ -331,6 +379,14 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
       scope: matched.scope,
     }
   }
+}
+
+interface ClauseResult {
+  factories: StageFactory[]
+  scope: Scope
+  columns?: { name: string; slot: number }[]
+  /** The clause after this one was compiled into it (a fused scan-aggregate). */
+  fused?: boolean
 }
 
 const isUpdating = (clause: Clause): boolean =>

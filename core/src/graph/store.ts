@@ -1,4 +1,5 @@
 import { EngineError } from '../errors.js'
+import { ColumnCache, type PropertyColumn } from './columns.js'
 import { type CommitOp, type CommitRecord, decodeValue, type EncodedValue } from './commit.js'
 import { NodeIndexes } from './indexes.js'
 import { Transaction } from './transaction.js'
@@ -24,6 +25,7 @@ export class GraphStore implements GraphReader {
   private relEnds = new Int32Array(INITIAL_RELS)
   private readonly relProperties = new Map<number, Map<number, PropertyValue>>()
   private readonly indexes = new NodeIndexes()
+  private readonly columns = new ColumnCache()
   /** Next ids to hand out; restored by replay because every create op carries its id. */
   nextNodeId = 0
   nextRelId = 0
@@ -71,6 +73,17 @@ export class GraphStore implements GraphReader {
 
   labelCount(label: number): number {
     return this.indexes.labels.count(label)
+  }
+
+  /** Property `key` of every node labelled `label`, as columns in `labelNodeIds` order (cached until a
+   * write touches the label). */
+  labelColumn(label: number, key: number): PropertyColumn {
+    return this.columns.column(
+      label,
+      key,
+      () => this.labelNodeIds(label),
+      (id) => this.nodes[id]?.props,
+    )
   }
 
   nodeCount(): number {
@@ -159,10 +172,12 @@ export class GraphStore implements GraphReader {
         this.liveNodes++
         if (op.id >= this.nextNodeId) this.nextNodeId = op.id + 1
         this.indexes.addNode(op.id, labels, node.props)
+        this.columns.touched(labels)
         return
       }
       case 'deleteNode': {
         const node = this.mustNode(op.id)
+        this.columns.touched(node.labels)
         if (node.out.length > 0 || node.in.length > 0) throw corrupt(`node ${op.id} still has relationships`)
         this.indexes.removeNode(op.id, node.labels, node.props)
         this.nodes[op.id] = undefined
@@ -175,6 +190,7 @@ export class GraphStore implements GraphReader {
         if (node.labels.includes(label)) return
         node.labels.push(label)
         this.indexes.addLabel(op.id, label, node.props)
+        this.columns.touched([label])
         return
       }
       case 'removeLabel': {
@@ -184,6 +200,7 @@ export class GraphStore implements GraphReader {
         if (at < 0) return
         node.labels.splice(at, 1)
         this.indexes.removeLabel(op.id, label, node.props)
+        this.columns.touched([label])
         return
       }
       case 'setNodeProperty': {
@@ -192,6 +209,7 @@ export class GraphStore implements GraphReader {
         const value = decodeValue(op.value)
         this.indexes.setProperty(op.id, node.labels, key, node.props.get(key), value)
         node.props.set(key, value)
+        this.columns.touched(node.labels)
         return
       }
       case 'removeNodeProperty': {
@@ -201,6 +219,7 @@ export class GraphStore implements GraphReader {
         if (before === undefined) return
         this.indexes.setProperty(op.id, node.labels, key, before, undefined)
         node.props.delete(key)
+        this.columns.touched(node.labels)
         return
       }
       case 'createRelationship': {

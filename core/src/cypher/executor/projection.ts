@@ -16,6 +16,7 @@ import { orderCompare, truth, typeName, type Value, valueKey } from '../values.j
 import { type AccumulatorFactory, accumulatorFor } from './aggregates.js'
 import type { ExecContext, Row, Stage, StageFactory } from './context.js'
 import type { MatchEnv } from './match.js'
+import { type ScanAggregateShape, scanAggregateStage } from './scan-aggregate.js'
 
 export interface ProjectionEnv extends MatchEnv {
   readonly text: string
@@ -44,6 +45,7 @@ export function compileProjection(
   clause: 'with' | 'return',
   where: Expr | undefined,
   at: number,
+  fuse?: { shape: ScanAggregateShape; nodeSlot: number },
 ): CompiledProjection {
   const items: Item[] = []
   const seen = new Set<string>()
@@ -112,7 +114,12 @@ export function compileProjection(
   const factories: StageFactory[] = []
   const exprs = env.exprs
 
-  if (aggregating) factories.push(groupStage(env, items, input))
+  if (aggregating && fuse !== undefined) {
+    // The shape guarantees every item is a grouping key or one aggregate call, in item order.
+    const keySlots = items.filter((item) => item.aggregates.length === 0).map((item) => item.slot)
+    const aggSlots = items.filter((item) => item.aggregates.length > 0).map((item) => item.slot)
+    factories.push(scanAggregateStage(fuse.shape, fuse.nodeSlot, keySlots, aggSlots, () => env.blankRow()))
+  } else if (aggregating) factories.push(groupStage(env, items, input))
   else {
     const evals = items.map((item) => exprs.compile(item.expr, input))
     const slots = items.map((item) => item.slot)
@@ -141,6 +148,8 @@ export function compileProjection(
       }
     })
   }
+  const skip = projection.skip ? constantCount(env, projection.skip, 'SKIP') : undefined
+  const limit = projection.limit ? constantCount(env, projection.limit, 'LIMIT') : undefined
   if (projection.orderBy.length > 0) {
     // ORDER BY sees the projected names, and also the incoming ones when rows were not merged.
     let sortScope = output
@@ -152,11 +161,9 @@ export function compileProjection(
     const keys = projection.orderBy.map((sort) => exprs.compile(sort.expr, sortScope))
     exprs.substitutions = undefined
     const directions = projection.orderBy.map((sort) => (sort.descending ? -1 : 1))
-    factories.push(sortStage(keys, directions))
+    factories.push(sortStage(keys, directions, limit && ((ctx) => rowsToKeep(env, ctx, skip, limit))))
   }
   if (projection.skip !== undefined || projection.limit !== undefined) {
-    const skip = projection.skip ? constantCount(env, projection.skip, 'SKIP') : undefined
-    const limit = projection.limit ? constantCount(env, projection.limit, 'LIMIT') : undefined
     factories.push((ctx, next) => {
       const blank = env.blankRow()
       let toSkip = skip ? skip(blank, ctx) : 0
@@ -238,6 +245,17 @@ function ungroupedVariable(
   }
 }
 
+/** SKIP + LIMIT: how many sorted rows the LIMIT stage can let through. */
+function rowsToKeep(
+  env: ProjectionEnv,
+  ctx: ExecContext,
+  skip: ((row: Row, ctx: ExecContext) => number) | undefined,
+  limit: (row: Row, ctx: ExecContext) => number,
+): number {
+  const blank = env.blankRow()
+  return (skip ? skip(blank, ctx) : 0) + limit(blank, ctx)
+}
+
 /** SKIP/LIMIT take a constant non-negative integer (literal or parameter). */
 function constantCount(env: ProjectionEnv, expr: Expr, what: string): (row: Row, ctx: ExecContext) => number {
   if (freeVariables(expr).size > 0) {
@@ -259,22 +277,44 @@ function constantCount(env: ProjectionEnv, expr: Expr, what: string): (row: Row,
   }
 }
 
-function sortStage(keys: Eval[], directions: number[]): StageFactory {
+/**
+ * ORDER BY. With a LIMIT after it (`bound` gives SKIP + LIMIT for the run) only the first `bound` rows can
+ * come out, so the buffer is cut back to them whenever it doubles, and a row ordering after the current
+ * last kept one is dropped on arrival: top-k in O(n log k) instead of sorting everything. The sort is
+ * stable and kept rows always precede later arrivals, so ties come out exactly as a full sort gives them.
+ */
+function sortStage(
+  keys: Eval[],
+  directions: number[],
+  bound: ((ctx: ExecContext) => number) | undefined,
+): StageFactory {
+  type Entry = { row: Row; keys: Value[] }
+  const compare = (a: Value[], b: Value[]): number => {
+    for (let i = 0; i < directions.length; i++) {
+      const c = orderCompare(a[i] as Value, b[i] as Value)
+      if (c !== 0) return c * (directions[i] as number)
+    }
+    return 0
+  }
+  const byKeys = (a: Entry, b: Entry): number => compare(a.keys, b.keys)
   return (ctx, next) => {
-    const buffer: { row: Row; keys: Value[] }[] = []
+    let buffer: Entry[] = []
+    const k = bound === undefined ? Number.POSITIVE_INFINITY : bound(ctx)
+    let last: Value[] | undefined
     return {
       push(row) {
-        buffer.push({ row, keys: keys.map((key) => key(row, ctx)) })
+        const values = keys.map((key) => key(row, ctx))
+        if (last !== undefined && compare(values, last) >= 0) return true
+        buffer.push({ row, keys: values })
+        if (buffer.length >= 2 * k + 64) {
+          buffer.sort(byKeys)
+          buffer = buffer.slice(0, k)
+          last = buffer.at(-1)?.keys
+        }
         return true
       },
       finish() {
-        buffer.sort((a, b) => {
-          for (let i = 0; i < directions.length; i++) {
-            const c = orderCompare(a.keys[i] as Value, b.keys[i] as Value)
-            if (c !== 0) return c * (directions[i] as number)
-          }
-          return 0
-        })
+        buffer.sort(byKeys)
         for (const entry of buffer) if (!next.push(entry.row)) break
         next.finish()
       },
@@ -317,11 +357,22 @@ function groupStage(env: ProjectionEnv, items: Item[], input: Scope): StageFacto
       keys,
       accumulators: calls.map((call) => call.factory()),
     })
+    const single = keyEvals.length === 1 ? (keyEvals[0] as Eval) : undefined
     return {
       push(row) {
-        const keys = keyEvals.map((key) => key(row, ctx))
-        let id = ''
-        for (const key of keys) id += `${valueKey(key)}|`
+        let keys: Value[]
+        let id: string
+        if (single !== undefined) {
+          // One grouping key: a string groups under itself behind a quote (no other valueKey starts
+          // with one), sparing the escaping and the joined key.
+          const key = single(row, ctx)
+          keys = [key]
+          id = typeof key === 'string' ? `"${key}` : valueKey(key)
+        } else {
+          keys = keyEvals.map((key) => key(row, ctx))
+          id = ''
+          for (const key of keys) id += `${valueKey(key)}|`
+        }
         let group = groups.get(id)
         if (group === undefined) {
           group = newGroup(row, keys)
