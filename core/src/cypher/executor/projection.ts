@@ -303,7 +303,15 @@ function sortStage(
     let last: Value[] | undefined
     return {
       push(row) {
-        const values = keys.map((key) => key(row, ctx))
+        const first = (keys[0] as Eval)(row, ctx)
+        if (last !== undefined) {
+          // Most rows of a top-k lose on the first key alone: drop them before evaluating the rest.
+          const c = orderCompare(first, last[0] as Value) * (directions[0] as number)
+          if (c > 0) return true
+          if (c === 0 && keys.length === 1) return true
+        }
+        const values = [first]
+        for (let i = 1; i < keys.length; i++) values.push((keys[i] as Eval)(row, ctx))
         if (last !== undefined && compare(values, last) >= 0) return true
         buffer.push({ row, keys: values })
         if (buffer.length >= 2 * k + 64) {
