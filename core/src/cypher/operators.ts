@@ -208,7 +208,9 @@ export function property(
   if (value instanceof RelValue) {
     if (ctx.graph.relType(value.id) < 0) return deletedAccess(ctx, value)
     const id = resolve(ctx.graph.names)
-    return id < 0 ? null : (ctx.graph.relProps(value.id)?.get(id) ?? null)
+    if (id < 0) return null
+    const graph = ctx.graph
+    return (graph.relProperty ? graph.relProperty(value.id, id) : graph.relProps(value.id)?.get(id)) ?? null
   }
   if (value instanceof Map) return (value as CypherMap).get(key) ?? null
   throw typeError(`cannot read property '${key}' of ${typeName(value)}`)

@@ -32,6 +32,43 @@ describe('GraphStore and Transaction', () => {
     expect(store.sequence).toBe(1)
   })
 
+  it('stores relationship properties by key: set, remove, delete, restore, and the overlay reads through', () => {
+    const store = new GraphStore()
+    const { a, b, r } = seed(store)
+    const since = store.names.lookup('since')
+    const weight = store.names.id('weight')
+    const type = store.names.lookup('KNOWS')
+    expect(store.relProps(r)).toEqual(new Map([[since, 2020n]]))
+    expect(store.relProperty(r, since)).toBe(2020n)
+    let tx = store.begin()
+    const bare = tx.createRelationship(type, b, a, new Map())
+    tx.setRelationshipProperty(r, weight, 0.5)
+    tx.setRelationshipProperty(r, since, undefined)
+    expect(tx.relProperty(r, weight)).toBe(0.5)
+    expect(tx.relProperty(r, since)).toBeUndefined()
+    expect(store.relProperty(r, weight)).toBeUndefined()
+    store.publish(tx.prepare(), 2)
+    expect(store.relProps(bare)).toBeUndefined()
+    expect(store.relProps(r)).toEqual(new Map([[weight, 0.5]]))
+    expect(tx.relProperty(bare, weight)).toBeUndefined()
+    tx = store.begin()
+    tx.setRelationshipProperty(r, weight, undefined)
+    store.publish(tx.prepare(), 3)
+    expect(store.relProps(r)).toBeUndefined()
+    tx = store.begin()
+    tx.setRelationshipProperty(bare, since, 1999n)
+    tx.deleteRelationship(bare)
+    store.publish(tx.prepare(), 4)
+    expect(store.relProperty(bare, since)).toBeUndefined()
+    store.restoreRelationship(bare + 1, type, a, b, new Map([[since, 1n]]))
+    expect(store.relProps(bare + 1)).toEqual(new Map([[since, 1n]]))
+    // A deleted relationship's id is not reused, and its properties are gone with it.
+    expect([...store.allRelIds()].map((id) => [id, store.relProps(id)])).toEqual([
+      [r, undefined],
+      [bare + 1, new Map([[since, 1n]])],
+    ])
+  })
+
   it('keeps uncommitted writes invisible to the published version', () => {
     const store = new GraphStore()
     const { a } = seed(store)

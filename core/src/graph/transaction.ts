@@ -88,6 +88,12 @@ export class Transaction implements GraphReader {
     return this.base.relProps(id)
   }
 
+  relProperty(id: number, key: number): PropertyValue | undefined {
+    const copy = this.rels.get(id)
+    if (copy !== undefined) return copy === null ? undefined : copy.props.get(key)
+    return this.base.relProperty(id, key)
+  }
+
   *allNodeIds(): Iterable<number> {
     for (const id of this.base.allNodeIds()) if (!this.nodes.has(id)) yield id
     for (const [id, node] of this.nodes) if (node !== null) yield id
