@@ -1,4 +1,4 @@
-import { Diagnostics, Scope } from './analyzer.js'
+import { Diagnostics, exprKey, freeVariables, Scope } from './analyzer.js'
 import {
   type Clause,
   type Expr,
@@ -11,8 +11,9 @@ import { type Eval, type ExprEnv, ExpressionCompiler, type Matcher } from './com
 import type { CypherError } from './errors.js'
 import { chain, type ExecContext, load, type Row, type Stage, type StageFactory } from './executor/context.js'
 import { compileMatch } from './executor/match.js'
-import { compileProjection, type ProjectionEnv } from './executor/projection.js'
+import { compileProjection, countOf, type ProjectionEnv } from './executor/projection.js'
 import { scanAggregateShape } from './executor/scan-aggregate.js'
+import { conjunctsOf, scanTopKShape, scanTopKStage } from './executor/scan-topk.js'
 import {
   compileCreatePart,
   compileDelete,
@@ -161,11 +162,15 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
       this.checkComposition(clauses, index)
       const following = clauses[index + 1]
       const result =
+        (index === 0 && !write
+          ? this.fusedScanTopK(clause, following, scope, () => this.checkComposition(clauses, index + 1))
+          : undefined) ??
         (write
           ? undefined
           : this.fusedScanAggregate(clause, following, scope, () =>
               this.checkComposition(clauses, index + 1),
-            )) ?? this.buildClause(clause, scope)
+            )) ??
+        this.buildClause(clause, scope)
       if (result.fused) index++
       factories.push(...result.factories)
       scope = result.scope
@@ -214,6 +219,85 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
       ...(following.kind === 'return' ? { columns: projection.columns } : {}),
       fused: true,
     }
+  }
+
+  /**
+   * A leading `MATCH (v:Label) [WHERE …]` and a final `RETURN … ORDER BY … LIMIT` over v's properties: one
+   * fused scan + filter + top-k operator over the label's property columns (reads only).
+   */
+  private fusedScanTopK(
+    clause: Clause,
+    following: Clause | undefined,
+    scope: Scope,
+    checkFollowing: () => void,
+  ): ClauseResult | undefined {
+    const shape = scanTopKShape(clause, following)
+    if (shape === undefined || clause.kind !== 'match' || following?.kind !== 'return') return undefined
+    const errors = this.diagnostics.errors.length
+    const compiled = compileMatch(this, clause.pattern, clause.where, scope, {
+      countLoaded: true,
+      optional: false,
+    })
+    checkFollowing()
+    const projection = compileProjection(
+      this,
+      following.projection,
+      compiled.scope,
+      'return',
+      undefined,
+      following.start,
+    )
+    // Compile errors are reported by the general compilation above; only a clean query is fused.
+    if (this.diagnostics.errors.length > errors)
+      return { factories: [], scope: projection.scope, fused: true }
+    this.explain.push(...compiled.plan, 'ScanTopK')
+    const nodeSlot = compiled.scope.get(shape.variable)?.slot as number
+    const substitutions = new Map<string, number>()
+    const keySlots = shape.keys.map((key) => {
+      const slot = this.allocSlot()
+      const prop: Expr = {
+        kind: 'prop',
+        target: { kind: 'var', name: shape.variable, start: 0, end: 0 },
+        key,
+        start: 0,
+        end: 0,
+      }
+      substitutions.set(exprKey(prop), slot)
+      return slot
+    })
+    const exprs = this.exprs
+    const conjuncts = clause.where ? conjunctsOf(clause.where) : []
+    const mentions = (expr: Expr) => freeVariables(expr).has(shape.variable)
+    exprs.substitutions = substitutions
+    const before = conjuncts.filter((c) => !mentions(c)).map((c) => exprs.compile(c, compiled.scope))
+    const where = conjuncts.filter(mentions).map((c) => exprs.compile(c, compiled.scope))
+    const items = following.projection.items.map((item, i) => ({
+      slot: (projection.columns[i] as { slot: number }).slot,
+      value: exprs.compile(item.expr, compiled.scope),
+    }))
+    // ORDER BY sees the projected names and the incoming ones, and names projected expressions by their text.
+    const sortScope = compiled.scope.copy()
+    for (const [name, binding] of projection.scope.entries()) sortScope.define(name, binding)
+    following.projection.items.forEach((item, i) =>
+      substitutions.set(exprKey(item.expr), items[i]?.slot as number),
+    )
+    const sortKeys = following.projection.orderBy.map((sort) => exprs.compile(sort.expr, sortScope))
+    exprs.substitutions = undefined
+    const projectionClause = following.projection
+    const stage = scanTopKStage({
+      shape,
+      nodeSlot,
+      keySlots,
+      before,
+      where,
+      items,
+      sortKeys,
+      directions: projectionClause.orderBy.map((sort) => (sort.descending ? -1 : 1)),
+      skip: projectionClause.skip ? countOf(this, projectionClause.skip, 'SKIP') : undefined,
+      limit: countOf(this, projectionClause.limit as Expr, 'LIMIT'),
+      blankRow: () => this.blankRow(),
+    })
+    return { factories: [stage], scope: projection.scope, columns: projection.columns, fused: true }
   }
 
   private checkComposition(clauses: Clause[], index: number): void {

@@ -1,4 +1,4 @@
-import type { PropertyValue } from './types.js'
+import type { GraphReader, PropertyValue } from './types.js'
 
 /**
  * One property of every node of one label, laid out as columns in label-scan order: what a scan that
@@ -77,4 +77,13 @@ export class ColumnCache {
     }
     return column
   }
+}
+
+/** A label's column from any reader: the published store's cached one, else built from a live scan. */
+export function labelColumnOf(graph: GraphReader, label: number, key: number): PropertyColumn {
+  const cached = (graph as { labelColumn?: (label: number, key: number) => PropertyColumn }).labelColumn
+  if (cached !== undefined) return cached.call(graph, label, key)
+  const live: number[] = []
+  for (const id of graph.labelNodeIds(label)) if (graph.node(id) !== undefined) live.push(id)
+  return buildColumn(Int32Array.from(live), (id) => graph.node(id)?.props, key)
 }

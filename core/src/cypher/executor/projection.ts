@@ -268,6 +268,15 @@ function constantCount(env: ProjectionEnv, expr: Expr, what: string): (row: Row,
       env.report('INVALID_ARGUMENT_TYPE', `${what} must be an integer`, expr.start)
     }
   }
+  return countOf(env, expr, what)
+}
+
+/** The run-time value of a SKIP/LIMIT expression (checked by `constantCount` at compile time). */
+export function countOf(
+  env: Pick<ProjectionEnv, 'exprs'>,
+  expr: Expr,
+  what: string,
+): (row: Row, ctx: ExecContext) => number {
   const value = env.exprs.compile(expr, new Scope())
   return (row, ctx) => {
     const v = value(row, ctx)

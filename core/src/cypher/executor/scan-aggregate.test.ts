@@ -19,6 +19,9 @@ const explain = (query: string): string[] =>
 /** The same query on the general row pipeline: a WHERE on the MATCH keeps it out of the fused operator. */
 const general = (query: string): string => query.replace(/^MATCH \((\w+):(\w+)\)/, 'MATCH ($1:$2) WHERE true')
 
+/** The same top-k query on the general pipeline: a WITH between MATCH and RETURN keeps it out of the fusion. */
+const viaWith = (query: string): string => query.replace(' RETURN ', ' WITH v RETURN ')
+
 beforeEach(async () => {
   engine = new CypherEngine(new GraphCatalog(), { budgets: { maxLoadedRecords: 1000 } })
   // Groups mix strings, integers, an integral float (1.0 groups with 1), booleans, lists and missing keys.
@@ -114,6 +117,55 @@ describe('fused label scan + aggregation', () => {
         message: expect.stringContaining('actual 1001'),
       }),
     ])
+    expect(errors[0]).toEqual(errors[1])
+  })
+})
+
+describe('fused label scan + filter + top-k', () => {
+  const queries = [
+    'MATCH (v:L) RETURN v.x AS x, v.s AS s ORDER BY x DESC LIMIT 5',
+    'MATCH (v:L) WHERE v.x > 10 AND v.s <> $s RETURN v.x AS x, v.s AS s ORDER BY s, x DESC SKIP 2 LIMIT 7',
+    'MATCH (v:L) WHERE v.x >= 3 RETURN v.s, v.x * 2 AS double ORDER BY v.s DESC, double LIMIT 4',
+    'MATCH (v:L) RETURN v.g AS g, v.h AS h ORDER BY g, h LIMIT 100',
+    'MATCH (v:L) WHERE $flag RETURN v.x AS x ORDER BY x LIMIT 3',
+    'MATCH (v:L) WHERE v.missing > 1 RETURN v.x AS x ORDER BY x LIMIT 3',
+    'MATCH (v:L) RETURN v.h AS h ORDER BY h LIMIT $n',
+    'MATCH (v:Nope) RETURN v.x AS x ORDER BY x LIMIT 3',
+  ]
+  const params = { s: 'v1', flag: true, n: 0 }
+
+  it.each(queries)('plans the fused operator and answers as the general pipeline: %s', async (query) => {
+    expect(explain(query)).toContain('ScanTopK')
+    expect(explain(viaWith(query))).not.toContain('ScanTopK')
+    expect(await rows(query, params)).toEqual(await rows(viaWith(query), { ...params }))
+  })
+
+  it('leaves other shapes on the general path', () => {
+    for (const query of [
+      'MATCH (v:L) WHERE v.x = 3 RETURN v.x ORDER BY v.x LIMIT 1',
+      'MATCH (v:L) RETURN v ORDER BY v.x LIMIT 1',
+      'MATCH (v:L) RETURN v.x ORDER BY v.x',
+      'MATCH (v:L) RETURN DISTINCT v.x ORDER BY v.x LIMIT 2',
+      'MATCH (v:L) WHERE v:Other RETURN v.x ORDER BY v.x LIMIT 1',
+      'MATCH (v:L) RETURN [x IN [v.x] | x] AS xs ORDER BY xs LIMIT 1',
+      'UNWIND [1, 2] AS i MATCH (v:L) RETURN v.x ORDER BY v.x LIMIT 1',
+      'MATCH (v:L) RETURN count(v.x) AS c ORDER BY c LIMIT 1',
+    ])
+      expect(explain(query), query).not.toContain('ScanTopK')
+  })
+
+  it('counts rows passing the filter against the loaded-records budget, as the general path', async () => {
+    // 48 of the 60 seeded nodes have x >= 1: 952 more make exactly the budget of 1000 passing rows.
+    await rows('UNWIND range(1, 952) AS i CREATE (:L {x: 1})')
+    const query = 'MATCH (v:L) WHERE v.x >= 1 RETURN v.x AS x ORDER BY x LIMIT 1'
+    expect(await rows(query)).toEqual([[1]])
+    await rows('CREATE (:L {x: 2}), (:L {x: 0})')
+    const errors = []
+    for (const q of [query, viaWith(query)]) {
+      const result = await engine.run({ query: q, mode: 'read' })
+      errors.push(result.validation_errors)
+    }
+    expect(errors[0]).toEqual([expect.objectContaining({ code: 'QUERY_BUDGET_EXCEEDED' })])
     expect(errors[0]).toEqual(errors[1])
   })
 })

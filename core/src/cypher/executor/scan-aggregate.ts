@@ -1,5 +1,4 @@
-import { buildColumn, type PropertyColumn } from '../../graph/columns.js'
-import { GraphStore } from '../../graph/store.js'
+import { labelColumnOf, type PropertyColumn } from '../../graph/columns.js'
 import type { GraphReader } from '../../graph/types.js'
 import type { Clause, Expr, Projection } from '../ast.js'
 import type { Eval } from '../compile-expr.js'
@@ -99,12 +98,7 @@ export function scanAggregateStage(
     const scratch: Row = new Array(props.length).fill(null)
     /** Reads the label's property columns (cached by the published store) and groups by dictionary code. */
     const pushColumns = (graph: GraphReader, labelId: number, keyIds: number[], row: Row): void => {
-      const columnOf = (key: number): PropertyColumn => {
-        if (graph instanceof GraphStore) return graph.labelColumn(labelId, key)
-        const live: number[] = []
-        for (const id of graph.labelNodeIds(labelId)) if (graph.node(id) !== undefined) live.push(id)
-        return buildColumn(Int32Array.from(live), (id) => graph.node(id)?.props, key)
-      }
+      const columnOf = (key: number): PropertyColumn => labelColumnOf(graph, labelId, key)
       const columns = keyIds.map((keyId) => (keyId < 0 ? undefined : columnOf(keyId)))
       const ids = (columns.find((column) => column !== undefined) ?? columnOf(-1)).ids
       const single = keys.length === 1 ? columns[keys[0] as number] : undefined
