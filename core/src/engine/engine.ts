@@ -385,7 +385,8 @@ class EngineImpl implements Engine {
     this.assertOpen()
     const call = checkCallShape(input)
     const sessionId = call.sessionId
-    const auditId = randomUUID()
+    // Only session requests are audited; an id per request would be a measurable part of a small write.
+    const auditId = sessionId === undefined ? '' : randomUUID()
     const workspaceId = call.workspaceId ?? DEFAULT_WORKSPACE_ID
     if (sessionId !== undefined) {
       this.sessionManager.beginRequest(sessionId)
