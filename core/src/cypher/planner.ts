@@ -278,9 +278,9 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
     // ORDER BY sees the projected names and the incoming ones, and names projected expressions by their text.
     const sortScope = compiled.scope.copy()
     for (const [name, binding] of projection.scope.entries()) sortScope.define(name, binding)
-    following.projection.items.forEach((item, i) =>
-      substitutions.set(exprKey(item.expr), items[i]?.slot as number),
-    )
+    following.projection.items.forEach((item, i) => {
+      substitutions.set(exprKey(item.expr), items[i]?.slot as number)
+    })
     const sortKeys = following.projection.orderBy.map((sort) => exprs.compile(sort.expr, sortScope))
     exprs.substitutions = undefined
     const projectionClause = following.projection

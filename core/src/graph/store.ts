@@ -298,7 +298,9 @@ class RelPropertyColumns {
     let out: Map<number, PropertyValue> | undefined
     for (const [key, column] of this.byKey) {
       const value = column.get(id)
-      if (value !== undefined) (out ??= new Map()).set(key, value)
+      if (value === undefined) continue
+      out ??= new Map()
+      out.set(key, value)
     }
     return out
   }

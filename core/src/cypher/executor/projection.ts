@@ -12,11 +12,12 @@ import {
 import type { Expr, Projection } from '../ast.js'
 import type { Eval } from '../compile-expr.js'
 import { runtimeError, typeError } from '../errors.js'
-import { orderCompare, truth, typeName, type Value, valueKey } from '../values.js'
+import { truth, typeName, type Value, valueKey } from '../values.js'
 import { type AccumulatorFactory, accumulatorFor } from './aggregates.js'
 import type { ExecContext, Row, Stage, StageFactory } from './context.js'
 import type { MatchEnv } from './match.js'
 import { type ScanAggregateShape, scanAggregateStage } from './scan-aggregate.js'
+import { TopK } from './top-k.js'
 
 export interface ProjectionEnv extends MatchEnv {
   readonly text: string
@@ -286,53 +287,21 @@ export function countOf(
   }
 }
 
-/**
- * ORDER BY. With a LIMIT after it (`bound` gives SKIP + LIMIT for the run) only the first `bound` rows can
- * come out, so the buffer is cut back to them whenever it doubles, and a row ordering after the current
- * last kept one is dropped on arrival: top-k in O(n log k) instead of sorting everything. The sort is
- * stable and kept rows always precede later arrivals, so ties come out exactly as a full sort gives them.
- */
+/** ORDER BY, keeping only the rows SKIP + LIMIT can let through when `bound` gives that number. */
 function sortStage(
   keys: Eval[],
   directions: number[],
   bound: ((ctx: ExecContext) => number) | undefined,
 ): StageFactory {
-  type Entry = { row: Row; keys: Value[] }
-  const compare = (a: Value[], b: Value[]): number => {
-    for (let i = 0; i < directions.length; i++) {
-      const c = orderCompare(a[i] as Value, b[i] as Value)
-      if (c !== 0) return c * (directions[i] as number)
-    }
-    return 0
-  }
-  const byKeys = (a: Entry, b: Entry): number => compare(a.keys, b.keys)
   return (ctx, next) => {
-    let buffer: Entry[] = []
-    const k = bound === undefined ? Number.POSITIVE_INFINITY : bound(ctx)
-    let last: Value[] | undefined
+    const top = new TopK<Row>(keys, directions, bound === undefined ? Number.POSITIVE_INFINITY : bound(ctx))
     return {
       push(row) {
-        const first = (keys[0] as Eval)(row, ctx)
-        if (last !== undefined) {
-          // Most rows of a top-k lose on the first key alone: drop them before evaluating the rest.
-          const c = orderCompare(first, last[0] as Value) * (directions[0] as number)
-          if (c > 0) return true
-          if (c === 0 && keys.length === 1) return true
-        }
-        const values = [first]
-        for (let i = 1; i < keys.length; i++) values.push((keys[i] as Eval)(row, ctx))
-        if (last !== undefined && compare(values, last) >= 0) return true
-        buffer.push({ row, keys: values })
-        if (buffer.length >= 2 * k + 64) {
-          buffer.sort(byKeys)
-          buffer = buffer.slice(0, k)
-          last = buffer.at(-1)?.keys
-        }
+        top.offer(row, row, ctx)
         return true
       },
       finish() {
-        buffer.sort(byKeys)
-        for (const entry of buffer) if (!next.push(entry.row)) break
+        for (const row of top.sorted()) if (!next.push(row)) break
         next.finish()
       },
     }

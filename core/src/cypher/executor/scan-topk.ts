@@ -3,8 +3,9 @@ import { children, isAggregateCall } from '../analyzer.js'
 import type { Clause, Expr } from '../ast.js'
 import type { Eval } from '../compile-expr.js'
 import { cachedName } from '../operators.js'
-import { NodeValue, orderCompare, truth, type Value } from '../values.js'
+import { NodeValue, truth } from '../values.js'
 import { type ExecContext, load, type Row, type Stage, type StageFactory } from './context.js'
+import { TopK } from './top-k.js'
 
 /**
  * `MATCH (v:Label) [WHERE …] RETURN … ORDER BY … LIMIT k` where v appears only as `v.key`: one operator that
@@ -100,15 +101,6 @@ export function scanTopKStage(plan: ScanTopKPlan): StageFactory {
   const label = cachedName(plan.shape.label)
   const keys = plan.shape.keys.map(cachedName)
   const { keySlots, items, sortKeys, directions, where, before } = plan
-  const compare = (a: Value[], b: Value[]): number => {
-    for (let i = 0; i < directions.length; i++) {
-      const c = orderCompare(a[i] as Value, b[i] as Value)
-      if (c !== 0) return c * (directions[i] as number)
-    }
-    return 0
-  }
-  type Entry = { at: number; keys: Value[] }
-  const byKeys = (a: Entry, b: Entry): number => compare(a.keys, b.keys)
   return (ctx: ExecContext, next: Stage): Stage => {
     const blank = plan.blankRow()
     const skip = plan.skip ? plan.skip(blank, ctx) : 0
@@ -128,8 +120,7 @@ export function scanTopKStage(plan: ScanTopKPlan): StageFactory {
         const fill = (i: number): void => {
           for (let j = 0; j < keySlots.length; j++) scratch[keySlots[j] as number] = columns[j]?.[i] ?? null
         }
-        let buffer: Entry[] = []
-        let last: Value[] | undefined
+        const top = new TopK<number>(sortKeys, directions, k)
         for (let i = 0; i < ids.length; i++) {
           fill(i)
           let pass = true
@@ -138,26 +129,12 @@ export function scanTopKStage(plan: ScanTopKPlan): StageFactory {
           if (!pass) continue
           load(ctx)
           for (const item of items) scratch[item.slot] = item.value(scratch, ctx)
-          const first = (sortKeys[0] as Eval)(scratch, ctx)
-          if (last !== undefined) {
-            const c = orderCompare(first, last[0] as Value) * (directions[0] as number)
-            if (c > 0 || (c === 0 && sortKeys.length === 1)) continue
-          }
-          const values = [first]
-          for (let j = 1; j < sortKeys.length; j++) values.push((sortKeys[j] as Eval)(scratch, ctx))
-          if (last !== undefined && compare(values, last) >= 0) continue
-          buffer.push({ at: i, keys: values })
-          if (buffer.length >= 2 * k + 64) {
-            buffer.sort(byKeys)
-            buffer = buffer.slice(0, k)
-            last = buffer.at(-1)?.keys
-          }
+          top.offer(i, scratch, ctx)
         }
-        buffer.sort(byKeys)
-        for (const entry of buffer.slice(skip, k)) {
-          fill(entry.at)
+        for (const at of top.sorted().slice(skip, k)) {
+          fill(at)
           const out = row.slice()
-          out[plan.nodeSlot] = new NodeValue(ids[entry.at] as number)
+          out[plan.nodeSlot] = new NodeValue(ids[at] as number)
           for (const item of items) out[item.slot] = item.value(scratch, ctx)
           if (!next.push(out)) return false
         }
