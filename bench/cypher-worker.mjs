@@ -165,5 +165,10 @@ for (const [name, query, params, iterations] of cases) {
 }
 globalThis.gc?.()
 const rssMb = process.memoryUsage().rss / 1048576
-process.stdout.write(`${JSON.stringify({ engine: engineName, loadMs: subject.loadMs, rssMb, results })}\n`)
+// The JS heap after GC: steadier than RSS (which keeps freed pages) for our engine; the native peers hold
+// their data outside it.
+const heapMb = process.memoryUsage().heapUsed / 1048576
+process.stdout.write(
+  `${JSON.stringify({ engine: engineName, loadMs: subject.loadMs, rssMb, heapMb, results })}\n`,
+)
 await subject.close()

@@ -46,6 +46,8 @@ for (let i = 0; i < ours.results.length; i++) {
 }
 const secs = (e) => (e.loadMs / 1000).toFixed(1)
 console.log(`| load time (s) | ${secs(ours)} | ${secs(grafeo)} | ${secs(kuzu)} | | | | | | | |`)
+const mib = (e) => Math.round(e.heapMb)
+console.log(`| JS heap after run (MiB) | ${mib(ours)} | ${mib(grafeo)} | ${mib(kuzu)} | | | | | | | |`)
 const rssMet = ours.rssMb <= grafeo.rssMb ? 'met' : 'NOT met'
 console.log(
   `| RSS after run (MiB) | ${Math.round(ours.rssMb)} | ${Math.round(grafeo.rssMb)} | ${Math.round(kuzu.rssMb)} | | | | | | | ours ≤ grafeo: ${rssMet} |`,
