@@ -69,6 +69,36 @@ describe('GraphStore and Transaction', () => {
     ])
   })
 
+  it('indexes overlay records on the first read and keeps that index current after it', () => {
+    const store = new GraphStore()
+    const { a, b } = seed(store)
+    const person = store.names.lookup('Person')
+    const name = store.names.lookup('name')
+    const tag = store.names.id('Tag')
+    const tx = store.begin()
+    // Writes before any read: created, relabelled, re-valued and deleted records.
+    const c = tx.createNode([person, tag], new Map([[name, 'Cy']]))
+    tx.setNodeProperty(a, name, 'Anna')
+    tx.removeLabel(b, person)
+    const gone = tx.createNode([tag], new Map())
+    tx.deleteNode(gone)
+    expect([...tx.labelNodeIds(person)].sort()).toEqual([a, c].sort())
+    expect([...tx.labelNodeIds(tag)]).toEqual([c])
+    expect([...tx.propertyNodeIds(person, name, 'Anna')]).toEqual([a])
+    expect([...tx.propertyNodeIds(person, name, 'Ann')]).toEqual([])
+    expect(tx.labelCount(tag)).toBe(1)
+    // Writes after the first read go straight into the index.
+    const d = tx.createNode([tag], new Map([[name, 'Di']]))
+    tx.addLabel(b, person)
+    tx.setNodeProperty(c, name, 'Cyd')
+    tx.removeLabel(c, tag)
+    expect([...tx.labelNodeIds(tag)]).toEqual([d])
+    expect([...tx.labelNodeIds(person)].sort()).toEqual([a, b, c].sort())
+    expect([...tx.propertyNodeIds(person, name, 'Cyd')]).toEqual([c])
+    expect([...tx.propertyNodeIds(person, name, 'Cy')]).toEqual([])
+    expect([...tx.propertyNodeIds(tag, name, 'Di')]).toEqual([d])
+  })
+
   it('keeps uncommitted writes invisible to the published version', () => {
     const store = new GraphStore()
     const { a } = seed(store)
