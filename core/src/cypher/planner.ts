@@ -12,7 +12,7 @@ import type { CypherError } from './errors.js'
 import { chain, type ExecContext, load, type Row, type Stage, type StageFactory } from './executor/context.js'
 import { compileMatch } from './executor/match.js'
 import { compileProjection, countOf, type ProjectionEnv } from './executor/projection.js'
-import { scanAggregateShape } from './executor/scan-aggregate.js'
+import { type ScanFilter, scanAggregateShape } from './executor/scan-aggregate.js'
 import { conjunctsOf, scanTopKShape, scanTopKStage } from './executor/scan-topk.js'
 import {
   compileCreatePart,
@@ -204,6 +204,7 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
     this.explain.push(...compiled.plan, 'ScanAggregate')
     checkFollowing()
     const nodeSlot = compiled.scope.get(shape.variable)?.slot as number
+    const filter = clause.where && this.scanFilter(clause.where, shape.variable, shape.props, compiled.scope)
     const projection = compileProjection(
       this,
       following.projection,
@@ -211,7 +212,7 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
       following.kind,
       following.kind === 'with' ? following.where : undefined,
       following.start,
-      { shape, nodeSlot },
+      { shape, nodeSlot, filter },
     )
     return {
       factories: projection.factories,
@@ -252,25 +253,14 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
       return { factories: [], scope: projection.scope, fused: true }
     this.explain.push(...compiled.plan, 'ScanTopK')
     const nodeSlot = compiled.scope.get(shape.variable)?.slot as number
-    const substitutions = new Map<string, number>()
-    const keySlots = shape.keys.map((key) => {
-      const slot = this.allocSlot()
-      const prop: Expr = {
-        kind: 'prop',
-        target: { kind: 'var', name: shape.variable, start: 0, end: 0 },
-        key,
-        start: 0,
-        end: 0,
-      }
-      substitutions.set(exprKey(prop), slot)
-      return slot
-    })
     const exprs = this.exprs
-    const conjuncts = clause.where ? conjunctsOf(clause.where) : []
-    const mentions = (expr: Expr) => freeVariables(expr).has(shape.variable)
+    const {
+      propSlots: keySlots,
+      before,
+      where,
+      substitutions,
+    } = this.scanFilter(clause.where, shape.variable, shape.keys, compiled.scope)
     exprs.substitutions = substitutions
-    const before = conjuncts.filter((c) => !mentions(c)).map((c) => exprs.compile(c, compiled.scope))
-    const where = conjuncts.filter(mentions).map((c) => exprs.compile(c, compiled.scope))
     const items = following.projection.items.map((item, i) => ({
       slot: (projection.columns[i] as { slot: number }).slot,
       value: exprs.compile(item.expr, compiled.scope),
@@ -298,6 +288,33 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
       blankRow: () => this.blankRow(),
     })
     return { factories: [stage], scope: projection.scope, columns: projection.columns, fused: true }
+  }
+
+  /**
+   * Compiles a fused scan's WHERE to read `variable`'s properties `keys` from slots of their own (returned in
+   * `propSlots`, with the substitutions that map each `variable.key` to its slot): conjuncts without the
+   * variable apart, as the row pipeline checks them before scanning.
+   */
+  private scanFilter(
+    where: Expr | undefined,
+    variable: string,
+    keys: string[],
+    scope: Scope,
+  ): ScanFilter & { substitutions: Map<string, number> } {
+    const substitutions = new Map<string, number>()
+    const propSlots = keys.map((key) => {
+      const slot = this.allocSlot()
+      const target: Expr = { kind: 'var', name: variable, start: 0, end: 0 }
+      substitutions.set(exprKey({ kind: 'prop', target, key, start: 0, end: 0 }), slot)
+      return slot
+    })
+    const conjuncts = where ? conjunctsOf(where) : []
+    const mentions = (expr: Expr) => freeVariables(expr).has(variable)
+    this.exprs.substitutions = substitutions
+    const before = conjuncts.filter((c) => !mentions(c)).map((c) => this.exprs.compile(c, scope))
+    const filters = conjuncts.filter(mentions).map((c) => this.exprs.compile(c, scope))
+    this.exprs.substitutions = undefined
+    return { propSlots, before, where: filters, substitutions }
   }
 
   private checkComposition(clauses: Clause[], index: number): void {

@@ -16,7 +16,7 @@ import { truth, typeName, type Value, valueKey } from '../values.js'
 import { type AccumulatorFactory, accumulatorFor } from './aggregates.js'
 import type { ExecContext, Row, Stage, StageFactory } from './context.js'
 import type { MatchEnv } from './match.js'
-import { type ScanAggregateShape, scanAggregateStage } from './scan-aggregate.js'
+import { type ScanAggregateShape, type ScanFilter, scanAggregateStage } from './scan-aggregate.js'
 import { TopK } from './top-k.js'
 
 export interface ProjectionEnv extends MatchEnv {
@@ -46,7 +46,7 @@ export function compileProjection(
   clause: 'with' | 'return',
   where: Expr | undefined,
   at: number,
-  fuse?: { shape: ScanAggregateShape; nodeSlot: number },
+  fuse?: { shape: ScanAggregateShape; nodeSlot: number; filter: ScanFilter | undefined },
 ): CompiledProjection {
   const items: Item[] = []
   const seen = new Set<string>()
@@ -119,7 +119,9 @@ export function compileProjection(
     // The shape guarantees every item is a grouping key or one aggregate call, in item order.
     const keySlots = items.filter((item) => item.aggregates.length === 0).map((item) => item.slot)
     const aggSlots = items.filter((item) => item.aggregates.length > 0).map((item) => item.slot)
-    factories.push(scanAggregateStage(fuse.shape, fuse.nodeSlot, keySlots, aggSlots, () => env.blankRow()))
+    factories.push(
+      scanAggregateStage(fuse.shape, fuse.nodeSlot, keySlots, aggSlots, () => env.blankRow(), fuse.filter),
+    )
   } else if (aggregating) factories.push(groupStage(env, items, input))
   else {
     const evals = items.map((item) => exprs.compile(item.expr, input))

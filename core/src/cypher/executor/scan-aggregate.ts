@@ -3,9 +3,10 @@ import type { GraphReader } from '../../graph/types.js'
 import type { Clause, Expr, Projection } from '../ast.js'
 import type { Eval } from '../compile-expr.js'
 import { cachedName, type NameResolver } from '../operators.js'
-import { NodeValue, type Value, valueKey } from '../values.js'
+import { NodeValue, truth, type Value, valueKey } from '../values.js'
 import { type AccumulatorFactory, accumulatorFor } from './aggregates.js'
 import { type ExecContext, load, type Row, type Stage, type StageFactory } from './context.js'
+import { conjunctsOf, onlyProperties } from './scan-topk.js'
 
 /**
  * `MATCH (v:Label) RETURN v.a, v.b, count(*), avg(v.c), …` fused into one operator: it walks the label's
@@ -28,7 +29,7 @@ const FUSABLE = new Set(['count', 'sum', 'avg', 'min', 'max', 'collect'])
 
 /** The fusable shape of a MATCH clause and the projection after it, or undefined. Syntax only. */
 export function scanAggregateShape(match: Clause, projection: Projection): ScanAggregateShape | undefined {
-  if (match.kind !== 'match' || match.optional || match.where !== undefined) return undefined
+  if (match.kind !== 'match' || match.optional) return undefined
   const part = match.pattern.length === 1 ? match.pattern[0] : undefined
   if (part === undefined || part.variable !== undefined || part.rels.length > 0) return undefined
   const node = part.nodes[0]
@@ -62,7 +63,31 @@ export function scanAggregateShape(match: Clause, projection: Projection): ScanA
       shape.keys.push(at)
     }
   }
-  return shape.aggregates.length > 0 ? shape : undefined
+  if (shape.aggregates.length === 0) return undefined
+  // A WHERE may filter on v's properties (an equality stays an index seek on the general path).
+  if (match.where !== undefined) {
+    const where = match.where
+    if (conjunctsOf(where).some((c) => c.kind === 'binary' && c.op === '=')) return undefined
+    if (!onlyProperties(where, variable, [])) return undefined
+    for (const key of propertyKeys(where, variable)) if (!props.includes(key)) props.push(key)
+  }
+  return shape
+}
+
+function propertyKeys(expr: Expr, variable: string): string[] {
+  const keys: string[] = []
+  onlyProperties(expr, variable, keys)
+  return keys
+}
+
+/** A WHERE on the scanned node, compiled to read its properties from the filter row's slots. */
+export interface ScanFilter {
+  /** Filter-row slot of each of the shape's props. */
+  propSlots: number[]
+  /** Conjuncts without v: checked once per input row, before the scan. */
+  before: Eval[]
+  /** Conjuncts on v's properties, in order; a record passes when each is true. */
+  where: Eval[]
 }
 
 /**
@@ -75,6 +100,7 @@ export function scanAggregateStage(
   keySlots: number[],
   aggregateSlots: number[],
   blankRow: () => Row,
+  filter: ScanFilter | undefined,
 ): StageFactory {
   const scratchAt =
     (i: number): Eval =>
@@ -104,9 +130,11 @@ export function scanAggregateStage(
       const single = keys.length === 1 ? columns[keys[0] as number] : undefined
       const codes = single?.codes
       const byCode: (Group | undefined)[] = []
+      const filterRow = row.slice()
       for (let i = 0; i < ids.length; i++) {
-        load(ctx)
         for (let j = 0; j < columns.length; j++) scratch[j] = columns[j]?.values[i] ?? null
+        if (filter !== undefined && !passes(filter, filterRow)) continue
+        load(ctx)
         const code = codes === undefined ? -1 : (codes[i] as number)
         let group = code >= 0 ? byCode[code] : undefined
         if (group === undefined) {
@@ -115,6 +143,11 @@ export function scanAggregateStage(
         }
         for (const accumulator of group.accumulators) accumulator.add(scratch, ctx)
       }
+    }
+    const passes = (f: ScanFilter, filterRow: Row): boolean => {
+      for (let j = 0; j < f.propSlots.length; j++) filterRow[f.propSlots[j] as number] = scratch[j] as Value
+      for (const pred of f.where) if (truth(pred(filterRow, ctx)) !== true) return false
+      return true
     }
     /** The group of the scratch row's keys, created (with `id` as its first node) when new. */
     const groupOf = (row: Row, id: number): Group => {
@@ -149,6 +182,7 @@ export function scanAggregateStage(
     return {
       push(row) {
         const graph = ctx.graph
+        for (const pred of filter?.before ?? []) if (truth(pred(row, ctx)) !== true) return true
         const labelId = label(graph.names)
         if (labelId < 0) return true
         const keyIds = props.map((resolve) => resolve(graph.names))

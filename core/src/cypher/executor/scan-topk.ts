@@ -38,7 +38,7 @@ const PLAIN = new Set([
 ])
 
 /** Collects v's property keys; false when v is used other than as `v.key` or the expression reaches further. */
-function onlyProperties(expr: Expr, variable: string, keys: string[]): boolean {
+export function onlyProperties(expr: Expr, variable: string, keys: string[]): boolean {
   if (!PLAIN.has(expr.kind)) return false
   if (expr.kind === 'call' && isAggregateCall(expr)) return false
   if (expr.kind === 'var') return expr.name !== variable
