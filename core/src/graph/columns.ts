@@ -53,10 +53,19 @@ export function buildColumn(
  */
 export class ColumnCache {
   private readonly byLabel = new Map<number, { ids: Int32Array; columns: Map<number, PropertyColumn> }>()
+  /** Rows held across all cached columns; past `maxCells` the cache starts over (about 16 bytes a cell). */
+  private cells = 0
+
+  constructor(private readonly maxCells = 8_000_000) {}
 
   /** A node with these labels changed (created, deleted, relabelled, or a property set/removed). */
   touched(labels: readonly number[]): void {
-    for (const label of labels) this.byLabel.delete(label)
+    for (const label of labels) {
+      const entry = this.byLabel.get(label)
+      if (entry === undefined) continue
+      this.cells -= entry.ids.length * (entry.columns.size + 1)
+      this.byLabel.delete(label)
+    }
   }
 
   column(
@@ -69,11 +78,17 @@ export class ColumnCache {
     if (entry === undefined) {
       entry = { ids: Int32Array.from(scan()), columns: new Map() }
       this.byLabel.set(label, entry)
+      this.cells += entry.ids.length
     }
     let column = entry.columns.get(key)
     if (column === undefined) {
       column = buildColumn(entry.ids, read, key)
+      if (this.cells + column.ids.length > this.maxCells) {
+        // Over budget: drop every other label's columns (this scan still gets its column).
+        for (const other of [...this.byLabel.keys()]) if (other !== label) this.touched([other])
+      }
       entry.columns.set(key, column)
+      this.cells += column.ids.length
     }
     return column
   }
