@@ -385,8 +385,7 @@ class EngineImpl implements Engine {
     this.assertOpen()
     const call = checkCallShape(input)
     const sessionId = call.sessionId
-    // Only session requests are audited; an id per request would be a measurable part of a small write.
-    const auditId = sessionId === undefined ? '' : randomUUID()
+    const auditId = randomUUID()
     const workspaceId = call.workspaceId ?? DEFAULT_WORKSPACE_ID
     if (sessionId !== undefined) {
       this.sessionManager.beginRequest(sessionId)
