@@ -1,5 +1,5 @@
-// `pnpm bench cypher`: our engine against @grafeo-db/js (embedded Cypher, native) on the same generated graph,
-// each in its own process so load time and RSS are its own.
+// `pnpm bench cypher`: our engine against two embedded native peers, @grafeo-db/js and kuzu, on the same
+// generated graph, each in its own process so load time and RSS are its own.
 import { spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,21 +16,39 @@ const runEngine = (name) => {
   return JSON.parse(r.stdout.trim().split('\n').at(-1))
 }
 const ours = runEngine('ours')
-const peer = runEngine('grafeo')
+const grafeo = runEngine('grafeo')
+const kuzu = runEngine('kuzu')
+
+// Issue 15's targets: every query ≥ 1.0× Grafeo; lookups and 1–2 hop expansions ≥ 1.5× Grafeo; grouped
+// aggregation and bulk create within 1.5× of Kuzu (ours/kuzu ≥ 1/1.5); our RSS ≤ Grafeo's.
+const targets = (name, vsGrafeo, vsKuzu) => {
+  const checks = []
+  const hops = /lookup|hop/.test(name)
+  checks.push([`≥${hops ? '1.5' : '1.0'}× grafeo`, vsGrafeo >= (hops ? 1.5 : 1.0)])
+  if (/aggregation|create/.test(name)) checks.push(['≥0.67× kuzu', vsKuzu >= 1 / 1.5])
+  return checks.map(([label, met]) => `${label}: ${met ? 'met' : 'NOT met'}`).join('; ')
+}
 const fmt = (n) => (n >= 100 ? Math.round(n).toString() : n.toFixed(2))
 console.log(
   `\nCypher: ${process.env.BENCH_NODES ?? 100000} nodes, ${process.env.BENCH_RELS ?? 500000} relationships, embedded, Node ${process.version}`,
 )
-console.log('| query | ours ops/s | grafeo ops/s | ours/grafeo | ours p50 ms | grafeo p50 ms |')
-console.log('|---|---:|---:|---:|---:|---:|')
+console.log(
+  '| query | ours ops/s | grafeo ops/s | kuzu ops/s | ours/grafeo | ours/kuzu | ours p50 ms | grafeo p50 ms | kuzu p50 ms | rows (ours/grafeo/kuzu) | targets |',
+)
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|')
 for (let i = 0; i < ours.results.length; i++) {
-  const a = ours.results[i]
-  const b = peer.results[i]
+  const [a, b, c] = [ours, grafeo, kuzu].map((e) => e.results[i])
+  const vsGrafeo = a.opsPerSec / b.opsPerSec
+  const vsKuzu = a.opsPerSec / c.opsPerSec
   console.log(
-    `| ${a.name} | ${fmt(a.opsPerSec)} | ${fmt(b.opsPerSec)} | ${(a.opsPerSec / b.opsPerSec).toFixed(2)} | ${a.p50.toFixed(3)} | ${b.p50.toFixed(3)} |`,
+    `| ${a.name} | ${fmt(a.opsPerSec)} | ${fmt(b.opsPerSec)} | ${fmt(c.opsPerSec)} | ${vsGrafeo.toFixed(2)} | ${vsKuzu.toFixed(2)} | ${a.p50.toFixed(3)} | ${b.p50.toFixed(3)} | ${c.p50.toFixed(3)} | ${a.rows}/${b.rows}/${c.rows} | ${targets(a.name, vsGrafeo, vsKuzu)} |`,
   )
 }
+const secs = (e) => (e.loadMs / 1000).toFixed(1)
+console.log(`| load time (s) | ${secs(ours)} | ${secs(grafeo)} | ${secs(kuzu)} | | | | | | | |`)
+const mib = (e) => Math.round(e.heapMb)
+console.log(`| JS heap after run (MiB) | ${mib(ours)} | ${mib(grafeo)} | ${mib(kuzu)} | | | | | | | |`)
+const rssMet = ours.rssMb <= grafeo.rssMb ? 'met' : 'NOT met'
 console.log(
-  `| load time (s) | ${(ours.loadMs / 1000).toFixed(1)} | ${(peer.loadMs / 1000).toFixed(1)} | | | |`,
+  `| RSS after run (MiB) | ${Math.round(ours.rssMb)} | ${Math.round(grafeo.rssMb)} | ${Math.round(kuzu.rssMb)} | | | | | | | ours ≤ grafeo: ${rssMet} |`,
 )
-console.log(`| RSS after run (MiB) | ${Math.round(ours.rssMb)} | ${Math.round(peer.rssMb)} | | | |`)

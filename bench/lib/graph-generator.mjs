@@ -9,6 +9,33 @@ export function lcg(seed) {
 
 const CITIES = 50
 
+/** The labels, relationship types and property types `generateGraph` produces (schema-first peers need it). */
+export const GRAPH_SCHEMA = {
+  nodes: {
+    Person: [
+      ['uid', 'int'],
+      ['name', 'string'],
+      ['age', 'int'],
+      ['city', 'string'],
+      ['score', 'float'],
+    ],
+    Company: [
+      ['uid', 'int'],
+      ['name', 'string'],
+      ['employees', 'int'],
+    ],
+    City: [
+      ['uid', 'int'],
+      ['name', 'string'],
+    ],
+  },
+  relationships: {
+    KNOWS: { from: 'Person', to: 'Person', properties: [['since', 'int']] },
+    WORKS_AT: { from: 'Person', to: 'Company', properties: [['since', 'int']] },
+    LOCATED_IN: { from: 'Company', to: 'City', properties: [] },
+  },
+}
+
 /** Yields nodes then relationships; indices are positions in the node sequence. */
 export function* generateGraph({ nodes = 100_000, relationships = 500_000, seed = 42 } = {}) {
   const rand = lcg(seed)

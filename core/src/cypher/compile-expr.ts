@@ -7,6 +7,7 @@ import { FUNCTIONS, propertiesOf } from './functions.js'
 import {
   add,
   arithmetic,
+  cachedName,
   comparison,
   indexValue,
   inList,
@@ -83,7 +84,8 @@ export class ExpressionCompiler {
         }
         const target = this.compile(expr.target, scope)
         const key = expr.key
-        return (row, ctx) => property(target(row, ctx), key, ctx)
+        const resolve = cachedName(key)
+        return (row, ctx) => property(target(row, ctx), key, ctx, resolve)
       }
       case 'index': {
         const target = this.compile(expr.target, scope)

@@ -1,3 +1,4 @@
+import type { Interner } from '../graph/types.js'
 import { type CypherError, runtimeError, typeError } from './errors.js'
 import type { ExecContext } from './executor/context.js'
 import { checkListSize } from './executor/context.js'
@@ -169,19 +170,47 @@ export function compileRegex(pattern: string): RegExp {
   }
 }
 
+/** Interned id of a name for one graph's interner, or -1 while the name is unknown there. */
+export type NameResolver = (names: Interner) => number
+
+/**
+ * A resolver that remembers its last answer: a compiled property read runs once per row, and interned ids
+ * never change once given (an unknown name is looked up again, since a write may intern it later).
+ */
+export function cachedName(name: string): NameResolver {
+  let lastNames: Interner | undefined
+  let lastId = -1
+  return (names) => {
+    if (names === lastNames) return lastId
+    const id = names.lookup(name)
+    if (id >= 0) {
+      lastNames = names
+      lastId = id
+    }
+    return id
+  }
+}
+
 /** `value.key` on a node, relationship or map; null for null. */
-export function property(value: Value, key: string, ctx: ExecContext): Value {
+export function property(
+  value: Value,
+  key: string,
+  ctx: ExecContext,
+  resolve: NameResolver = (names) => names.lookup(key),
+): Value {
   if (value === null) return null
   if (value instanceof NodeValue) {
     const node = ctx.graph.node(value.id)
     if (node === undefined) return deletedAccess(ctx, value)
-    const id = ctx.graph.names.lookup(key)
+    const id = resolve(ctx.graph.names)
     return id < 0 ? null : (node.props.get(id) ?? null)
   }
   if (value instanceof RelValue) {
     if (ctx.graph.relType(value.id) < 0) return deletedAccess(ctx, value)
-    const id = ctx.graph.names.lookup(key)
-    return id < 0 ? null : (ctx.graph.relProps(value.id)?.get(id) ?? null)
+    const id = resolve(ctx.graph.names)
+    if (id < 0) return null
+    const graph = ctx.graph
+    return (graph.relProperty ? graph.relProperty(value.id, id) : graph.relProps(value.id)?.get(id)) ?? null
   }
   if (value instanceof Map) return (value as CypherMap).get(key) ?? null
   throw typeError(`cannot read property '${key}' of ${typeName(value)}`)

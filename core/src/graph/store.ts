@@ -1,4 +1,5 @@
 import { EngineError } from '../errors.js'
+import { ColumnCache, type PropertyColumn } from './columns.js'
 import { type CommitOp, type CommitRecord, decodeValue, type EncodedValue } from './commit.js'
 import { NodeIndexes } from './indexes.js'
 import { Transaction } from './transaction.js'
@@ -22,8 +23,9 @@ export class GraphStore implements GraphReader {
   private relTypes = new Int32Array(INITIAL_RELS).fill(-1)
   private relStarts = new Int32Array(INITIAL_RELS)
   private relEnds = new Int32Array(INITIAL_RELS)
-  private readonly relProperties = new Map<number, Map<number, PropertyValue>>()
+  private readonly relProperties = new RelPropertyColumns()
   private readonly indexes = new NodeIndexes()
+  private readonly columns = new ColumnCache()
   /** Next ids to hand out; restored by replay because every create op carries its id. */
   nextNodeId = 0
   nextRelId = 0
@@ -47,8 +49,13 @@ export class GraphStore implements GraphReader {
     return this.relEnds[id] ?? -1
   }
 
+  /** A new map of the relationship's properties (they are stored by key, not per relationship). */
   relProps(id: number): ReadonlyMap<number, PropertyValue> | undefined {
-    return this.relProperties.get(id)
+    return this.relProperties.of(id)
+  }
+
+  relProperty(id: number, key: number): PropertyValue | undefined {
+    return this.relProperties.get(id, key)
   }
 
   *allNodeIds(): Iterable<number> {
@@ -71,6 +78,17 @@ export class GraphStore implements GraphReader {
 
   labelCount(label: number): number {
     return this.indexes.labels.count(label)
+  }
+
+  /** Property `key` of every node labelled `label`, as columns in `labelNodeIds` order (cached until a
+   * write touches the label). */
+  labelColumn(label: number, key: number): PropertyColumn {
+    return this.columns.column(
+      label,
+      key,
+      () => this.labelNodeIds(label),
+      (id) => this.nodes[id]?.props,
+    )
   }
 
   nodeCount(): number {
@@ -126,7 +144,7 @@ export class GraphStore implements GraphReader {
     this.relTypes[id] = type
     this.relStarts[id] = startId
     this.relEnds[id] = endId
-    if (props !== undefined && props.size > 0) this.relProperties.set(id, props)
+    if (props !== undefined) for (const [key, value] of props) this.relProperties.set(id, key, value)
     start.out.push(id)
     end.in.push(id)
     this.liveRels++
@@ -159,10 +177,12 @@ export class GraphStore implements GraphReader {
         this.liveNodes++
         if (op.id >= this.nextNodeId) this.nextNodeId = op.id + 1
         this.indexes.addNode(op.id, labels, node.props)
+        this.columns.touched(labels)
         return
       }
       case 'deleteNode': {
         const node = this.mustNode(op.id)
+        this.columns.touched(node.labels)
         if (node.out.length > 0 || node.in.length > 0) throw corrupt(`node ${op.id} still has relationships`)
         this.indexes.removeNode(op.id, node.labels, node.props)
         this.nodes[op.id] = undefined
@@ -175,6 +195,7 @@ export class GraphStore implements GraphReader {
         if (node.labels.includes(label)) return
         node.labels.push(label)
         this.indexes.addLabel(op.id, label, node.props)
+        this.columns.touched([label])
         return
       }
       case 'removeLabel': {
@@ -184,6 +205,7 @@ export class GraphStore implements GraphReader {
         if (at < 0) return
         node.labels.splice(at, 1)
         this.indexes.removeLabel(op.id, label, node.props)
+        this.columns.touched([label])
         return
       }
       case 'setNodeProperty': {
@@ -192,6 +214,7 @@ export class GraphStore implements GraphReader {
         const value = decodeValue(op.value)
         this.indexes.setProperty(op.id, node.labels, key, node.props.get(key), value)
         node.props.set(key, value)
+        this.columns.touched(node.labels)
         return
       }
       case 'removeNodeProperty': {
@@ -201,6 +224,7 @@ export class GraphStore implements GraphReader {
         if (before === undefined) return
         this.indexes.setProperty(op.id, node.labels, key, before, undefined)
         node.props.delete(key)
+        this.columns.touched(node.labels)
         return
       }
       case 'createRelationship': {
@@ -211,8 +235,8 @@ export class GraphStore implements GraphReader {
         this.relTypes[op.id] = this.names.id(op.type)
         this.relStarts[op.id] = op.start
         this.relEnds[op.id] = op.end
-        const props = this.decodeProps(op.props)
-        if (props.size > 0) this.relProperties.set(op.id, props)
+        for (const key of Object.keys(op.props))
+          this.relProperties.set(op.id, this.names.id(key), decodeValue(op.props[key] as EncodedValue))
         start.out.push(op.id)
         end.in.push(op.id)
         this.liveRels++
@@ -224,25 +248,18 @@ export class GraphStore implements GraphReader {
         removeId(this.mustNode(this.relStart(op.id)).out, op.id)
         removeId(this.mustNode(this.relEnd(op.id)).in, op.id)
         this.relTypes[op.id] = -1
-        this.relProperties.delete(op.id)
+        this.relProperties.clear(op.id)
         this.liveRels--
         return
       }
       case 'setRelationshipProperty': {
         this.mustRel(op.id)
-        let props = this.relProperties.get(op.id)
-        if (props === undefined) {
-          props = new Map()
-          this.relProperties.set(op.id, props)
-        }
-        props.set(this.names.id(op.key), decodeValue(op.value))
+        this.relProperties.set(op.id, this.names.id(op.key), decodeValue(op.value))
         return
       }
       case 'removeRelationshipProperty': {
         this.mustRel(op.id)
-        const props = this.relProperties.get(op.id)
-        props?.delete(this.names.lookup(op.key))
-        if (props?.size === 0) this.relProperties.delete(op.id)
+        this.relProperties.delete(op.id, this.names.lookup(op.key))
         return
       }
     }
@@ -261,6 +278,48 @@ export class GraphStore implements GraphReader {
     this.relTypes = types
     this.relStarts = starts
     this.relEnds = ends
+  }
+}
+
+/**
+ * Relationship properties as one sparse column per key (relationship id -> value): a relationship with a
+ * property costs a map entry, not a Map of its own (which was most of the heap of a graph whose edges carry
+ * a property or two). A relationship's keys come out in the order the keys were first seen in the graph.
+ */
+class RelPropertyColumns {
+  private readonly byKey = new Map<number, Map<number, PropertyValue>>()
+
+  get(id: number, key: number): PropertyValue | undefined {
+    return this.byKey.get(key)?.get(id)
+  }
+
+  /** A new map of the relationship's properties, or undefined when it has none. */
+  of(id: number): Map<number, PropertyValue> | undefined {
+    let out: Map<number, PropertyValue> | undefined
+    for (const [key, column] of this.byKey) {
+      const value = column.get(id)
+      if (value === undefined) continue
+      out ??= new Map()
+      out.set(key, value)
+    }
+    return out
+  }
+
+  set(id: number, key: number, value: PropertyValue): void {
+    let column = this.byKey.get(key)
+    if (column === undefined) {
+      column = new Map()
+      this.byKey.set(key, column)
+    }
+    column.set(id, value)
+  }
+
+  delete(id: number, key: number): void {
+    this.byKey.get(key)?.delete(id)
+  }
+
+  clear(id: number): void {
+    for (const column of this.byKey.values()) column.delete(id)
   }
 }
 

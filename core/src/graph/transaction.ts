@@ -23,8 +23,12 @@ export class Transaction implements GraphReader {
    */
   private readonly reindexed = new Set<number>()
   private readonly rels = new Map<number, RelationshipRecord | null>()
-  /** Index entries for touched nodes only; the store's entries for them are skipped. */
-  private readonly indexes = new NodeIndexes()
+  /**
+   * Index entries for touched nodes only; the store's entries for them are skipped. Built on the first read
+   * that needs it (from the re-indexed records), then kept up to date: a transaction that only writes, as
+   * most do, never pays for indexing its records twice (here and again when the store applies them).
+   */
+  private overlayIndexes: NodeIndexes | undefined
   private readonly deletedNodes = new Set<number>()
   private readonly deletedRelTypes = new Map<number, number>()
   private readonly ops: CommitOp[] = []
@@ -88,6 +92,12 @@ export class Transaction implements GraphReader {
     return this.base.relProps(id)
   }
 
+  relProperty(id: number, key: number): PropertyValue | undefined {
+    const copy = this.rels.get(id)
+    if (copy !== undefined) return copy === null ? undefined : copy.props.get(key)
+    return this.base.relProperty(id, key)
+  }
+
   *allNodeIds(): Iterable<number> {
     for (const id of this.base.allNodeIds()) if (!this.nodes.has(id)) yield id
     for (const [id, node] of this.nodes) if (node !== null) yield id
@@ -105,17 +115,17 @@ export class Transaction implements GraphReader {
 
   *labelNodeIds(label: number): Iterable<number> {
     yield* this.baseIndexed(this.base.labelNodeIds(label))
-    yield* this.indexes.labels.ids(label)
+    yield* this.indexes().labels.ids(label)
   }
 
   *propertyNodeIds(label: number, key: number, value: PropertyValue): Iterable<number> {
     yield* this.baseIndexed(this.base.propertyNodeIds(label, key, value))
-    yield* this.indexes.props.ids(label, key, value)
+    yield* this.indexes().props.ids(label, key, value)
   }
 
   /** An estimate for choosing scans: exact enough to rank labels. */
   labelCount(label: number): number {
-    return this.base.labelCount(label) + this.indexes.labels.count(label)
+    return this.base.labelCount(label) + this.indexes().labels.count(label)
   }
 
   nodeCount(): number {
@@ -134,7 +144,7 @@ export class Transaction implements GraphReader {
     this.nodes.set(id, node)
     this.ownAdjacency.add(id)
     this.reindexed.add(id)
-    this.indexes.addNode(id, node.labels, props)
+    this.overlayIndexes?.addNode(id, node.labels, props)
     this.liveNodeDelta++
     const name = this.nameOf
     this.ops.push({ op: 'createNode', id, labels: node.labels.map(name), props: encodeProps(props, name) })
@@ -146,7 +156,7 @@ export class Transaction implements GraphReader {
     const node = this.touch(id)
     const before = node.props.get(key)
     if (before === undefined && value === undefined) return false
-    this.indexes.setProperty(id, node.labels, key, before, value)
+    this.overlayIndexes?.setProperty(id, node.labels, key, before, value)
     if (value === undefined) {
       node.props.delete(key)
       this.ops.push({ op: 'removeNodeProperty', id, key: this.nameOf(key) })
@@ -161,7 +171,7 @@ export class Transaction implements GraphReader {
     const node = this.touch(id)
     if (node.labels.includes(label)) return false
     node.labels.push(label)
-    this.indexes.addLabel(id, label, node.props)
+    this.overlayIndexes?.addLabel(id, label, node.props)
     this.ops.push({ op: 'addLabel', id, label: this.nameOf(label) })
     return true
   }
@@ -171,7 +181,7 @@ export class Transaction implements GraphReader {
     const at = node.labels.indexOf(label)
     if (at < 0) return false
     node.labels.splice(at, 1)
-    this.indexes.removeLabel(id, label, node.props)
+    this.overlayIndexes?.removeLabel(id, label, node.props)
     this.ops.push({ op: 'removeLabel', id, label: this.nameOf(label) })
     return true
   }
@@ -180,7 +190,7 @@ export class Transaction implements GraphReader {
   deleteNode(id: number): boolean {
     const node = this.node(id)
     if (node === undefined) return false
-    if (this.reindexed.has(id)) this.indexes.removeNode(id, node.labels, node.props)
+    if (this.reindexed.has(id)) this.overlayIndexes?.removeNode(id, node.labels, node.props)
     this.reindexed.add(id)
     this.nodes.set(id, null)
     this.deletedNodes.add(id)
@@ -281,6 +291,18 @@ export class Transaction implements GraphReader {
 
   private readonly nameOf = (id: number): string => this.names.name(id)
 
+  private indexes(): NodeIndexes {
+    if (this.overlayIndexes === undefined) {
+      const indexes = new NodeIndexes()
+      for (const id of this.reindexed) {
+        const node = this.nodes.get(id)
+        if (node) indexes.addNode(id, node.labels, node.props)
+      }
+      this.overlayIndexes = indexes
+    }
+    return this.overlayIndexes
+  }
+
   /** The node's own copy with private labels and properties, indexed in the overlay. */
   private touch(id: number): NodeRecord {
     const node = this.shallow(id)
@@ -288,7 +310,7 @@ export class Transaction implements GraphReader {
       node.labels = node.labels.slice()
       node.props = new Map(node.props)
       this.reindexed.add(id)
-      this.indexes.addNode(id, node.labels, node.props)
+      this.overlayIndexes?.addNode(id, node.labels, node.props)
     }
     return node
   }

@@ -37,6 +37,8 @@ export interface GraphReader {
   relStart(id: number): number
   relEnd(id: number): number
   relProps(id: number): ReadonlyMap<number, PropertyValue> | undefined
+  /** One property of a relationship, without building its property map (optional: relProps answers too). */
+  relProperty?(id: number, key: number): PropertyValue | undefined
   allNodeIds(): Iterable<number>
   allRelIds(): Iterable<number>
   labelNodeIds(label: number): Iterable<number>

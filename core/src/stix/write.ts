@@ -190,7 +190,7 @@ export class StixWriter {
   /** Edges have no property index: a relationship is found among its source node's outgoing edges. */
   private findEdge(start: number, stixId: string): number | undefined {
     const node = this.tx.node(start)
-    for (const rel of node?.out ?? []) if (this.tx.relProps(rel)?.get(this.idKey) === stixId) return rel
+    for (const rel of node?.out ?? []) if (this.tx.relProperty(rel, this.idKey) === stixId) return rel
     return undefined
   }
 

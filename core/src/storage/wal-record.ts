@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 
 /** One committed transaction in the write-ahead log: a single JSON line, self-checking. */
 export interface WalRecord {
@@ -10,7 +10,8 @@ export interface WalRecord {
 }
 
 const SUFFIX_LENGTH = ',"sha256":"'.length + 64 + '"}'.length
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex')
+// One-shot digest: no Hash object per record (measurable at tens of thousands of commits per second).
+const sha256 = (text: string) => hash('sha256', text, 'hex')
 
 /**
  * Encodes a record as one line ending in `,"sha256":"<hex>"}\n`, the digest covering everything before it,

@@ -41,15 +41,16 @@ export function accumulatorFor(
     }
   switch (name) {
     case 'count':
+      // Counted as a double (exact to 2^53 rows), made an integer once: a bigint add per row is slow.
       if (star) {
         return () => {
-          let n = 0n
-          return { add: () => void n++, result: () => n }
+          let n = 0
+          return { add: () => void n++, result: () => BigInt(n) }
         }
       }
       return withDistinct(() => {
-        let n = 0n
-        return { push: () => void n++, result: () => n }
+        let n = 0
+        return { push: () => void n++, result: () => BigInt(n) }
       })
     case 'sum':
       return withDistinct(() => {

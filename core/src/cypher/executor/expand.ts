@@ -66,11 +66,16 @@ function forEachRel(
 
 function relPropsOk(spec: ExpandSpec, rel: number, row: Row, ctx: ExecContext): boolean {
   if (spec.relCheck === undefined) return true
-  const names = ctx.graph.names
-  const props = ctx.graph.relProps(rel)
+  const graph = ctx.graph
+  const props = graph.relProperty ? undefined : graph.relProps(rel)
   return spec.relCheck(row, ctx, (key) => {
-    const keyId = names.lookup(key)
-    return keyId < 0 ? null : ((props?.get(keyId) as PropertyValue | undefined) ?? null)
+    const keyId = graph.names.lookup(key)
+    if (keyId < 0) return null
+    return (
+      ((graph.relProperty ? graph.relProperty(rel, keyId) : props?.get(keyId)) as
+        | PropertyValue
+        | undefined) ?? null
+    )
   })
 }
 

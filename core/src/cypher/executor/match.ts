@@ -3,6 +3,7 @@ import { type Binding, conjuncts, freeVariables, type Scope, type VarKind } from
 import type { Direction, Expr, NodePattern, PatternPart, RelPattern } from '../ast.js'
 import type { Eval, ExpressionCompiler, Matcher } from '../compile-expr.js'
 import { budgetError, typeError } from '../errors.js'
+import { cachedName } from '../operators.js'
 import { type CypherMap, equals, NodeValue, truth, typeName, type Value } from '../values.js'
 import { type ExecContext, load, type Row, tick } from './context.js'
 import { type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
@@ -338,14 +339,14 @@ function propCheck(env: MatchEnv, props: Expr, scope: Scope): PropCheck {
 export type NodeCheck = ((id: number, row: Row, ctx: ExecContext) => boolean) | undefined
 
 function nodeCheck(env: MatchEnv, node: NodePattern, scope: Scope): NodeCheck {
-  const labels = node.labels
+  const labels = node.labels.map(cachedName)
   const props = node.props ? propCheck(env, node.props, scope) : undefined
   if (labels.length === 0 && props === undefined) return undefined
   return (id, row, ctx) => {
     const record = ctx.graph.node(id)
     if (record === undefined) return false
     for (const label of labels) {
-      const labelId = ctx.graph.names.lookup(label)
+      const labelId = label(ctx.graph.names)
       if (labelId < 0 || !record.labels.includes(labelId)) return false
     }
     if (props === undefined) return true

@@ -12,10 +12,12 @@ import {
 import type { Expr, Projection } from '../ast.js'
 import type { Eval } from '../compile-expr.js'
 import { runtimeError, typeError } from '../errors.js'
-import { orderCompare, truth, typeName, type Value, valueKey } from '../values.js'
+import { truth, typeName, type Value, valueKey } from '../values.js'
 import { type AccumulatorFactory, accumulatorFor } from './aggregates.js'
 import type { ExecContext, Row, Stage, StageFactory } from './context.js'
 import type { MatchEnv } from './match.js'
+import { type ScanAggregateShape, type ScanFilter, scanAggregateStage } from './scan-aggregate.js'
+import { TopK } from './top-k.js'
 
 export interface ProjectionEnv extends MatchEnv {
   readonly text: string
@@ -44,6 +46,7 @@ export function compileProjection(
   clause: 'with' | 'return',
   where: Expr | undefined,
   at: number,
+  fuse?: { shape: ScanAggregateShape; nodeSlot: number; filter: ScanFilter | undefined },
 ): CompiledProjection {
   const items: Item[] = []
   const seen = new Set<string>()
@@ -112,7 +115,14 @@ export function compileProjection(
   const factories: StageFactory[] = []
   const exprs = env.exprs
 
-  if (aggregating) factories.push(groupStage(env, items, input))
+  if (aggregating && fuse !== undefined) {
+    // The shape guarantees every item is a grouping key or one aggregate call, in item order.
+    const keySlots = items.filter((item) => item.aggregates.length === 0).map((item) => item.slot)
+    const aggSlots = items.filter((item) => item.aggregates.length > 0).map((item) => item.slot)
+    factories.push(
+      scanAggregateStage(fuse.shape, fuse.nodeSlot, keySlots, aggSlots, () => env.blankRow(), fuse.filter),
+    )
+  } else if (aggregating) factories.push(groupStage(env, items, input))
   else {
     const evals = items.map((item) => exprs.compile(item.expr, input))
     const slots = items.map((item) => item.slot)
@@ -141,6 +151,8 @@ export function compileProjection(
       }
     })
   }
+  const skip = projection.skip ? constantCount(env, projection.skip, 'SKIP') : undefined
+  const limit = projection.limit ? constantCount(env, projection.limit, 'LIMIT') : undefined
   if (projection.orderBy.length > 0) {
     // ORDER BY sees the projected names, and also the incoming ones when rows were not merged.
     let sortScope = output
@@ -152,11 +164,9 @@ export function compileProjection(
     const keys = projection.orderBy.map((sort) => exprs.compile(sort.expr, sortScope))
     exprs.substitutions = undefined
     const directions = projection.orderBy.map((sort) => (sort.descending ? -1 : 1))
-    factories.push(sortStage(keys, directions))
+    factories.push(sortStage(keys, directions, limit && ((ctx) => rowsToKeep(env, ctx, skip, limit))))
   }
   if (projection.skip !== undefined || projection.limit !== undefined) {
-    const skip = projection.skip ? constantCount(env, projection.skip, 'SKIP') : undefined
-    const limit = projection.limit ? constantCount(env, projection.limit, 'LIMIT') : undefined
     factories.push((ctx, next) => {
       const blank = env.blankRow()
       let toSkip = skip ? skip(blank, ctx) : 0
@@ -238,6 +248,17 @@ function ungroupedVariable(
   }
 }
 
+/** SKIP + LIMIT: how many sorted rows the LIMIT stage can let through. */
+function rowsToKeep(
+  env: ProjectionEnv,
+  ctx: ExecContext,
+  skip: ((row: Row, ctx: ExecContext) => number) | undefined,
+  limit: (row: Row, ctx: ExecContext) => number,
+): number {
+  const blank = env.blankRow()
+  return (skip ? skip(blank, ctx) : 0) + limit(blank, ctx)
+}
+
 /** SKIP/LIMIT take a constant non-negative integer (literal or parameter). */
 function constantCount(env: ProjectionEnv, expr: Expr, what: string): (row: Row, ctx: ExecContext) => number {
   if (freeVariables(expr).size > 0) {
@@ -250,6 +271,15 @@ function constantCount(env: ProjectionEnv, expr: Expr, what: string): (row: Row,
       env.report('INVALID_ARGUMENT_TYPE', `${what} must be an integer`, expr.start)
     }
   }
+  return countOf(env, expr, what)
+}
+
+/** The run-time value of a SKIP/LIMIT expression (checked by `constantCount` at compile time). */
+export function countOf(
+  env: Pick<ProjectionEnv, 'exprs'>,
+  expr: Expr,
+  what: string,
+): (row: Row, ctx: ExecContext) => number {
   const value = env.exprs.compile(expr, new Scope())
   return (row, ctx) => {
     const v = value(row, ctx)
@@ -259,23 +289,21 @@ function constantCount(env: ProjectionEnv, expr: Expr, what: string): (row: Row,
   }
 }
 
-function sortStage(keys: Eval[], directions: number[]): StageFactory {
+/** ORDER BY, keeping only the rows SKIP + LIMIT can let through when `bound` gives that number. */
+function sortStage(
+  keys: Eval[],
+  directions: number[],
+  bound: ((ctx: ExecContext) => number) | undefined,
+): StageFactory {
   return (ctx, next) => {
-    const buffer: { row: Row; keys: Value[] }[] = []
+    const top = new TopK<Row>(keys, directions, bound === undefined ? Number.POSITIVE_INFINITY : bound(ctx))
     return {
       push(row) {
-        buffer.push({ row, keys: keys.map((key) => key(row, ctx)) })
+        top.offer(row, row, ctx)
         return true
       },
       finish() {
-        buffer.sort((a, b) => {
-          for (let i = 0; i < directions.length; i++) {
-            const c = orderCompare(a.keys[i] as Value, b.keys[i] as Value)
-            if (c !== 0) return c * (directions[i] as number)
-          }
-          return 0
-        })
-        for (const entry of buffer) if (!next.push(entry.row)) break
+        for (const row of top.sorted()) if (!next.push(row)) break
         next.finish()
       },
     }
@@ -317,11 +345,22 @@ function groupStage(env: ProjectionEnv, items: Item[], input: Scope): StageFacto
       keys,
       accumulators: calls.map((call) => call.factory()),
     })
+    const single = keyEvals.length === 1 ? (keyEvals[0] as Eval) : undefined
     return {
       push(row) {
-        const keys = keyEvals.map((key) => key(row, ctx))
-        let id = ''
-        for (const key of keys) id += `${valueKey(key)}|`
+        let keys: Value[]
+        let id: string
+        if (single !== undefined) {
+          // One grouping key: a string groups under itself behind a quote (no other valueKey starts
+          // with one), sparing the escaping and the joined key.
+          const key = single(row, ctx)
+          keys = [key]
+          id = typeof key === 'string' ? `"${key}` : valueKey(key)
+        } else {
+          keys = keyEvals.map((key) => key(row, ctx))
+          id = ''
+          for (const key of keys) id += `${valueKey(key)}|`
+        }
         let group = groups.get(id)
         if (group === undefined) {
           group = newGroup(row, keys)
