@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
 import type { CypherBudgets } from '../cypher/index.js'
 import { CypherEngine, type CypherMode, type CypherResult } from '../cypher/index.js'
 import { EngineError, isEngineError } from '../errors.js'
@@ -8,6 +9,7 @@ import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
 import { AsOfReader } from '../history/as-of-reader.js'
+import { type RefOptions, RefWrites } from '../ref/writes.js'
 import { SeedSearch } from '../seed/search.js'
 import { SessionManager } from '../sessions/session-manager.js'
 import { PersistentStorage } from '../storage/persistent-storage.js'
@@ -48,6 +50,8 @@ export interface EngineOptions {
   historyMaxVersions?: number
   /** Ledgers of an embedding application, defined before recovery so their entries replay. */
   ledgers?: Ledger[]
+  /** Reference-platform writes: bounds and the reference to project to (none: a service-only store). */
+  ref?: RefOptions
 }
 
 export type EngineState = 'open' | 'closing' | 'closed'
@@ -87,6 +91,8 @@ export interface Engine {
   /** Cypher that may write; acknowledged only once durable (persistent mode) and published. */
   write(query: string, params?: Record<string, unknown>, options?: CallOptions): Promise<CypherResult>
   readonly sessions: SessionsApi
+  /** Reference-platform transactional writes, projection outbox and write authority. */
+  readonly ref: RefWrites
   /** The read-only temporal explorer: timeline, bounded projections and explicit snapshots. */
   readonly explorer: ExplorerApi
   /** Natural-language seed search (full-text, semantic, vector, hybrid); set an embedding provider on
@@ -188,6 +194,7 @@ class EngineImpl implements Engine {
   /** Attached once recovery is done, since attaching builds the index from the recovered graph. */
   seed!: SeedSearch
   readonly openedAtMs: number
+  readonly ref: RefWrites
 
   constructor(
     readonly storageMode: StorageMode,
@@ -218,6 +225,12 @@ class EngineImpl implements Engine {
       },
     }
     for (const ledger of options.ledgers ?? []) this.ledgers.define(ledger)
+    const legacyStateFile =
+      options.storage?.dir === undefined
+        ? null
+        : join(options.storage.dir, 'runtime', 'opencti-write-state.json')
+    this.ref = new RefWrites(this, { legacyStateFile, ...options.ref }, (id) => this.catalog.workspace(id))
+    this.ledgers.define(this.ref.state)
     this.cypherEngine = new CypherEngine(this.catalog, {
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
       beforePublish: async (commit, workspaceId, _sequence, context) =>
@@ -346,7 +359,9 @@ class EngineImpl implements Engine {
   }
 
   isReady(): boolean {
-    return this.current === 'open' && this.gate.failed === null && this.storage?.failed == null
+    return (
+      this.current === 'open' && this.gate.failed === null && this.storage?.failed == null && this.ref.ready()
+    )
   }
 
   durability(): DurabilityReport {
@@ -637,6 +652,7 @@ class EngineImpl implements Engine {
     if (this.current !== 'open') return
     this.current = 'closing'
     this.sessionManager.close()
+    this.ref.close()
     try {
       await this.checkpointing
       if (this.storage !== null && this.gate.failed === null && this.storage.failed === null) {
@@ -654,5 +670,6 @@ export async function openEngine(options: EngineOptions = {}): Promise<Engine> {
   const engine = new EngineImpl(mode, options)
   await engine.open()
   engine.seed = SeedSearch.attach(engine)
+  await engine.ref.start()
   return engine
 }

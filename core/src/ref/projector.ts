@@ -1,0 +1,158 @@
+/**
+ * The projector: POSTs pending outbox entries to the reference, oldest sequence first, at most
+ * `maxConcurrency` in flight (only entries whose touched records are disjoint, so they commute and the
+ * reference ends where in-order delivery would), each bounded by `timeoutMs`. It compares the reference's
+ * `outcome.response` with the canonical one: equal -> delivered; transport error, timeout or rejection ->
+ * stays pending (attempts and retries counted, retried after `retryIntervalMs`); a different successful
+ * answer -> quarantined and writes suspended with trigger write_divergence. Outcomes of one round commit
+ * as one ledger record.
+ */
+import { canonicalize } from '../stix/canonical.js'
+import type { ReferenceClient } from './reference-client.js'
+import type { EntryStatus, OutboxEntry, RefLedgerEntry, RefState } from './state.js'
+
+export interface ProjectorHost {
+  readonly state: RefState
+  /** Commits ledger entries durably (one WAL record). */
+  commit(entries: RefLedgerEntry[]): Promise<void>
+  /** False once the engine closes: nothing more is attempted. */
+  isOpen(): boolean
+}
+
+export interface ProjectorOptions {
+  maxConcurrency: number
+  timeoutMs: number
+  retryIntervalMs: number
+}
+
+type RoundResult = 'idle' | 'progress' | 'stopped'
+
+const DIAGNOSTIC_MAX = 512
+const clip = (text: string) => (text.length > DIAGNOSTIC_MAX ? text.slice(0, DIAGNOSTIC_MAX) : text)
+
+export class Projector {
+  retriesTotal = 0
+  private running: Promise<void> | null = null
+  private timer: NodeJS.Timeout | null = null
+  private closed = false
+
+  constructor(
+    private readonly host: ProjectorHost,
+    private readonly reference: ReferenceClient,
+    private readonly options: ProjectorOptions,
+  ) {}
+
+  /** Starts a background drain unless one runs; called after each committed write. */
+  kick(): void {
+    if (this.running !== null || this.closed) return
+    this.running = this.loop().finally(() => {
+      this.running = null
+    })
+    this.running.catch(() => {})
+  }
+
+  /** Admin drain: waits for the background run, then drains until idle or the first failure/divergence. */
+  async drain(): Promise<void> {
+    while (this.running !== null) await this.running.catch(() => {})
+    this.running = this.loop()
+    try {
+      await this.running
+    } finally {
+      this.running = null
+    }
+  }
+
+  close(): void {
+    this.closed = true
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = null
+  }
+
+  private async loop(): Promise<void> {
+    for (;;) {
+      if (this.closed || !this.host.isOpen()) return
+      const result = await this.round()
+      if (result === 'idle') return
+      if (result === 'stopped') {
+        this.scheduleRetry()
+        return
+      }
+    }
+  }
+
+  private scheduleRetry(): void {
+    if (this.closed || this.timer !== null) return
+    this.timer = setTimeout(() => {
+      this.timer = null
+      this.kick()
+    }, this.options.retryIntervalMs)
+    this.timer.unref()
+  }
+
+  /** The oldest pending entries that commute with each other, up to the concurrency bound. */
+  private window(): OutboxEntry[] {
+    const picked: OutboxEntry[] = []
+    const busy = new Set<string>()
+    for (const entry of this.host.state.entries.values()) {
+      if (entry.status !== 'pending') continue
+      const barrier = entry.touched.includes('*')
+      if (picked.length > 0 && (barrier || busy.has('*') || entry.touched.some((id) => busy.has(id)))) break
+      picked.push(entry)
+      for (const id of entry.touched) busy.add(id)
+      if (picked.length >= this.options.maxConcurrency || barrier) break
+    }
+    return picked
+  }
+
+  private async round(): Promise<RoundResult> {
+    const window = this.window()
+    if (window.length === 0) return 'idle'
+    const results = await Promise.all(window.map((entry) => this.attempt(entry)))
+    const entries: RefLedgerEntry[] = [{ k: 'attempts', results }]
+    const diverged = results.some((r) => r.status === 'quarantined')
+    if (diverged && this.host.state.authority === 'service_primary')
+      entries.push({
+        k: 'authority',
+        authority: 'writes_suspended',
+        trigger: 'write_divergence',
+        resolve_quarantine: false,
+      })
+    this.retriesTotal += results.filter((r) => r.status === 'pending').length
+    await this.host.commit(entries)
+    return results.every((r) => r.status === 'delivered') ? 'progress' : 'stopped'
+  }
+
+  private async attempt(
+    entry: OutboxEntry,
+  ): Promise<{ sequence: number; status: EntryStatus; diagnostic: string | null }> {
+    const sequence = entry.sequence
+    const canonical = entry.response?.outcome
+    try {
+      const answer = await this.reference.post(entry.request, AbortSignal.timeout(this.options.timeoutMs))
+      const outcome = (answer.body as { outcome?: { status?: string; response?: unknown } } | null)?.outcome
+      if (answer.status !== 200 || outcome?.status !== 'success') {
+        const code =
+          (answer.body as { error?: { code?: string } } | null)?.error?.code ??
+          (outcome as { error?: { code?: string } } | undefined)?.error?.code ??
+          'unknown'
+        return {
+          sequence,
+          status: 'pending',
+          diagnostic: clip(`reference rejected: HTTP ${answer.status} ${code}`),
+        }
+      }
+      const expected = canonical?.status === 'success' ? canonical.response : undefined
+      if (canonicalize(outcome.response) === canonicalize(expected))
+        return { sequence, status: 'delivered', diagnostic: null }
+      return {
+        sequence,
+        status: 'quarantined',
+        diagnostic: clip('reference response differs from the canonical response'),
+      }
+    } catch (error) {
+      const name = (error as Error).name
+      const reason = name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'transport error'
+      return { sequence, status: 'pending', diagnostic: clip(`${reason}: ${(error as Error).message}`) }
+    }
+  }
+}
