@@ -10,6 +10,7 @@ import { correlationIdOf, errorsPlugin, validatorCompiler } from '@service/plugi
 import { openapiPlugin } from '@service/plugin-openapi'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
 import { loadPacks, providerHostPlugin } from '@service/plugin-provider-host'
+import { refPlugin } from '@service/plugin-ref'
 import { seedPlugin } from '@service/plugin-seed'
 import { sessionsPlugin } from '@service/plugin-sessions'
 import { stixPlugin } from '@service/plugin-stix'
@@ -121,6 +122,12 @@ export async function buildServer(
   })
   await app.register(cypherPlugin, { engine, requestTimeoutMs: settings.http.requestTimeoutMs })
   await app.register(sessionsPlugin, { engine })
+  app.operations.sources.refProjection = () => engine.ref.figures()
+  await app.register(refPlugin, {
+    engine,
+    importMaxBodyBytes: settings.http.importMaxBodyBytes,
+    metricsRegistry: app.operations.metrics.registry,
+  })
 
   // Probes and scrapes would drown the access log: they are logged at debug, everything else at info.
   app.addHook('onResponse', (request, reply, done) => {
