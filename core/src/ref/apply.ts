@@ -151,9 +151,9 @@ export class WriteEvaluator {
     const id = recordIdOf(record)
     if (id === undefined) throw reject('a created record needs a non-empty id or internal_id')
     if (recordTypeOf(record) === undefined) throw reject(`record ${id} needs a non-empty type or entity_type`)
-    const existing = this.graph.find(id)
+    const existing = this.graph.locate(id)
     if (existing !== undefined)
-      throw new ItemFailure('conflict', `record ${id} already exists`, existing.revision)
+      throw new ItemFailure('conflict', `record ${id} already exists`, this.graph.revisionOf(existing))
     if (!isRelationshipRecord(record)) {
       this.graph.createNode(id, record)
       return { id, before: null, after: 1 }
@@ -169,7 +169,7 @@ export class WriteEvaluator {
     if (typeof source !== 'string' || typeof target !== 'string')
       throw reject(`relationship ${id} needs string source and target ids`)
     const gids = [source, target].map((endpoint) => {
-      const found = this.graph.find(endpoint)
+      const found = this.graph.locate(endpoint)
       if (found === undefined)
         throw new ItemFailure('retryable', `relationship ${id}: endpoint ${endpoint} does not exist`)
       if (found.kind !== 'node')

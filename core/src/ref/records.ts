@@ -91,6 +91,19 @@ export class CanonicalGraph {
     return undefined
   }
 
+  /** Where a record lives, without reading its raw record (existence and endpoint checks). */
+  locate(id: string): { kind: CanonicalRecord['kind']; gid: number } | undefined {
+    const node = this.nodeGid(id)
+    if (node !== undefined) return { kind: 'node', gid: node }
+    const rel = this.relGid(id)
+    return rel === undefined ? undefined : { kind: 'relationship', gid: rel }
+  }
+
+  revisionOf(where: { kind: CanonicalRecord['kind']; gid: number }): number {
+    const props = where.kind === 'node' ? this.tx.node(where.gid)?.props : this.tx.relProps(where.gid)
+    return Number(props?.get(this.revKey) ?? 0n)
+  }
+
   find(id: string): CanonicalRecord | undefined {
     const node = this.nodeGid(id)
     if (node !== undefined) return this.read('node', node, this.tx.node(node)?.props)

@@ -42,6 +42,15 @@ export interface OutboxEntry {
   response: StoredResponse | null
 }
 
+/** The audit rows of one write, compact: they share the key hash, correlation id and source offset. */
+export interface AuditGroup {
+  key: string
+  correlation_id: string
+  source_offset: string | null
+  /** [before_revision, after_revision, outcome] per record the write touched. */
+  rows: [number | null, number | null, string][]
+}
+
 export interface AuditRow {
   idempotency_key_hash: string
   correlation_id: string
@@ -68,7 +77,7 @@ export type RefLedgerEntry =
       /** true: the entry becomes pending (projected); false: service-only store, the intent closes. */
       project: boolean
       request: unknown
-      audits: AuditRow[]
+      audit: AuditGroup
     }
   | { k: 'drop'; sequences: number[] }
   | { k: 'attempts'; results: { sequence: number; status: EntryStatus; diagnostic: string | null }[] }
@@ -79,7 +88,7 @@ export type RefLedgerEntry =
   | { k: 'image'; next_sequence: number; authority: WriteAuthority; trigger: string | null; legacy: string[] }
   | { k: 'image_receipt'; receipt: Receipt }
   | { k: 'image_entry'; entry: OutboxEntry }
-  | { k: 'image_audits'; rows: AuditRow[] }
+  | { k: 'image_audits'; groups: AuditGroup[] }
   | { k: 'image_file'; job: FileJob }
 
 /** Bounds of what the status keeps around (older delivered entries and audits are dropped). */
@@ -92,7 +101,8 @@ export class RefState implements Ledger<RefLedgerEntry> {
   /** Outbox entries by sequence; Map order is sequence order because sequences only grow. */
   readonly entries = new Map<number, OutboxEntry>()
   private readonly delivered: number[] = []
-  audits: AuditRow[] = []
+  private auditGroups: AuditGroup[] = []
+  private auditCount = 0
   readonly files = new Map<string, FileJob>()
   readonly legacy = new Set<string>()
   nextSequence = 1
@@ -116,7 +126,7 @@ export class RefState implements Ledger<RefLedgerEntry> {
           entry.request = e.request
           entry.response = e.receipt.response
         }
-        this.addAudits(e.audits)
+        this.addAudits([e.audit])
         return
       }
       case 'drop':
@@ -160,7 +170,7 @@ export class RefState implements Ledger<RefLedgerEntry> {
         this.receipts.set(e.receipt.key, e.receipt)
         return
       case 'image_audits':
-        this.addAudits(e.rows)
+        this.addAudits(e.groups)
         return
     }
   }
@@ -177,9 +187,38 @@ export class RefState implements Ledger<RefLedgerEntry> {
     }
   }
 
-  private addAudits(rows: AuditRow[]): void {
-    this.audits.push(...rows)
-    if (this.audits.length > RETAINED_AUDITS) this.audits = this.audits.slice(-RETAINED_AUDITS)
+  private addAudits(groups: AuditGroup[]): void {
+    for (const group of groups) {
+      this.auditGroups.push(group)
+      this.auditCount += group.rows.length
+    }
+    // Whole groups are dropped, oldest first, while the rest still hold the retained number of rows.
+    while (
+      this.auditGroups.length > 1 &&
+      this.auditCount - (this.auditGroups[0]?.rows.length ?? 0) >= RETAINED_AUDITS
+    ) {
+      this.auditCount -= this.auditGroups.shift()?.rows.length ?? 0
+    }
+  }
+
+  /** The newest `limit` audit rows, oldest first. */
+  audits(limit: number): AuditRow[] {
+    const out: AuditRow[] = []
+    for (let g = this.auditGroups.length - 1; g >= 0 && out.length < limit; g--) {
+      const group = this.auditGroups[g] as AuditGroup
+      for (let r = group.rows.length - 1; r >= 0 && out.length < limit; r--) {
+        const [before, after, outcome] = group.rows[r] as AuditGroup['rows'][number]
+        out.push({
+          idempotency_key_hash: group.key,
+          correlation_id: group.correlation_id,
+          source_offset: group.source_offset,
+          before_revision: before,
+          after_revision: after,
+          outcome,
+        })
+      }
+    }
+    return out.reverse()
   }
 
   *image(): Iterable<RefLedgerEntry> {
@@ -192,7 +231,7 @@ export class RefState implements Ledger<RefLedgerEntry> {
     }
     for (const receipt of this.receipts.values()) yield { k: 'image_receipt', receipt }
     for (const entry of this.entries.values()) yield { k: 'image_entry', entry }
-    if (this.audits.length > 0) yield { k: 'image_audits', rows: this.audits }
+    if (this.auditGroups.length > 0) yield { k: 'image_audits', groups: this.auditGroups }
     for (const job of this.files.values()) yield { k: 'image_file', job }
   }
 

@@ -49,7 +49,7 @@ import {
   type WriteAuthority,
 } from './request.js'
 import {
-  type AuditRow,
+  type AuditGroup,
   type OutboxEntry,
   REF_LEDGER,
   type RefLedgerEntry,
@@ -397,8 +397,8 @@ export class RefWrites {
                 response: evaluated.response,
               },
               project: this.projector !== null,
-              request: stored,
-              audits: auditRows(evaluated.audits, keyHash, context),
+              request: this.projector === null ? null : stored,
+              audit: auditGroup(evaluated.audits, keyHash, context),
             } satisfies RefLedgerEntry)
           }
           // Folded in last: a throw above leaves the index as it was.
@@ -603,7 +603,7 @@ export class RefWrites {
         attempts: e.attempts,
         diagnostic: e.diagnostic,
       })),
-      audits: this.state.audits.slice(-STATUS_LIST_MAX),
+      audits: this.state.audits(STATUS_LIST_MAX),
     }
   }
 
@@ -807,14 +807,11 @@ function touchedIds(request: RefWriteRequest): string[] {
   return [...ids]
 }
 
-function auditRows(notes: AuditNote[], keyHash: string, context: RefWriteRequest['context']): AuditRow[] {
-  const offset = context.access.attributes.source_offset ?? null
-  return notes.map((note) => ({
-    idempotency_key_hash: keyHash,
+function auditGroup(notes: AuditNote[], keyHash: string, context: RefWriteRequest['context']): AuditGroup {
+  return {
+    key: keyHash,
     correlation_id: context.correlation_id,
-    source_offset: offset,
-    before_revision: note.before,
-    after_revision: note.after,
-    outcome: note.outcome,
-  }))
+    source_offset: context.access.attributes.source_offset ?? null,
+    rows: notes.map((note) => [note.before, note.after, note.outcome]),
+  }
 }
