@@ -121,7 +121,7 @@ export class RefWrites {
   /** Payload turns: a write's payload commits only after the one before it in intent order. */
   private readonly turns = new Map<number, { done: Promise<void>; release: () => void }>()
   private blocked: string | null = null
-  private readonly counters = {
+  private readonly tally = {
     applied_operations: 0,
     failed_operations: 0,
     idempotent_replays: 0,
@@ -262,7 +262,7 @@ export class RefWrites {
       outcome,
     })
     const fail = (failure: WriteFailure): StoredResponse => {
-      this.counters.failed_operations += 1
+      this.tally.failed_operations += 1
       return envelope({ status: 'failure', error: failure })
     }
 
@@ -275,6 +275,10 @@ export class RefWrites {
 
     const keyHash = hashKey(key)
     const print = fingerprint(request)
+    // In progress first: its receipt may be published before it is durable, and only the original caller
+    // may be answered before that.
+    if (this.inflight.has(keyHash))
+      throw RefErrors.suspended('a write with this idempotency key is still in progress; retry with it')
     const receipt = this.state.receipts.get(keyHash)
     if (receipt !== undefined) {
       if (receipt.fingerprint !== print)
@@ -283,12 +287,10 @@ export class RefWrites {
           message: 'this idempotency key was used with a different request',
           retryable: false,
         })
-      this.counters.idempotent_replays += 1
+      this.tally.idempotent_replays += 1
       return receipt.response
     }
     if (this.blocked !== null) throw RefErrors.notReady(this.blocked)
-    if (this.inflight.has(keyHash))
-      throw RefErrors.suspended('a write with this idempotency key is still in progress; retry with it')
     if (this.engine.storageMode !== 'persistent')
       return fail({
         code: 'BACKEND_UNAVAILABLE',
@@ -418,8 +420,8 @@ export class RefWrites {
           throw RefErrors.writeFailed(`the write could not be committed: ${error.message}`)
         } else throw error
       }
-      this.counters.applied_operations += answer.applied
-      this.counters.failed_operations += answer.failed
+      this.tally.applied_operations += answer.applied
+      this.tally.failed_operations += answer.failed
       if (answer.applied > 0) this.projector?.kick()
       return answer.response
     } finally {
@@ -546,57 +548,57 @@ export class RefWrites {
       lag: this.state.unresolved(),
       retries_total: this.projector?.retriesTotal ?? 0,
       quarantined: this.state.count('quarantined'),
-      reconstruction_total: this.counters.reconstruction_runs,
+      reconstruction_total: this.tally.reconstruction_runs,
       authority: this.state.authority,
       mode: this.mode,
     }
   }
 
-  status() {
+  /** The status counters (FACTS §8 `result`), without the lists. */
+  counters() {
     const f = this.figures()
-    const entries = [...this.state.entries.values()]
-    const bySequence = new Map(entries.map((e) => [e.sequence, e]))
-    const reconciliations = [...this.state.receipts.values()]
-      .filter((r) => bySequence.has(r.sequence))
-      .slice(-STATUS_LIST_MAX)
-      .map((r) => {
-        const entry = bySequence.get(r.sequence) as OutboxEntry
-        return {
-          idempotency_key_hash: r.key,
-          correlation_id: r.response.correlation_id,
-          status:
-            entry.status === 'delivered'
-              ? ('reconciled' as const)
-              : entry.status === 'quarantined'
-                ? ('quarantined' as const)
-                : ('pending' as const),
-          attempts: entry.attempts,
-          diagnostic: entry.diagnostic,
-        }
-      })
-    const pendingReconciliation = reconciliations.filter((r) => r.status === 'pending').length
+    const pending = this.state.count('pending')
+    return {
+      pending_reconciliation: pending,
+      fully_reconciled: pending === 0 && f.quarantined === 0,
+      applied_operations: this.tally.applied_operations,
+      failed_operations: this.tally.failed_operations,
+      idempotent_replays: this.tally.idempotent_replays,
+      quarantined_reconciliation: f.quarantined,
+      projection_outbox_depth: f.outbox_depth,
+      projection_lag: f.lag,
+      projection_retries: f.retries_total,
+      projection_quarantined: f.quarantined,
+      write_authority: f.authority,
+      write_authority_trigger: this.state.trigger,
+      fully_synchronized: f.lag === 0,
+      reconstruction_runs: f.reconstruction_total,
+      ref_mode: f.mode,
+      high_water_sequence: this.state.nextSequence - 1,
+    }
+  }
+
+  status() {
+    const entries = [...this.state.entries.values()].slice(-STATUS_LIST_MAX)
+    const reconciliations = entries
+      .filter((e) => e.status !== 'prepared')
+      .map((e) => ({
+        idempotency_key_hash: e.key,
+        correlation_id: e.correlation_id,
+        status:
+          e.status === 'delivered'
+            ? ('reconciled' as const)
+            : e.status === 'quarantined'
+              ? ('quarantined' as const)
+              : ('pending' as const),
+        attempts: e.attempts,
+        diagnostic: e.diagnostic,
+      }))
     return {
       ok: true as const,
-      result: {
-        pending_reconciliation: pendingReconciliation,
-        fully_reconciled: pendingReconciliation === 0 && f.quarantined === 0,
-        applied_operations: this.counters.applied_operations,
-        failed_operations: this.counters.failed_operations,
-        idempotent_replays: this.counters.idempotent_replays,
-        quarantined_reconciliation: f.quarantined,
-        projection_outbox_depth: f.outbox_depth,
-        projection_lag: f.lag,
-        projection_retries: f.retries_total,
-        projection_quarantined: f.quarantined,
-        write_authority: f.authority,
-        write_authority_trigger: this.state.trigger,
-        fully_synchronized: f.lag === 0,
-        reconstruction_runs: f.reconstruction_total,
-        ref_mode: f.mode,
-        high_water_sequence: this.state.nextSequence - 1,
-      },
+      result: this.counters(),
       reconciliations,
-      projections: entries.slice(-STATUS_LIST_MAX).map((e) => ({
+      projections: entries.map((e) => ({
         sequence: e.sequence,
         ordering_key_hash: e.ordering_key_hash,
         status: e.status,
@@ -624,7 +626,7 @@ export class RefWrites {
         high_water_sequence: this.state.nextSequence - 1,
         records: rawRecords(store),
       }))
-      this.counters.reconstruction_runs += 1
+      this.tally.reconstruction_runs += 1
       return result
     } catch (error) {
       throw RefErrors.reconstructionFailed(`the canonical records could not be read: ${messageOf(error)}`)

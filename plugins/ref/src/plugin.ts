@@ -25,7 +25,7 @@ export interface RefPluginOptions {
 }
 
 function registerMetrics(engine: Engine, registers: Registry[]): void {
-  const counters = () => engine.ref.status().result
+  const counters = () => engine.ref.counters()
   const operations = new Counter({
     name: 'service_ref_write_operations_total',
     help: 'Reference write operations by outcome (applied, failed), since the process started.',
