@@ -522,7 +522,10 @@ describe('reference write permits and storage mode', () => {
     ).toBe('success')
     const burst = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
-        post<WriteAnswer & ErrorBody>(single, write('create', { record: malware(`malware--burst${i}`) })),
+        post<{ outcome: WriteAnswer['outcome']; error: ErrorBody['error'] }>(
+          single,
+          write('create', { record: malware(`malware--burst${i}`) }),
+        ),
       ),
     )
     const ok = burst.filter((a) => a.status === 200 && a.json.outcome.status === 'success')

@@ -34,3 +34,6 @@ export const RefErrors = {
   fileCommandInvalid: (why: string) => new EngineError('INVALID_REF_FILE_COMMAND', why, 'invalid'),
   notReady: (why: string) => new EngineError('REF_RECOVERY_BLOCKED', why, 'unavailable'),
 } as const
+
+/** The message of a caught error, for the `why` of the codes above. */
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))

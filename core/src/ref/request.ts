@@ -87,15 +87,17 @@ export type MergeRequest = Static<typeof MergeRequest>
 
 const checkRequest = Compile(RefWriteRequest)
 
-/** The first schema error as one readable line, or null when the request is well formed. */
-export function requestProblem(body: unknown): string | null {
-  if (checkRequest.Check(body)) return null
-  for (const error of checkRequest.Errors(body)) {
+/** The first schema error of `value` as one readable line, or null when it conforms. */
+function firstProblem(check: typeof checkRequest | typeof checkDescriptor, value: unknown, prefix: string) {
+  if (check.Check(value)) return null
+  for (const error of check.Errors(value)) {
     const path = (error as { instancePath?: string }).instancePath || '/'
-    return `${path}: ${error.message}`
+    return `${prefix}${path}: ${error.message}`
   }
-  return 'the request does not match the write request schema'
+  return `${prefix} does not match its schema`
 }
+
+export const requestProblem = (body: unknown): string | null => firstProblem(checkRequest, body, '')
 
 /** The rollback triggers an operator may declare (spec, write authority). */
 export const ROLLBACK_TRIGGERS = [
@@ -140,11 +142,5 @@ export const FileDescriptor = Type.Object(
 export type FileDescriptor = Static<typeof FileDescriptor>
 const checkDescriptor = Compile(FileDescriptor)
 
-export function descriptorProblem(descriptor: unknown): string | null {
-  if (checkDescriptor.Check(descriptor)) return null
-  for (const error of checkDescriptor.Errors(descriptor)) {
-    const path = (error as { instancePath?: string }).instancePath || '/'
-    return `descriptor${path}: ${error.message}`
-  }
-  return 'invalid file descriptor'
-}
+export const descriptorProblem = (descriptor: unknown): string | null =>
+  firstProblem(checkDescriptor, descriptor, 'descriptor')

@@ -1,45 +1,16 @@
-/**
- * The embedded door of reference-platform writes (`engine.ref`): idempotent transactional writes, the
- * projection outbox and its projector, write authority, status, reconstruction and file jobs.
- *
- * A write is two durable commits: the write-ahead intent (an outbox entry `prepared`, ledger only), then
- * the payload (graph records, receipt, audit rows and the entry activated to `pending`) in one WAL record.
- * Payloads commit in intent order, so the outbox order is the order the canonical store applied them.
- * The caller is answered only after the payload is durable and the derived indexes are updated.
- *
- * A deployment with no reference endpoint is a service-only store: it has nowhere to project, so the
- * payload commit closes the intent instead of activating it; receipts and audits are kept as everywhere,
- * and the outbox stays empty, so such a store (the reference instance of our tests) accepts any number of
- * writes.
- */
-import { readFileSync } from 'node:fs'
 import type { Engine } from '../engine/engine.js'
 import { EngineError, isEngineError } from '../errors.js'
 import type { GraphStore } from '../graph/store.js'
-import {
-  type AuditNote,
-  FAILURE_OF,
-  type ItemResult,
-  WriteEvaluator,
-  type WriteFailure,
-  type WriteResponse,
-} from './apply.js'
-import { RefErrors } from './codes.js'
-import { fileJobId, fingerprint, hashKey, hashOrderingKey, transactionId } from './identity.js'
+import type { WriteFailure } from './apply.js'
+import { messageOf, RefErrors } from './codes.js'
+import { auditGroup, evaluateWrite, limitProblem, orderingKey, touchedIds } from './evaluate.js'
+import { runFileCommand } from './files.js'
+import { fingerprint, hashKey, hashOrderingKey, transactionId } from './identity.js'
 import { Projector } from './projector.js'
-import {
-  CanonicalGraph,
-  endpointIds,
-  indexRelationships,
-  isRelationshipRecord,
-  REF_WORKSPACE_ID,
-  rawRecords,
-  recordIdOf,
-} from './records.js'
+import { CanonicalGraph, indexRelationships, REF_WORKSPACE_ID, rawRecords } from './records.js'
+import { recoveryPlan } from './recovery.js'
 import type { ReferenceClient } from './reference-client.js'
 import {
-  type BulkItem,
-  descriptorProblem,
   type FileDescriptor,
   type RefWriteRequest,
   ROLLBACK_TRIGGERS,
@@ -48,14 +19,7 @@ import {
   WRITE_OPERATIONS,
   type WriteAuthority,
 } from './request.js'
-import {
-  type AuditGroup,
-  type OutboxEntry,
-  REF_LEDGER,
-  type RefLedgerEntry,
-  RefState,
-  type StoredResponse,
-} from './state.js'
+import { type OutboxEntry, REF_LEDGER, type RefLedgerEntry, RefState, type StoredResponse } from './state.js'
 
 export interface RefOptions {
   /** SERVICE_OPENCTI_SYNC_MAX_OPERATIONS: operations one write may carry (bulk items; merge target + sources). */
@@ -89,15 +53,8 @@ export interface AuthorityRequest {
   parity_verified: boolean
 }
 
-export interface RefFigures {
-  outbox_depth: number
-  lag: number
-  retries_total: number
-  quarantined: number
-  reconstruction_total: number
-  authority: WriteAuthority
-  mode: 'elastic_free' | 'reversible_reference'
-}
+/** What `figures()` reports, for the operations plugin's sources. */
+export type RefFigures = ReturnType<RefWrites['figures']>
 
 export type FileCommand =
   | { operation: 'enqueue'; descriptor: FileDescriptor }
@@ -164,7 +121,7 @@ export class RefWrites {
 
   private readonly legacyStateFile: string | null
 
-  get mode(): RefFigures['mode'] {
+  get mode(): 'elastic_free' | 'reversible_reference' {
     return this.reference === null ? 'elastic_free' : 'reversible_reference'
   }
 
@@ -188,51 +145,10 @@ export class RefWrites {
    */
   async start(): Promise<void> {
     if (this.engine.storageMode !== 'persistent') return
-    const abandoned: number[] = []
-    for (const entry of this.state.entries.values()) {
-      const receipt = this.state.receipts.get(entry.key)
-      const committed = receipt !== undefined && receipt.sequence === entry.sequence
-      if (entry.status === 'prepared' && !committed) abandoned.push(entry.sequence)
-      else if (entry.status === 'prepared' || (entry.status === 'pending' && !readable(entry.response)))
-        this.blocked = `outbox entry ${entry.sequence} is committed but its receipt cannot be read`
-    }
-    const entries: RefLedgerEntry[] = []
-    if (abandoned.length > 0) entries.push({ k: 'drop', sequences: abandoned })
-    const legacy = this.legacyDigest()
-    if (legacy !== null && !this.state.legacy.has(legacy)) {
-      entries.push({ k: 'legacy', digest: legacy })
-      entries.push({
-        k: 'authority',
-        authority: 'writes_suspended',
-        trigger: 'migration_failure',
-        resolve_quarantine: false,
-      })
-    }
-    if (entries.length > 0) await this.commitLedger(entries)
+    const plan = recoveryPlan(this.state, this.legacyStateFile)
+    this.blocked = plan.blocked
+    if (plan.entries.length > 0) await this.commitLedger(plan.entries)
     if (this.blocked === null) this.projector?.kick()
-  }
-
-  /** Digest of an unresolved legacy dual-write state file, or null when there is none (or all resolved). */
-  private legacyDigest(): string | null {
-    if (this.legacyStateFile === null) return null
-    let text: string
-    try {
-      text = readFileSync(this.legacyStateFile, 'utf8')
-    } catch {
-      return null
-    }
-    let unresolved = true
-    try {
-      const parsed = JSON.parse(text) as {
-        projections?: { status?: string }[]
-        entries?: { status?: string }[]
-      }
-      const items = [...(parsed.projections ?? []), ...(parsed.entries ?? [])]
-      unresolved = items.some((item) => item.status === 'prepared' || item.status === 'pending')
-    } catch {
-      unresolved = true // an unreadable legacy record cannot be shown resolved
-    }
-    return unresolved ? hashOrderingKey(text) : null
   }
 
   close(): void {
@@ -269,7 +185,7 @@ export class RefWrites {
     const problem = requestProblem(body)
     if (problem !== null) return fail({ code: 'INVALID_REQUEST', message: problem, retryable: false })
     const request = body as RefWriteRequest
-    const shapeProblem = this.checkLimits(request)
+    const shapeProblem = limitProblem(request, this.options.maxOperations)
     if (shapeProblem !== null)
       return fail({ code: 'INVALID_REQUEST', message: shapeProblem, retryable: false })
 
@@ -320,27 +236,6 @@ export class RefWrites {
     }
   }
 
-  private checkLimits(request: RefWriteRequest): string | null {
-    const op = request.operation
-    const max = this.options.maxOperations
-    const count =
-      op.operation === 'bulk'
-        ? op.request.operations.length
-        : op.operation === 'merge'
-          ? op.request.source_ids.length + 1
-          : 1
-    if (count > max) return `the write carries ${count} operations; at most ${max} are allowed`
-    if (op.operation === 'bulk') {
-      const ids = new Set<string>()
-      for (const [i, item] of op.request.operations.entries()) {
-        const id = item.operation_id ?? `bulk-item-${i}`
-        if (ids.has(id)) return `operation_id ${id} is not unique`
-        ids.add(id)
-      }
-    }
-    return null
-  }
-
   private async commitWrite(
     request: RefWriteRequest,
     keyHash: string,
@@ -383,7 +278,7 @@ export class RefWrites {
       try {
         const result = await this.engine.transact(REF_WORKSPACE_ID, (tx, _store, ledger) => {
           const graph = new CanonicalGraph(tx, this.relationshipIndex())
-          const evaluated = this.evaluate(request, graph, envelope)
+          const evaluated = evaluateWrite(request, graph, envelope)
           if (evaluated.applied === 0) {
             if (evaluated.abort) throw new AtomicAbort(evaluated.response)
             ledger.write(REF_LEDGER, { k: 'drop', sequences: [sequence] } satisfies RefLedgerEntry)
@@ -460,87 +355,10 @@ export class RefWrites {
     return this.relIndex
   }
 
-  private evaluate(
-    request: RefWriteRequest,
-    graph: CanonicalGraph,
-    envelope: (outcome: StoredResponse['outcome']) => StoredResponse,
-  ): { response: StoredResponse; applied: number; failed: number; abort: boolean; audits: AuditNote[] } {
-    const evaluator = new WriteEvaluator(graph)
-    const op = request.operation
-    const success = (response: WriteResponse) => envelope({ status: 'success', response })
-    if (op.operation === 'merge') {
-      const merged = evaluator.merge(op.request)
-      if ('failure' in merged)
-        return {
-          response: envelope({ status: 'failure', error: merged.failure }),
-          applied: 0,
-          failed: 1,
-          abort: true,
-          audits: [],
-        }
-      return {
-        response: success({ response: 'merge', data: merged.data }),
-        applied: 1,
-        failed: 0,
-        abort: false,
-        audits: evaluator.audits,
-      }
-    }
-    const items: BulkItem[] =
-      op.operation === 'bulk'
-        ? op.request.operations
-        : op.operation === 'create'
-          ? [{ operation: 'create', record: op.request.record }]
-          : op.operation === 'update'
-            ? [{ operation: 'update', ...op.request }]
-            : [{ operation: 'delete', ...op.request }]
-    const atomic = op.operation !== 'bulk' || op.request.atomic
-    const results: ItemResult[] = []
-    let failedAt = -1
-    for (const [i, item] of items.entries()) {
-      if (failedAt >= 0) {
-        results.push(abortedResult(item, item.operation_id ?? `bulk-item-${i}`))
-        continue
-      }
-      const result = evaluator.item(item, item.operation_id ?? `bulk-item-${i}`)
-      results.push(result)
-      if (atomic && result.status !== 'applied') failedAt = i
-    }
-    if (atomic && failedAt >= 0) {
-      // Nothing of the batch commits: applied items before the failure flip to aborted.
-      for (const [i, result] of results.entries())
-        if (i !== failedAt) Object.assign(result, { status: 'aborted', after_revision: null })
-      const failed = results[failedAt] as ItemResult
-      const response =
-        op.operation === 'bulk'
-          ? success({ response: 'bulk', data: { results } })
-          : envelope({
-              status: 'failure',
-              error: {
-                code: FAILURE_OF[failed.status as 'conflict' | 'rejected' | 'retryable'],
-                message: failed.diagnostic ?? 'the write failed',
-                retryable: failed.status === 'retryable',
-              },
-            })
-      return { response, applied: 0, failed: 1, abort: true, audits: [] }
-    }
-    const applied = results.filter((r) => r.status === 'applied').length
-    const response =
-      op.operation === 'bulk'
-        ? success({ response: 'bulk', data: { results } })
-        : success({
-            response: 'write',
-            data: {
-              id: results[0]?.id as string,
-              revision: results[0]?.after_revision ?? results[0]?.before_revision ?? 0,
-            },
-          })
-    return { response, applied, failed: results.length - applied, abort: false, audits: evaluator.audits }
-  }
-
   // ---- status, projection, authority ------------------------------------------------------------
 
-  figures(): RefFigures {
+  /** The live figures /metrics and /version read (projection gauges, authority, mode). */
+  figures() {
     const prepared = this.state.count('prepared')
     const pending = this.state.count('pending')
     return {
@@ -693,50 +511,13 @@ export class RefWrites {
 
   // ---- files -----------------------------------------------------------------------------------
 
-  async files(
-    command: unknown,
-  ): Promise<{ result: 'enqueued' | 'duplicate'; job_id: string } | { result: 'deleted' }> {
-    const c = (command ?? {}) as { operation?: unknown; descriptor?: unknown; file_ids?: unknown }
-    if (c.operation !== 'enqueue' && c.operation !== 'delete')
-      throw RefErrors.fileCommandInvalid("operation must be 'enqueue' or 'delete'")
-    if (c.operation === 'enqueue') {
-      const problem = descriptorProblem(c.descriptor)
-      if (problem !== null) throw RefErrors.fileEnqueueFailed(problem)
-    } else if (
-      !Array.isArray(c.file_ids) ||
-      c.file_ids.length === 0 ||
-      c.file_ids.some((id) => typeof id !== 'string' || id.trim() === '')
-    )
-      throw RefErrors.fileDeleteInvalid('file_ids must be a non-empty list of non-blank ids')
-    if (this.engine.storageMode !== 'persistent') throw RefErrors.fileStorageRequired()
-    if (c.operation === 'enqueue') {
-      const d = c.descriptor as FileDescriptor
-      const jobId = fileJobId(d.file_id, d.content_hash, d.version)
-      if (this.state.files.has(jobId)) return { result: 'duplicate', job_id: jobId }
-      try {
-        await this.commitLedger([
-          {
-            k: 'file_enqueue',
-            job: {
-              job_id: jobId,
-              file_id: d.file_id,
-              content_hash: d.content_hash,
-              version: d.version,
-              descriptor: d,
-            },
-          },
-        ])
-      } catch (error) {
-        throw RefErrors.stateFailed(`the file job could not be saved: ${messageOf(error)}`)
-      }
-      return { result: 'enqueued', job_id: jobId }
-    }
-    try {
-      await this.commitLedger([{ k: 'file_delete', file_ids: c.file_ids as string[] }])
-    } catch (error) {
-      throw RefErrors.fileDeleteFailed(`the file projections could not be deleted: ${messageOf(error)}`)
-    }
-    return { result: 'deleted' }
+  /** File-content jobs: `{operation:'enqueue', descriptor}` or `{operation:'delete', file_ids}`. */
+  files(command: unknown) {
+    return runFileCommand(command, {
+      state: this.state,
+      persistent: this.engine.storageMode === 'persistent',
+      commit: (entries) => this.commitLedger(entries),
+    })
   }
 
   /** Durable file jobs, by job id (for tests and the status of an embedding application). */
@@ -746,74 +527,5 @@ export class RefWrites {
       file_id,
       version,
     }))
-  }
-}
-
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
-const readable = (response: StoredResponse | null): boolean =>
-  response !== null && typeof response === 'object' && typeof response.outcome?.status === 'string'
-
-function abortedResult(item: BulkItem, operationId: string): ItemResult {
-  return {
-    operation_id: operationId,
-    id: 'id' in item ? item.id : (recordIdOf(item.record) ?? null),
-    status: 'aborted',
-    before_revision: null,
-    after_revision: null,
-    diagnostic: null,
-  }
-}
-
-/** FACTS §8 ordering keys: record id, merge target (the survivor), or the bulk transaction. */
-function orderingKey(request: RefWriteRequest, sequence: number): string {
-  const op = request.operation
-  switch (op.operation) {
-    case 'create':
-      return recordIdOf(op.request.record) ?? ''
-    case 'update':
-    case 'delete':
-      return op.request.id
-    case 'merge':
-      return op.request.target_id
-    case 'bulk':
-      return `transaction--${String(sequence).padStart(20, '0')}`
-  }
-}
-
-/** Records a write may touch; deletes cascade and merges redirect anything, so both are barriers. */
-function touchedIds(request: RefWriteRequest): string[] {
-  const op = request.operation
-  if (op.operation === 'merge' || op.operation === 'delete') return ['*']
-  const items: BulkItem[] =
-    op.operation === 'bulk'
-      ? op.request.operations
-      : op.operation === 'create'
-        ? [{ operation: 'create', record: op.request.record }]
-        : [{ operation: 'update', ...op.request }]
-  const ids = new Set<string>()
-  for (const item of items) {
-    if (item.operation === 'delete') return ['*']
-    if (item.operation !== 'create') {
-      ids.add(item.id)
-      continue
-    }
-    const id = recordIdOf(item.record)
-    if (id !== undefined) ids.add(id)
-    if (isRelationshipRecord(item.record)) {
-      const { source, target } = endpointIds(item.record)
-      if (typeof source === 'string') ids.add(source)
-      if (typeof target === 'string') ids.add(target)
-    }
-  }
-  return [...ids]
-}
-
-function auditGroup(notes: AuditNote[], keyHash: string, context: RefWriteRequest['context']): AuditGroup {
-  return {
-    key: keyHash,
-    correlation_id: context.correlation_id,
-    source_offset: context.access.attributes.source_offset ?? null,
-    rows: notes.map((note) => [note.before, note.after, note.outcome]),
   }
 }
