@@ -17,7 +17,17 @@ const row = (name, value, unit, target = '', met = '') => {
   rows.push({ name, value, unit, target, met })
   process.stderr.write(`  ${name}: ${typeof value === 'number' ? value.toFixed(2) : value} ${unit}\n`)
 }
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+/** p95 latency in ms of `REPLAYS` sequential calls. */
+async function p95Of(call) {
+  const times = []
+  for (let i = 0; i < REPLAYS; i++) {
+    const t = performance.now()
+    await call()
+    times.push(performance.now() - t)
+  }
+  times.sort((a, b) => a - b)
+  return times[Math.min(times.length - 1, Math.floor(0.95 * times.length))]
+}
 
 let seq = 0
 const request = (operation, body, key = `bench-key-${++seq}`) => ({
@@ -100,14 +110,7 @@ for (const concurrency of [16, 64]) {
   })
   const body = request('create', { record: malware('malware--replay') })
   await engine.ref.write(body)
-  const times = []
-  for (let i = 0; i < REPLAYS; i++) {
-    const t = performance.now()
-    await engine.ref.write(body)
-    times.push(performance.now() - t)
-  }
-  times.sort((a, b) => a - b)
-  const p95 = percentile(times, 95)
+  const p95 = await p95Of(() => engine.ref.write(body))
   row('idempotent replay p95 (embedded)', p95, 'ms', '<= 2', p95 <= 2 ? 'met' : 'NOT met')
   await engine.close()
 
@@ -125,14 +128,7 @@ for (const concurrency of [16, 64]) {
     }).then((r) => r.json())
   await post()
   for (let i = 0; i < 200; i++) await post() // warm-up
-  const http = []
-  for (let i = 0; i < REPLAYS; i++) {
-    const t = performance.now()
-    await post()
-    http.push(performance.now() - t)
-  }
-  http.sort((a, b) => a - b)
-  const httpP95 = percentile(http, 95)
+  const httpP95 = await p95Of(post)
   row('idempotent replay p95 (HTTP, loopback)', httpP95, 'ms', '<= 2', httpP95 <= 2 ? 'met' : 'NOT met')
   await service.stop()
 }
