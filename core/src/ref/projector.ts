@@ -35,6 +35,13 @@ export class Projector {
   private running: Promise<void> | null = null
   private timer: NodeJS.Timeout | null = null
   private closed = false
+  /**
+   * Entries whose outcome is decided and being committed: the next round goes on without waiting for that
+   * commit to be durable. Safe because a delivery the crash forgets is sent again and the reference answers
+   * it from its receipt (same key), so nothing is applied twice.
+   */
+  private readonly settling = new Set<number>()
+  private committing: Promise<void> = Promise.resolve()
 
   constructor(
     private readonly host: ProjectorHost,
@@ -69,14 +76,21 @@ export class Projector {
   }
 
   private async loop(): Promise<void> {
-    for (;;) {
-      if (this.closed || !this.host.isOpen()) return
-      const result = await this.round()
-      if (result === 'idle') return
-      if (result === 'stopped') {
-        this.scheduleRetry()
-        return
+    try {
+      for (;;) {
+        if (this.closed || !this.host.isOpen()) return
+        const result = await this.round()
+        if (result === 'idle') return
+        if (result === 'stopped') {
+          this.scheduleRetry()
+          return
+        }
       }
+    } finally {
+      // A drain answers with the state its outcomes left, so their commits must have landed.
+      const committing = this.committing
+      this.committing = Promise.resolve()
+      await committing
     }
   }
 
@@ -94,7 +108,7 @@ export class Projector {
     const picked: OutboxEntry[] = []
     const busy = new Set<string>()
     for (const entry of this.host.state.entries.values()) {
-      if (entry.status !== 'pending') continue
+      if (entry.status !== 'pending' || this.settling.has(entry.sequence)) continue
       const barrier = entry.touched.includes('*')
       if (picked.length > 0 && (barrier || busy.has('*') || entry.touched.some((id) => busy.has(id)))) break
       picked.push(entry)
@@ -118,8 +132,18 @@ export class Projector {
         resolve_quarantine: false,
       })
     this.retriesTotal += results.filter((r) => r.status === 'pending').length
-    await this.host.commit(entries)
-    return results.every((r) => r.status === 'delivered') ? 'progress' : 'stopped'
+    const settled = results.filter((r) => r.status !== 'pending').map((r) => r.sequence)
+    for (const sequence of settled) this.settling.add(sequence)
+    const commit = this.committing.then(() => this.host.commit(entries))
+    this.committing = commit.finally(() => {
+      for (const sequence of settled) this.settling.delete(sequence)
+    })
+    this.committing.catch(() => {}) // observed at the end of the loop
+    if (!results.every((r) => r.status === 'delivered')) {
+      await this.committing
+      return 'stopped'
+    }
+    return 'progress'
   }
 
   private async attempt(
