@@ -605,4 +605,33 @@ describe('reference writes: outbox, projector and authority', () => {
       code: 'REF_RECOVERY_BLOCKED',
     })
   })
+
+  it('a disk failure after the intent: REF_PRIMARY_WRITE_FAILED, the intent is abandoned at restart, state-changing routes fail cleanly', async () => {
+    const dir = tempDir()
+    const engine = await open(dir)
+    await engine.ref.write(create(malware('malware--before')))
+    // The payload is the second commit of a write: fail the disk right before it.
+    const transact = engine.transact.bind(engine)
+    let calls = 0
+    ;(engine as { transact: Engine['transact'] }).transact = ((...args: Parameters<Engine['transact']>) => {
+      calls += 1
+      if (calls === 2) injectStorageFailure(engine)
+      return transact(...args)
+    }) as Engine['transact']
+    await expect(engine.ref.write(create(malware('malware--lost')))).rejects.toMatchObject({
+      code: 'REF_PRIMARY_WRITE_FAILED',
+    })
+    await expect(engine.ref.suspend('corruption')).rejects.toMatchObject({
+      code: 'REF_AUTHORITY_STATE_FAILED',
+    })
+    await expect(engine.ref.files({ operation: 'delete', file_ids: ['f'] })).rejects.toMatchObject({
+      code: 'REF_FILE_DELETE_FAILED',
+    })
+    const copy = tempDir()
+    cpSync(dir, copy, { recursive: true, filter: (path) => !path.endsWith('.lock') })
+    const restarted = await open(copy)
+    expect(restarted.isReady()).toBe(true)
+    expect(restarted.ref.status().projections).toEqual([])
+    expect((await restarted.ref.reconstruction()).records.map((r) => r.id)).toEqual(['malware--before'])
+  })
 })
