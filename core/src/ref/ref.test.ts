@@ -389,6 +389,25 @@ describe('reference writes: outbox, projector and authority', () => {
     expect(reference.engine.ref.status().result.projection_outbox_depth).toBe(0)
   })
 
+  it('concurrent writes to one record are projected in the order they were applied', async () => {
+    const reference = await engineReference()
+    const engine = await open(undefined, { reference: reference.client, maxConcurrency: 16 })
+    await engine.ref.write(create(malware('malware--hot')))
+    const updates = Array.from({ length: 12 }, (_, i) =>
+      engine.ref.write(request('update', { id: 'malware--hot', patch: { description: `v${i}` } })),
+    )
+    const answers = (await Promise.all(updates)).map(outcome)
+    expect(answers.map((a) => a.response?.data.revision).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 12 }, (_, i) => i + 2),
+    )
+    const status = await engine.ref.drain()
+    expect(status.result.projection_lag).toBe(0)
+    expect(status.result.projection_quarantined).toBe(0)
+    expect((await reference.engine.ref.reconstruction()).records).toEqual(
+      (await engine.ref.reconstruction()).records,
+    )
+  })
+
   it('keeps entries pending through an outage, then drains; a divergent answer quarantines and suspends', async () => {
     const reference = await engineReference()
     let mode: 'down' | 'up' | 'divergent' = 'down'

@@ -1,9 +1,18 @@
 import type { Engine } from '../engine/engine.js'
+import type { LedgerWriter } from '../engine/ledger.js'
 import { EngineError, isEngineError } from '../errors.js'
 import type { GraphStore } from '../graph/store.js'
+import type { Transaction } from '../graph/transaction.js'
 import type { WriteFailure } from './apply.js'
 import { messageOf, RefErrors } from './codes.js'
-import { auditGroup, evaluateWrite, limitProblem, orderingKey, touchedIds } from './evaluate.js'
+import {
+  auditGroup,
+  type Evaluated,
+  evaluateWrite,
+  limitProblem,
+  orderingKey,
+  touchedIds,
+} from './evaluate.js'
 import { runFileCommand } from './files.js'
 import { fingerprint, hashKey, hashOrderingKey, transactionId } from './identity.js'
 import { Projector } from './projector.js'
@@ -277,34 +286,13 @@ export class RefWrites {
       let answer: { response: StoredResponse; applied: number; failed: number }
       try {
         const result = await this.engine.transact(REF_WORKSPACE_ID, (tx, _store, ledger) => {
-          const graph = new CanonicalGraph(tx, this.relationshipIndex())
-          const evaluated = evaluateWrite(request, graph, envelope)
-          if (evaluated.applied === 0) {
-            if (evaluated.abort) throw new AtomicAbort(evaluated.response)
-            ledger.write(REF_LEDGER, { k: 'drop', sequences: [sequence] } satisfies RefLedgerEntry)
-          } else {
-            ledger.write(REF_LEDGER, {
-              k: 'commit',
-              sequence,
-              receipt: {
-                key: keyHash,
-                fingerprint: print,
-                sequence,
-                transaction_id: transactionId(keyHash),
-                response: evaluated.response,
-              },
-              project: this.projector !== null,
-              request: this.projector === null ? null : stored,
-              audit: auditGroup(evaluated.audits, keyHash, context),
-            } satisfies RefLedgerEntry)
+          // The next payload may start once this one has run: it queues behind this transaction, so it
+          // publishes after it while both share one group commit.
+          try {
+            return this.payload(tx, ledger, request, sequence, keyHash, print, stored, envelope)
+          } finally {
+            this.closeTurn(sequence)
           }
-          // Folded in last: a throw above leaves the index as it was.
-          const index = this.relationshipIndex()
-          for (const [id, gid] of graph.relChanges) {
-            if (gid === null) index.delete(id)
-            else index.set(id, gid)
-          }
-          return evaluated
         })
         answer = result.value
       } catch (error) {
@@ -322,6 +310,48 @@ export class RefWrites {
     } finally {
       this.closeTurn(sequence)
     }
+  }
+
+  /** The payload commit's work: records, receipt, audit and outbox activation (or the intent's drop). */
+  private payload(
+    tx: Transaction,
+    ledger: LedgerWriter,
+    request: RefWriteRequest,
+    sequence: number,
+    keyHash: string,
+    print: string,
+    stored: RefWriteRequest,
+    envelope: (outcome: StoredResponse['outcome']) => StoredResponse,
+  ): Evaluated {
+    const context = request.context
+    const graph = new CanonicalGraph(tx, this.relationshipIndex())
+    const evaluated = evaluateWrite(request, graph, envelope)
+    if (evaluated.applied === 0) {
+      if (evaluated.abort) throw new AtomicAbort(evaluated.response)
+      ledger.write(REF_LEDGER, { k: 'drop', sequences: [sequence] } satisfies RefLedgerEntry)
+    } else {
+      ledger.write(REF_LEDGER, {
+        k: 'commit',
+        sequence,
+        receipt: {
+          key: keyHash,
+          fingerprint: print,
+          sequence,
+          transaction_id: transactionId(keyHash),
+          response: evaluated.response,
+        },
+        project: this.projector !== null,
+        request: this.projector === null ? null : stored,
+        audit: auditGroup(evaluated.audits, keyHash, context),
+      } satisfies RefLedgerEntry)
+    }
+    // Folded in last: a throw above leaves the index as it was.
+    const index = this.relationshipIndex()
+    for (const [id, gid] of graph.relChanges) {
+      if (gid === null) index.delete(id)
+      else index.set(id, gid)
+    }
+    return evaluated
   }
 
   private async drop(sequence: number): Promise<void> {
