@@ -25,7 +25,7 @@ export interface ProjectorOptions {
   retryIntervalMs: number
 }
 
-type RoundResult = 'idle' | 'progress' | 'stopped'
+type Outcome = { sequence: number; status: EntryStatus; diagnostic: string | null }
 
 const DIAGNOSTIC_MAX = 512
 const clip = (text: string) => (text.length > DIAGNOSTIC_MAX ? text.slice(0, DIAGNOSTIC_MAX) : text)
@@ -42,6 +42,8 @@ export class Projector {
    */
   private readonly settling = new Set<number>()
   private committing: Promise<void> = Promise.resolve()
+  /** A write committed while a run was finishing: look again once it ends. */
+  private again = false
 
   constructor(
     private readonly host: ProjectorHost,
@@ -49,11 +51,17 @@ export class Projector {
     private readonly options: ProjectorOptions,
   ) {}
 
-  /** Starts a background drain unless one runs; called after each committed write. */
+  /** Starts a background drain, or asks the running one to look again; called after each committed write. */
   kick(): void {
-    if (this.running !== null || this.closed) return
+    if (this.closed) return
+    if (this.running !== null) {
+      this.again = true
+      return
+    }
+    this.again = false
     this.running = this.loop().finally(() => {
       this.running = null
+      if (this.again) this.kick()
     })
     this.running.catch(() => {})
   }
@@ -77,15 +85,8 @@ export class Projector {
 
   private async loop(): Promise<void> {
     try {
-      for (;;) {
-        if (this.closed || !this.host.isOpen()) return
-        const result = await this.round()
-        if (result === 'idle') return
-        if (result === 'stopped') {
-          this.scheduleRetry()
-          return
-        }
-      }
+      if (this.closed || !this.host.isOpen()) return
+      if ((await this.pump()) === 'stopped') this.scheduleRetry()
     } finally {
       // A drain answers with the state its outcomes left, so their commits must have landed.
       const committing = this.committing
@@ -103,52 +104,95 @@ export class Projector {
     this.timer.unref()
   }
 
-  /** The oldest pending entries that commute with each other, up to the concurrency bound. */
-  private window(): OutboxEntry[] {
-    const picked: OutboxEntry[] = []
+  /**
+   * A sliding window: whenever an attempt ends, the next pending entries start, oldest first, as long as
+   * they commute with everything in flight (an entry that does not ends the scan, so none is overtaken by
+   * a later one it depends on). The first failure or divergence stops new attempts; outcomes are committed
+   * in batches as they come.
+   */
+  private pump(): Promise<'idle' | 'stopped'> {
+    const inflight = new Map<number, OutboxEntry>()
+    let stopped = false
+    let outcomes: Outcome[] = []
+    let flushing: Promise<void> | null = null
+    // One batch commits at a time; outcomes that arrive meanwhile go into the next batch.
+    const flush = () => {
+      if (flushing !== null || outcomes.length === 0) return
+      const batch = outcomes
+      outcomes = []
+      flushing = this.record(batch).finally(() => {
+        flushing = null
+        flush()
+      })
+    }
+    const settled = async () => {
+      flush()
+      while (flushing !== null) await flushing
+    }
+    return new Promise((resolve) => {
+      const launch = () => {
+        if (!stopped && !this.closed && this.host.isOpen()) {
+          for (const entry of this.candidates(inflight)) {
+            inflight.set(entry.sequence, entry)
+            void this.attempt(entry).then((outcome) => {
+              inflight.delete(entry.sequence)
+              if (outcome.status === 'pending') this.retriesTotal += 1
+              else this.settling.add(outcome.sequence)
+              if (outcome.status !== 'delivered') stopped = true
+              outcomes.push(outcome)
+              flush()
+              launch()
+            })
+          }
+        }
+        if (inflight.size === 0) void settled().then(() => resolve(stopped ? 'stopped' : 'idle'))
+      }
+      launch()
+    })
+  }
+
+  /** Pending entries that may start now, oldest first, up to the free concurrency. */
+  private candidates(inflight: ReadonlyMap<number, OutboxEntry>): OutboxEntry[] {
+    const free = this.options.maxConcurrency - inflight.size
+    if (free <= 0) return []
     const busy = new Set<string>()
+    for (const entry of inflight.values()) for (const id of entry.touched) busy.add(id)
+    const picked: OutboxEntry[] = []
     for (const entry of this.host.state.entries.values()) {
-      if (entry.status !== 'pending' || this.settling.has(entry.sequence)) continue
+      if (entry.status !== 'pending' || this.settling.has(entry.sequence) || inflight.has(entry.sequence))
+        continue
       const barrier = entry.touched.includes('*')
-      if (picked.length > 0 && (barrier || busy.has('*') || entry.touched.some((id) => busy.has(id)))) break
+      if (
+        (inflight.size > 0 || picked.length > 0) &&
+        (barrier || busy.has('*') || entry.touched.some((id) => busy.has(id)))
+      )
+        break
       picked.push(entry)
       for (const id of entry.touched) busy.add(id)
-      if (picked.length >= this.options.maxConcurrency || barrier) break
+      if (picked.length >= free || barrier) break
     }
     return picked
   }
 
-  private async round(): Promise<RoundResult> {
-    const window = this.window()
-    if (window.length === 0) return 'idle'
-    const results = await Promise.all(window.map((entry) => this.attempt(entry)))
-    const entries: RefLedgerEntry[] = [{ k: 'attempts', results }]
-    const diverged = results.some((r) => r.status === 'quarantined')
-    if (diverged && this.host.state.authority === 'service_primary')
+  /** Commits a batch of outcomes (a divergence also suspends writes) behind the previous batch. */
+  private record(batch: Outcome[]): Promise<void> {
+    const entries: RefLedgerEntry[] = [{ k: 'attempts', results: batch }]
+    if (batch.some((r) => r.status === 'quarantined') && this.host.state.authority === 'service_primary')
       entries.push({
         k: 'authority',
         authority: 'writes_suspended',
         trigger: 'write_divergence',
         resolve_quarantine: false,
       })
-    this.retriesTotal += results.filter((r) => r.status === 'pending').length
-    const settled = results.filter((r) => r.status !== 'pending').map((r) => r.sequence)
-    for (const sequence of settled) this.settling.add(sequence)
     const commit = this.committing.then(() => this.host.commit(entries))
     this.committing = commit.finally(() => {
-      for (const sequence of settled) this.settling.delete(sequence)
+      for (const r of batch) this.settling.delete(r.sequence)
     })
     this.committing.catch(() => {}) // observed at the end of the loop
-    if (!results.every((r) => r.status === 'delivered')) {
-      await this.committing
-      return 'stopped'
-    }
-    return 'progress'
+    return this.committing.catch(() => {})
   }
 
-  private async attempt(
-    entry: OutboxEntry,
-  ): Promise<{ sequence: number; status: EntryStatus; diagnostic: string | null }> {
+  private async attempt(entry: OutboxEntry): Promise<Outcome> {
     const sequence = entry.sequence
     const canonical = entry.response?.outcome
     try {
