@@ -12,6 +12,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const DRAIN_ENTRIES = Number(process.env.BENCH_DRAIN_ENTRIES ?? 3000)
 const REPLAYS = Number(process.env.BENCH_REPLAYS ?? 2000)
 const root = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'bench-ref-'))
+// `pnpm bench ref [bulk] [single] [replay] [drain]` runs only the named parts (default: all).
+const only = new Set(process.argv.slice(2))
+const part = (name) => only.size === 0 || only.has(name)
 const rows = []
 const row = (name, value, unit, target = '', met = '') => {
   rows.push({ name, value, unit, target, met })
@@ -45,7 +48,7 @@ const malware = (id) => ({ id, type: 'malware', name: `Malware ${id}`, descripti
 const down = { post: async () => Promise.reject(new Error('reference down (bench)')) }
 
 // 1. Durable bulk: 1,000 creates + 4,000 relationships per request; projected (entries stay pending).
-{
+if (part('bulk')) {
   const engine = await openEngine({
     storage: { mode: 'persistent', dir: join(root, 'bulk'), requireFsync: true },
     ref: { maxOperations: 5000, outboxCapacity: 1_000_000, reference: down, retryIntervalMs: 3_600_000 },
@@ -85,7 +88,7 @@ const down = { post: async () => Promise.reject(new Error('reference down (bench
 }
 
 // 2. Single durable writes at concurrency 16 and 64 (permits raised to the concurrency).
-for (const concurrency of [16, 64]) {
+for (const concurrency of part('single') ? [16, 64] : []) {
   const engine = await openEngine({
     storage: { mode: 'persistent', dir: join(root, `single-${concurrency}`), requireFsync: true },
     ref: { maxConcurrency: concurrency },
@@ -104,7 +107,7 @@ for (const concurrency of [16, 64]) {
 }
 
 // 3. Idempotent replay latency: embedded, then over HTTP against a server process.
-{
+if (part('replay')) {
   const engine = await openEngine({
     storage: { mode: 'persistent', dir: join(root, 'replay'), requireFsync: true },
   })
@@ -134,7 +137,7 @@ for (const concurrency of [16, 64]) {
 }
 
 // 4. Outbox drain to a reference instance (a persistent server process), entries queued during an outage.
-{
+if (part('drain')) {
   const reference = await startService({
     SERVICE_STORAGE_MODE: 'persistent',
     SERVICE_STORAGE_DIR: join(root, 'reference'),
