@@ -3,7 +3,7 @@
  * second persistent instance of this service (configured with no reference, so a service-only store) that
  * plays the reference platform.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -550,5 +550,29 @@ describe('reference write permits and storage mode', () => {
       body: { operation: 'delete', file_ids: ['f'] },
     })
     expect([files.status, files.json.error.code]).toEqual([503, 'REF_FILE_STORAGE_REQUIRED'])
+  })
+
+  it('startup with an unresolved legacy dual-write record suspends writes with migration_failure', async () => {
+    const dir = tempDir()
+    const first = await startServer({ env: persistent(dir) })
+    await first.stop()
+    mkdirSync(join(dir, 'runtime'), { recursive: true })
+    writeFileSync(
+      join(dir, 'runtime', 'opencti-write-state.json'),
+      JSON.stringify({ projections: [{ sequence: 7, status: 'pending' }] }),
+    )
+    const upgraded = await startServer({ env: persistent(dir) })
+    try {
+      expect((await status(upgraded)).result).toMatchObject({
+        write_authority: 'writes_suspended',
+        write_authority_trigger: 'migration_failure',
+      })
+      const refused = await post<ErrorBody>(upgraded, write('create', { record: malware('malware--mig') }))
+      expect([refused.status, refused.json.error.code]).toEqual([503, 'REF_PRIMARY_WRITE_SUSPENDED'])
+      // The operator reconciles, verifies parity and returns authority to the service.
+      expect((await authority(upgraded, 'service_primary')).json.authority).toBe('service_primary')
+    } finally {
+      await upgraded.kill()
+    }
   })
 })
