@@ -133,6 +133,9 @@ if (part('replay')) {
   for (let i = 0; i < 200; i++) await post() // warm-up
   const httpP95 = await p95Of(post)
   row('idempotent replay p95 (HTTP, loopback)', httpP95, 'ms', '<= 2', httpP95 <= 2 ? 'met' : 'NOT met')
+  // The floor under it on this machine: a request that does nothing.
+  const floor = await p95Of(() => fetch(`${service.url}/health/live`).then((r) => r.text()))
+  row('HTTP floor: GET /health/live p95 (same server)', floor, 'ms')
   await service.stop()
 }
 
