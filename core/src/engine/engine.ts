@@ -139,6 +139,11 @@ export interface TransactOptions {
   sessionId?: string | undefined
   /** Label of the session timeshot recorded for this write. */
   label?: string | undefined
+  /**
+   * Resolve once published, not once durable; `durable` in the result settles with the fsync. For a commit
+   * that a later awaited commit makes durable anyway (the WAL is one ordered log).
+   */
+  deferDurability?: boolean | undefined
 }
 
 export interface TransactResult<T> {
@@ -146,6 +151,8 @@ export interface TransactResult<T> {
   /** Commit sequence, or null when `fn` changed nothing. */
   sequence: number | null
   transaction_id: string | null
+  /** With `deferDurability`: settles once the commit is durable (rejects as an awaited commit would throw). */
+  durable?: Promise<void>
 }
 
 /** A structure derived from the graph (full-text index, vectors, …), kept current by the engine. */
@@ -534,9 +541,15 @@ class EngineImpl implements Engine {
       }
       return value
     })
-    await this.afterWrite(pending, options.sessionId, options.label)
+    const durable = this.afterWrite(pending, options.sessionId, options.label)
     const last = pending.commits.at(-1)
-    return { value, sequence: last?.seq ?? null, transaction_id: last?.tx ?? null }
+    const result = { value, sequence: last?.seq ?? null, transaction_id: last?.tx ?? null }
+    if (options.deferDurability !== true) {
+      await durable
+      return result
+    }
+    durable.catch(() => {})
+    return { ...result, durable }
   }
 
   /** Test hook: the next WAL write fails as a broken disk would (persistent mode only). */

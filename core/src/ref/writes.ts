@@ -75,6 +75,7 @@ class AtomicAbort {
 }
 
 const STATUS_LIST_MAX = 1024
+const DEFERRED = { deferDurability: true }
 
 export class RefWrites {
   readonly state = new RefState()
@@ -254,8 +255,12 @@ export class RefWrites {
   ): Promise<StoredResponse> {
     const context = request.context
     let sequence = 0
+    // The intent is not awaited on its own: the payload is appended after it to the same ordered WAL, so the
+    // payload's durability implies the intent's (one fsync wait per write). A crash between the two leaves
+    // an intent alone, which startup recovery removes as abandoned.
+    let intentDurable: Promise<void> | undefined
     try {
-      await this.engine.transact(REF_WORKSPACE_ID, (_tx, _store, ledger) => {
+      const intent = await this.engine.transact(REF_WORKSPACE_ID, (_tx, _store, ledger) => {
         sequence = this.state.nextSequence
         this.openTurn(sequence)
         const entry: OutboxEntry = {
@@ -271,7 +276,8 @@ export class RefWrites {
           response: null,
         }
         ledger.write(REF_LEDGER, { k: 'intent', entry } satisfies RefLedgerEntry)
-      })
+      }, DEFERRED)
+      intentDurable = intent.durable
     } catch (error) {
       if (sequence > 0) this.closeTurn(sequence)
       throw RefErrors.stateFailed(`the write-ahead intent could not be persisted: ${messageOf(error)}`)
@@ -295,6 +301,7 @@ export class RefWrites {
           }
         })
         answer = result.value
+        await intentDurable
       } catch (error) {
         if (error instanceof AtomicAbort) {
           await this.drop(sequence)
