@@ -454,6 +454,28 @@ describe('reference writes: outbox, projector and authority', () => {
     expect(engine.ref.figures()).toMatchObject({ quarantined: 1, authority: 'writes_suspended', lag: 1 })
   })
 
+  it('a checkpoint image keeps pending entries deliverable (the canonical response is stored once, in the receipt)', async () => {
+    const reference = await engineReference()
+    let up = false
+    const client: ReferenceClient = {
+      post: async (body, signal) => {
+        if (!up) throw new Error('connect ECONNREFUSED')
+        return reference.client.post(body, signal)
+      },
+    }
+    const dir = tempDir()
+    const first = await openEngine({ storage: { mode: 'persistent', dir }, ref: { reference: client } })
+    await first.ref.write(create(malware('malware--i1')))
+    await first.ref.write(create(malware('malware--i2')))
+    await first.checkpoint()
+    await first.close()
+    up = true
+    const second = await open(dir, { reference: client, retryIntervalMs: 60_000 })
+    const status = await second.ref.drain()
+    expect(status.result).toMatchObject({ projection_lag: 0, projection_quarantined: 0, fully_reconciled: true })
+    expect(reference.calls).toHaveLength(2)
+  })
+
   it('gives backpressure when the outbox is full (capacity at its edge)', async () => {
     const down: ReferenceClient = {
       post: async () => {

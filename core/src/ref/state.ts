@@ -112,11 +112,16 @@ export class RefState implements Ledger<RefLedgerEntry> {
   apply(e: RefLedgerEntry): void {
     switch (e.k) {
       case 'intent':
-      case 'image_entry':
-        this.entries.set(e.entry.sequence, { ...e.entry })
+      case 'image_entry': {
+        const entry = { ...e.entry }
+        // An image stores the canonical response once, in the receipt (yielded before the entries).
+        if (entry.request !== null && entry.response === null)
+          entry.response = this.receipts.get(entry.key)?.response ?? null
+        this.entries.set(entry.sequence, entry)
         if (e.entry.status === 'delivered') this.delivered.push(e.entry.sequence)
         this.nextSequence = Math.max(this.nextSequence, e.entry.sequence + 1)
         return
+      }
       case 'commit': {
         this.receipts.set(e.receipt.key, e.receipt)
         const entry = this.entries.get(e.sequence)
@@ -230,7 +235,10 @@ export class RefState implements Ledger<RefLedgerEntry> {
       legacy: [...this.legacy],
     }
     for (const receipt of this.receipts.values()) yield { k: 'image_receipt', receipt }
-    for (const entry of this.entries.values()) yield { k: 'image_entry', entry }
+    for (const entry of this.entries.values()) {
+      const shared = entry.response !== null && this.receipts.get(entry.key)?.response === entry.response
+      yield { k: 'image_entry', entry: shared ? { ...entry, response: null } : entry }
+    }
     if (this.auditGroups.length > 0) yield { k: 'image_audits', groups: this.auditGroups }
     for (const job of this.files.values()) yield { k: 'image_file', job }
   }
