@@ -149,9 +149,9 @@ if (part('drain')) {
     SERVICE_REF_RATE_LIMIT_PER_SECOND: '10000000',
     SERVICE_REF_RATE_LIMIT_BURST: '10000000',
   })
-  for (const concurrency of [4, 16]) {
+  for (const concurrency of [4, 16, 64]) {
     let up = false
-    const http = httpReference(`${reference.url}/v1/ref/writes`, BENCH_TOKEN)
+    const http = httpReference(`${reference.url}/v1/ref/writes`, BENCH_TOKEN, concurrency)
     const client = { post: (body, signal) => (up ? http.post(body, signal) : down.post()) }
     const engine = await openEngine({
       storage: { mode: 'persistent', dir: join(root, `drain-${concurrency}`), requireFsync: true },

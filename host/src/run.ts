@@ -55,7 +55,11 @@ export async function serve(settings: Settings): Promise<void> {
         reference:
           settings.ref.referenceEndpoint === null
             ? null
-            : httpReference(settings.ref.referenceEndpoint, settings.ref.referenceAuthToken),
+            : httpReference(
+                settings.ref.referenceEndpoint,
+                settings.ref.referenceAuthToken,
+                settings.ref.shadowMaxConcurrency,
+              ),
       },
     })
   } catch (error) {

@@ -472,7 +472,11 @@ describe('reference writes: outbox, projector and authority', () => {
     up = true
     const second = await open(dir, { reference: client, retryIntervalMs: 60_000 })
     const status = await second.ref.drain()
-    expect(status.result).toMatchObject({ projection_lag: 0, projection_quarantined: 0, fully_reconciled: true })
+    expect(status.result).toMatchObject({
+      projection_lag: 0,
+      projection_quarantined: 0,
+      fully_reconciled: true,
+    })
     expect(reference.calls).toHaveLength(2)
   })
 

@@ -260,23 +260,27 @@ export class RefWrites {
     // an intent alone, which startup recovery removes as abandoned.
     let intentDurable: Promise<void> | undefined
     try {
-      const intent = await this.engine.transact(REF_WORKSPACE_ID, (_tx, _store, ledger) => {
-        sequence = this.state.nextSequence
-        this.openTurn(sequence)
-        const entry: OutboxEntry = {
-          sequence,
-          key: keyHash,
-          ordering_key_hash: hashOrderingKey(orderingKey(request, sequence)),
-          correlation_id: context.correlation_id,
-          touched: touchedIds(request),
-          status: 'prepared',
-          attempts: 0,
-          diagnostic: null,
-          request: null,
-          response: null,
-        }
-        ledger.write(REF_LEDGER, { k: 'intent', entry } satisfies RefLedgerEntry)
-      }, DEFERRED)
+      const intent = await this.engine.transact(
+        REF_WORKSPACE_ID,
+        (_tx, _store, ledger) => {
+          sequence = this.state.nextSequence
+          this.openTurn(sequence)
+          const entry: OutboxEntry = {
+            sequence,
+            key: keyHash,
+            ordering_key_hash: hashOrderingKey(orderingKey(request, sequence)),
+            correlation_id: context.correlation_id,
+            touched: touchedIds(request),
+            status: 'prepared',
+            attempts: 0,
+            diagnostic: null,
+            request: null,
+            response: null,
+          }
+          ledger.write(REF_LEDGER, { k: 'intent', entry } satisfies RefLedgerEntry)
+        },
+        DEFERRED,
+      )
       intentDurable = intent.durable
     } catch (error) {
       if (sequence > 0) this.closeTurn(sequence)
