@@ -1,4 +1,5 @@
 import { EngineError, openEngine, SERVICE_VERSION } from '@service/core'
+import { httpReference } from '@service/core/ref'
 import type { Logger } from 'pino'
 import { ExitCode } from './exit-codes.js'
 import { createLogger } from './logger.js'
@@ -46,6 +47,20 @@ export async function serve(settings: Settings): Promise<void> {
         maxWarmAdjacencyEntries: settings.storage.maxWarmAdjacencyEntries,
       },
       onWarning: (message) => logger.warn({ event: 'storage_warning' }, message),
+      ref: {
+        maxOperations: settings.ref.syncMaxOperations,
+        outboxCapacity: settings.ref.syncMaxReplayIdentities,
+        maxConcurrency: settings.ref.shadowMaxConcurrency,
+        timeoutMs: settings.ref.shadowTimeoutMs,
+        reference:
+          settings.ref.referenceEndpoint === null
+            ? null
+            : httpReference(
+                settings.ref.referenceEndpoint,
+                settings.ref.referenceAuthToken,
+                settings.ref.shadowMaxConcurrency,
+              ),
+      },
     })
   } catch (error) {
     if (error instanceof EngineError)

@@ -11,6 +11,7 @@ import { memoryPlugin } from '@service/plugin-memory'
 import { openapiPlugin } from '@service/plugin-openapi'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
 import { loadPacks, providerHostPlugin } from '@service/plugin-provider-host'
+import { refPlugin } from '@service/plugin-ref'
 import { seedPlugin } from '@service/plugin-seed'
 import { sessionsPlugin } from '@service/plugin-sessions'
 import { stixPlugin } from '@service/plugin-stix'
@@ -126,6 +127,12 @@ export async function buildServer(
     engine,
     context: settings.memory,
     onOperation: memoryMetrics(app.operations.metrics.registry),
+  })
+  app.operations.sources.refProjection = () => engine.ref.figures()
+  await app.register(refPlugin, {
+    engine,
+    importMaxBodyBytes: settings.http.importMaxBodyBytes,
+    metricsRegistry: app.operations.metrics.registry,
   })
 
   // Probes and scrapes would drown the access log: they are logged at debug, everything else at info.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
 import type { CypherBudgets } from '../cypher/index.js'
 import { CypherEngine, type CypherMode, type CypherResult } from '../cypher/index.js'
 import { EngineError, isEngineError } from '../errors.js'
@@ -9,6 +10,7 @@ import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
 import { AsOfReader } from '../history/as-of-reader.js'
 import { type MemoryApi, MemoryService } from '../memory/service.js'
+import { type RefOptions, RefWrites } from '../ref/writes.js'
 import { SeedSearch } from '../seed/search.js'
 import { SessionManager } from '../sessions/session-manager.js'
 import { PersistentStorage } from '../storage/persistent-storage.js'
@@ -49,6 +51,8 @@ export interface EngineOptions {
   historyMaxVersions?: number
   /** Ledgers of an embedding application, defined before recovery so their entries replay. */
   ledgers?: Ledger[]
+  /** Reference-platform writes: bounds and the reference to project to (none: a service-only store). */
+  ref?: RefOptions
 }
 
 export type EngineState = 'open' | 'closing' | 'closed'
@@ -88,6 +92,8 @@ export interface Engine {
   /** Cypher that may write; acknowledged only once durable (persistent mode) and published. */
   write(query: string, params?: Record<string, unknown>, options?: CallOptions): Promise<CypherResult>
   readonly sessions: SessionsApi
+  /** Reference-platform transactional writes, projection outbox and write authority. */
+  readonly ref: RefWrites
   /** The read-only temporal explorer: timeline, bounded projections and explicit snapshots. */
   readonly explorer: ExplorerApi
   /** Natural-language seed search (full-text, semantic, vector, hybrid); set an embedding provider on
@@ -136,6 +142,11 @@ export interface TransactOptions {
   sessionId?: string | undefined
   /** Label of the session timeshot recorded for this write. */
   label?: string | undefined
+  /**
+   * Resolve once published, not once durable; `durable` in the result settles with the fsync. For a commit
+   * that a later awaited commit makes durable anyway (the WAL is one ordered log).
+   */
+  deferDurability?: boolean | undefined
 }
 
 export interface TransactResult<T> {
@@ -143,6 +154,8 @@ export interface TransactResult<T> {
   /** Commit sequence, or null when `fn` changed nothing. */
   sequence: number | null
   transaction_id: string | null
+  /** With `deferDurability`: settles once the commit is durable (rejects as an awaited commit would throw). */
+  durable?: Promise<void>
 }
 
 /** A structure derived from the graph (full-text index, vectors, …), kept current by the engine. */
@@ -192,6 +205,7 @@ class EngineImpl implements Engine {
   seed!: SeedSearch
   readonly memory: MemoryService
   readonly openedAtMs: number
+  readonly ref: RefWrites
 
   constructor(
     readonly storageMode: StorageMode,
@@ -232,6 +246,12 @@ class EngineImpl implements Engine {
         this.audited(sessionId, workspaceId, event, input, work, output),
     })
     for (const ledger of this.memory.ledgers) this.ledgers.define(ledger)
+    const legacyStateFile =
+      options.storage?.dir === undefined
+        ? null
+        : join(options.storage.dir, 'runtime', 'opencti-write-state.json')
+    this.ref = new RefWrites(this, { legacyStateFile, ...options.ref }, (id) => this.catalog.workspace(id))
+    this.ledgers.define(this.ref.state)
     this.cypherEngine = new CypherEngine(this.catalog, {
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
       beforePublish: async (commit, workspaceId, _sequence, context) =>
@@ -360,7 +380,9 @@ class EngineImpl implements Engine {
   }
 
   isReady(): boolean {
-    return this.current === 'open' && this.gate.failed === null && this.storage?.failed == null
+    return (
+      this.current === 'open' && this.gate.failed === null && this.storage?.failed == null && this.ref.ready()
+    )
   }
 
   durability(): DurabilityReport {
@@ -551,9 +573,15 @@ class EngineImpl implements Engine {
       }
       return value
     })
-    await this.afterWrite(pending, options.sessionId, options.label)
+    const durable = this.afterWrite(pending, options.sessionId, options.label)
     const last = pending.commits.at(-1)
-    return { value, sequence: last?.seq ?? null, transaction_id: last?.tx ?? null }
+    const result = { value, sequence: last?.seq ?? null, transaction_id: last?.tx ?? null }
+    if (options.deferDurability !== true) {
+      await durable
+      return result
+    }
+    durable.catch(() => {})
+    return { ...result, durable }
   }
 
   /** Test hook: the next WAL write fails as a broken disk would (persistent mode only). */
@@ -669,6 +697,7 @@ class EngineImpl implements Engine {
     if (this.current !== 'open') return
     this.current = 'closing'
     this.sessionManager.close()
+    this.ref.close()
     try {
       await this.checkpointing
       if (this.storage !== null && this.gate.failed === null && this.storage.failed === null) {
@@ -686,5 +715,6 @@ export async function openEngine(options: EngineOptions = {}): Promise<Engine> {
   const engine = new EngineImpl(mode, options)
   await engine.open()
   engine.seed = SeedSearch.attach(engine)
+  await engine.ref.start()
   return engine
 }

@@ -90,6 +90,40 @@ describe('ledgers beside the graph', () => {
     await engine.close()
   })
 
+  it('deferDurability: resolves once published; the next awaited commit makes it durable too (one ordered log)', async () => {
+    const dir = tempDir()
+    const ledger = new MapLedger()
+    const engine = await openEngine({
+      storage: { mode: 'persistent', dir, checkpointEveryBytes: 1e12 },
+      ledgers: [ledger],
+    })
+    const deferred = await engine.transact(
+      'w',
+      (_tx, _store, l) => l.write('test-map', { key: 'a', value: 1 }),
+      {
+        deferDurability: true,
+      },
+    )
+    expect(deferred.durable).toBeInstanceOf(Promise)
+    expect(ledger.map.get('a')).toBe(1)
+    const awaited = await engine.transact('w', (_tx, _store, l) =>
+      l.write('test-map', { key: 'b', value: 2 }),
+    )
+    expect(awaited.durable).toBeUndefined()
+    // Only the second commit was awaited; a crash right now keeps both.
+    const crashed = tempDir()
+    cpSync(dir, crashed, { recursive: true, filter: (path) => !path.endsWith('.lock') })
+    await deferred.durable
+    await engine.close()
+    const recovered = new MapLedger()
+    const reopened = await openEngine({ storage: { mode: 'persistent', dir: crashed }, ledgers: [recovered] })
+    expect([...recovered.map]).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ])
+    await reopened.close()
+  })
+
   it('refuses a directory whose log names a ledger this engine does not define', async () => {
     const dir = tempDir()
     let engine = await openEngine({

@@ -1,0 +1,253 @@
+/**
+ * Canonical reference records in the graph. Layout (workspace `workspace--ref-canonical`, owned by this
+ * module; Cypher may read it but should not write it):
+ *
+ * - an entity record is a node with the STIX module's labels for its type (`StixObject`, the PascalCase of
+ *   the type, the cti label where one fits) and `stix_id`, `stix_type`, `stix_raw` (the record exactly as
+ *   last written, JSON), `ref_revision` (integer, 1 on create, +1 per change), plus `name`/`description`/
+ *   `created`/`modified` when they are strings, so Cypher, seed search, the explorer and STIX export see it;
+ * - a relationship record (`relationship`/`sighting`, `base_type` RELATION, or both endpoints given as
+ *   `source_ref`/`target_ref` or `from_id`/`to_id`) is a graph relationship between its endpoint nodes with
+ *   the STIX module's relationship type and the same `stix_*` and `ref_revision` properties;
+ * - merged sources and deleted records are removed from the graph (the engine's record history keeps their
+ *   before-images); a survivor lists the ids merged into it in its raw record's `x_service_merged_ids`.
+ */
+import type { GraphStore } from '../graph/store.js'
+import type { Transaction } from '../graph/transaction.js'
+import type { GraphReader, PropertyValue } from '../graph/types.js'
+import { isRelationshipObject, nodeLabels, P, relationshipType, STIX_LABEL } from '../stix/mapping.js'
+
+export const REF_WORKSPACE_ID = 'workspace--ref-canonical'
+export const REVISION_KEY = 'ref_revision'
+export const MERGED_IDS_KEY = 'x_service_merged_ids'
+
+export type RawRecord = Record<string, unknown>
+
+export interface CanonicalRecord {
+  id: string
+  kind: 'node' | 'relationship'
+  /** Graph id of the node or relationship. */
+  gid: number
+  revision: number
+  raw: RawRecord
+}
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value : undefined
+
+export const recordIdOf = (record: RawRecord): string | undefined =>
+  text(record.id) ?? text(record.internal_id)
+export const recordTypeOf = (record: RawRecord): string | undefined =>
+  text(record.type) ?? text(record.entity_type)
+
+export const isRelationshipRecord = (record: RawRecord): boolean =>
+  isRelationshipObject(record) || (record.from_id !== undefined && record.to_id !== undefined)
+
+/** The keys that name a relationship record's endpoints, in the spelling the record uses. */
+export function endpointKeys(record: RawRecord): { source: string; target: string } {
+  if (record.source_ref !== undefined || record.target_ref !== undefined)
+    return { source: 'source_ref', target: 'target_ref' }
+  if (record.type === 'sighting') return { source: 'sighting_of_ref', target: 'where_sighted_refs' }
+  return { source: 'from_id', target: 'to_id' }
+}
+
+export function endpointIds(record: RawRecord): { source: unknown; target: unknown } {
+  const keys = endpointKeys(record)
+  const target = record[keys.target]
+  return { source: record[keys.source], target: Array.isArray(target) ? target[0] : target }
+}
+
+/**
+ * Record lookups and mutations on one write transaction. Relationship records are found through an index
+ * of record id -> graph relationship id that the owner keeps; changes made here are staged in `relChanges`
+ * and folded into it only when the transaction's function completes.
+ */
+export class CanonicalGraph {
+  private readonly label: number
+  private readonly idKey: number
+  private readonly rawKey: number
+  private readonly revKey: number
+  readonly relChanges = new Map<string, number | null>()
+
+  constructor(
+    readonly tx: Transaction,
+    private readonly relIndex: ReadonlyMap<string, number>,
+  ) {
+    this.label = tx.names.id(STIX_LABEL)
+    this.idKey = tx.names.id(P.id)
+    this.rawKey = tx.names.id(P.raw)
+    this.revKey = tx.names.id(REVISION_KEY)
+  }
+
+  private relGid(id: string): number | undefined {
+    const staged = this.relChanges.get(id)
+    if (staged !== undefined) return staged ?? undefined
+    const gid = this.relIndex.get(id)
+    return gid !== undefined && this.tx.relProps(gid)?.get(this.idKey) === id ? gid : undefined
+  }
+
+  private nodeGid(id: string): number | undefined {
+    for (const gid of this.tx.propertyNodeIds(this.label, this.idKey, id)) return gid
+    return undefined
+  }
+
+  /** Where a record lives, without reading its raw record (existence and endpoint checks). */
+  locate(id: string): { kind: CanonicalRecord['kind']; gid: number } | undefined {
+    const node = this.nodeGid(id)
+    if (node !== undefined) return { kind: 'node', gid: node }
+    const rel = this.relGid(id)
+    return rel === undefined ? undefined : { kind: 'relationship', gid: rel }
+  }
+
+  revisionOf(where: { kind: CanonicalRecord['kind']; gid: number }): number {
+    const props = where.kind === 'node' ? this.tx.node(where.gid)?.props : this.tx.relProps(where.gid)
+    return Number(props?.get(this.revKey) ?? 0n)
+  }
+
+  find(id: string): CanonicalRecord | undefined {
+    const node = this.nodeGid(id)
+    if (node !== undefined) return this.read('node', node, this.tx.node(node)?.props)
+    const rel = this.relGid(id)
+    if (rel !== undefined) return this.read('relationship', rel, this.tx.relProps(rel))
+    return undefined
+  }
+
+  private read(
+    kind: CanonicalRecord['kind'],
+    gid: number,
+    props: ReadonlyMap<number, PropertyValue> | undefined,
+  ): CanonicalRecord | undefined {
+    if (props === undefined) return undefined
+    return {
+      id: props.get(this.idKey) as string,
+      kind,
+      gid,
+      revision: Number(props.get(this.revKey) ?? 0n),
+      raw: JSON.parse(props.get(this.rawKey) as string) as RawRecord,
+    }
+  }
+
+  private props(id: string, raw: RawRecord, revision: number): Map<number, PropertyValue> {
+    const values: [string, PropertyValue][] = [
+      [P.id, id],
+      [P.type, recordTypeOf(raw) ?? 'unknown'],
+      [P.raw, JSON.stringify(raw)],
+      [REVISION_KEY, BigInt(revision)],
+    ]
+    for (const key of [P.name, P.description, P.created, P.modified] as const) {
+      const value = raw[key]
+      if (typeof value === 'string') values.push([key, value])
+    }
+    if (isRelationshipRecord(raw) && typeof raw.relationship_type === 'string')
+      values.push([P.relType, raw.relationship_type])
+    if (Array.isArray(raw[MERGED_IDS_KEY])) values.push([MERGED_IDS_KEY, raw[MERGED_IDS_KEY] as string[]])
+    return new Map(values.map(([k, v]) => [this.tx.names.id(k), v]))
+  }
+
+  createNode(id: string, raw: RawRecord): number {
+    const labels = nodeLabels(recordTypeOf(raw) ?? 'unknown').map((l) => this.tx.names.id(l))
+    return this.tx.createNode(labels, this.props(id, raw, 1))
+  }
+
+  createRelationship(id: string, raw: RawRecord, start: number, end: number, revision = 1): number {
+    const type = this.tx.names.id(relationshipType(raw))
+    const gid = this.tx.createRelationship(type, start, end, this.props(id, raw, revision))
+    this.relChanges.set(id, gid)
+    return gid
+  }
+
+  /** Replaces the raw record and bumps the revision; derived properties follow the raw record. */
+  rewrite(record: CanonicalRecord, raw: RawRecord): number {
+    const revision = record.revision + 1
+    const next = this.props(record.id, raw, revision)
+    const current = record.kind === 'node' ? this.tx.node(record.gid)?.props : this.tx.relProps(record.gid)
+    const set =
+      record.kind === 'node'
+        ? (k: number, v: PropertyValue | undefined) => this.tx.setNodeProperty(record.gid, k, v)
+        : (k: number, v: PropertyValue | undefined) => this.tx.setRelationshipProperty(record.gid, k, v)
+    for (const key of current?.keys() ?? []) if (!next.has(key)) set(key, undefined)
+    for (const [key, value] of next) set(key, value)
+    return revision
+  }
+
+  /** Relationship records attached to a node record (graph relationship ids). */
+  attached(nodeGid: number): number[] {
+    const node = this.tx.node(nodeGid)
+    if (node === undefined) return []
+    return [...new Set([...node.out, ...node.in])].filter((rel) => this.tx.relProps(rel)?.has(this.idKey))
+  }
+
+  relationshipRecord(gid: number): CanonicalRecord | undefined {
+    return this.read('relationship', gid, this.tx.relProps(gid))
+  }
+
+  ends(gid: number): { start: number; end: number } {
+    return { start: this.tx.relStart(gid), end: this.tx.relEnd(gid) }
+  }
+
+  deleteRelationship(record: CanonicalRecord): void {
+    this.tx.deleteRelationship(record.gid)
+    this.relChanges.set(record.id, null)
+  }
+
+  /** Deletes a record; an entity record takes its attached relationship records with it. */
+  delete(record: CanonicalRecord): string[] {
+    if (record.kind === 'relationship') {
+      this.deleteRelationship(record)
+      return []
+    }
+    const cascaded: string[] = []
+    for (const rel of this.attached(record.gid)) {
+      const attached = this.relationshipRecord(rel)
+      if (attached === undefined) continue
+      this.deleteRelationship(attached)
+      cascaded.push(attached.id)
+    }
+    this.tx.deleteNode(record.gid)
+    return cascaded
+  }
+
+  /** Node records (graph ids), for merges that look for embedded references. */
+  *nodeRecords(): Iterable<number> {
+    yield* this.tx.labelNodeIds(this.label)
+  }
+
+  nodeRecord(gid: number): CanonicalRecord | undefined {
+    return this.read('node', gid, this.tx.node(gid)?.props)
+  }
+
+  nodeGidOf(id: string): number | undefined {
+    return this.nodeGid(id)
+  }
+}
+
+/** Rebuilds the relationship-record index of the ref workspace from the graph (after recovery). */
+export function indexRelationships(store: GraphStore): Map<string, number> {
+  const index = new Map<string, number>()
+  const idKey = store.names.lookup(P.id)
+  if (idKey < 0) return index
+  for (const rel of store.allRelIds()) {
+    const id = store.relProps(rel)?.get(idKey)
+    if (typeof id === 'string') index.set(id, rel)
+  }
+  return index
+}
+
+/** Every raw record of the workspace, sorted by id: the reconstruction corpus. */
+export function rawRecords(reader: GraphReader): RawRecord[] {
+  const idKey = reader.names.lookup(P.id)
+  const rawKey = reader.names.lookup(P.raw)
+  const revKey = reader.names.lookup(REVISION_KEY)
+  if (idKey < 0 || rawKey < 0 || revKey < 0) return []
+  const out: { id: string; raw: RawRecord }[] = []
+  const take = (props: ReadonlyMap<number, PropertyValue> | undefined) => {
+    const id = props?.get(idKey)
+    const raw = props?.get(rawKey)
+    if (typeof id === 'string' && typeof raw === 'string' && props?.has(revKey))
+      out.push({ id, raw: JSON.parse(raw) as RawRecord })
+  }
+  for (const node of reader.allNodeIds()) take(reader.node(node)?.props)
+  for (const rel of reader.allRelIds()) take(reader.relProps(rel))
+  out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  return out.map((r) => r.raw)
+}

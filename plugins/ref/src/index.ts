@@ -1,0 +1,1 @@
+export { default as refPlugin, type RefPluginOptions } from './plugin.js'
