@@ -167,10 +167,11 @@ export function memoryRelationshipsOf(reader: GraphReader, nodeId: number): numb
   const node = reader.node(nodeId)
   const type = reader.names.lookup(MEMORY_RELATION)
   if (node === undefined || type < 0) return []
-  const ids = new Set<number>()
-  for (const rel of node.out) if (reader.relType(rel) === type) ids.add(rel)
-  for (const rel of node.in) if (reader.relType(rel) === type) ids.add(rel)
-  return [...ids].sort((a, b) => a - b)
+  const ids: number[] = []
+  for (const rel of node.out) if (reader.relType(rel) === type) ids.push(rel)
+  // A self-loop is in both lists: it is taken from `out` only.
+  for (const rel of node.in) if (reader.relType(rel) === type && reader.relStart(rel) !== nodeId) ids.push(rel)
+  return ids.sort((a, b) => a - b)
 }
 
 /** Memories with an identity key (the property index answers it). */

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../engine/engine.js'
 import { walk } from './recall.js'
+import { memoryResponseJson } from './response-json.js'
 import { context, inner, limits, memoryInput, op } from './test-support.js'
 import { RECALL_LIMITS } from './types.js'
 
@@ -230,5 +231,28 @@ describe('the walk itself', () => {
     expect(result.outcomes).toEqual(['timeout'])
     expect(result.cost).toBe(256) // the clock is read every 256 relationships examined
     expect(result.items.length).toBeLessThan(301)
+  })
+
+  it('sends as JSON exactly JSON.stringify of the response, even when content looks like the splice marks', async () => {
+    const engine = await open()
+    const ctx = context()
+    const { ids } = await chain(engine, ctx)
+    await op(engine, ctx, 'update', {
+      target: { kind: 'memory', id: ids[1] },
+      expected_version: 1,
+      patch: { content: { format: 'text', value: '"\u0000relationships" \u0000items $& $1 é 😀' } },
+    })
+    const response = await recall(engine, ctx, { limits: limits({ max_depth: 3 }) })
+    const res = inner(response)
+    expect(res.items.length).toBe(4)
+    expect(res.relationships.length).toBe(3)
+    expect(JSON.stringify(res.items)).toContain('\\u0000relationships')
+    expect(memoryResponseJson(response)).toBe(JSON.stringify(response))
+    // The payload budget counted the bytes that are sent for the items and relationships.
+    const sent = [...res.items, ...res.relationships].map((x) => Buffer.byteLength(JSON.stringify(x)))
+    expect(res.usage.payload_bytes).toBe(sent.reduce((a, b) => a + b, 0))
+    // A response changed after the recall is serialised afresh, not from the text made before.
+    res.items = res.items.slice(1)
+    expect(memoryResponseJson(response)).toBe(JSON.stringify(response))
   })
 })
