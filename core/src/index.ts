@@ -48,7 +48,7 @@ export {
   type MemoryPermission,
   type MemoryRecord,
   type MemoryResponse,
-  memoryResponseJson,
+  memoryResponseBody,
   OPERATIONS as MEMORY_OPERATIONS,
   PERMISSIONS as MEMORY_PERMISSIONS,
   RECALL_LIMITS,

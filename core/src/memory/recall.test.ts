@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../engine/engine.js'
 import { walk } from './recall.js'
-import { memoryResponseJson } from './response-json.js'
+import { memoryResponseBody } from './response-json.js'
 import { context, inner, limits, memoryInput, op } from './test-support.js'
 import { RECALL_LIMITS } from './types.js'
 
@@ -247,12 +247,12 @@ describe('the walk itself', () => {
     expect(res.items.length).toBe(4)
     expect(res.relationships.length).toBe(3)
     expect(JSON.stringify(res.items)).toContain('\\u0000relationships')
-    expect(memoryResponseJson(response)).toBe(JSON.stringify(response))
+    expect(memoryResponseBody(response).toString()).toBe(JSON.stringify(response))
     // The payload budget counted the bytes that are sent for the items and relationships.
     const sent = [...res.items, ...res.relationships].map((x) => Buffer.byteLength(JSON.stringify(x)))
     expect(res.usage.payload_bytes).toBe(sent.reduce((a, b) => a + b, 0))
     // A response changed after the recall is serialised afresh, not from the text made before.
     res.items = res.items.slice(1)
-    expect(memoryResponseJson(response)).toBe(JSON.stringify(response))
+    expect(memoryResponseBody(response).toString()).toBe(JSON.stringify(response))
   })
 })

@@ -206,19 +206,21 @@ function page(
   }
   const returned = new Set(items.map((i) => Number(i.record.id.slice('node--'.length))))
   const found: { id: number; record: RelationshipRecord; json: string }[] = []
-  const seen = new Set<number>()
+  const threshold = plan.limits.supernode_threshold
   for (const item of items) {
     const id = Number(item.record.id.slice('node--'.length))
     // A supernode's edges are not enumerated: its links to other returned items show from their side.
-    if (degree(reader, id) > plan.limits.supernode_threshold) {
+    if (degree(reader, id) > threshold) {
       outcomes.add('supernode_blocked')
       continue
     }
     for (const rel of memoryRelationshipsOf(reader, id)) {
-      if (seen.has(rel)) continue
-      seen.add(rel)
       // Endpoints first: most edges leave the working set, and reading one parses its JSON.
-      if (!returned.has(reader.relStart(rel)) || !returned.has(reader.relEnd(rel))) continue
+      const start = reader.relStart(rel)
+      if (!returned.has(start) || !returned.has(reader.relEnd(rel))) continue
+      // A link inside the set is met from both ends: it is taken from its start, or from its end when the
+      // start is a supernode whose edges are not enumerated.
+      if (start !== id && degree(reader, start) <= threshold) continue
       if (!recallable(reader, reader.relProps(rel), plan.nowMs)) continue
       const record = readRelationship(reader, rel)
       const json = record === null ? null : fitting(record)

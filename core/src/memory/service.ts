@@ -20,7 +20,6 @@ import {
 import { PageKeyLedger, ReceiptLedger, type VersionEntry, VersionLedger } from './ledgers.js'
 import { issuePageToken, objectiveBinding, readPageToken } from './page-token.js'
 import { isRecallableMemory, type RecallSeed, walk } from './recall.js'
-import { prepareRecallJson } from './response-json.js'
 import {
   type ConsolidateInput,
   canonicalJson,
@@ -34,6 +33,7 @@ import {
   type TraceInput,
   type UpdateInput,
 } from './request.js'
+import { prepareRecallJson } from './response-json.js'
 import {
   CONTRACT_VERSION,
   type MemoryContext,

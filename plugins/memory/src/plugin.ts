@@ -5,7 +5,7 @@ import {
   type MemoryContext,
   type MemoryPermission,
   type MemoryResponse,
-  memoryResponseJson,
+  memoryResponseBody,
 } from '@service/core'
 import { errorResponses, sendError } from '@service/plugin-errors'
 import type { FastifyError, FastifyInstance } from 'fastify'
@@ -75,7 +75,7 @@ async function memoryPlugin(
         onOperation?.(operation, 'ok', response)
         // Valid by construction and already half serialised (a recall's working set): sent as its JSON text,
         // byte for byte what the schema's serializer would write.
-        return reply.type('application/json; charset=utf-8').send(memoryResponseJson(response))
+        return reply.type('application/json; charset=utf-8').send(memoryResponseBody(response))
       } catch (error) {
         onOperation?.(operation, isEngineError(error) ? error.code : 'INTERNAL', null)
         throw error
