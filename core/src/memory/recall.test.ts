@@ -233,6 +233,38 @@ describe('the walk itself', () => {
     expect(result.items.length).toBeLessThan(301)
   })
 
+  it("returns each link between returned memories once, a supernode's from the other side", async () => {
+    const engine = await open()
+    const ctx = context()
+    const { ids, spokeIds } = await chain(engine, ctx, 5)
+    const res = inner(
+      await recall(engine, ctx, {
+        seed_ids: [spokeIds[0], ids[1]],
+        limits: limits({ max_depth: 1, supernode_threshold: 3 }),
+      }),
+    )
+    expect(res.items.map((i: { record: { id: string } }) => i.record.id)).toEqual([
+      spokeIds[0],
+      ids[1],
+      ids[0],
+      ids[2],
+    ])
+    // anchor (a supernode: 6 links) -> spoke 0 and anchor -> first link show from the spoke's and link's side.
+    const links = res.relationships.map((r: { source_id: string; target_id: string }) => [
+      r.source_id,
+      r.target_id,
+    ])
+    expect(links).toHaveLength(3)
+    expect(links).toEqual(
+      expect.arrayContaining([
+        [ids[0], ids[1]],
+        [ids[1], ids[2]],
+        [ids[0], spokeIds[0]],
+      ]),
+    )
+    expect(res.completeness.outcomes).toContain('supernode_blocked')
+  })
+
   it('sends as JSON exactly JSON.stringify of the response, even when content looks like the splice marks', async () => {
     const engine = await open()
     const ctx = context()

@@ -204,11 +204,11 @@ function page(
     items.push(item)
     itemsJson.push(json)
   }
-  const returned = new Set(items.map((i) => Number(i.record.id.slice('node--'.length))))
+  /** Each returned memory's place in the working set. */
+  const position = new Map(items.map((item, i) => [Number(item.record.id.slice('node--'.length)), i]))
   const found: { id: number; record: RelationshipRecord; json: string }[] = []
   const threshold = plan.limits.supernode_threshold
-  for (const item of items) {
-    const id = Number(item.record.id.slice('node--'.length))
+  for (const [id, here] of position) {
     // A supernode's edges are not enumerated: its links to other returned items show from their side.
     if (degree(reader, id) > threshold) {
       outcomes.add('supernode_blocked')
@@ -217,10 +217,12 @@ function page(
     for (const rel of memoryRelationshipsOf(reader, id)) {
       // Endpoints first: most edges leave the working set, and reading one parses its JSON.
       const start = reader.relStart(rel)
-      if (!returned.has(start) || !returned.has(reader.relEnd(rel))) continue
-      // A link inside the set is met from both ends: it is taken from its start, or from its end when the
-      // start is a supernode whose edges are not enumerated.
-      if (start !== id && degree(reader, start) <= threshold) continue
+      const other = start === id ? reader.relEnd(rel) : start
+      const there = position.get(other)
+      if (there === undefined) continue
+      // A link inside the set is met from both ends: it is taken at the earlier one (the payload budget
+      // counts links in that order), or at the later one when the earlier is a supernode, not enumerated.
+      if (there < here && degree(reader, other) <= threshold) continue
       if (!recallable(reader, reader.relProps(rel), plan.nowMs)) continue
       const record = readRelationship(reader, rel)
       const json = record === null ? null : fitting(record)
