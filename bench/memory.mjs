@@ -231,6 +231,14 @@ if (PARTS.has(2)) {
     timeout_ms: 10_000,
     supernode_threshold: 1_000,
   })
+  {
+    const l = limits(2)
+    row(
+      'recall limits used (the contract has no defaults: every limit is required)',
+      `max_items ${l.max_items}, max_depth 1/2/3, max_payload_bytes ${l.max_payload_bytes}, max_cost ${l.max_cost}, timeout_ms ${l.timeout_ms}, supernode_threshold ${l.supernode_threshold}`,
+      '',
+    )
+  }
   for (let i = 0; i < 50; i++)
     await post(service.url, '/v1/memory/operations', {
       contract_version: 'v1',

@@ -48,6 +48,7 @@ export {
   type MemoryPermission,
   type MemoryRecord,
   type MemoryResponse,
+  memoryResponseBody,
   OPERATIONS as MEMORY_OPERATIONS,
   PERMISSIONS as MEMORY_PERMISSIONS,
   RECALL_LIMITS,

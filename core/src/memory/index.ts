@@ -1,5 +1,6 @@
 export { MEMORY_LABEL, MEMORY_RELATION } from './layout.js'
 export { canonicalJson } from './request.js'
+export { memoryResponseBody } from './response-json.js'
 export { type ExecuteOptions, type MemoryApi, MemoryService } from './service.js'
 export {
   CONTRACT_VERSION,

@@ -167,10 +167,24 @@ export function memoryRelationshipsOf(reader: GraphReader, nodeId: number): numb
   const node = reader.node(nodeId)
   const type = reader.names.lookup(MEMORY_RELATION)
   if (node === undefined || type < 0) return []
-  const ids = new Set<number>()
-  for (const rel of node.out) if (reader.relType(rel) === type) ids.add(rel)
-  for (const rel of node.in) if (reader.relType(rel) === type) ids.add(rel)
-  return [...ids].sort((a, b) => a - b)
+  const ids: number[] = []
+  for (const rel of node.out) if (reader.relType(rel) === type) ids.push(rel)
+  // A self-loop is in both lists: it is taken from `out` only.
+  for (const rel of node.in)
+    if (reader.relType(rel) === type && reader.relStart(rel) !== nodeId) ids.push(rel)
+  return ascending(ids)
+}
+
+/** Sorted in place; small lists (most nodes) by insertion, which allocates nothing, unlike Array#sort. */
+function ascending(ids: number[]): number[] {
+  if (ids.length > 32) return ids.sort((a, b) => a - b)
+  for (let i = 1; i < ids.length; i++) {
+    const v = ids[i] as number
+    let j = i - 1
+    for (; j >= 0 && (ids[j] as number) > v; j--) ids[j + 1] = ids[j] as number
+    ids[j + 1] = v
+  }
+  return ids
 }
 
 /** Memories with an identity key (the property index answers it). */

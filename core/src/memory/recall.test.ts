@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../engine/engine.js'
 import { walk } from './recall.js'
+import { memoryResponseBody } from './response-json.js'
 import { context, inner, limits, memoryInput, op } from './test-support.js'
 import { RECALL_LIMITS } from './types.js'
 
@@ -230,5 +231,60 @@ describe('the walk itself', () => {
     expect(result.outcomes).toEqual(['timeout'])
     expect(result.cost).toBe(256) // the clock is read every 256 relationships examined
     expect(result.items.length).toBeLessThan(301)
+  })
+
+  it("returns each link between returned memories once, a supernode's from the other side", async () => {
+    const engine = await open()
+    const ctx = context()
+    const { ids, spokeIds } = await chain(engine, ctx, 5)
+    const res = inner(
+      await recall(engine, ctx, {
+        seed_ids: [spokeIds[0], ids[1]],
+        limits: limits({ max_depth: 1, supernode_threshold: 3 }),
+      }),
+    )
+    expect(res.items.map((i: { record: { id: string } }) => i.record.id)).toEqual([
+      spokeIds[0],
+      ids[1],
+      ids[0],
+      ids[2],
+    ])
+    // anchor (a supernode: 6 links) -> spoke 0 and anchor -> first link show from the spoke's and link's side.
+    const links = res.relationships.map((r: { source_id: string; target_id: string }) => [
+      r.source_id,
+      r.target_id,
+    ])
+    expect(links).toHaveLength(3)
+    expect(links).toEqual(
+      expect.arrayContaining([
+        [ids[0], ids[1]],
+        [ids[1], ids[2]],
+        [ids[0], spokeIds[0]],
+      ]),
+    )
+    expect(res.completeness.outcomes).toContain('supernode_blocked')
+  })
+
+  it('sends as JSON exactly JSON.stringify of the response, even when content looks like the splice marks', async () => {
+    const engine = await open()
+    const ctx = context()
+    const { ids } = await chain(engine, ctx)
+    await op(engine, ctx, 'update', {
+      target: { kind: 'memory', id: ids[1] },
+      expected_version: 1,
+      patch: { content: { format: 'text', value: '"\u0000relationships" \u0000items $& $1 é 😀' } },
+    })
+    const response = await recall(engine, ctx, { limits: limits({ max_depth: 3 }) })
+    const res = inner(response)
+    expect(res.items.length).toBe(4)
+    expect(res.relationships.length).toBe(3)
+    expect(JSON.stringify(res.items)).toContain('\\u0000relationships')
+    expect(memoryResponseBody(response).toString()).toBe(JSON.stringify(response))
+    // The payload budget counted the bytes that are sent for the items and relationships.
+    const sent = [...res.items, ...res.relationships].map((x) => Buffer.byteLength(JSON.stringify(x)))
+    expect(res.usage.payload_bytes).toBe(sent.reduce((a, b) => a + b, 0))
+    // A response changed after the recall is serialised afresh, not from the text made before.
+    res.items = res.items.slice(1)
+    expect(memoryResponseBody(response).toString()).toBe(JSON.stringify(response))
   })
 })

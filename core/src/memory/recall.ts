@@ -22,6 +22,9 @@ export interface RecallItem {
 export interface WalkResult {
   items: RecallItem[]
   relationships: RelationshipRecord[]
+  /** The JSON text of each item and relationship, made once for the payload budget (response-json.ts). */
+  itemsJson: string[]
+  relationshipsJson: string[]
   outcomes: RecallOutcome[]
   depth: number
   cost: number
@@ -173,16 +176,18 @@ function page(
 ): WalkResult {
   const window = order.slice(plan.offset, plan.offset + plan.limits.max_items)
   const items: RecallItem[] = []
+  const itemsJson: string[] = []
   let bytes = 0
-  /** Counts `value` against the payload budget; false (and the outcome) when it does not fit. */
-  const fits = (value: object): boolean => {
-    const size = Buffer.byteLength(JSON.stringify(value))
+  /** `value` as JSON when it fits the payload budget (counted against it); null (and the outcome) when not. */
+  const fitting = (value: object): string | null => {
+    const json = JSON.stringify(value)
+    const size = Buffer.byteLength(json)
     if (bytes + size > plan.limits.max_payload_bytes) {
       outcomes.add('payload_budget_exhausted')
-      return false
+      return null
     }
     bytes += size
-    return true
+    return json
   }
   for (const r of window) {
     const record = readMemory(reader, r.id)
@@ -194,34 +199,43 @@ function page(
       depth: r.depth,
       selection_path: pathOf(r),
     }
-    if (!fits(item)) break
+    const json = fitting(item)
+    if (json === null) break
     items.push(item)
+    itemsJson.push(json)
   }
-  const returned = new Set(items.map((i) => Number(i.record.id.slice('node--'.length))))
-  const relationships: RelationshipRecord[] = []
-  const seen = new Set<number>()
-  for (const item of items) {
-    const id = Number(item.record.id.slice('node--'.length))
+  /** Each returned memory's place in the working set. */
+  const position = new Map(items.map((item, i) => [Number(item.record.id.slice('node--'.length)), i]))
+  const found: { id: number; record: RelationshipRecord; json: string }[] = []
+  const threshold = plan.limits.supernode_threshold
+  for (const [id, here] of position) {
     // A supernode's edges are not enumerated: its links to other returned items show from their side.
-    if (degree(reader, id) > plan.limits.supernode_threshold) {
+    if (degree(reader, id) > threshold) {
       outcomes.add('supernode_blocked')
       continue
     }
     for (const rel of memoryRelationshipsOf(reader, id)) {
-      if (seen.has(rel)) continue
-      seen.add(rel)
       // Endpoints first: most edges leave the working set, and reading one parses its JSON.
-      if (!returned.has(reader.relStart(rel)) || !returned.has(reader.relEnd(rel))) continue
+      const start = reader.relStart(rel)
+      const other = start === id ? reader.relEnd(rel) : start
+      const there = position.get(other)
+      if (there === undefined) continue
+      // A link inside the set is met from both ends: it is taken at the earlier one (the payload budget
+      // counts links in that order), or at the later one when the earlier is a supernode, not enumerated.
+      if (there < here && degree(reader, other) <= threshold) continue
       if (!recallable(reader, reader.relProps(rel), plan.nowMs)) continue
       const record = readRelationship(reader, rel)
-      if (record !== null && fits(record)) relationships.push(record)
+      const json = record === null ? null : fitting(record)
+      if (record !== null && json !== null) found.push({ id: rel, record, json })
     }
   }
-  relationships.sort((a, b) => Number(a.id.slice(14)) - Number(b.id.slice(14)))
+  found.sort((a, b) => a.id - b.id)
   const consumed = plan.offset + items.length
   return {
     items,
-    relationships,
+    relationships: found.map((f) => f.record),
+    itemsJson,
+    relationshipsJson: found.map((f) => f.json),
     outcomes: [...outcomes],
     depth,
     cost,

@@ -33,6 +33,7 @@ import {
   type TraceInput,
   type UpdateInput,
 } from './request.js'
+import { prepareRecallJson } from './response-json.js'
 import {
   CONTRACT_VERSION,
   type MemoryContext,
@@ -643,7 +644,7 @@ export class MemoryService implements MemoryApi {
       })),
     })
     const truncated = walked.outcomes.length > 0 || walked.next_offset !== null
-    return envelope('recall', {
+    const response = envelope('recall', {
       recall_id: recallId,
       items: walked.items,
       relationships: walked.relationships,
@@ -659,6 +660,12 @@ export class MemoryService implements MemoryApi {
         walked.next_offset === null
           ? null
           : issuePageToken(await this.pageSecret(workspace), workspace, binding, walked.next_offset),
+    })
+    return prepareRecallJson(response, {
+      items: walked.items,
+      itemsJson: walked.itemsJson,
+      relationships: walked.relationships,
+      relationshipsJson: walked.relationshipsJson,
     })
   }
 

@@ -5,6 +5,7 @@ import {
   type MemoryContext,
   type MemoryPermission,
   type MemoryResponse,
+  memoryResponseBody,
 } from '@service/core'
 import { errorResponses, sendError } from '@service/plugin-errors'
 import type { FastifyError, FastifyInstance } from 'fastify'
@@ -58,7 +59,7 @@ async function memoryPlugin(
             : error,
         ),
     },
-    async (request) => {
+    async (request, reply) => {
       const trusted: MemoryContext = {
         workspace_id: context.workspaceId,
         actor_id: context.actorId,
@@ -72,7 +73,9 @@ async function memoryPlugin(
       try {
         const response = await engine.memory.execute(request.body, trusted, { signal: request.abortSignal })
         onOperation?.(operation, 'ok', response)
-        return response
+        // Valid by construction and already half serialised (a recall's working set): sent as its JSON text,
+        // byte for byte what the schema's serializer would write.
+        return reply.type('application/json; charset=utf-8').send(memoryResponseBody(response))
       } catch (error) {
         onOperation?.(operation, isEngineError(error) ? error.code : 'INTERNAL', null)
         throw error
