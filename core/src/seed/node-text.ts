@@ -1,4 +1,5 @@
 import type { GraphReader, NodeRecord, PropertyValue } from '../graph/types.js'
+import { ownValue } from '../own-key.js'
 
 /** Node ids as Cypher results and the explorer print them. */
 export const nodeElementId = (id: number): string => `node--${id}`
@@ -60,7 +61,7 @@ export function nodeSignals(reader: GraphReader, node: NodeRecord): NodeSignals 
   return {
     degree: node.out.length + node.in.length,
     confidence,
-    status: typeof s === 'string' ? (STATUS_SIGNAL[s.trim().toLowerCase()] ?? 0) : 0,
+    status: typeof s === 'string' ? (ownValue(STATUS_SIGNAL, s.trim().toLowerCase()) ?? 0) : 0,
     sourceRefs:
       typeof refs === 'string'
         ? [refs]

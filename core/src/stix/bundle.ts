@@ -39,6 +39,16 @@ export function confidenceOf(object: StixObject, id: string): number | undefined
   return c / 100
 }
 
+/** JSON.parse turns 1e999 into Infinity, which has no canonical JSON form: the object is invalid. */
+function canonicalText(object: StixObject, i: number): string {
+  try {
+    return canonicalize(object)
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error
+    throw bad('INVALID_STIX_OBJECT', `object[${i}] holds a value JSON cannot represent (${error.message})`)
+  }
+}
+
 /** Type and identity of every object, conflicting repeats refused, canonical text computed once. */
 export function parseRecords(objects: readonly unknown[]): ParsedRecord[] {
   const byId = new Map<string, string>()
@@ -49,7 +59,7 @@ export function parseRecords(objects: readonly unknown[]): ParsedRecord[] {
     if (type === null) throw bad('INVALID_STIX_OBJECT', `object[${i}] has no type`)
     if (id === null) throw bad('INVALID_STIX_OBJECT', `object[${i}] has no id`)
     confidenceOf(object, id)
-    const raw = canonicalize(object)
+    const raw = canonicalText(object, i)
     const before = byId.get(id)
     if (before !== undefined && before !== raw)
       throw bad('CONFLICTING_STIX_ID', `${id} appears twice with different content`)

@@ -36,7 +36,10 @@ const json = (value: unknown): string =>
  * Runs one target until its budget is spent. A failure is shrunk by fast-check, recorded, and the
  * campaign goes on with the next seed, so one defect does not end a long run.
  */
-export async function runCampaign(target: FuzzTarget<unknown>, options: CampaignOptions): Promise<CampaignReport> {
+export async function runCampaign(
+  target: FuzzTarget<unknown>,
+  options: CampaignOptions,
+): Promise<CampaignReport> {
   const prepared = await target.prepare()
   const log = options.log ?? (() => {})
   const started = Date.now()
@@ -50,13 +53,16 @@ export async function runCampaign(target: FuzzTarget<unknown>, options: Campaign
     await prepared.check(input)
   })
   for (;;) {
-    const remainingRuns = options.runs === undefined ? Number.MAX_SAFE_INTEGER : options.runs - report.executions
+    const remainingRuns =
+      options.runs === undefined ? Number.MAX_SAFE_INTEGER : options.runs - report.executions
     const remainingMs = options.timeMs === undefined ? undefined : options.timeMs - (Date.now() - started)
     if (remainingRuns <= 0 || (remainingMs !== undefined && remainingMs <= 0)) break
     const details = await fc.check(property, {
       seed,
       numRuns: remainingRuns,
-      ...(remainingMs === undefined ? {} : { interruptAfterTimeLimit: remainingMs, markInterruptAsFailure: false }),
+      ...(remainingMs === undefined
+        ? {}
+        : { interruptAfterTimeLimit: remainingMs, markInterruptAsFailure: false }),
     })
     if (details.failed && details.counterexample) {
       const finding: Finding = {

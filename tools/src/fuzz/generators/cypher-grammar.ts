@@ -5,34 +5,110 @@ import * as fc from 'fast-check'
  * fuzz graph uses, so many queries bind and run; some names stay unbound on purpose.
  */
 const VARIABLES = ['n', 'm', 'r', 'x', 'p', 'y', 'unbound'] as const
-const LABELS = ['A', 'B', 'C', 'Missing', '`odd label`'] as const
+const LABELS = ['A', 'B', 'C', 'Missing', '`odd label`', 'constructor'] as const
 const TYPES = ['R', 'S', 'T'] as const
-const KEYS = ['name', 'n', 'xs', 'f', 'missing', '`a key`'] as const
+// Object.prototype names are in the pools on purpose: plain-object lookups keyed by input answer them.
+const KEYS = ['name', 'n', 'xs', 'f', 'missing', '`a key`', '__proto__', 'constructor'] as const
 const FUNCTIONS = [
-  'abs', 'ceil', 'floor', 'round', 'sign', 'sqrt', 'exp', 'log', 'log10', 'rand', 'toInteger', 'toFloat',
-  'toString', 'toBoolean', 'toLower', 'toUpper', 'trim', 'ltrim', 'rtrim', 'reverse', 'replace', 'split',
-  'substring', 'left', 'right', 'size', 'length', 'head', 'last', 'tail', 'range', 'keys', 'labels', 'type',
-  'id', 'properties', 'nodes', 'relationships', 'startNode', 'endNode', 'coalesce', 'exists', 'count', 'sum',
-  'avg', 'min', 'max', 'collect', 'stDev', 'percentileCont', 'percentileDisc', 'timestamp', 'elementId',
-  'isEmpty', 'noSuchFunction',
+  'abs',
+  'ceil',
+  'floor',
+  'round',
+  'sign',
+  'sqrt',
+  'exp',
+  'log',
+  'log10',
+  'rand',
+  'toInteger',
+  'toFloat',
+  'toString',
+  'toBoolean',
+  'toLower',
+  'toUpper',
+  'trim',
+  'ltrim',
+  'rtrim',
+  'reverse',
+  'replace',
+  'split',
+  'substring',
+  'left',
+  'right',
+  'size',
+  'length',
+  'head',
+  'last',
+  'tail',
+  'range',
+  'keys',
+  'labels',
+  'type',
+  'id',
+  'properties',
+  'nodes',
+  'relationships',
+  'startNode',
+  'endNode',
+  'coalesce',
+  'exists',
+  'count',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'collect',
+  'stDev',
+  'percentileCont',
+  'percentileDisc',
+  'timestamp',
+  'elementId',
+  'isEmpty',
+  'noSuchFunction',
 ] as const
 const BINARY = [
-  '+', '-', '*', '/', '%', '^', 'AND', 'OR', 'XOR', '=', '<>', '<', '>', '<=', '>=', 'IN', 'STARTS WITH',
-  'ENDS WITH', 'CONTAINS', '=~',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '^',
+  'AND',
+  'OR',
+  'XOR',
+  '=',
+  '<>',
+  '<',
+  '>',
+  '<=',
+  '>=',
+  'IN',
+  'STARTS WITH',
+  'ENDS WITH',
+  'CONTAINS',
+  '=~',
 ] as const
 
 const integer = fc.oneof(
   { arbitrary: fc.integer({ min: -10, max: 10 }).map(String), weight: 60 },
   fc.constantFrom(
-    '9223372036854775807', '-9223372036854775808', '9223372036854775808', '9007199254740993',
-    '0x7FFFFFFFFFFFFFFF', '0o17', '-0', '1' + '0'.repeat(30),
+    '9223372036854775807',
+    '-9223372036854775808',
+    '9223372036854775808',
+    '9007199254740993',
+    '0x7FFFFFFFFFFFFFFF',
+    '0o17',
+    '-0',
+    '1' + '0'.repeat(30),
   ),
   fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }).map(String),
 )
 const small = <T>(arbitrary: fc.Arbitrary<T>, weight: number) => ({ arbitrary, weight })
 const float = fc.oneof(
   { arbitrary: fc.constantFrom('0.5', '1.0', '-2.5', '3.14'), weight: 6 },
-  fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => (/[.e]/.test(String(d)) ? String(d) : `${d}.0`)),
+  fc
+    .double({ noNaN: true, noDefaultInfinity: true })
+    .map((d) => (/[.e]/.test(String(d)) ? String(d) : `${d}.0`)),
   fc.constantFrom('1e308', '1e309', '-0.0', '.5', '5e-324', '0.0 / 0.0'),
 )
 const stringLiteral = fc
@@ -53,7 +129,9 @@ const param = fc.constantFrom('$p0', '$p1', '$p2', '$missing', '$0')
 const nodePattern = (expr: fc.Arbitrary<string>) =>
   fc
     .tuple(fc.option(variable), fc.array(label, { maxLength: 2 }), fc.option(propMap(expr), { freq: 4 }))
-    .map(([v, labels, props]) => `(${v ?? ''}${labels.map((l) => `:${l}`).join('')}${props ? ` ${props}` : ''})`)
+    .map(
+      ([v, labels, props]) => `(${v ?? ''}${labels.map((l) => `:${l}`).join('')}${props ? ` ${props}` : ''})`,
+    )
 
 const relPattern = fc
   .tuple(
@@ -94,7 +172,10 @@ export const expression: fc.Arbitrary<string> = fc.letrec<{ expr: string }>((tie
       small(fc.constantFrom('true', 'false', 'null'), 3),
       small(param, 2),
       small(variable, 6),
-      small(fc.tuple(variable, key).map(([v, k]) => `${v}.${k}`), 6),
+      small(
+        fc.tuple(variable, key).map(([v, k]) => `${v}.${k}`),
+        6,
+      ),
       fc.array(expr, { maxLength: 3 }).map((items) => `[${items.join(', ')}]`),
       propMap(expr),
       fc.tuple(expr, fc.constantFrom(...BINARY), expr).map(([a, op, b]) => `(${a} ${op} ${b})`),
@@ -108,21 +189,30 @@ export const expression: fc.Arbitrary<string> = fc.letrec<{ expr: string }>((tie
         .map(([f, distinct, args]) => `${f}(${distinct ? 'DISTINCT ' : ''}${args.join(', ')})`),
       fc.constant('count(*)'),
       fc
-        .tuple(fc.option(expr), fc.array(fc.tuple(expr, expr), { minLength: 1, maxLength: 2 }), fc.option(expr))
+        .tuple(
+          fc.option(expr),
+          fc.array(fc.tuple(expr, expr), { minLength: 1, maxLength: 2 }),
+          fc.option(expr),
+        )
         .map(
           ([subject, whens, otherwise]) =>
             `CASE ${subject ?? ''} ${whens.map(([w, t]) => `WHEN ${w} THEN ${t}`).join(' ')}${otherwise ? ` ELSE ${otherwise}` : ''} END`,
         ),
       fc
         .tuple(variable, expr, fc.option(expr), fc.option(expr))
-        .map(([v, src, where, proj]) => `[${v} IN ${src}${where ? ` WHERE ${where}` : ''}${proj ? ` | ${proj}` : ''}]`),
+        .map(
+          ([v, src, where, proj]) =>
+            `[${v} IN ${src}${where ? ` WHERE ${where}` : ''}${proj ? ` | ${proj}` : ''}]`,
+        ),
       fc
         .tuple(fc.constantFrom('all', 'any', 'none', 'single'), variable, expr, expr)
         .map(([q, v, src, where]) => `${q}(${v} IN ${src} WHERE ${where})`),
       fc
         .tuple(variable, expr, variable, expr, expr)
         .map(([acc, init, v, src, body]) => `reduce(${acc} = ${init}, ${v} IN ${src} | ${body})`),
-      fc.tuple(variable, fc.array(key, { maxLength: 2 })).map(([v, ks]) => `${v} {${ks.map((k) => `.${k}`).join(', ')}}`),
+      fc
+        .tuple(variable, fc.array(key, { maxLength: 2 }))
+        .map(([v, ks]) => `${v} {${ks.map((k) => `.${k}`).join(', ')}}`),
       patternPart(fc.constant('1')).map((p) => `exists(${p.replace('p = ', '')})`),
       patternPart(fc.constant('1')).map((p) => `[${p.replace('p = ', '')} | 1]`),
     ),
@@ -147,9 +237,9 @@ const projection = fc
 const where = fc.option(expression).map((w) => (w ? ` WHERE ${w}` : ''))
 const setItem = fc.oneof(
   fc.tuple(variable, key, expression).map(([v, k, e]) => `${v}.${k} = ${e}`),
-  fc.tuple(variable, fc.boolean(), fc.oneof(propMap(expression), param, variable)).map(
-    ([v, merge, e]) => `${v} ${merge ? '+=' : '='} ${e}`,
-  ),
+  fc
+    .tuple(variable, fc.boolean(), fc.oneof(propMap(expression), param, variable))
+    .map(([v, merge, e]) => `${v} ${merge ? '+=' : '='} ${e}`),
   fc.tuple(variable, label).map(([v, l]) => `${v}:${l}`),
 )
 const setItems = fc.array(setItem, { minLength: 1, maxLength: 2 }).map((items) => items.join(', '))
@@ -160,7 +250,9 @@ const clause = fc.oneof(
     .map(([optional, parts, w]) => `${optional ? 'OPTIONAL ' : ''}MATCH ${parts.join(', ')}${w}`),
   fc.tuple(projection, where).map(([p, w]) => `WITH ${p}${w}`),
   fc.tuple(expression, variable).map(([e, v]) => `UNWIND ${e} AS ${v}`),
-  fc.array(patternPart(expression), { minLength: 1, maxLength: 2 }).map((parts) => `CREATE ${parts.join(', ')}`),
+  fc
+    .array(patternPart(expression), { minLength: 1, maxLength: 2 })
+    .map((parts) => `CREATE ${parts.join(', ')}`),
   fc
     .tuple(patternPart(expression), fc.option(setItems), fc.option(setItems))
     .map(
@@ -213,7 +305,8 @@ export const CYPHER_MODES = ['read', 'write', 'auto', 'validate'] as const
 /** Well-formed query shapes with expression holes, so that most inputs reach the executor. */
 const TEMPLATES: readonly ((e: string[]) => string)[] = [
   ([a = '', b = '']) => `MATCH (n:A)-[r]->(m) WHERE ${a} RETURN ${b} AS v ORDER BY v LIMIT 10`,
-  ([a = '', b = '']) => `MATCH (n) OPTIONAL MATCH (n)-[r]->(m) RETURN n.name AS k, ${a} AS v, collect(${b}) AS c`,
+  ([a = '', b = '']) =>
+    `MATCH (n) OPTIONAL MATCH (n)-[r]->(m) RETURN n.name AS k, ${a} AS v, collect(${b}) AS c`,
   ([a = '', b = '']) => `UNWIND ${a} AS x RETURN x, ${b.replaceAll(/\b[nmr]\b/g, 'x')} AS v`,
   ([a = '', b = '']) => `MATCH (n) WITH n, ${a} AS v WHERE ${b} RETURN v, count(*) AS c`,
   ([a = '']) => `RETURN ${a.replaceAll(/\b[nmr]\b/g, '$p0')} AS v`,

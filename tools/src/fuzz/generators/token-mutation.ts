@@ -4,16 +4,81 @@ import * as fc from 'fast-check'
  * Token-level mutations of seed queries (the TCK's, and the repository's own corpus): tokens deleted,
  * duplicated, swapped, replaced by other tokens or keywords, junk inserted, queries spliced.
  */
-const TOKEN = /\s+|'(?:\\.|[^'\\])*'?|"(?:\\.|[^"\\])*"?|`[^`]*`?|[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:e[+-]?\d+)?|\$\w*|<>|<=|>=|=~|->|<-|\.\.|\+=|./g
+const TOKEN =
+  /\s+|'(?:\\.|[^'\\])*'?|"(?:\\.|[^"\\])*"?|`[^`]*`?|[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:e[+-]?\d+)?|\$\w*|<>|<=|>=|=~|->|<-|\.\.|\+=|./g
 
 export const tokenize = (text: string): string[] => text.match(TOKEN) ?? []
 
 const EXTRA_TOKENS = [
-  'MATCH', 'OPTIONAL', 'WHERE', 'WITH', 'UNWIND', 'RETURN', 'CREATE', 'MERGE', 'SET', 'REMOVE', 'DELETE',
-  'DETACH', 'UNION', 'ALL', 'ORDER', 'BY', 'SKIP', 'LIMIT', 'DISTINCT', 'AS', 'CASE', 'WHEN', 'THEN', 'ELSE',
-  'END', 'AND', 'OR', 'XOR', 'NOT', 'IN', 'IS', 'NULL', 'CALL', 'YIELD', 'FOREACH', 'EXISTS', 'COUNT', '(',
-  ')', '[', ']', '{', '}', ':', ',', '.', '..', '|', '*', '-', '->', '<-', '=', '+=', '$p0', '0', '-1',
-  '9223372036854775807', '1e999', "'", '"', '`', '/*', '*/', '//', '\\', '\u0000', '\n', '🙂',
+  'MATCH',
+  'OPTIONAL',
+  'WHERE',
+  'WITH',
+  'UNWIND',
+  'RETURN',
+  'CREATE',
+  'MERGE',
+  'SET',
+  'REMOVE',
+  'DELETE',
+  'DETACH',
+  'UNION',
+  'ALL',
+  'ORDER',
+  'BY',
+  'SKIP',
+  'LIMIT',
+  'DISTINCT',
+  'AS',
+  'CASE',
+  'WHEN',
+  'THEN',
+  'ELSE',
+  'END',
+  'AND',
+  'OR',
+  'XOR',
+  'NOT',
+  'IN',
+  'IS',
+  'NULL',
+  'CALL',
+  'YIELD',
+  'FOREACH',
+  'EXISTS',
+  'COUNT',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ':',
+  ',',
+  '.',
+  '..',
+  '|',
+  '*',
+  '-',
+  '->',
+  '<-',
+  '=',
+  '+=',
+  '$p0',
+  '0',
+  '-1',
+  '9223372036854775807',
+  '1e999',
+  "'",
+  '"',
+  '`',
+  '/*',
+  '*/',
+  '//',
+  '\\',
+  '\u0000',
+  '\n',
+  '🙂',
 ] as const
 
 type Mutation =
@@ -51,7 +116,11 @@ export function mutatedQuery(seeds: readonly string[]): fc.Arbitrary<string> {
       const tokens = tokenize(seed)
       if (splice) {
         const other = tokenize(splice)
-        tokens.splice(Math.floor(tokens.length / 2), tokens.length, ...other.slice(Math.floor(other.length / 2)))
+        tokens.splice(
+          Math.floor(tokens.length / 2),
+          tokens.length,
+          ...other.slice(Math.floor(other.length / 2)),
+        )
       }
       for (const m of mutations) apply(tokens, m)
       return tokens.join('')

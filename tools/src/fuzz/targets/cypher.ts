@@ -1,8 +1,8 @@
 import { type Engine, openEngine } from '@service/core'
 import * as fc from 'fast-check'
+import { ownCypherSeeds, tckQueries } from '../corpus.js'
 import { CYPHER_MODES, cypherParams, cypherQuery, templatedQuery } from '../generators/cypher-grammar.js'
 import { mutatedQuery } from '../generators/token-mutation.js'
-import { ownCypherSeeds, tckQueries } from '../corpus.js'
 import { cypherResultIsClean, engineFailureOnly, graphDigest } from '../invariants.js'
 import { type FuzzTarget, invariant } from '../target.js'
 
@@ -64,7 +64,8 @@ export async function checkCypherCase({ query, params, mode }: CypherCase): Prom
       invariant(result.data !== null, 'a successful query has no data')
       invariant(result.data.rows.length <= FUZZ_BUDGETS.maxReturnedRecords, 'returned-rows budget broken')
       for (const row of result.data.rows) invariant(row.length === result.data.columns.length, 'ragged row')
-      const { created_nodes, deleted_nodes, created_relationships, deleted_relationships } = result.mutation_summary
+      const { created_nodes, deleted_nodes, created_relationships, deleted_relationships } =
+        result.mutation_summary
       const records = created_nodes + deleted_nodes + created_relationships + deleted_relationships
       invariant(records <= FUZZ_BUDGETS.maxMutations, `mutation budget broken: ${records}`)
     }
@@ -82,7 +83,11 @@ export const cypherGrammarTarget: FuzzTarget<CypherCase> = {
   description:
     'random Cypher syntax trees printed to text (free-form and in well-formed query shapes), with arbitrary parameters, in read/write/auto/validate modes on a small graph',
   async prepare() {
-    return { arbitrary: cases(fc.oneof(cypherQuery, templatedQuery)), check: checkCypherCase, corpus: 'generated from the grammar' }
+    return {
+      arbitrary: cases(fc.oneof(cypherQuery, templatedQuery)),
+      check: checkCypherCase,
+      corpus: 'generated from the grammar',
+    }
   },
 }
 

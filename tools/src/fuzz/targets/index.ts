@@ -1,5 +1,7 @@
 import type { FuzzTarget } from '../target.js'
 import { cypherGrammarTarget, cypherMutationTarget } from './cypher.js'
+import { seedTarget } from './seed.js'
+import { stixTarget } from './stix.js'
 
 /**
  * Every fuzz target. Memory-operation and reference-write requests join here as their engine APIs land:
@@ -8,4 +10,6 @@ import { cypherGrammarTarget, cypherMutationTarget } from './cypher.js'
 export const TARGETS: readonly FuzzTarget<never>[] = [
   cypherGrammarTarget,
   cypherMutationTarget,
+  stixTarget,
+  seedTarget,
 ] as unknown as readonly FuzzTarget<never>[]
