@@ -27,7 +27,32 @@ export function bundleObjects(bundle: unknown, allowEmpty = false): unknown[] {
     throw bad('INVALID_STIX_BUNDLE', 'bundle.type must be "bundle"')
   if (!Array.isArray(bundle.objects) || (!allowEmpty && bundle.objects.length === 0))
     throw bad('INVALID_STIX_BUNDLE', `bundle.objects must be ${allowEmpty ? 'an' : 'a non-empty'} array`)
+  bundle.objects.forEach((object, i) => {
+    if (nestingDepth(object, MAX_NESTING) > MAX_NESTING)
+      throw bad('INVALID_STIX_OBJECT', `object[${i}] nests deeper than ${MAX_NESTING} levels`)
+  })
   return bundle.objects
+}
+
+/**
+ * Real STIX objects nest a few levels (extensions, hashes, kill-chain phases); the walkers that follow
+ * (validation, reference collection, canonical JSON) recurse, so a deeper object stops here instead of
+ * overflowing the stack (a fuzz finding).
+ */
+export const MAX_NESTING = 64
+
+/** Depth of arrays and objects in `value`, counted without recursion; stops counting past `limit`. */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0
+  const stack: [unknown, number][] = [[value, 0]]
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number]
+    if (item === null || typeof item !== 'object') continue
+    if (depth + 1 > deepest) deepest = depth + 1
+    if (deepest > limit) return deepest
+    for (const child of Object.values(item)) stack.push([child, depth + 1])
+  }
+  return deepest
 }
 
 /** STIX confidence is 0..100; the graph keeps 0..1. */

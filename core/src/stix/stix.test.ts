@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { openEngine } from '../engine/engine.js'
 import { isEngineError } from '../errors.js'
+import { MAX_NESTING, nestingDepth } from './bundle.js'
 import { canonicalize, fnv1a64Hex, uuidV5 } from './canonical.js'
 import { exportStix } from './export.js'
 import { importStix } from './import.js'
@@ -374,5 +375,33 @@ describe('STIX inputs that reach Object.prototype or leave JSON (fuzz findings)'
   it('keeps a property named __proto__ in canonical JSON', () => {
     const value = JSON.parse('{"b":1,"__proto__":{"x":[1]},"a":2}')
     expect(canonicalize(value)).toBe('{"__proto__":{"x":[1]},"a":2,"b":1}')
+  })
+})
+
+describe('nesting depth (a fuzz finding: the recursive walkers overflowed the stack)', () => {
+  const nest = (depth: number) => {
+    let value: unknown = 'leaf'
+    for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value] : { x: value }
+    return value
+  }
+  const bundleWith = (depth: number) => ({
+    type: 'bundle',
+    objects: [{ ...identity, x_deep: nest(depth - 1) }],
+  })
+
+  it('accepts an object at the nesting limit and refuses one past it, for import and validation', async () => {
+    const engine = await openEngine({ storage: { mode: 'ephemeral' } })
+    const code = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: unknown) => (isEngineError(e) ? e.code : String(e)),
+      )
+    expect(nestingDepth(bundleWith(MAX_NESTING).objects[0], 1000)).toBe(MAX_NESTING)
+    expect(await code(validateStix(engine, { bundle: bundleWith(MAX_NESTING) }))).toBe('ok')
+    expect(await code(importStix(engine, { bundle: bundleWith(MAX_NESTING + 1) }))).toBe(
+      'INVALID_STIX_OBJECT',
+    )
+    expect(await code(validateStix(engine, { bundle: bundleWith(100_000) }))).toBe('INVALID_STIX_OBJECT')
+    expect(await code(importStix(engine, { bundle: bundleWith(100_000) }))).toBe('INVALID_STIX_OBJECT')
   })
 })

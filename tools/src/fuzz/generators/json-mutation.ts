@@ -6,6 +6,7 @@ export type JsonMutation =
   | { op: 'replace'; at: number; value: unknown }
   | { op: 'stretch'; at: number; times: number }
   | { op: 'add'; at: number; key: string; value: unknown }
+  | { op: 'nest'; at: number; depth: number }
 
 const EDGE_VALUES: unknown[] = [
   null,
@@ -46,6 +47,12 @@ export const jsonMutation: fc.Arbitrary<JsonMutation> = fc.oneof(
     value,
   }),
   fc.record({ op: fc.constant('add' as const), at: fc.nat(), key: fc.constantFrom(...KEYS), value }),
+  // Deep nesting: recursive walkers must meet a bound, not the stack.
+  fc.record({
+    op: fc.constant('nest' as const),
+    at: fc.nat(),
+    depth: fc.oneof(fc.nat(70), fc.integer({ min: 1000, max: 3000 })),
+  }),
   fc.record({ op: fc.constant('stretch' as const), at: fc.nat(), times: fc.integer({ min: 2, max: 200 }) }),
 )
 
@@ -83,6 +90,10 @@ export function mutateJson<T>(value: T, mutations: readonly JsonMutation[]): T {
           writable: true,
           configurable: true,
         })
+    } else if (m.op === 'nest') {
+      let nested = record[key]
+      for (let i = 0; i < m.depth; i++) nested = i % 2 === 0 ? [nested] : { x: nested }
+      record[key] = nested
     } else if (m.op === 'remove') {
       if (Array.isArray(parent)) parent.splice(key as number, 1)
       else delete record[key]
