@@ -51,23 +51,24 @@ export const jsonMutation: fc.Arbitrary<JsonMutation> = fc.oneof(
   fc.record({
     op: fc.constant('nest' as const),
     at: fc.nat(),
-    depth: fc.oneof(fc.nat(70), fc.integer({ min: 1000, max: 3000 })),
+    depth: fc.oneof(fc.nat(70), fc.integer({ min: 500, max: 1200 })),
   }),
   fc.record({ op: fc.constant('stretch' as const), at: fc.nat(), times: fc.integer({ min: 2, max: 200 }) }),
 )
 
 type Slot = { parent: Record<string, unknown> | unknown[]; key: string | number }
 
-function slots(value: unknown, into: Slot[] = []): Slot[] {
-  if (Array.isArray(value)) {
-    value.forEach((item, i) => {
-      into.push({ parent: value, key: i })
-      slots(item, into)
-    })
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      into.push({ parent: value as Record<string, unknown>, key })
-      slots(item, into)
+/** Every key and index in `value`, walked without recursion (the 'nest' mutation makes values deep). */
+function slots(value: unknown): Slot[] {
+  const into: Slot[] = []
+  const stack = [value]
+  while (stack.length > 0) {
+    const item = stack.pop()
+    if (item === null || typeof item !== 'object') continue
+    const parent = item as Record<string, unknown> | unknown[]
+    for (const [key, child] of Object.entries(parent)) {
+      into.push({ parent, key: Array.isArray(parent) ? Number(key) : key })
+      stack.push(child)
     }
   }
   return into
@@ -76,6 +77,8 @@ function slots(value: unknown, into: Slot[] = []): Slot[] {
 /** Applies the mutations to a deep copy of `value`. */
 export function mutateJson<T>(value: T, mutations: readonly JsonMutation[]): T {
   const copy = structuredClone(value)
+  // One deep nesting per value: enough to pass every bound, and JSON.stringify stays within the stack.
+  let nestedAlready = false
   for (const m of mutations) {
     const all = slots(copy)
     if (all.length === 0) break
@@ -91,6 +94,8 @@ export function mutateJson<T>(value: T, mutations: readonly JsonMutation[]): T {
           configurable: true,
         })
     } else if (m.op === 'nest') {
+      if (nestedAlready) continue
+      nestedAlready = true
       let nested = record[key]
       for (let i = 0; i < m.depth; i++) nested = i % 2 === 0 ? [nested] : { x: nested }
       record[key] = nested
