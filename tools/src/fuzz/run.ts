@@ -1,7 +1,8 @@
 #!/usr/bin/env node
+import { writeSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { runCampaign } from './campaign.js'
+import { type CampaignReport, runCampaign } from './campaign.js'
 import { TARGETS } from './targets/index.js'
 
 /**
@@ -29,6 +30,23 @@ async function main(): Promise<void> {
     return
   }
   let findings = 0
+  let current: { report: CampaignReport; cpuBefore: NodeJS.CpuUsage } | undefined
+  const tally = ({ report, cpuBefore }: NonNullable<typeof current>, note = '') => {
+    const cpu = process.cpuUsage(cpuBefore)
+    // Synchronous: the signal path exits right after, and a piped stdout is otherwise asynchronous.
+    writeSync(
+      1,
+      `fuzz ${report.target}: ${report.executions} executions, ${report.findings.length} findings, ` +
+        `${((cpu.user + cpu.system) / 1e6).toFixed(1)} CPU s; corpus: ${report.corpus}${note}\n`,
+    )
+  }
+  // A campaign stopped early (Ctrl-C, kill) still prints what it did.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      if (current) tally(current, ' (stopped)')
+      process.exit(130)
+    })
+  }
   for (const target of chosen) {
     const timeMs = (seconds * 1000) / chosen.length
     const cpuBefore = process.cpuUsage()
@@ -37,14 +55,14 @@ async function main(): Promise<void> {
       ...(seed === undefined ? {} : { seed }),
       outDir,
       log: (line) => console.log(line),
+      onStart: (started) => {
+        current = { report: started, cpuBefore }
+      },
     })
-    const cpu = process.cpuUsage(cpuBefore)
     findings += report.findings.length
-    console.log(
-      `fuzz ${report.target}: ${report.executions} executions, ${report.findings.length} findings, ` +
-        `${((cpu.user + cpu.system) / 1e6).toFixed(1)} CPU s; corpus: ${report.corpus}`,
-    )
+    tally({ report, cpuBefore })
   }
+  current = undefined
   if (findings > 0) process.exitCode = 1
 }
 

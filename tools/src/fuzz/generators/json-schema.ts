@@ -34,9 +34,17 @@ export function fromSchema(schema: Schema): fc.Arbitrary<unknown> {
 
 const num = (value: unknown, fallback: number): number => (typeof value === 'number' ? value : fallback)
 
+/** Building an arbitrary from a pattern is costly and the schemas repeat a few patterns hundreds of times. */
+const byPattern = new Map<string, fc.Arbitrary<string>>()
+
 function stringFrom(schema: Schema): fc.Arbitrary<string> {
   if (typeof schema.pattern === 'string') {
-    return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= 300)
+    let arbitrary = byPattern.get(schema.pattern)
+    if (arbitrary === undefined) {
+      arbitrary = fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= 300)
+      byPattern.set(schema.pattern, arbitrary)
+    }
+    return arbitrary
   }
   return fc.string({
     minLength: num(schema.minLength, 0),

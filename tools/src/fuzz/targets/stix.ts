@@ -57,31 +57,33 @@ function exampleSelection(objects: StixObject[]): fc.Arbitrary<StixObject[]> {
 }
 
 /** Objects generated from the product's own schemas, some references rewired to objects of the bundle. */
-const schemaObjects: fc.Arbitrary<StixObject[]> = fc
-  .tuple(
-    fc.array(fc.oneof(...[...STIX_SCHEMAS.values()].map((s) => fromSchema(s as Record<string, unknown>))), {
-      minLength: 1,
-      maxLength: 4,
-    }),
-    fc.array(fc.nat(), { maxLength: 6 }),
-  )
-  .map(([objects, rewire]) => {
-    const list = objects as StixObject[]
-    const ids = list.map((o) => o.id)
-    rewire.forEach((n, i) => {
-      const object = list[i % list.length] as StixObject
-      const key = Object.keys(object).find((k) => k.endsWith('_ref'))
-      if (key !== undefined) object[key] = ids[n % ids.length]
+const schemaObjects = (): fc.Arbitrary<StixObject[]> =>
+  fc
+    .tuple(
+      fc.array(fc.oneof(...[...STIX_SCHEMAS.values()].map((s) => fromSchema(s as Record<string, unknown>))), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+      fc.array(fc.nat(), { maxLength: 6 }),
+    )
+    .map(([objects, rewire]) => {
+      const list = objects as StixObject[]
+      const ids = list.map((o) => o.id)
+      rewire.forEach((n, i) => {
+        const object = list[i % list.length] as StixObject
+        const key = Object.keys(object).find((k) => k.endsWith('_ref'))
+        if (key !== undefined) object[key] = ids[n % ids.length]
+      })
+      return list
     })
-    return list
-  })
 
 export interface StixCase {
   bundle: unknown
 }
 
 function stixCases(examples: StixObject[]): fc.Arbitrary<StixCase> {
-  const objects = examples.length > 0 ? fc.oneof(schemaObjects, exampleSelection(examples)) : schemaObjects
+  const generated = schemaObjects()
+  const objects = examples.length > 0 ? fc.oneof(generated, exampleSelection(examples)) : generated
   const bundle = fc
     .tuple(objects, fc.array(jsonMutation, { maxLength: 3 }))
     .map(([list, mutations]) =>
