@@ -47,7 +47,10 @@ export async function runCampaign(
   const started = Date.now()
   const report: CampaignReport = { target: target.name, corpus: prepared.corpus, executions: 0, findings: [] }
   options.onStart?.(report)
-  const current = options.outDir ? join(options.outDir, `${target.name}.current.json`) : undefined
+  // Per process: two campaigns may share the directory.
+  const current = options.outDir
+    ? join(options.outDir, `${target.name}.${process.pid}.current.json`)
+    : undefined
   if (options.outDir) mkdirSync(options.outDir, { recursive: true })
   let seed = options.seed ?? Date.now() % 2 ** 31
   const property = fc.asyncProperty(prepared.arbitrary, async (input) => {
@@ -69,12 +72,13 @@ export async function runCampaign(
         ? {}
         : { interruptAfterTimeLimit: remainingMs, markInterruptAsFailure: false }),
     })
-    if (details.failed && details.counterexample) {
+    // A generator that throws fails with no counterexample: still a finding, never a silent stop.
+    if (details.failed) {
       const finding: Finding = {
         target: target.name,
         seed,
         path: details.counterexamplePath ?? undefined,
-        input: details.counterexample[0],
+        input: details.counterexample?.[0],
         error: describe(details.errorInstance),
       }
       report.findings.push(finding)
