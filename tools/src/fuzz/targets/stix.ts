@@ -98,9 +98,9 @@ function stixCases(examples: StixObject[]): fc.Arbitrary<StixCase> {
 const fresh = (): Promise<Engine> => openEngine({ storage: { mode: 'ephemeral' } })
 
 /**
- * Import + validation + export. Invariants: only EngineErrors; an import that throws or aborts changes
- * nothing; validation never throws anything else; export is deterministic (twice the same text) and
- * what was exported validates and re-imports into a fresh engine to the very same export.
+ * Import + validation (bundle and graph mode) + export. Invariants: only EngineErrors; an import that
+ * throws or aborts changes nothing; export is deterministic (twice the same text), strict mode refuses or
+ * agrees with permissive, and what was exported validates and re-imports to the very same objects.
  */
 export async function checkStixCase({ bundle }: StixCase): Promise<void> {
   const engines: Engine[] = []
@@ -125,6 +125,16 @@ export async function checkStixCase({ bundle }: StixCase): Promise<void> {
     const second = await engineFailureOnly(() => exportStix(engine, { mode: 'permissive' }))
     invariant(first?.text === second?.text, 'export is not deterministic')
     if (first === undefined) return
+    // Strict mode either refuses with an EngineError or exports exactly what permissive mode does.
+    const strict = await engineFailureOnly(() => exportStix(engine, { mode: 'strict' }))
+    if (strict !== undefined) {
+      invariant(
+        JSON.stringify(strict.bundle.objects) === JSON.stringify(first.bundle.objects),
+        'strict export differs from permissive',
+      )
+    }
+    const graph = await engineFailureOnly(() => validateStix(engine, { source: 'graph' }))
+    if (graph !== undefined) invariant(typeof graph.valid === 'boolean', 'graph validation without a verdict')
     const exported = first.bundle
     if (!Array.isArray(exported.objects) || exported.objects.length === 0) return
     const check = await engineFailureOnly(async () => validateStix(await open(), { bundle: exported }))
