@@ -31,8 +31,16 @@ export interface CampaignOptions {
   log?: (line: string) => void
 }
 
-const json = (value: unknown): string =>
-  JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v), 2) ?? 'undefined'
+/** Inputs can be huge (stretched, nested): a finding is still written, cut short when it must be. */
+const MAX_TEXT = 1_000_000
+function json(value: unknown): string {
+  try {
+    const text = JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)) ?? 'undefined'
+    return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}… (${text.length} characters)` : text
+  } catch (error) {
+    return `(not printable: ${String(error)})`
+  }
+}
 
 /**
  * Runs one target until its budget is spent. A failure is shrunk by fast-check, recorded, and the
@@ -57,7 +65,7 @@ export async function runCampaign(
     report.executions++
     // Engine calls on an in-memory graph resolve as microtasks only; let the event loop (signals, timers) run.
     if (report.executions % 64 === 0) await new Promise((resolve) => setImmediate(resolve))
-    if (current) writeFileSync(current, json(input))
+    if (current) writeFileSync(current, json(input).slice(0, MAX_TEXT))
     await prepared.check(input)
   })
   for (;;) {
@@ -82,7 +90,7 @@ export async function runCampaign(
         error: describe(details.errorInstance),
       }
       report.findings.push(finding)
-      log(`FINDING ${target.name} seed=${seed}\n${json(finding.input)}\n${finding.error}`)
+      log(`FINDING ${target.name} seed=${seed}\n${json(finding.input).slice(0, 20_000)}\n${finding.error}`)
       if (options.outDir) writeFileSync(join(options.outDir, `${target.name}-${seed}.json`), json(finding))
     } else break
     seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
