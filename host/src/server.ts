@@ -6,7 +6,13 @@ import type { Engine, MemoryResponse } from '@service/core'
 import { IMPORT_METRIC_KEYS } from '@service/core/stix'
 import { authPlugin, OPERATIONAL_ROUTES } from '@service/plugin-auth'
 import { cypherPlugin } from '@service/plugin-cypher'
-import { correlationIdOf, errorsPlugin, validatorCompiler } from '@service/plugin-errors'
+import {
+  correlationIdOf,
+  errorsPlugin,
+  frameworkErrors,
+  MAX_PARAM_LENGTH,
+  validatorCompiler,
+} from '@service/plugin-errors'
 import { memoryPlugin } from '@service/plugin-memory'
 import { openapiPlugin } from '@service/plugin-openapi'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
@@ -60,6 +66,9 @@ export async function buildServer(
     return503OnClosing: false,
     // Slow senders cannot hold a socket open forever.
     requestTimeout: settings.http.requestTimeoutMs + 5_000,
+    // Long path parameters reach auth and the route's schema; what the router still refuses gets the envelope.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
   }
   // One Fastify type for both transports; https only changes the server factory.
   const app = Fastify(

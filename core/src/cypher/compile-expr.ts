@@ -1,3 +1,4 @@
+import { ownValue } from '../own-key.js'
 import { exprKey, isAggregateCall, type Scope, staticType } from './analyzer.js'
 import type { Expr, PatternPart } from './ast.js'
 import { runtimeError, typeError } from './errors.js'
@@ -350,6 +351,20 @@ export class ExpressionCompiler {
         )
         return constant(null)
       }
+      if (expr.star && name !== 'count') {
+        this.env.report('CYPHER_SYNTAX_ERROR', `${expr.name}(*) is only valid for count`, expr.start)
+        return constant(null)
+      }
+      // Arity is checked here because aggregates are not in FUNCTIONS; count() without * ran as a crash.
+      const arity = name.startsWith('percentile') ? 2 : expr.star ? 0 : 1
+      if (expr.args.length !== arity) {
+        this.env.report(
+          'INVALID_NUMBER_OF_ARGUMENTS',
+          `${expr.name}() takes ${arity} argument${arity === 1 ? '' : 's'}, got ${expr.args.length}`,
+          expr.start,
+        )
+        return constant(null)
+      }
       return (row) => row[slot] as Value
     }
     if (expr.star) {
@@ -371,7 +386,7 @@ export class ExpressionCompiler {
         this.env.report('INVALID_ARGUMENT_TYPE', 'exists() expects a property or a pattern', arg.start)
       }
     }
-    const def = FUNCTIONS[name]
+    const def = ownValue(FUNCTIONS, name)
     if (def === undefined) {
       this.env.report('UNKNOWN_FUNCTION', `unknown function '${expr.name}'`, expr.start)
       return constant(null)

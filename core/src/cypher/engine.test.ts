@@ -235,3 +235,36 @@ describe('budgets at their edges', () => {
     expect((await engine.run(req("RETURN 'AbC' =~ '(?i)abc'"))).data?.rows).toEqual([[true]])
   })
 })
+
+// Defects the cypher fuzz targets found (tools/src/fuzz/targets/cypher.ts): each escaped as a JavaScript
+// error wrapped in CYPHER_RUNTIME_ERROR, or lost data silently.
+describe('inputs the fuzzers found', () => {
+  it('treats Object.prototype names as unknown functions', async () => {
+    const engine = fresh()
+    for (const name of ['constructor', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      const result = await engine.run(req(`RETURN ${name}(1)`))
+      expect(result.validation_errors.map((e) => e.code)).toEqual(['UNKNOWN_FUNCTION'])
+    }
+  })
+
+  it('checks the arity of aggregates at compile time', async () => {
+    const engine = fresh()
+    const code = async (query: string) => (await engine.run(req(query))).validation_errors[0]?.code
+    for (const query of ['count()', 'max()', 'collect()', 'avg(1, 2)', 'percentileCont(1)', 'stDev()']) {
+      expect(await code(`UNWIND [1, 2] AS x RETURN ${query} AS v`)).toBe('INVALID_NUMBER_OF_ARGUMENTS')
+    }
+    expect(await code('UNWIND [1] AS x RETURN sum(*) AS v')).toBe('CYPHER_SYNTAX_ERROR')
+    const ok = await engine.run(req('UNWIND [1, 3] AS x RETURN count(*), percentileCont(x, 0.5), collect(x)'))
+    expect(ok.data?.rows).toEqual([[2, 2, [1, 3]]])
+  })
+
+  it('returns a property named __proto__ or constructor like any other', async () => {
+    const engine = fresh()
+    const result = await engine.run(req("CREATE (n {__proto__: 1, constructor: 'c'}) RETURN n", 'write'))
+    const node = result.data?.rows[0]?.[0] as { properties: Record<string, unknown> }
+    expect(Object.entries(node.properties).sort()).toEqual([
+      ['__proto__', 1],
+      ['constructor', 'c'],
+    ])
+  })
+})

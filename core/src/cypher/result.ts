@@ -1,4 +1,5 @@
 import type { GraphReader } from '../graph/types.js'
+import { recordOf } from '../own-key.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
 export const nodeElementId = (id: number): string => `node--${id}`
@@ -40,9 +41,11 @@ export function toJson(value: Value, graph: GraphReader, warnings: Set<string>):
 }
 
 function propsJson(props: ReadonlyMap<number, Value> | undefined, graph: GraphReader, warnings: Set<string>) {
-  const out: Record<string, unknown> = {}
-  if (props) for (const [key, value] of props) out[graph.names.name(key)] = toJson(value, graph, warnings)
-  return out
+  return recordOf(
+    [...(props ?? [])].map(
+      ([key, value]) => [graph.names.name(key), toJson(value, graph, warnings)] as const,
+    ),
+  )
 }
 
 function nodeJson(id: number, graph: GraphReader, warnings: Set<string>) {

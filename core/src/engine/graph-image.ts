@@ -2,6 +2,7 @@ import type { GraphCatalog } from '../graph/catalog.js'
 import { type CommitOp, decodeValue, encodeValue } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
+import { recordOf } from '../own-key.js'
 
 /** Records per checkpoint line: few, large JSON.parse calls recover far faster than one per record. */
 const BATCH = 4096
@@ -36,9 +37,9 @@ export interface RelationshipColumns {
 export type CreatedSeq = (workspace: string, kind: 'node' | 'rel', id: number) => number
 
 function props(store: GraphStore, map: ReadonlyMap<number, PropertyValue> | undefined) {
-  const out: Record<string, ReturnType<typeof encodeValue>> = {}
-  if (map) for (const [key, value] of map) out[store.names.name(key)] = encodeValue(value)
-  return out
+  return recordOf(
+    [...(map ?? [])].map(([key, value]) => [store.names.name(key), encodeValue(value)] as const),
+  )
 }
 
 /** Every record of every workspace as batched create ops, so replaying the lines in order rebuilds the graph. */

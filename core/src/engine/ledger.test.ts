@@ -156,3 +156,27 @@ describe('ledgers beside the graph', () => {
     await engine.close()
   })
 })
+
+// A fuzz finding: the WAL and checkpoint encoders built plain objects, and a property named __proto__
+// set the prototype instead, so it vanished on restart.
+describe('property names of Object.prototype in storage', () => {
+  it('survive the WAL replay and the checkpoint', async () => {
+    const dir = tempDir()
+    const read = async (engine: Awaited<ReturnType<typeof openEngine>>) =>
+      (await engine.read('MATCH (n) RETURN properties(n) AS p')).data?.rows[0]?.[0]
+    let engine = await openEngine({ storage: { mode: 'persistent', dir, checkpointEveryBytes: 1e12 } })
+    await engine.write("CREATE ({__proto__: 'p', constructor: 'c'})-[:R {__proto__: 1}]->()")
+    const crashed = tempDir()
+    cpSync(dir, crashed, { recursive: true, filter: (path) => !path.endsWith('.lock') })
+    await engine.close()
+    const expected = JSON.parse('{"__proto__":"p","constructor":"c"}')
+    const replayed = await openEngine({ storage: { mode: 'persistent', dir: crashed } })
+    expect(await read(replayed)).toEqual(expected)
+    await replayed.close()
+    engine = await openEngine({ storage: { mode: 'persistent', dir } })
+    expect(await read(engine)).toEqual(expected)
+    const rel = await engine.read('MATCH ()-[r]->() RETURN properties(r) AS p')
+    expect(rel.data?.rows[0]?.[0]).toEqual(JSON.parse('{"__proto__":1}'))
+    await engine.close()
+  })
+})

@@ -1,3 +1,4 @@
+import { recordOf } from '../own-key.js'
 import type { PropertyValue, ScalarProperty } from './types.js'
 
 /**
@@ -65,7 +66,5 @@ export function encodeProps(
   props: ReadonlyMap<number, PropertyValue>,
   name: (id: number) => string,
 ): Record<string, EncodedValue> {
-  const out: Record<string, EncodedValue> = {}
-  for (const [key, value] of props) out[name(key)] = encodeValue(value)
-  return out
+  return recordOf([...props].map(([key, value]) => [name(key), encodeValue(value)] as const))
 }

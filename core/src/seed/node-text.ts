@@ -1,5 +1,6 @@
 import type { GraphReader, NodeRecord, PropertyValue } from '../graph/types.js'
 import { MEMORY_LABEL, MEMORY_SEARCH_KEYS } from '../memory/layout.js'
+import { ownValue } from '../own-key.js'
 
 /** Node ids as Cypher results and the explorer print them. */
 export const nodeElementId = (id: number): string => `node--${id}`
@@ -142,7 +143,7 @@ export function nodeSignals(reader: GraphReader, node: NodeRecord): NodeSignals 
   return {
     degree: node.out.length + node.in.length,
     confidence,
-    status: typeof s === 'string' ? (STATUS_SIGNAL[s.trim().toLowerCase()] ?? 0) : 0,
+    status: typeof s === 'string' ? (ownValue(STATUS_SIGNAL, s.trim().toLowerCase()) ?? 0) : 0,
     sourceRefs: [...strings(refs), ...strings(prop(reader, node, 'stix_id'))],
   }
 }

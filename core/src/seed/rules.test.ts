@@ -93,3 +93,16 @@ describe('overbroadTerms', () => {
     expect(overbroadTerms(t(900), n, 10)?.message).toMatch(/^every term .+ \(fix: .+\)$/)
   })
 })
+
+describe('Object.prototype names (a fuzz finding)', () => {
+  it('are not aliases of a mode or a profile', () => {
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      expect(codeOf(() => parseSeedRequest({ objective: 'x', mode: name }))).toBe(
+        'invalid:INVALID_RETRIEVAL_MODE',
+      )
+      expect(codeOf(() => parseSeedRequest({ objective: 'x', domain_profile: name }))).toBe(
+        'invalid:INVALID_DOMAIN_PROFILE',
+      )
+    }
+  })
+})

@@ -1,4 +1,5 @@
 import { EngineError } from '../errors.js'
+import { ownValue } from '../own-key.js'
 
 /**
  * Request validation (400s, FACTS §4 order) and the 422 selection rules over sorted candidates.
@@ -44,7 +45,7 @@ function oneOf<T extends string>(
 ): T | null {
   if (raw === undefined) return fallback
   const v = raw.trim().toLowerCase()
-  return aliases[v] ?? ((allowed as readonly string[]).includes(v) ? (v as T) : null)
+  return ownValue(aliases, v) ?? ((allowed as readonly string[]).includes(v) ? (v as T) : null)
 }
 
 export function parseSeedRequest(request: SeedRequest): ParsedSeedRequest {

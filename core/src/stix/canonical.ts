@@ -41,7 +41,7 @@ function sortDeep(value: unknown): unknown {
   const keys = Object.keys(object).sort()
   const out: Record<string, unknown> = {}
   for (const key of keys) {
-    if (INDEX_KEY.test(key)) return SLOW
+    if (INDEX_KEY.test(key) || key === '__proto__') return SLOW
     const item = object[key]
     if (item === undefined) continue
     const sorted = sortDeep(item)

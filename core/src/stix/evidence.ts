@@ -5,6 +5,7 @@
  * anything is written; each fault is a 400 with the FACTS §5 code.
  */
 import { EngineError } from '../errors.js'
+import { MAX_NESTING, nestingDepth } from './bundle.js'
 
 export interface EvidenceRecord {
   id: string
@@ -112,6 +113,8 @@ export function parseEvidence(
 ): EvidenceEnvelope | null {
   if (raw === undefined || raw === null) return null
   if (!isObject(raw)) throw bad('TYPED_STIX_IMPORT_FAILED', 'evidence must be an object')
+  if (nestingDepth(raw, MAX_NESTING + 2) > MAX_NESTING + 2)
+    throw bad('TYPED_STIX_IMPORT_FAILED', `evidence nests deeper than ${MAX_NESTING + 2} levels`)
   if (raw.schema_version !== '1.0')
     throw bad('UNSUPPORTED_EVIDENCE_SCHEMA_VERSION', 'evidence schema_version must be "1.0"')
   if (!Array.isArray(raw.records) || !isObject(raw.annotations))

@@ -1,4 +1,5 @@
 /** Validation issues (FACTS §5): `node_id` is the object's id, or `object[<i>]` when it has none. */
+import { ownValue } from '../own-key.js'
 export interface StixIssue {
   code: string
   message: string
@@ -30,6 +31,8 @@ const REQUIRED_CODES: Record<string, string> = {
 }
 
 export const requiredCode = (type: string, field: string): string =>
-  REQUIRED_CODES[`${type}.${field}`] ?? REQUIRED_CODES[`*.${field}`] ?? 'STIX_PROPERTY_REQUIRED'
+  ownValue(REQUIRED_CODES, `${type}.${field}`) ??
+  ownValue(REQUIRED_CODES, `*.${field}`) ??
+  'STIX_PROPERTY_REQUIRED'
 
 export const hasError = (issues: readonly StixIssue[]): boolean => issues.some((i) => i.severity === 'error')

@@ -14,6 +14,7 @@
  * edge `Sighting` from `sighting_of_ref` to the first of `where_sighted_refs`, `observed_data_refs` (or to
  * itself when neither is given).
  */
+import { ownValue } from '../own-key.js'
 export const STIX_LABEL = 'StixObject'
 export const STIX_EVIDENCE_LABEL = 'StixEvidence'
 
@@ -127,7 +128,7 @@ export function isRelationshipObject(object: Record<string, unknown>): boolean {
 export function nodeLabels(type: string): string[] {
   // Few labels on purpose: the graph indexes every property under every label of a node.
   const labels = [STIX_LABEL, pascal(type)]
-  const cti = CTI_NODE_LABELS[type]
+  const cti = ownValue(CTI_NODE_LABELS, type)
   if (cti !== undefined) labels.push(cti)
   return [...new Set(labels)]
 }
@@ -135,7 +136,7 @@ export function nodeLabels(type: string): string[] {
 export function relationshipType(object: Record<string, unknown>): string {
   if (object.type === 'sighting') return 'Sighting'
   const rel = typeof object.relationship_type === 'string' ? object.relationship_type : 'related-to'
-  return CTI_RELATIONSHIP_TYPES[rel] ?? (pascal(rel) || 'RelatedTo')
+  return ownValue(CTI_RELATIONSHIP_TYPES, rel) ?? (pascal(rel) || 'RelatedTo')
 }
 
 /** The two graph endpoints (STIX ids) of a relationship object. */

@@ -135,9 +135,9 @@ export function applyPlaybooks(objects: readonly unknown[], nowMs: number): Play
 export function summarize(corrections: readonly Correction[]): CorrectionsSummary | null {
   if (corrections.length === 0) return null
   const count = (key: (c: Correction) => string) => {
-    const map: Record<string, number> = {}
-    for (const c of corrections) map[key(c)] = (map[key(c)] ?? 0) + 1
-    return Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : 1)))
+    const map = new Map<string, number>()
+    for (const c of corrections) map.set(key(c), (map.get(key(c)) ?? 0) + 1)
+    return Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : 1)))
   }
   return {
     total_corrections: corrections.length,

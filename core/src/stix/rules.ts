@@ -2,6 +2,7 @@
  * Constraints of STIX 2.1 that a per-type property table cannot state: co-occurrence ("at least one of"),
  * ordering of timestamps, property-name and value rules of §3.1 and §3.8. Each returns issues for one object.
  */
+import { ownValue } from '../own-key.js'
 import type { StixIssue } from './issues.js'
 import { issue } from './issues.js'
 
@@ -113,7 +114,7 @@ function externalReferences(o: Obj, at: string): StixIssue[] {
     const field = `external_references[${i}]`
     if (!has(ref, 'description') && !has(ref, 'url') && !has(ref, 'external_id'))
       out.push(issue('STIX_EXTERNAL_REFERENCE_INVALID', 'needs description, url or external_id', at, field))
-    const pattern = typeof ref.source_name === 'string' ? EXTERNAL_ID[ref.source_name] : undefined
+    const pattern = typeof ref.source_name === 'string' ? ownValue(EXTERNAL_ID, ref.source_name) : undefined
     if (pattern !== undefined && !(typeof ref.external_id === 'string' && pattern.test(ref.external_id)))
       out.push(
         issue('STIX_EXTERNAL_REFERENCE_INVALID', `${ref.source_name} external_id is malformed`, at, field),
@@ -141,6 +142,6 @@ function properties(o: Obj, at: string, domain: boolean): StixIssue[] {
 export function ruleIssues(o: Obj, type: string, at: string, domain: boolean): StixIssue[] {
   const out = [...properties(o, at, domain), ...externalReferences(o, at)]
   if (domain) out.push(...order(o, at, 'created', 'modified'))
-  for (const rule of BY_TYPE[type] ?? []) out.push(...rule(o, at))
+  for (const rule of ownValue(BY_TYPE, type) ?? []) out.push(...rule(o, at))
   return out
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { openEngine } from '../engine/engine.js'
 import { isEngineError } from '../errors.js'
+import { MAX_NESTING, nestingDepth } from './bundle.js'
 import { canonicalize, fnv1a64Hex, uuidV5 } from './canonical.js'
 import { exportStix } from './export.js'
 import { importStix } from './import.js'
@@ -324,5 +325,83 @@ describe('STIX validation', () => {
     expect(await code(validateStix(engine, {}))).toBe('MISSING_BUNDLE')
     expect((await validateStix(engine, { bundle: { type: 'bundle', objects: [] } })).valid).toBe(true)
     await engine.close()
+  })
+})
+
+// Defects the stix fuzz target found (tools/src/fuzz/targets/stix.ts); each failed with a TypeError.
+describe('STIX inputs that reach Object.prototype or leave JSON (fuzz findings)', () => {
+  it('validates objects whose type or source_name is an Object.prototype name', async () => {
+    const engine = await openEngine({ storage: { mode: 'ephemeral' } })
+    for (const type of ['constructor', 'toString', '__proto__']) {
+      const result = await validateStix(engine, {
+        bundle: { type: 'bundle', objects: [{ ...malware, type }] },
+      })
+      expect(result.valid).toBe(false)
+    }
+    const reference = { ...malware, external_references: [{ source_name: 'constructor', url: 'https://x' }] }
+    const result = await validateStix(engine, { bundle: { type: 'bundle', objects: [reference] } })
+    expect(result.issues.filter((i) => i.code === 'STIX_EXTERNAL_REFERENCE_INVALID')).toEqual([])
+  })
+
+  it('imports a custom type named constructor with its own label, and a relationship_type named constructor', async () => {
+    const engine = await openEngine({ storage: { mode: 'ephemeral' } })
+    const custom = { ...identity, id: id('constructor', 3), type: 'constructor' }
+    const rel = {
+      type: 'relationship',
+      spec_version: '2.1',
+      id: id('relationship', 4),
+      created: T,
+      modified: T,
+      relationship_type: 'constructor',
+      source_ref: identity.id,
+      target_ref: custom.id,
+    }
+    const report = await importStix(engine, { bundle: { type: 'bundle', objects: [identity, custom, rel] } })
+    expect(report.result.outcomes.map((o) => o.status)).toEqual(['created', 'created', 'created'])
+    const read = await engine.read('MATCH (a)-[r]->(b:Constructor) RETURN type(r) AS t, labels(b) AS l')
+    expect(read.data?.rows).toEqual([['Constructor', ['StixObject', 'Constructor']]])
+  })
+
+  it('refuses a number JSON cannot represent (1e999 parses as Infinity) as INVALID_STIX_OBJECT', async () => {
+    const engine = await openEngine({ storage: { mode: 'ephemeral' } })
+    const bundle = JSON.parse(
+      `{"type":"bundle","objects":[${JSON.stringify(identity).slice(0, -1)},"x_n":1e999}]}`,
+    )
+    const error = await importStix(engine, { bundle }).catch((e: unknown) => e)
+    expect(isEngineError(error) && error.code).toBe('INVALID_STIX_OBJECT')
+    expect(await engine.read('MATCH (n) RETURN count(n)').then((r) => r.data?.rows)).toEqual([[0]])
+  })
+
+  it('keeps a property named __proto__ in canonical JSON', () => {
+    const value = JSON.parse('{"b":1,"__proto__":{"x":[1]},"a":2}')
+    expect(canonicalize(value)).toBe('{"__proto__":{"x":[1]},"a":2,"b":1}')
+  })
+})
+
+describe('nesting depth (a fuzz finding: the recursive walkers overflowed the stack)', () => {
+  const nest = (depth: number) => {
+    let value: unknown = 'leaf'
+    for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value] : { x: value }
+    return value
+  }
+  const bundleWith = (depth: number) => ({
+    type: 'bundle',
+    objects: [{ ...identity, x_deep: nest(depth - 1) }],
+  })
+
+  it('accepts an object at the nesting limit and refuses one past it, for import and validation', async () => {
+    const engine = await openEngine({ storage: { mode: 'ephemeral' } })
+    const code = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: unknown) => (isEngineError(e) ? e.code : String(e)),
+      )
+    expect(nestingDepth(bundleWith(MAX_NESTING).objects[0], 1000)).toBe(MAX_NESTING)
+    expect(await code(validateStix(engine, { bundle: bundleWith(MAX_NESTING) }))).toBe('ok')
+    expect(await code(importStix(engine, { bundle: bundleWith(MAX_NESTING + 1) }))).toBe(
+      'INVALID_STIX_OBJECT',
+    )
+    expect(await code(validateStix(engine, { bundle: bundleWith(100_000) }))).toBe('INVALID_STIX_OBJECT')
+    expect(await code(importStix(engine, { bundle: bundleWith(100_000) }))).toBe('INVALID_STIX_OBJECT')
   })
 })

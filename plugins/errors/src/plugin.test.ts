@@ -24,6 +24,15 @@ describe('mapError', () => {
       415,
     )
     expect(mapError({ code: 'FST_ERR_CTP_EMPTY_JSON_BODY', statusCode: 400 }).code).toBe('INVALID_JSON')
+    // The router's own refusals, routed here through the host's `frameworkErrors` option.
+    expect(mapError({ code: 'FST_ERR_BAD_URL', statusCode: 400 })).toMatchObject({
+      status: 400,
+      code: 'INVALID_REQUEST',
+    })
+    expect(mapError({ code: 'FST_ERR_MAX_PARAM_LENGTH', statusCode: 414 })).toMatchObject({
+      status: 414,
+      code: 'URI_TOO_LONG',
+    })
     expect(
       mapError({
         validation: [],

@@ -45,6 +45,8 @@ export function mapError(error: unknown): Mapped {
       return { status: 400, code: 'INVALID_REQUEST', message: 'content-length does not match the body' }
     case 'FST_ERR_BAD_URL':
       return { status: 400, code: 'INVALID_REQUEST', message: 'malformed URL' }
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { status: 414, code: 'URI_TOO_LONG', message: 'a path parameter exceeds the router limit' }
   }
   if (error instanceof SyntaxError && e.statusCode === 400) {
     return { status: 400, code: 'INVALID_JSON', message: 'request body is not valid JSON' }
@@ -56,6 +58,22 @@ export function mapError(error: unknown): Mapped {
   }
   const code = e.code && SPEC_CODE.test(e.code) ? e.code : status === 500 ? 'INTERNAL' : 'INVALID_REQUEST'
   return { status, code, message: e.message ?? 'request failed' }
+}
+
+/**
+ * Path parameters are bounded by the routes' own schemas (and Node's request-line limit), not by the
+ * router: with Fastify's default of 100 the router refused long ids before auth ran, outside the envelope.
+ */
+export const MAX_PARAM_LENGTH = 16_384
+
+/**
+ * Fastify's `frameworkErrors` option: what the router refuses before any route or hook runs (a malformed
+ * percent-encoding, a parameter over MAX_PARAM_LENGTH) gets the same envelope and correlation headers.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id)
+  reply.header('x-correlation-id', request.id)
+  sendError(request, reply, error)
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {

@@ -12,7 +12,14 @@ import { errorResponses, HttpError } from '@service/plugin-errors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { readFileImport } from './multipart.js'
-import { ExportQuery, ImportBody, ImportResponse, ValidateBody, ValidateResponse } from './schemas.js'
+import {
+  ExportQuery,
+  ExportResponse,
+  ImportBody,
+  ImportResponse,
+  ValidateBody,
+  ValidateResponse,
+} from './schemas.js'
 
 export interface StixPluginOptions {
   engine: Engine
@@ -147,7 +154,7 @@ async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Pro
         tags: ['stix'],
         summary: 'Deterministic STIX 2.1 export (raw bundle, RFC 8785 canonical JSON)',
         querystring: ExportQuery,
-        response: errorResponses(400, 401, 404, 429, 502, 503, 504),
+        response: { 200: ExportResponse, ...errorResponses(400, 401, 404, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => {

@@ -111,3 +111,19 @@ export const ExportQuery = Type.Object(
   { $id: 'StixExportQuery' },
 )
 export type ExportQuery = Static<typeof ExportQuery>
+
+/**
+ * The export answers the raw canonical bundle (no envelope), sent as text so its bytes are exactly the
+ * canonical form; the schema documents the 200 and is never used to re-serialize it.
+ */
+export const ExportResponse = Type.Object(
+  {
+    type: Type.Literal('bundle'),
+    id: Type.String(),
+    objects: Type.Array(Type.Object({}, { additionalProperties: true })),
+  },
+  {
+    additionalProperties: true,
+    description: 'STIX 2.1 bundle, RFC 8785 canonical JSON, objects in id order.',
+  },
+)

@@ -5,11 +5,11 @@ import { fileURLToPath } from 'node:url'
 import { isTargetFeature, listFeatures, runFeatures, type ScenarioResult, tally } from './runner.js'
 
 /**
- * openCypher TCK runner. Usage: node core/dist/cypher/tck/run.js [FEATURES_DIR] [--target] [--verbose] [--filter TEXT]
+ * openCypher TCK runner. Usage: node tools/dist/tck/run.js [FEATURES_DIR] [--target] [--verbose] [--filter TEXT]
  * The features come from the shared directory (never copied into the repo): FEATURES_DIR, else
  * $SHARED_DIR/tck/features, else ../shared/tck/features beside the repository root.
  */
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..')
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
 
 function featuresDir(arg: string | undefined): string {
   if (arg !== undefined) return isAbsolute(arg) ? arg : resolve(process.cwd(), arg)

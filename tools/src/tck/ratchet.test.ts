@@ -5,7 +5,7 @@ import ratchet from './ratchet.json' with { type: 'json' }
 import { isTargetFeature, listFeatures, runFeatures, tally } from './runner.js'
 
 // The TCK lives in the shared directory beside the repository, never in the repository itself.
-const shared = process.env.SHARED_DIR ?? resolve(import.meta.dirname, '../../../../../shared')
+const shared = process.env.SHARED_DIR ?? resolve(import.meta.dirname, '../../../../shared')
 const root = resolve(shared, 'tck', 'features')
 const present = existsSync(root)
 

@@ -1,5 +1,5 @@
-import type { GraphReader } from '../../graph/types.js'
-import { NodeValue, PathValue, RelValue, type Value } from '../values.js'
+import type { GraphReader } from '@service/core'
+import { NodeValue, PathValue, RelValue, type Value } from '@service/core/cypher'
 
 /**
  * Canonical strings for comparing TCK expectations with results: both sides are rendered to the
