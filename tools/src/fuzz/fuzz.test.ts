@@ -18,6 +18,12 @@ describe('fuzz targets (smoke)', () => {
   }
 
   it('lists a target for each engine surface fuzzed so far', () => {
-    expect(TARGETS.map((t) => t.name)).toEqual(['cypher-grammar', 'cypher-mutation', 'stix', 'seed'])
+    expect(TARGETS.map((t) => t.name)).toEqual([
+      'cypher-grammar',
+      'cypher-mutation',
+      'stix',
+      'seed',
+      'memory',
+    ])
   })
 })
