@@ -17,13 +17,17 @@ import { BENCH_TOKEN, startService } from './lib/server.mjs'
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..')
 const { openEngine } = await import(join(root, 'core/dist/index.js'))
-const { SeedSearch, WordVectorModel, loadWordVectors, tokenize } = await import(
-  join(root, 'core/dist/seed/index.js')
-)
+const { WordVectorModel, loadWordVectors, tokenize } = await import(join(root, 'core/dist/seed/index.js'))
 const layout = await import(join(root, 'core/dist/memory/layout.js'))
-const { attackPresent, attackDir, ATTACK_BUNDLES, evaluate, loadAttack, readJudgements } = await import(
-  join(root, 'core/dist/seed/relevance/evaluate.js')
-)
+const {
+  attackPresent,
+  attackObjects,
+  embeddedRanker,
+  importAttack,
+  judge,
+  readAttackBundles,
+  readJudgements,
+} = await import(join(root, 'core/dist/seed/relevance/evaluate.js'))
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const MEMORIES = Number(process.env.MEMORY_BENCH_MEMORIES ?? 100_000)
@@ -139,10 +143,8 @@ if (PARTS.has(2)) {
   const vocab = attackPresent()
     ? [
         ...new Set(
-          ATTACK_BUNDLES.flatMap((f) =>
-            JSON.parse(readFileSync(join(attackDir(), f), 'utf8')).objects.flatMap((o) =>
-              tokenize(`${o.name ?? ''} ${o.description ?? ''}`),
-            ),
+          readAttackBundles().flatMap((b) =>
+            b.objects.flatMap((o) => tokenize(`${o.name ?? ''} ${o.description ?? ''}`)),
           ),
         ),
       ]
@@ -309,10 +311,9 @@ if (!PARTS.has(3)) {
   row('recall quality', 'skipped: ATT&CK bundles not under SHARED_DIR', '')
 } else {
   const judgements = readJudgements()
-  const objects = new Map()
-  for (const f of ATTACK_BUNDLES)
-    for (const o of JSON.parse(readFileSync(join(attackDir(), f), 'utf8')).objects)
-      if (!objects.has(o.id)) objects.set(o.id, o)
+  // The objects seed search offers (revoked and deprecated left out), and the relationships between them.
+  const objects = new Map(attackObjects().map((o) => [o.id, o]))
+  const relationships = readAttackBundles().flatMap((b) => b.objects.filter((o) => o.type === 'relationship'))
   const engine = await openEngine()
   const ctx = {
     workspace_id: 'workspace--attack',
@@ -346,7 +347,7 @@ if (!PARTS.has(3)) {
     memoryOf.set(o.id, res.result.result.record.id)
   }
   let related = 0
-  for (const o of objects.values()) {
+  for (const o of relationships) {
     const s = memoryOf.get(o.source_ref)
     const t = memoryOf.get(o.target_ref)
     if (o.type !== 'relationship' || s === undefined || t === undefined) continue
@@ -364,14 +365,12 @@ if (!PARTS.has(3)) {
     )
     related++
   }
-  const quality = async () => {
-    let ndcg = 0
-    let recall = 0
-    for (const j of judgements) {
-      const grades = new Map()
-      for (const r of j.relevant) if (memoryOf.has(r.stix_id)) grades.set(memoryOf.get(r.stix_id), r.grade)
+  const stixOf = new Map([...memoryOf].map(([stix, memory]) => [memory, stix]))
+  // Recall as a ranker over the judged set: the items it returns, best first, as stix ids.
+  const quality = () =>
+    judge(judgements, async (objective) => {
       const res = await execute('recall', {
-        objective: j.objective,
+        objective,
         seed_ids: [],
         limits: {
           max_items: 10,
@@ -382,17 +381,8 @@ if (!PARTS.has(3)) {
           supernode_threshold: 10_000,
         },
       })
-      const ranked = res.result.result.items.map((i) => i.record.id).slice(0, 10)
-      const dcg = ranked.reduce((s, id, i) => s + (2 ** (grades.get(id) ?? 0) - 1) / Math.log2(i + 2), 0)
-      const ideal = [...grades.values()]
-        .sort((a, b) => b - a)
-        .slice(0, 10)
-        .reduce((s, g, i) => s + (2 ** g - 1) / Math.log2(i + 2), 0)
-      ndcg += ideal > 0 ? dcg / ideal : 0
-      recall += grades.size > 0 ? ranked.filter((id) => grades.has(id)).length / Math.min(10, grades.size) : 0
-    }
-    return { ndcg10: ndcg / judgements.length, recall10: recall / judgements.length }
-  }
+      return { ranked: res.result.result.items.map((i) => stixOf.get(i.record.id) ?? i.record.id) }
+    })
   const lexical = await quality()
   // The same engine with the local word-vector model as its embedding provider.
   const vectors = join(
@@ -408,41 +398,34 @@ if (!PARTS.has(3)) {
 
   // Seed search on the same ATT&CK data, loaded as the seed benchmark loads it.
   const seedEngine = await openEngine()
-  const ids = await loadAttack(seedEngine, 'attack')
-  const seed = SeedSearch.attach(seedEngine)
-  const served = await evaluate(seed, judgements, ids, 'full_text', 'attack', 10)
-  const ranking = await evaluate(seed, judgements, ids, 'full_text', 'attack', 400)
+  const ids = await importAttack(seedEngine, 'workspace--attack')
+  const served = await judge(
+    judgements,
+    embeddedRanker(seedEngine.seed, 'full_text', 'workspace--attack', ids),
+  )
   await seedEngine.close()
   process.stderr.write(
     `    ${memoryOf.size} memories, ${related} relationships, ${judgements.length} judged objectives\n`,
   )
   const verdict = (a, b) => (a >= b - 1e-9 ? 'yes' : 'NO')
   row(
-    'seed search full_text served (top_k 10) recall@10 / nDCG@10',
+    'seed search full_text (top_k 10) recall@10 / nDCG@10',
     `${served.recall10.toFixed(3)} / ${served.ndcg10.toFixed(3)}`,
     '',
     '',
-    `${served.errors} objectives answered 422`,
+    `${served.refused} objectives answered 422`,
   )
-  row(
-    'seed search full_text ranking (top_k 400) recall@10 / nDCG@10',
-    `${ranking.recall10.toFixed(3)} / ${ranking.ndcg10.toFixed(3)}`,
-    '',
-  )
-  row(
-    'recall, BM25 seeds: recall@10 / nDCG@10',
-    `${lexical.recall10.toFixed(3)} / ${lexical.ndcg10.toFixed(3)}`,
-    '',
-    '>= seed full_text',
-    `served: ${verdict(lexical.recall10, served.recall10)}/${verdict(lexical.ndcg10, served.ndcg10)}; ranking: ${verdict(lexical.recall10, ranking.recall10)}/${verdict(lexical.ndcg10, ranking.ndcg10)}`,
-  )
-  row(
-    'recall, BM25 + word vectors: recall@10 / nDCG@10',
-    `${dense.recall10.toFixed(3)} / ${dense.ndcg10.toFixed(3)}`,
-    '',
-    '>= seed full_text',
-    `served: ${verdict(dense.recall10, served.recall10)}/${verdict(dense.ndcg10, served.ndcg10)}; ranking: ${verdict(dense.recall10, ranking.recall10)}/${verdict(dense.ndcg10, ranking.ndcg10)}`,
-  )
+  for (const [name, figures] of [
+    ['recall, BM25 seeds: recall@10 / nDCG@10', lexical],
+    ['recall, BM25 + word vectors: recall@10 / nDCG@10', dense],
+  ])
+    row(
+      name,
+      `${figures.recall10.toFixed(3)} / ${figures.ndcg10.toFixed(3)}`,
+      '',
+      '>= seed full_text',
+      `${verdict(figures.recall10, served.recall10)}/${verdict(figures.ndcg10, served.ndcg10)}`,
+    )
 }
 
 rmSync(rootDir, { recursive: true, force: true })
