@@ -154,6 +154,28 @@ describe('reference writes: requests and records', () => {
     expect(duplicateIds.error?.code).toBe('INVALID_REQUEST')
   })
 
+  it('names the field at fault in the branch the operation names, not the union discriminator', async () => {
+    const engine = await open()
+    const message = async (operation: string, body: unknown) =>
+      (outcome(await engine.ref.write(request(operation, body))).error as { message?: string }).message
+    expect(await message('update', { id: 'malware--1', patch: 5 })).toBe(
+      '/operation/request/patch: must be object',
+    )
+    expect(
+      await message('bulk', {
+        atomic: true,
+        operations: [
+          { operation: 'create', record: malware('malware--1') },
+          { operation: 'update', id: 'malware--1', patch: [] },
+        ],
+      }),
+    ).toBe('/operation/request/operations/1/patch: must be object')
+    expect(await message('merge', { target_id: 'malware--1', source_ids: [] })).toMatch(
+      /^\/operation\/request\/source_ids: /,
+    )
+    expect(await message('create', {})).toMatch(/^\/operation\/request\/: .*record/)
+  })
+
   it('replays a key with the original response, refuses it with another request, and hashes keys', async () => {
     const engine = await open()
     const first = await engine.ref.write(create(malware('malware--r'), 'secret-key-1'))

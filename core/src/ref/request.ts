@@ -97,7 +97,47 @@ function firstProblem(check: typeof checkRequest | typeof checkDescriptor, value
   return `${prefix} does not match its schema`
 }
 
-export const requestProblem = (body: unknown): string | null => firstProblem(checkRequest, body, '')
+/** One checker per operation and per bulk item kind, so an error names the branch the caller meant. */
+const checkOperation: Readonly<Record<string, typeof checkRequest>> = {
+  create: Compile(CreateRequest),
+  update: Compile(UpdateRequest),
+  delete: Compile(DeleteRequest),
+  bulk: Compile(BulkRequest),
+  merge: Compile(MergeRequest),
+}
+const checkBulkItem: Readonly<Record<string, typeof checkRequest>> = Object.fromEntries(
+  BulkItem.anyOf.flatMap((branch) => {
+    const op = branch.properties.operation
+    const names = 'anyOf' in op ? op.anyOf.map((l) => l.const) : [op.const]
+    return names.map((name) => [name, Compile(branch)])
+  }),
+)
+
+/**
+ * The first schema problem of a write request, as one readable line, or null. A union's own error ("must be
+ * equal to constant" at the discriminator) says nothing useful, so the branch named by `operation` is checked
+ * on its own first: a bad patch in an update is reported at the patch.
+ */
+export function requestProblem(body: unknown): string | null {
+  if (checkRequest.Check(body)) return null
+  const operation = (body as { operation?: { operation?: unknown; request?: unknown } } | null)?.operation
+  const name = operation?.operation
+  const branch =
+    typeof name === 'string' && Object.hasOwn(checkOperation, name) ? checkOperation[name] : undefined
+  if (branch !== undefined && !branch.Check(operation?.request)) {
+    const items = (operation?.request as { operations?: unknown } | undefined)?.operations
+    if (name === 'bulk' && Array.isArray(items))
+      for (const [i, item] of items.entries()) {
+        const kind = (item as { operation?: unknown } | null)?.operation
+        const check =
+          typeof kind === 'string' && Object.hasOwn(checkBulkItem, kind) ? checkBulkItem[kind] : undefined
+        if (check !== undefined && !check.Check(item))
+          return firstProblem(check, item, `/operation/request/operations/${i}`)
+      }
+    return firstProblem(branch, operation?.request, '/operation/request')
+  }
+  return firstProblem(checkRequest, body, '')
+}
 
 /** The rollback triggers an operator may declare (spec, write authority). */
 export const ROLLBACK_TRIGGERS = [

@@ -24,6 +24,7 @@ describe('fuzz targets (smoke)', () => {
       'stix',
       'seed',
       'memory',
+      'ref',
     ])
   })
 })

@@ -1,6 +1,7 @@
 import type { FuzzTarget } from '../target.js'
 import { cypherGrammarTarget, cypherMutationTarget } from './cypher.js'
 import { memoryTarget } from './memory.js'
+import { refTarget } from './ref.js'
 import { seedTarget } from './seed.js'
 import { stixTarget } from './stix.js'
 
@@ -11,4 +12,5 @@ export const TARGETS: readonly FuzzTarget<never>[] = [
   stixTarget,
   seedTarget,
   memoryTarget,
+  refTarget,
 ] as unknown as readonly FuzzTarget<never>[]
