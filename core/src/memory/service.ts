@@ -240,6 +240,14 @@ export class MemoryService implements MemoryApi {
           return replayed(prior.response)
         }
         const now = new Date(this.host.now()).toISOString()
+        // A saved memory or relationship gets its version-log entry; both kinds go through here.
+        const logVersion = <R extends MemoryRecord | RelationshipRecord>(
+          saved: R,
+          log: Parameters<Mutation['recordVersion']>[0] extends infer E ? Partial<E> : never,
+        ): R => {
+          m.recordVersion({ record_id: saved.id, version: saved.version, lifecycle: saved.lifecycle, ...log })
+          return saved
+        }
         const m: Mutation = {
           context,
           now,
@@ -269,27 +277,13 @@ export class MemoryService implements MemoryApi {
           saveMemory: (node, record, log = {}) => {
             const id = node ?? createMemory(tx, record)
             if (node !== null) writeMemory(tx, node, record)
-            const saved = readMemory(tx, id) as MemoryRecord
-            m.recordVersion({
-              record_id: saved.id,
-              version: saved.version,
-              lifecycle: saved.lifecycle,
-              ...log,
-            })
-            return saved
+            return logVersion(readMemory(tx, id) as MemoryRecord, log)
           },
           saveRelationship: (rel, ends, record, log = {}) => {
             const id = rel ?? createRelationship(tx, ends?.start as number, ends?.end as number, record)
             if (rel !== null) writeRelationship(tx, rel, record)
             const saved = readRelationship(tx, id) as RelationshipRecord
-            m.recordVersion({
-              record_id: saved.id,
-              version: saved.version,
-              lifecycle: saved.lifecycle,
-              identity_key: saved.identity_key,
-              ...log,
-            })
-            return saved
+            return logVersion(saved, { identity_key: saved.identity_key, ...log })
           },
         }
         const [operation, result] = apply(m)
