@@ -163,6 +163,7 @@ export class GraphImageLoader {
   }
 
   finish(): void {
+    for (const workspace of this.catalog.workspaceIds()) this.catalog.workspace(workspace).finishRestore()
     for (const [workspace, c] of this.counters) {
       const store = this.catalog.workspace(workspace)
       store.nextNodeId = Math.max(store.nextNodeId, c.node)

@@ -16,6 +16,42 @@ function seed(store: GraphStore): { a: number; b: number; r: number } {
 }
 
 describe('GraphStore and Transaction', () => {
+  it('restores relationships with their adjacency added at finishRestore, after existing edges, in order', () => {
+    const store = new GraphStore()
+    const { a, b, r } = seed(store)
+    const type = store.names.id('LINKS')
+    const hub = 2
+    store.applyCommit({ ops: [{ op: 'createNode', id: hub, labels: [], props: {} }] })
+    expect(store.node(hub)?.out).toEqual([])
+    const restored = [10, 11, 12, 13]
+    store.restoreRelationship(10, type, a, b, undefined)
+    store.restoreRelationship(11, type, hub, a, undefined)
+    store.restoreRelationship(12, type, a, a, new Map([[store.names.id('w'), 1.5]]))
+    store.restoreRelationship(13, type, b, hub, undefined)
+    expect(store.node(a)?.out).toEqual([r]) // not yet
+    store.finishRestore()
+    expect(store.node(a)?.out).toEqual([r, 10, 12])
+    expect(store.node(a)?.in).toEqual([11, 12])
+    expect(store.node(b)?.in).toEqual([r, 10])
+    expect(store.node(hub)?.out).toEqual([11])
+    expect(store.node(hub)?.in).toEqual([13])
+    expect(store.relCount()).toBe(1 + restored.length)
+    expect(store.relProperty(12, store.names.lookup('w'))).toBe(1.5)
+    // Edges after the restore still append, and an edgeless node's shared empty list is never written.
+    store.applyCommit({
+      ops: [{ op: 'createRelationship', id: 14, type: 'LINKS', start: hub, end: hub, props: {} }],
+    })
+    expect(store.node(hub)?.out).toEqual([11, 14])
+    store.applyCommit({ ops: [{ op: 'createNode', id: 3, labels: [], props: {} }] })
+    store.applyCommit({ ops: [{ op: 'createNode', id: 4, labels: [], props: {} }] })
+    store.applyCommit({
+      ops: [{ op: 'createRelationship', id: 15, type: 'LINKS', start: 3, end: 3, props: {} }],
+    })
+    expect(store.node(3)?.out).toEqual([15])
+    expect(store.node(4)?.out).toEqual([])
+    expect(store.node(4)?.in).toEqual([])
+  })
+
   it('publishes a transaction and maintains label, property and adjacency indexes', () => {
     const store = new GraphStore()
     const { a, b, r } = seed(store)

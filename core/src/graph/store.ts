@@ -2,10 +2,18 @@ import { EngineError } from '../errors.js'
 import { ColumnCache, type PropertyColumn } from './columns.js'
 import { type CommitOp, type CommitRecord, decodeValue, type EncodedValue } from './commit.js'
 import { NodeIndexes } from './indexes.js'
+import { PropertyMap } from './property-map.js'
 import { Transaction } from './transaction.js'
 import { type GraphReader, Interner, type NodeRecord, type PropertyValue } from './types.js'
 
 const INITIAL_RELS = 1024
+/**
+ * The adjacency of a node without relationships, shared: two empty arrays per node were a fifth of the
+ * heap of an edgeless graph. Frozen, so a stray push fails loudly; the store replaces it on the first edge.
+ */
+const NO_RELS = Object.freeze([]) as unknown as number[]
+/** Above this degree an adjacency list is grown by push (V8 may make a huge `new Array(n)` sparse). */
+const PREALLOCATE_MAX = 32_768
 
 /**
  * The published version of one workspace graph. Nodes are one small record each (labels and keys
@@ -26,6 +34,8 @@ export class GraphStore implements GraphReader {
   private readonly relProperties = new RelPropertyColumns()
   private readonly indexes = new NodeIndexes()
   private readonly columns = new ColumnCache()
+  /** Relationships restored from a checkpoint whose adjacency `finishRestore` has yet to add. */
+  private readonly restored = new IdList()
   /** Next ids to hand out; restored by replay because every create op carries its id. */
   nextNodeId = 0
   nextRelId = 0
@@ -128,7 +138,8 @@ export class GraphStore implements GraphReader {
 
   /**
    * Loads one relationship from a checkpoint image: the same effect as a createRelationship op, without
-   * building one (recovery loads millions of them).
+   * building one (recovery loads millions of them). Adjacency is added by `finishRestore`, all at once and
+   * at exact sizes, instead of millions of pushes that grow (and over-allocate) every list.
    */
   restoreRelationship(
     id: number,
@@ -145,10 +156,63 @@ export class GraphStore implements GraphReader {
     this.relStarts[id] = startId
     this.relEnds[id] = endId
     if (props !== undefined) for (const [key, value] of props) this.relProperties.set(id, key, value)
-    start.out.push(id)
-    end.in.push(id)
+    this.restored.push(id)
     this.liveRels++
     if (id >= this.nextRelId) this.nextRelId = id + 1
+  }
+
+  /** Adds the adjacency of every relationship restored since the last call, in restore order. */
+  finishRestore(): void {
+    const restored = this.restored.take()
+    if (restored.length === 0) return
+    const outDegree = new Int32Array(this.nodes.length)
+    const inDegree = new Int32Array(this.nodes.length)
+    for (let i = 0; i < restored.length; i++) {
+      const id = restored[i] as number
+      const start = this.relStarts[id] as number
+      const end = this.relEnds[id] as number
+      outDegree[start] = (outDegree[start] as number) + 1
+      inDegree[end] = (inDegree[end] as number) + 1
+    }
+    const grow = (list: number[], extra: number): number[] => {
+      if (extra === 0) return list
+      if (list.length + extra > PREALLOCATE_MAX) return list === NO_RELS ? [] : list
+      const sized = new Array<number>(list.length + extra)
+      for (let i = 0; i < list.length; i++) sized[i] = list[i] as number
+      return sized
+    }
+    // Fill positions: where the next restored id of each node goes (-1: appended by push).
+    const outAt = new Int32Array(this.nodes.length)
+    const inAt = new Int32Array(this.nodes.length)
+    for (let id = 0; id < this.nodes.length; id++) {
+      const node = this.nodes[id]
+      if (node === undefined) continue
+      const o = outDegree[id] as number
+      const n = inDegree[id] as number
+      outAt[id] = node.out.length + o > PREALLOCATE_MAX ? -1 : node.out.length
+      inAt[id] = node.in.length + n > PREALLOCATE_MAX ? -1 : node.in.length
+      node.out = grow(node.out, o)
+      node.in = grow(node.in, n)
+    }
+    for (let i = 0; i < restored.length; i++) {
+      const id = restored[i] as number
+      const start = this.relStarts[id] as number
+      const end = this.relEnds[id] as number
+      const from = (this.nodes[start] as NodeRecord).out
+      const to = (this.nodes[end] as NodeRecord).in
+      const o = outAt[start] as number
+      if (o < 0) from.push(id)
+      else {
+        from[o] = id
+        outAt[start] = o + 1
+      }
+      const n = inAt[end] as number
+      if (n < 0) to.push(id)
+      else {
+        to[n] = id
+        inAt[end] = n + 1
+      }
+    }
   }
 
   private mustNode(id: number): NodeRecord {
@@ -161,10 +225,16 @@ export class GraphStore implements GraphReader {
     if (this.relType(id) < 0) throw corrupt(`relationship ${id} does not exist`)
   }
 
-  private decodeProps(props: Record<string, EncodedValue>): Map<number, PropertyValue> {
-    const map = new Map<number, PropertyValue>()
-    for (const key of Object.keys(props)) map.set(this.names.id(key), decodeValue(props[key] as EncodedValue))
-    return map
+  private decodeProps(props: Record<string, EncodedValue>): PropertyMap {
+    const names = Object.keys(props)
+    const keys = new Array<number>(names.length)
+    const values = new Array<PropertyValue>(names.length)
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as string
+      keys[i] = this.names.id(name)
+      values[i] = decodeValue(props[name] as EncodedValue)
+    }
+    return PropertyMap.fromDistinct(keys, values)
   }
 
   private apply(op: CommitOp): void {
@@ -172,7 +242,13 @@ export class GraphStore implements GraphReader {
       case 'createNode': {
         if (this.nodes[op.id] !== undefined) throw corrupt(`node ${op.id} already exists`)
         const labels = op.labels.map((label) => this.names.id(label))
-        const node: NodeRecord = { id: op.id, labels, props: this.decodeProps(op.props), out: [], in: [] }
+        const node: NodeRecord = {
+          id: op.id,
+          labels,
+          props: this.decodeProps(op.props),
+          out: NO_RELS,
+          in: NO_RELS,
+        }
         this.nodes[op.id] = node
         this.liveNodes++
         if (op.id >= this.nextNodeId) this.nextNodeId = op.id + 1
@@ -237,8 +313,10 @@ export class GraphStore implements GraphReader {
         this.relEnds[op.id] = op.end
         for (const key of Object.keys(op.props))
           this.relProperties.set(op.id, this.names.id(key), decodeValue(op.props[key] as EncodedValue))
-        start.out.push(op.id)
-        end.in.push(op.id)
+        if (start.out === NO_RELS) start.out = [op.id]
+        else start.out.push(op.id)
+        if (end.in === NO_RELS) end.in = [op.id]
+        else end.in.push(op.id)
         this.liveRels++
         if (op.id >= this.nextRelId) this.nextRelId = op.id + 1
         return
@@ -320,6 +398,29 @@ class RelPropertyColumns {
 
   clear(id: number): void {
     for (const column of this.byKey.values()) column.delete(id)
+  }
+}
+
+/** A growable list of ids in an Int32Array (millions of restored relationships cost 4 bytes each). */
+class IdList {
+  private data = new Int32Array(0)
+  private length = 0
+
+  push(id: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Int32Array(Math.max(1024, this.data.length * 2))
+      grown.set(this.data)
+      this.data = grown
+    }
+    this.data[this.length++] = id
+  }
+
+  /** The ids so far; the list is empty afterwards. */
+  take(): Int32Array {
+    const ids = this.data.subarray(0, this.length)
+    this.data = new Int32Array(0)
+    this.length = 0
+    return ids
   }
 }
 

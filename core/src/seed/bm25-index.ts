@@ -42,12 +42,18 @@ export interface IndexedDocument {
   ids: readonly string[]
 }
 
+/**
+ * What removal and phrase evidence need of a document. Kept small, as there is one per node: field lengths
+ * live in `FieldLengths` only, and an empty sequence or id list is one shared array.
+ */
 interface DocEntry {
   terms: string[]
-  lengths: number[]
-  sequence: Int32Array
-  ids: string[]
+  sequence: readonly number[]
+  ids: readonly string[]
 }
+
+const NO_NUMBERS: readonly number[] = Object.freeze([])
+const NO_STRINGS: readonly string[] = Object.freeze([])
 
 /** Searching reads field lengths per posting: a flat array by node id (ids are dense) beats a Map. */
 class FieldLengths {
@@ -59,6 +65,10 @@ class FieldLengths {
       this.data = grown
     }
     for (let f = 0; f < 3; f++) this.data[3 * doc + f] = lengths[f] ?? 0
+  }
+
+  get(doc: number, field: number): number {
+    return this.data[3 * doc + field] ?? 0
   }
 }
 
@@ -101,14 +111,11 @@ export class Bm25Index {
     lengths.forEach((len, f) => {
       this.totals[f] = (this.totals[f] ?? 0) + len
     })
-    const ids = [...new Set(d.ids.map((i) => i.toLowerCase()))]
+    const ids = d.ids.length === 0 ? NO_STRINGS : [...new Set(d.ids.map((i) => i.toLowerCase()))]
     for (const id of ids) entry(this.idTable, id, () => new Set<number>()).add(doc)
     this.lengths.set(doc, lengths)
-    const sequence = new Int32Array(d.sequence.length)
-    d.sequence.forEach((t, i) => {
-      sequence[i] = this.termNumber(t)
-    })
-    this.docs.set(doc, { terms: [...tf.keys()], lengths, sequence, ids })
+    const sequence = d.sequence.length === 0 ? NO_NUMBERS : d.sequence.map((t) => this.termNumber(t))
+    this.docs.set(doc, { terms: [...tf.keys()], sequence, ids })
   }
 
   remove(doc: number): void {
@@ -124,9 +131,7 @@ export class Bm25Index {
       docs?.delete(doc)
       if (docs?.size === 0) this.idTable.delete(id)
     }
-    entry.lengths.forEach((len, f) => {
-      this.totals[f] = (this.totals[f] ?? 0) - len
-    })
+    for (let f = 0; f < FIELDS.length; f++) this.totals[f] = (this.totals[f] ?? 0) - this.lengths.get(doc, f)
     this.docs.delete(doc)
   }
 
@@ -159,7 +164,7 @@ export class Bm25Index {
   }
 
   /** Content stems of a document in order, as term numbers (-1 never occurs). */
-  sequence(doc: number): Int32Array | undefined {
+  sequence(doc: number): readonly number[] | undefined {
     return this.docs.get(doc)?.sequence
   }
 
@@ -238,8 +243,8 @@ export class Bm25Index {
   explain(doc: number, terms: readonly string[]): LexicalHit {
     const hit: LexicalHit = { raw: 0, fields: [0, 0, 0], matched: [] }
     const n = this.docs.size
-    const lengths = this.docs.get(doc)?.lengths
-    if (lengths === undefined) return hit
+    if (!this.docs.has(doc)) return hit
+    const lengths = [0, 1, 2].map((f) => this.lengths.get(doc, f))
     const share = [0, 0, 0]
     const avg = this.totals.map((t) => t / n)
     for (const term of terms) {

@@ -66,7 +66,16 @@ const strings = (v: unknown): string[] =>
   typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
 
 /** PascalCase and kebab labels read as words: AttackPattern -> Attack Pattern. */
-const labelWords = (label: string) => label.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[-_]/g, ' ')
+const labelWordCache = new Map<string, string>()
+const labelWords = (label: string): string => {
+  let words = labelWordCache.get(label)
+  if (words === undefined) {
+    if (labelWordCache.size >= 4096) labelWordCache.clear()
+    words = label.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[-_]/g, ' ')
+    labelWordCache.set(label, words)
+  }
+  return words
+}
 
 export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
   const f: NodeFields = { name: [], labels: [], body: [], ids: [], retired: false }

@@ -10,13 +10,33 @@ import { VectorIndex } from './vector-index.js'
 /** Nodes embedded per slice when a whole workspace is (re-)embedded, between event-loop turns. */
 const EMBED_SLICE = 2000
 
+const NOTHING = { stems: [], content: [] }
+
+/** A graph has few label sets and every node repeats one: their stems are worked out once (read-only). */
+const labelStems = new Map<string, readonly string[]>()
+function stemsOfLabels(labels: readonly string[]): readonly string[] {
+  const text = labels.join('\n')
+  let stems = labelStems.get(text)
+  if (stems === undefined) {
+    if (labelStems.size >= 4096) labelStems.clear()
+    stems = analyze(text)
+    labelStems.set(text, stems)
+  }
+  return stems
+}
+
 /** What the lexical index stores of a node's fields. */
 export function indexedDocument(f: NodeFields): IndexedDocument {
-  const name = analyzeWithContent(f.name.join('\n'))
-  const body = analyzeWithContent(f.body.join('\n'))
+  const name = f.name.length === 0 ? NOTHING : analyzeWithContent(f.name.join('\n'))
+  const body = f.body.length === 0 ? NOTHING : analyzeWithContent(f.body.join('\n'))
   return {
-    fields: [name.stems, analyze(f.labels.join('\n')), body.stems],
-    sequence: [...name.content, ...body.content],
+    fields: [name.stems, stemsOfLabels(f.labels), body.stems],
+    sequence:
+      body.content.length === 0
+        ? name.content
+        : name.content.length === 0
+          ? body.content
+          : [...name.content, ...body.content],
     ids: f.ids,
   }
 }
