@@ -37,6 +37,19 @@ export interface CommitRecord {
   ops: CommitOp[]
 }
 
+/** A node as its transaction leaves it: interned labels, typed values. */
+export interface CreatedNode {
+  readonly labels: readonly number[]
+  readonly props: ReadonlyMap<number, PropertyValue>
+}
+
+/**
+ * The nodes a prepared commit created, by record, so publishing adopts them instead of decoding their ops
+ * again. Beside the record rather than in it: the record is what the WAL holds, and replay (ops only) gives
+ * the same graph.
+ */
+export const createdNodes = new WeakMap<CommitRecord, ReadonlyMap<number, CreatedNode>>()
+
 function encodeScalar(value: ScalarProperty): EncodedScalar {
   switch (typeof value) {
     case 'bigint':

@@ -3,6 +3,7 @@ import { DEFAULT_WORKSPACE_ID, GraphCatalog } from './catalog.js'
 import type { CommitRecord } from './commit.js'
 import { decodeValue, encodeValue } from './commit.js'
 import { GraphStore } from './store.js'
+import type { PropertyValue } from './types.js'
 
 function seed(store: GraphStore): { a: number; b: number; r: number } {
   const tx = store.begin()
@@ -169,6 +170,54 @@ describe('GraphStore and Transaction', () => {
     tx.deleteNode(a)
     expect(() => tx.prepare()).toThrow(/DETACH/)
     expect(store.nodeCount()).toBe(2)
+  })
+
+  it("publishing adopts created nodes as their ops would build them, without sharing the caller's values", () => {
+    const store = new GraphStore()
+    const log: CommitRecord[] = []
+    const tx = store.begin()
+    const [a, b, k, tags] = ['A', 'B', 'k', 'tags'].map((n) => store.names.id(n)) as [
+      number,
+      number,
+      number,
+      number,
+    ]
+    const list = ['x', 'y']
+    const props = new Map<number, PropertyValue>([
+      [k, 1n],
+      [tags, list],
+    ])
+    const n = tx.createNode([a, a], props)
+    tx.setNodeProperty(n, k, 2n)
+    tx.setNodeProperty(n, k, undefined)
+    tx.setNodeProperty(n, k, 3.5)
+    tx.addLabel(n, b)
+    tx.removeLabel(n, a)
+    tx.addLabel(n, a)
+    const gone = tx.createNode([a], new Map())
+    tx.deleteNode(gone)
+    const commit = tx.prepare()
+    log.push(JSON.parse(JSON.stringify(commit)) as CommitRecord)
+    store.publish(commit, 1)
+    list.push('z')
+    props.set(k, 'changed')
+    const replica = new GraphStore()
+    replica.applyCommit(log[0] as CommitRecord, 1)
+    const view = (s: GraphStore, id: number) => ({
+      labels: s.node(id)?.labels.map((l) => s.names.name(l)),
+      props: [...(s.node(id)?.props ?? [])].map(([key, v]) => [s.names.name(key), v]),
+    })
+    expect(view(store, n)).toEqual({
+      labels: ['B', 'A'],
+      props: [
+        ['tags', ['x', 'y']],
+        ['k', 3.5],
+      ],
+    })
+    expect(view(replica, n)).toEqual(view(store, n))
+    expect(store.node(gone)).toBeUndefined()
+    expect([...store.propertyNodeIds(a, k, 3.5)]).toEqual([n])
+    expect([...store.labelNodeIds(a)]).toEqual([n])
   })
 
   it('replays a JSON round-tripped redo log to an identical graph, ids and counters included', () => {

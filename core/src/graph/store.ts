@@ -1,6 +1,6 @@
 import { EngineError } from '../errors.js'
 import { ColumnCache, type PropertyColumn } from './columns.js'
-import { type CommitOp, type CommitRecord, decodeValue, type EncodedValue } from './commit.js'
+import { type CommitOp, type CommitRecord, createdNodes, decodeValue, type EncodedValue } from './commit.js'
 import { NodeIndexes } from './indexes.js'
 import { PropertyMap } from './property-map.js'
 import { Transaction } from './transaction.js'
@@ -132,7 +132,12 @@ export class GraphStore implements GraphReader {
 
   /** Replays a redo record (recovery, or publish). Ids come from the record, so replay is exact. */
   applyCommit(commit: CommitRecord, sequence?: number): void {
-    for (const op of commit.ops) this.apply(op)
+    const created = createdNodes.get(commit)
+    for (const op of commit.ops) {
+      const made = op.op === 'createNode' ? created?.get(op.id) : undefined
+      if (made === undefined) this.apply(op)
+      else this.adoptNode(op.id, made.labels, made.props)
+    }
     if (sequence !== undefined) this.sequence = sequence
   }
 
@@ -237,23 +242,34 @@ export class GraphStore implements GraphReader {
     return PropertyMap.fromDistinct(keys, values)
   }
 
+  /**
+   * A node as its transaction left it (labels interned, values typed): the same node its createNode op and
+   * the later ops on it would give, since those ops only assign. Its values are copied, not shared.
+   */
+  private adoptNode(id: number, labels: readonly number[], props: ReadonlyMap<number, PropertyValue>): void {
+    const keys: number[] = []
+    const values: PropertyValue[] = []
+    for (const [key, value] of props) {
+      keys.push(key)
+      values.push(Array.isArray(value) ? value.slice() : value)
+    }
+    this.addNode(id, labels.slice(), PropertyMap.fromDistinct(keys, values))
+  }
+
+  private addNode(id: number, labels: number[], props: PropertyMap): void {
+    if (this.nodes[id] !== undefined) throw corrupt(`node ${id} already exists`)
+    this.nodes[id] = { id, labels, props, out: NO_RELS, in: NO_RELS }
+    this.liveNodes++
+    if (id >= this.nextNodeId) this.nextNodeId = id + 1
+    this.indexes.addNode(id, labels, props)
+    this.columns.touched(labels)
+  }
+
   private apply(op: CommitOp): void {
     switch (op.op) {
       case 'createNode': {
-        if (this.nodes[op.id] !== undefined) throw corrupt(`node ${op.id} already exists`)
         const labels = op.labels.map((label) => this.names.id(label))
-        const node: NodeRecord = {
-          id: op.id,
-          labels,
-          props: this.decodeProps(op.props),
-          out: NO_RELS,
-          in: NO_RELS,
-        }
-        this.nodes[op.id] = node
-        this.liveNodes++
-        if (op.id >= this.nextNodeId) this.nextNodeId = op.id + 1
-        this.indexes.addNode(op.id, labels, node.props)
-        this.columns.touched(labels)
+        this.addNode(op.id, labels, this.decodeProps(op.props))
         return
       }
       case 'deleteNode': {

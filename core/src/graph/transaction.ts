@@ -1,5 +1,5 @@
 import { EngineError } from '../errors.js'
-import { type CommitOp, type CommitRecord, encodeProps, encodeValue } from './commit.js'
+import { type CommitOp, type CommitRecord, createdNodes, encodeProps, encodeValue } from './commit.js'
 import { NodeIndexes } from './indexes.js'
 import type { GraphStore } from './store.js'
 import { removeId } from './store.js'
@@ -30,6 +30,8 @@ export class Transaction implements GraphReader {
    */
   private overlayIndexes: NodeIndexes | undefined
   private readonly deletedNodes = new Set<number>()
+  /** Nodes created here and not deleted: the store adopts them at publish (see CommitRecord.created). */
+  private readonly createdNodes = new Map<number, NodeRecord>()
   private readonly deletedRelTypes = new Map<number, number>()
   private readonly ops: CommitOp[] = []
   private nextNodeId: number
@@ -140,8 +142,10 @@ export class Transaction implements GraphReader {
 
   createNode(labels: number[], props: Map<number, PropertyValue>): number {
     const id = this.nextNodeId++
-    const node: NodeRecord = { id, labels: [...new Set(labels)], props, out: [], in: [] }
+    const unique = labels.length < 2 ? labels.slice() : [...new Set(labels)]
+    const node: NodeRecord = { id, labels: unique, props, out: [], in: [] }
     this.nodes.set(id, node)
+    this.createdNodes.set(id, node)
     this.ownAdjacency.add(id)
     this.reindexed.add(id)
     this.overlayIndexes?.addNode(id, node.labels, props)
@@ -194,6 +198,7 @@ export class Transaction implements GraphReader {
     this.reindexed.add(id)
     this.nodes.set(id, null)
     this.deletedNodes.add(id)
+    this.createdNodes.delete(id)
     this.liveNodeDelta--
     this.ops.push({ op: 'deleteNode', id })
     return true
@@ -284,9 +289,12 @@ export class Transaction implements GraphReader {
     }
     // Node deletions go last: a node's relationships may be deleted by later operations of the same
     // query (paths, lists), and replay must never see a node removed before its edges.
-    const ops: CommitOp[] = this.ops.filter((op) => op.op !== 'deleteNode')
-    for (const op of this.ops) if (op.op === 'deleteNode') ops.push(op)
-    return { ops }
+    const ops: CommitOp[] =
+      this.deletedNodes.size === 0 ? this.ops : this.ops.filter((op) => op.op !== 'deleteNode')
+    if (this.deletedNodes.size > 0) for (const op of this.ops) if (op.op === 'deleteNode') ops.push(op)
+    const commit: CommitRecord = { ops }
+    if (this.createdNodes.size > 0) createdNodes.set(commit, this.createdNodes)
+    return commit
   }
 
   private readonly nameOf = (id: number): string => this.names.name(id)

@@ -156,36 +156,3 @@ export function nodeSignals(reader: GraphReader, node: NodeRecord): NodeSignals 
     sourceRefs: [...strings(refs), ...strings(prop(reader, node, 'stix_id'))],
   }
 }
-
-/** Node ids whose text or signals a commit may have changed (relationship ops change degree only). */
-export function touchedNodes(ops: readonly { op: string; id: number; start?: number; end?: number }[]): {
-  nodes: Set<number>
-  deleted: Set<number>
-  degreeChanged: boolean
-} {
-  const nodes = new Set<number>()
-  const deleted = new Set<number>()
-  let degreeChanged = false
-  for (const op of ops) {
-    switch (op.op) {
-      case 'createNode':
-      case 'setNodeProperty':
-      case 'removeNodeProperty':
-      case 'addLabel':
-      case 'removeLabel':
-        nodes.add(op.id)
-        deleted.delete(op.id)
-        break
-      case 'deleteNode':
-        deleted.add(op.id)
-        nodes.delete(op.id)
-        degreeChanged = true
-        break
-      case 'createRelationship':
-      case 'deleteRelationship':
-        degreeChanged = true
-        break
-    }
-  }
-  return { nodes, deleted, degreeChanged }
-}

@@ -171,6 +171,29 @@ describe('SeedSearch', () => {
     expect(answered.candidates[0]?.explanation.rationale).toContain('matched terms: device, attack, firmware')
   })
 
+  it('indexes lazily: a graph made before attach, property changes and deletes are all seen by the next search', async () => {
+    engine = await openEngine()
+    const ids = await create(
+      Array.from({ length: 30 }, (_, i) => ({
+        labels: ['Tool'],
+        props: { name: `pump ${i}`, n: BigInt(i) },
+      })),
+    )
+    const seed = SeedSearch.attach(engine)
+    // No warm-up awaited: the search catches up by itself.
+    expect((await seed.search({ objective: 'pump', top_k: 30 })).candidates).toHaveLength(30)
+    await seed.warm()
+    expect(seed.stats().documents).toBe(30)
+    await engine.transact(DEFAULT_WORKSPACE_ID, (tx, store) => {
+      tx.setNodeProperty(ids[0] as number, store.names.id('name'), 'valve')
+      tx.deleteNode(ids[1] as number)
+    })
+    expect((await seed.search({ objective: 'pump', top_k: 30 })).candidates).toHaveLength(28)
+    const valve = await seed.search({ objective: 'valve', top_k: 1 })
+    expect(valve.candidates.map((c) => c.node_id)).toEqual([`node--${ids[0]}`])
+    expect(seed.stats().documents).toBe(29)
+  })
+
   it('results change right after a write, and 422s at their edges', async () => {
     engine = await openEngine()
     const seed = SeedSearch.attach(engine)

@@ -103,6 +103,8 @@ export class SeedSearch {
   static attach(engine: Pick<Engine, 'readGraph' | 'registerDerivedIndex'>, options: SeedSearchOptions = {}) {
     const search = new SeedSearch(engine, options)
     engine.registerDerivedIndex(search.index)
+    // Index the recovered graph in the background; a search before it is done catches up itself.
+    void search.warm()
     return search
   }
 
@@ -117,6 +119,11 @@ export class SeedSearch {
       embedding_provider: this.embeddings.provider?.id ?? null,
       embedding_state: this.embeddings.state,
     }
+  }
+
+  /** Settles once every workspace's index has caught up with the graph (it is built lazily). */
+  warm(): Promise<void> {
+    return this.index.warm()
   }
 
   /** Waits until every indexed node of the workspace has its vector (after a provider arrived). */

@@ -3,9 +3,12 @@ import type { CommitOp } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import { Bm25Index, type IndexedDocument } from './bm25-index.js'
 import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'
-import { embeddingText, isSearchable, type NodeFields, nodeFields, touchedNodes } from './node-text.js'
+import { embeddingText, isSearchable, type NodeFields, nodeFields } from './node-text.js'
 import { analyze, analyzeWithContent } from './tokenizer.js'
 import { VectorIndex } from './vector-index.js'
+
+/** Stale nodes past which a background catch-up starts (see `onCommit`). */
+const STALE_BACKGROUND = 50_000
 
 /** Nodes embedded per slice when a whole workspace is (re-)embedded, between event-loop turns. */
 const EMBED_SLICE = 2000
@@ -50,6 +53,10 @@ export class WorkspaceSeedIndex {
   private maxDegreeCache: number | null = null
   /** Settles when a whole-workspace embedding pass (after a provider arrived) is done. */
   embedding: Promise<void> = Promise.resolve()
+  /** Nodes touched by commits since the last catch-up (below `rebuildFrom`). */
+  readonly stale = new Set<number>()
+  /** Next node id of a pending whole-graph pass; +Infinity when none is pending. */
+  rebuildFrom = Number.POSITIVE_INFINITY
 
   constructor(public store: GraphStore) {}
 
@@ -73,13 +80,14 @@ export class WorkspaceSeedIndex {
 
 /**
  * The engine-maintained derived index behind seed search: per workspace, a BM25 inverted index and a
- * vector index, rebuilt after recovery and updated synchronously by every commit's redo ops. A local
- * (synchronous) embedding provider embeds inside the commit hook; a remote one queues texts that the
- * next dense search flushes first, so a search right after a write sees the write either way.
+ * vector index, rebuilt after recovery and kept current from every commit's redo ops, caught up when it is
+ * read. A local (synchronous) embedding provider embeds during the catch-up; a remote one queues texts that
+ * the next dense search flushes first, so a search right after a write sees the write either way.
  */
 export class SeedIndex implements DerivedIndex {
   readonly name = 'seed-search'
   private readonly workspaces = new Map<string, WorkspaceSeedIndex>()
+  private warming: Promise<void> | null = null
 
   constructor(private readonly embeddings: EmbeddingSlot) {
     embeddings.onChange((provider) => {
@@ -87,8 +95,11 @@ export class SeedIndex implements DerivedIndex {
     })
   }
 
+  /** The workspace's index, brought up to date with every published commit first. */
   workspace(id: string): WorkspaceSeedIndex | undefined {
-    return this.workspaces.get(id)
+    const ws = this.workspaces.get(id)
+    if (ws !== undefined) this.catchUp(ws)
+    return ws
   }
 
   private ensure(id: string, store: GraphStore): WorkspaceSeedIndex {
@@ -102,34 +113,73 @@ export class SeedIndex implements DerivedIndex {
     return ws
   }
 
+  /** After recovery (or at attach): every node is stale; the next read (or `warm`) indexes them. */
   rebuild(workspaces: ReadonlyMap<string, GraphStore>): void {
     this.workspaces.clear()
-    for (const [id, store] of workspaces) {
-      const ws = this.ensure(id, store)
-      const texts = new Map<number, string>()
-      for (const nodeId of store.allNodeIds()) {
-        const node = store.node(nodeId)
-        if (node === undefined || !isSearchable(store, node)) continue
-        const fields = nodeFields(store, node)
-        if (!fields.retired) texts.set(nodeId, this.index(ws, nodeId, fields))
-      }
-      this.embedNow(ws, texts)
-    }
+    for (const [id, store] of workspaces) this.ensure(id, store).rebuildFrom = 0
   }
 
+  /**
+   * Commits only mark the nodes they touched: indexing happens on the next read of the workspace, in one
+   * batch. A write that is never searched pays nothing for search, bulk writes are indexed together, and a
+   * read still sees every published commit (it catches up before it scores).
+   */
   onCommit(workspaceId: string, store: GraphStore, ops: CommitOp[]): void {
     const ws = this.ensure(workspaceId, store)
-    const { nodes, deleted, degreeChanged } = touchedNodes(ops)
-    if (degreeChanged) ws.degreeChanged()
-    for (const id of deleted) this.unindex(ws, id)
+    for (const op of ops) {
+      if (op.op === 'createRelationship' || op.op === 'deleteRelationship') ws.degreeChanged()
+      else if (op.op !== 'setRelationshipProperty' && op.op !== 'removeRelationshipProperty') {
+        if (op.op === 'deleteNode') ws.degreeChanged()
+        if (op.id < ws.rebuildFrom) ws.stale.add(op.id)
+      }
+    }
+    // A long run of writes with no search in between is indexed in the background, so neither the stale
+    // set nor the first search after it grows without bound.
+    if (ws.stale.size >= STALE_BACKGROUND) void this.warm()
+  }
+
+  /** Indexes what commits left stale, synchronously: `max` nodes at most (all by default). */
+  private catchUp(ws: WorkspaceSeedIndex, max = Number.POSITIVE_INFINITY): boolean {
+    const store = ws.store
     const texts = new Map<number, string>()
-    for (const id of nodes) {
-      const node = store.node(id)
-      const fields = node === undefined || !isSearchable(store, node) ? null : nodeFields(store, node)
-      if (fields === null || fields.retired) this.unindex(ws, id)
-      else texts.set(id, this.index(ws, id, fields))
+    let budget = max
+    // The whole-graph pass of a rebuild: ids are dense, so a cursor walks them.
+    while (ws.rebuildFrom < store.nextNodeId && budget > 0) {
+      this.refresh(ws, ws.rebuildFrom++, texts)
+      budget--
+    }
+    if (ws.rebuildFrom >= store.nextNodeId) ws.rebuildFrom = Number.POSITIVE_INFINITY
+    for (const id of ws.stale) {
+      if (budget-- <= 0) break
+      ws.stale.delete(id)
+      this.refresh(ws, id, texts)
     }
     this.embedNow(ws, texts)
+    return ws.rebuildFrom === Number.POSITIVE_INFINITY && ws.stale.size === 0
+  }
+
+  /**
+   * Indexes every workspace in slices between event-loop turns: after attach (a recovered graph) and after
+   * long runs of writes. One pass at a time; reads catch up synchronously whatever is left.
+   */
+  warm(slice = 5000): Promise<void> {
+    this.warming ??= (async () => {
+      try {
+        for (const ws of this.workspaces.values())
+          while (!this.catchUp(ws, slice)) await new Promise((r) => setImmediate(r))
+      } finally {
+        this.warming = null
+      }
+    })()
+    return this.warming
+  }
+
+  /** One node's entry as the store now has it: indexed, re-indexed or removed. */
+  private refresh(ws: WorkspaceSeedIndex, id: number, texts: Map<number, string>): void {
+    const node = ws.store.node(id)
+    const fields = node === undefined || !isSearchable(ws.store, node) ? null : nodeFields(ws.store, node)
+    if (fields === null || fields.retired) this.unindex(ws, id)
+    else texts.set(id, this.index(ws, id, fields))
   }
 
   /** Indexes a node's fields; returns the text to embed. */
@@ -159,6 +209,7 @@ export class SeedIndex implements DerivedIndex {
 
   /** A provider arrived (or went): start over with its dimension and embed every indexed node in slices. */
   private reembed(ws: WorkspaceSeedIndex, provider: EmbeddingProvider | null): void {
+    this.catchUp(ws)
     ws.pending.clear()
     ws.vectors = provider ? new VectorIndex(provider.dimensions, Math.max(1024, ws.bm25.size)) : null
     if (provider === null) return
