@@ -1,4 +1,3 @@
-import { recordOf } from '../own-key.js'
 import type { PropertyValue, ScalarProperty } from './types.js'
 
 /**
@@ -79,5 +78,18 @@ export function encodeProps(
   props: ReadonlyMap<number, PropertyValue>,
   name: (id: number) => string,
 ): Record<string, EncodedValue> {
-  return recordOf([...props].map(([key, value]) => [name(key), encodeValue(value)] as const))
+  const out: Record<string, EncodedValue> = {}
+  props.forEach((value, key) => {
+    const field = name(key)
+    // Assigning "__proto__" would replace the prototype: that one key is defined as an own property.
+    if (field === '__proto__')
+      Object.defineProperty(out, field, {
+        value: encodeValue(value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
+    else out[field] = encodeValue(value)
+  })
+  return out
 }

@@ -34,6 +34,21 @@ export class PropertyMap implements Map<number, PropertyValue> {
     return map
   }
 
+  /** A copy of `source` (any map of properties); list values are copied too, so nothing is shared. */
+  static copyOf(source: ReadonlyMap<number, PropertyValue>): PropertyMap {
+    const map = new PropertyMap()
+    if (source.size > SCAN_LIMIT) {
+      for (const [key, value] of source) map.set(key, Array.isArray(value) ? value.slice() : value)
+      return map
+    }
+    const flat: (number | PropertyValue)[] = []
+    source.forEach((value, key) => {
+      flat.push(key, Array.isArray(value) ? value.slice() : value)
+    })
+    map.flat = flat
+    return map
+  }
+
   get size(): number {
     return this.hashed === undefined ? this.flat.length >> 1 : this.hashed.size
   }
@@ -83,11 +98,18 @@ export class PropertyMap implements Map<number, PropertyValue> {
     this.hashed = undefined
   }
 
+  /** The cheap way through (no iterator, no entry arrays): hot paths of the store use it. */
   forEach(
     callback: (value: PropertyValue, key: number, map: Map<number, PropertyValue>) => void,
     thisArg?: unknown,
   ): void {
-    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this)
+    if (this.hashed !== undefined) {
+      for (const [key, value] of this.hashed) callback.call(thisArg, value, key, this)
+      return
+    }
+    const flat = this.flat
+    for (let i = 0; i < flat.length; i += 2)
+      callback.call(thisArg, flat[i + 1] as PropertyValue, flat[i] as number, this)
   }
 
   *entries(): MapIterator<[number, PropertyValue]> {

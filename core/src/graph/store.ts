@@ -247,13 +247,7 @@ export class GraphStore implements GraphReader {
    * the later ops on it would give, since those ops only assign. Its values are copied, not shared.
    */
   private adoptNode(id: number, labels: readonly number[], props: ReadonlyMap<number, PropertyValue>): void {
-    const keys: number[] = []
-    const values: PropertyValue[] = []
-    for (const [key, value] of props) {
-      keys.push(key)
-      values.push(Array.isArray(value) ? value.slice() : value)
-    }
-    this.addNode(id, labels.slice(), PropertyMap.fromDistinct(keys, values))
+    this.addNode(id, labels.slice(), PropertyMap.copyOf(props))
   }
 
   private addNode(id: number, labels: number[], props: PropertyMap): void {

@@ -146,7 +146,6 @@ export class Transaction implements GraphReader {
     const node: NodeRecord = { id, labels: unique, props, out: [], in: [] }
     this.nodes.set(id, node)
     this.createdNodes.set(id, node)
-    this.ownAdjacency.add(id)
     this.reindexed.add(id)
     this.overlayIndexes?.addNode(id, node.labels, props)
     this.liveNodeDelta++
@@ -337,7 +336,8 @@ export class Transaction implements GraphReader {
 
   private touchAdjacency(id: number): NodeRecord {
     const node = this.shallow(id)
-    if (!this.ownAdjacency.has(id)) {
+    // A node created here owns its arrays from the start.
+    if (!this.ownAdjacency.has(id) && !this.createdNodes.has(id)) {
       node.out = node.out.slice()
       node.in = node.in.slice()
       this.ownAdjacency.add(id)
