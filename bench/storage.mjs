@@ -133,7 +133,14 @@ row(
   's',
   `target <= 10 s; path ${recovered.path}`,
 )
-row('RSS after recovery', recovered.rssMb, 'MiB', 'target <= 4096 MiB')
+row('RSS after recovery', recovered.rssMb, 'MiB', 'target <= 1024 MiB')
+row(
+  'seed-search index built after open (background)',
+  recovered.seedWarmMs / 1000,
+  's',
+  'search works before it ends: a search catches up itself',
+)
+row('RSS once the seed-search index is built', recovered.rssWarmMb, 'MiB', 'target <= 1024 MiB')
 const bytes = readdirSync(big, { recursive: true })
   .map((f) => join(big, String(f)))
   .filter((p) => statSync(p).isFile())

@@ -42,18 +42,66 @@ export interface IndexedDocument {
   ids: readonly string[]
 }
 
-/**
- * What removal and phrase evidence need of a document. Kept small, as there is one per node: field lengths
- * live in `FieldLengths` only, and an empty sequence or id list is one shared array.
- */
-interface DocEntry {
-  terms: string[]
-  sequence: readonly number[]
-  ids: readonly string[]
-}
-
 const NO_NUMBERS: readonly number[] = Object.freeze([])
 const NO_STRINGS: readonly string[] = Object.freeze([])
+
+/**
+ * What removal and phrase evidence need of each document, in arrays by node id (ids are dense) rather than
+ * an object and a map entry per node: there is one document per node. Field lengths live in `FieldLengths`;
+ * an empty list is one shared array, and short term lists (a label and a word or two, the commonest kind)
+ * are shared between the documents that have the same one.
+ */
+class Documents {
+  private readonly terms: (readonly string[] | undefined)[] = []
+  private readonly sequences: (readonly number[] | undefined)[] = []
+  private readonly ids: (readonly string[] | undefined)[] = []
+  private readonly shared = new Map<string, readonly string[]>()
+  size = 0
+
+  set(doc: number, terms: string[], sequence: readonly number[], ids: readonly string[]): void {
+    if (this.terms[doc] === undefined) this.size++
+    this.terms[doc] = this.share(terms)
+    this.sequences[doc] = sequence.length === 0 ? NO_NUMBERS : sequence
+    this.ids[doc] = ids
+  }
+
+  private share(terms: string[]): readonly string[] {
+    if (terms.length > 3) return terms
+    const key = terms.join('\u0000')
+    const known = this.shared.get(key)
+    if (known !== undefined) return known
+    if (this.shared.size < 65_536) this.shared.set(key, terms)
+    return terms
+  }
+
+  has(doc: number): boolean {
+    return this.terms[doc] !== undefined
+  }
+
+  termsOf(doc: number): readonly string[] | undefined {
+    return this.terms[doc]
+  }
+
+  idsOf(doc: number): readonly string[] {
+    return this.ids[doc] ?? NO_STRINGS
+  }
+
+  sequence(doc: number): readonly number[] | undefined {
+    return this.sequences[doc]
+  }
+
+  delete(doc: number): void {
+    if (this.terms[doc] === undefined) return
+    this.terms[doc] = undefined
+    this.sequences[doc] = undefined
+    this.ids[doc] = undefined
+    this.size--
+  }
+
+  *keys(): IterableIterator<number> {
+    for (let doc = 0; doc < this.terms.length; doc++) if (this.terms[doc] !== undefined) yield doc
+  }
+}
 
 /** Searching reads field lengths per posting: a flat array by node id (ids are dense) beats a Map. */
 class FieldLengths {
@@ -75,7 +123,7 @@ class FieldLengths {
 export class Bm25Index {
   /** term -> (doc -> packed field frequencies). */
   private readonly postings = new Map<string, Map<number, number>>()
-  private readonly docs = new Map<number, DocEntry>()
+  private readonly docs = new Documents()
   private readonly totals = [0, 0, 0]
   private readonly termNumbers = new Map<string, number>()
   private readonly idTable = new Map<string, Set<number>>()
@@ -115,18 +163,18 @@ export class Bm25Index {
     for (const id of ids) entry(this.idTable, id, () => new Set<number>()).add(doc)
     this.lengths.set(doc, lengths)
     const sequence = d.sequence.length === 0 ? NO_NUMBERS : d.sequence.map((t) => this.termNumber(t))
-    this.docs.set(doc, { terms: [...tf.keys()], sequence, ids })
+    this.docs.set(doc, [...tf.keys()], sequence, ids)
   }
 
   remove(doc: number): void {
-    const entry = this.docs.get(doc)
-    if (entry === undefined) return
-    for (const term of entry.terms) {
+    const terms = this.docs.termsOf(doc)
+    if (terms === undefined) return
+    for (const term of terms) {
       const posting = this.postings.get(term)
       posting?.delete(doc)
       if (posting?.size === 0) this.postings.delete(term)
     }
-    for (const id of entry.ids) {
+    for (const id of this.docs.idsOf(doc)) {
       const docs = this.idTable.get(id)
       docs?.delete(doc)
       if (docs?.size === 0) this.idTable.delete(id)
@@ -165,7 +213,7 @@ export class Bm25Index {
 
   /** Content stems of a document in order, as term numbers (-1 never occurs). */
   sequence(doc: number): readonly number[] | undefined {
-    return this.docs.get(doc)?.sequence
+    return this.docs.sequence(doc)
   }
 
   /** Documents whose stix id or external id equals `id` (case-insensitive). */
