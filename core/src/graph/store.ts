@@ -34,6 +34,7 @@ export class GraphStore implements GraphReader {
   private readonly relProperties = new RelPropertyColumns()
   private readonly indexes = new NodeIndexes()
   private readonly columns = new ColumnCache()
+  private readonly labelSets = new Map<string, number[]>()
   /** Relationships restored from a checkpoint whose adjacency `finishRestore` has yet to add. */
   private readonly restored = new IdList()
   /** Next ids to hand out; restored by replay because every create op carries its id. */
@@ -247,7 +248,21 @@ export class GraphStore implements GraphReader {
    * the later ops on it would give, since those ops only assign. Its values are copied, not shared.
    */
   private adoptNode(id: number, labels: readonly number[], props: ReadonlyMap<number, PropertyValue>): void {
-    this.addNode(id, labels.slice(), PropertyMap.copyOf(props))
+    this.addNode(id, this.labelSet(labels), PropertyMap.copyOf(props))
+  }
+
+  /**
+   * One shared, frozen array per distinct label list: a graph has a handful, and an array per node was one
+   * object in five of an edgeless node. Label changes replace a node's list; a transaction copies it first.
+   */
+  private labelSet(labels: readonly number[]): number[] {
+    const key = labels.join(',')
+    let shared = this.labelSets.get(key)
+    if (shared === undefined) {
+      shared = Object.freeze(labels.slice()) as number[]
+      if (this.labelSets.size < 4096) this.labelSets.set(key, shared)
+    }
+    return shared
   }
 
   private addNode(id: number, labels: number[], props: PropertyMap): void {
@@ -262,7 +277,7 @@ export class GraphStore implements GraphReader {
   private apply(op: CommitOp): void {
     switch (op.op) {
       case 'createNode': {
-        const labels = op.labels.map((label) => this.names.id(label))
+        const labels = this.labelSet(op.labels.map((label) => this.names.id(label)))
         this.addNode(op.id, labels, this.decodeProps(op.props))
         return
       }
@@ -279,7 +294,7 @@ export class GraphStore implements GraphReader {
         const node = this.mustNode(op.id)
         const label = this.names.id(op.label)
         if (node.labels.includes(label)) return
-        node.labels.push(label)
+        node.labels = this.labelSet([...node.labels, label])
         this.indexes.addLabel(op.id, label, node.props)
         this.columns.touched([label])
         return
@@ -289,7 +304,7 @@ export class GraphStore implements GraphReader {
         const label = this.names.lookup(op.label)
         const at = node.labels.indexOf(label)
         if (at < 0) return
-        node.labels.splice(at, 1)
+        node.labels = this.labelSet(node.labels.filter((l) => l !== label))
         this.indexes.removeLabel(op.id, label, node.props)
         this.columns.touched([label])
         return
