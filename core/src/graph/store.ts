@@ -11,7 +11,7 @@ const INITIAL_RELS = 1024
  * The adjacency of a node without relationships, shared: two empty arrays per node were a fifth of the
  * heap of an edgeless graph. Frozen, so a stray push fails loudly; the store replaces it on the first edge.
  */
-const NO_RELS = Object.freeze([]) as unknown as number[]
+export const NO_RELS = Object.freeze([]) as unknown as number[]
 /** Above this degree an adjacency list is grown by push (V8 may make a huge `new Array(n)` sparse). */
 const PREALLOCATE_MAX = 32_768
 
@@ -253,9 +253,9 @@ export class GraphStore implements GraphReader {
 
   /**
    * One shared, frozen array per distinct label list: a graph has a handful, and an array per node was one
-   * object in five of an edgeless node. Label changes replace a node's list; a transaction copies it first.
+   * object in five of an edgeless node. Label changes replace a node's list, here and in transactions.
    */
-  private labelSet(labels: readonly number[]): number[] {
+  labelSet(labels: readonly number[]): number[] {
     const key = labels.join(',')
     let shared = this.labelSets.get(key)
     if (shared === undefined) {

@@ -2,7 +2,7 @@ import { EngineError } from '../errors.js'
 import { type CommitOp, type CommitRecord, createdNodes, encodeProps, encodeValue } from './commit.js'
 import { NodeIndexes } from './indexes.js'
 import type { GraphStore } from './store.js'
-import { removeId } from './store.js'
+import { NO_RELS, removeId } from './store.js'
 import type { GraphReader, Interner, NodeRecord, PropertyValue, RelationshipRecord } from './types.js'
 
 /**
@@ -142,8 +142,9 @@ export class Transaction implements GraphReader {
 
   createNode(labels: number[], props: Map<number, PropertyValue>): number {
     const id = this.nextNodeId++
-    const unique = labels.length < 2 ? labels.slice() : [...new Set(labels)]
-    const node: NodeRecord = { id, labels: unique, props, out: [], in: [] }
+    // Shared until changed: label changes here replace the list, and the first edge copies the adjacency.
+    const unique = this.base.labelSet(labels.length < 2 ? labels : [...new Set(labels)])
+    const node: NodeRecord = { id, labels: unique, props, out: NO_RELS, in: NO_RELS }
     this.nodes.set(id, node)
     this.createdNodes.set(id, node)
     this.reindexed.add(id)
@@ -173,7 +174,7 @@ export class Transaction implements GraphReader {
   addLabel(id: number, label: number): boolean {
     const node = this.touch(id)
     if (node.labels.includes(label)) return false
-    node.labels.push(label)
+    node.labels = [...node.labels, label]
     this.overlayIndexes?.addLabel(id, label, node.props)
     this.ops.push({ op: 'addLabel', id, label: this.nameOf(label) })
     return true
@@ -183,7 +184,7 @@ export class Transaction implements GraphReader {
     const node = this.touch(id)
     const at = node.labels.indexOf(label)
     if (at < 0) return false
-    node.labels.splice(at, 1)
+    node.labels = node.labels.filter((l) => l !== label)
     this.overlayIndexes?.removeLabel(id, label, node.props)
     this.ops.push({ op: 'removeLabel', id, label: this.nameOf(label) })
     return true
@@ -310,11 +311,10 @@ export class Transaction implements GraphReader {
     return this.overlayIndexes
   }
 
-  /** The node's own copy with private labels and properties, indexed in the overlay. */
+  /** The node's own copy with private properties (labels are replaced, never edited), indexed in the overlay. */
   private touch(id: number): NodeRecord {
     const node = this.shallow(id)
     if (!this.reindexed.has(id)) {
-      node.labels = node.labels.slice()
       node.props = new Map(node.props)
       this.reindexed.add(id)
       this.overlayIndexes?.addNode(id, node.labels, node.props)
@@ -336,8 +336,7 @@ export class Transaction implements GraphReader {
 
   private touchAdjacency(id: number): NodeRecord {
     const node = this.shallow(id)
-    // A node created here owns its arrays from the start.
-    if (!this.ownAdjacency.has(id) && !this.createdNodes.has(id)) {
+    if (!this.ownAdjacency.has(id)) {
       node.out = node.out.slice()
       node.in = node.in.slice()
       this.ownAdjacency.add(id)

@@ -44,6 +44,52 @@ export function indexedDocument(f: NodeFields): IndexedDocument {
   }
 }
 
+/**
+ * Node ids waiting to be indexed, each once, in the order first touched: a mark per id (ids are dense) and a
+ * list, so a bulk write of a million nodes queues them without hashing.
+ */
+class NodeQueue {
+  private marks = new Uint8Array(1024)
+  private ids = new Int32Array(1024)
+  private head = 0
+  private tail = 0
+
+  get size(): number {
+    return this.tail - this.head
+  }
+
+  add(id: number): void {
+    if (id >= this.marks.length) this.marks = grown(this.marks, id + 1)
+    if (this.marks[id] === 1) return
+    this.marks[id] = 1
+    if (this.tail === this.ids.length) {
+      // Reuse the consumed front before growing.
+      if (this.head > 0) {
+        this.ids.copyWithin(0, this.head, this.tail)
+        this.tail -= this.head
+        this.head = 0
+      }
+      if (this.tail === this.ids.length) this.ids = grown(this.ids, this.tail + 1)
+    }
+    this.ids[this.tail++] = id
+  }
+
+  shift(): number {
+    const id = this.ids[this.head++] as number
+    this.marks[id] = 0
+    if (this.head === this.tail) this.head = this.tail = 0
+    return id
+  }
+}
+
+function grown<T extends Uint8Array | Int32Array>(array: T, atLeast: number): T {
+  let size = array.length * 2
+  while (size < atLeast) size *= 2
+  const bigger = new (array.constructor as new (n: number) => T)(size)
+  bigger.set(array)
+  return bigger
+}
+
 /** One workspace's full-text and vector state. */
 export class WorkspaceSeedIndex {
   readonly bm25 = new Bm25Index()
@@ -54,7 +100,7 @@ export class WorkspaceSeedIndex {
   /** Settles when a whole-workspace embedding pass (after a provider arrived) is done. */
   embedding: Promise<void> = Promise.resolve()
   /** Nodes touched by commits since the last catch-up (below `rebuildFrom`). */
-  readonly stale = new Set<number>()
+  readonly stale = new NodeQueue()
   /** Next node id of a pending whole-graph pass; +Infinity when none is pending. */
   rebuildFrom = Number.POSITIVE_INFINITY
 
@@ -149,11 +195,7 @@ export class SeedIndex implements DerivedIndex {
       budget--
     }
     if (ws.rebuildFrom >= store.nextNodeId) ws.rebuildFrom = Number.POSITIVE_INFINITY
-    for (const id of ws.stale) {
-      if (budget-- <= 0) break
-      ws.stale.delete(id)
-      this.refresh(ws, id, texts)
-    }
+    while (ws.stale.size > 0 && budget-- > 0) this.refresh(ws, ws.stale.shift(), texts)
     this.embedNow(ws, texts)
     return ws.rebuildFrom === Number.POSITIVE_INFINITY && ws.stale.size === 0
   }
