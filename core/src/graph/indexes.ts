@@ -110,16 +110,44 @@ export class LabelIndex {
 export class PropertyIndex {
   private readonly byLabel = new Map<number, Map<number, Map<IndexKey, Postings>>>()
 
-  add(label: number, key: number, value: PropertyValue, id: number): void {
-    const k = indexKey(value)
-    if (k === undefined) return
+  /**
+   * `onDemand`: a (label, key) pair is indexed only once `activate` was called for it (the store activates a
+   * pair on its first equality lookup); writes to other pairs cost one map lookup per label. Otherwise every
+   * pair is indexed as it is written (transaction overlays: few records, read soon).
+   */
+  constructor(private readonly onDemand = false) {}
+
+  isActive(label: number, key: number): boolean {
+    return this.byLabel.get(label)?.has(key) === true
+  }
+
+  /** Starts indexing the pair (empty: the caller adds the current entries). */
+  activate(label: number, key: number): void {
     let byKey = this.byLabel.get(label)
     if (byKey === undefined) {
       byKey = new Map()
       this.byLabel.set(label, byKey)
     }
+    if (!byKey.has(key)) byKey.set(key, new Map())
+  }
+
+  /** The keys indexed for `label`, or undefined when none is (on-demand indexes skip such labels whole). */
+  keysOf(label: number): ReadonlyMap<number, unknown> | undefined {
+    return this.byLabel.get(label)
+  }
+
+  add(label: number, key: number, value: PropertyValue, id: number): void {
+    const k = indexKey(value)
+    if (k === undefined) return
+    let byKey = this.byLabel.get(label)
+    if (byKey === undefined) {
+      if (this.onDemand) return
+      byKey = new Map()
+      this.byLabel.set(label, byKey)
+    }
     let byValue = byKey.get(key)
     if (byValue === undefined) {
+      if (this.onDemand) return
       byValue = new Map()
       byKey.set(key, byValue)
     }
@@ -156,12 +184,18 @@ export class PropertyIndex {
 /** Both indexes over one set of node records; used by the store and, for touched records, by overlays. */
 export class NodeIndexes {
   readonly labels = new LabelIndex()
-  readonly props = new PropertyIndex()
+  readonly props: PropertyIndex
+
+  /** `onDemand`: property pairs are indexed from their first lookup on (see PropertyIndex). */
+  constructor(private readonly onDemand = false) {
+    this.props = new PropertyIndex(onDemand)
+  }
 
   // forEach, not for…of: the store's property maps walk their entries without allocating.
   addNode(id: number, labels: readonly number[], props: ReadonlyMap<number, PropertyValue>): void {
     for (const label of labels) {
       this.labels.add(label, id)
+      if (this.skips(label)) continue
       props.forEach((value, key) => this.props.add(label, key, value, id))
     }
   }
@@ -169,8 +203,14 @@ export class NodeIndexes {
   removeNode(id: number, labels: readonly number[], props: ReadonlyMap<number, PropertyValue>): void {
     for (const label of labels) {
       this.labels.remove(label, id)
+      if (this.skips(label)) continue
       props.forEach((value, key) => this.props.remove(label, key, value, id))
     }
+  }
+
+  /** True when no property of `label` is indexed (only ever for on-demand indexes). */
+  private skips(label: number): boolean {
+    return this.onDemand && this.props.keysOf(label) === undefined
   }
 
   setProperty(

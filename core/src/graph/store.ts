@@ -12,6 +12,7 @@ const INITIAL_RELS = 1024
  * heap of an edgeless graph. Frozen, so a stray push fails loudly; the store replaces it on the first edge.
  */
 export const NO_RELS = Object.freeze([]) as unknown as number[]
+const NO_LABELS = Object.freeze([]) as unknown as number[]
 /** Above this degree an adjacency list is grown by push (V8 may make a huge `new Array(n)` sparse). */
 const PREALLOCATE_MAX = 32_768
 
@@ -32,9 +33,11 @@ export class GraphStore implements GraphReader {
   private relStarts = new Int32Array(INITIAL_RELS)
   private relEnds = new Int32Array(INITIAL_RELS)
   private readonly relProperties = new RelPropertyColumns()
-  private readonly indexes = new NodeIndexes()
+  /** Property pairs indexed from their first equality lookup on: most written keys are never sought. */
+  private readonly indexes = new NodeIndexes(true)
   private readonly columns = new ColumnCache()
   private readonly labelSets = new Map<string, number[]>()
+  private readonly singleLabelSets: (number[] | undefined)[] = []
   /** Relationships restored from a checkpoint whose adjacency `finishRestore` has yet to add. */
   private readonly restored = new IdList()
   /** Next ids to hand out; restored by replay because every create op carries its id. */
@@ -84,7 +87,21 @@ export class GraphStore implements GraphReader {
   }
 
   propertyNodeIds(label: number, key: number, value: PropertyValue): Iterable<number> {
+    if (!this.indexes.props.isActive(label, key)) this.activateIndex(label, key)
     return this.indexes.props.ids(label, key, value)
+  }
+
+  /**
+   * Indexes one (label, key) pair from now on, starting with a scan of the label: the first lookup of a pair
+   * costs a scan, every later one is a hash lookup, and writes keep it current.
+   */
+  private activateIndex(label: number, key: number): void {
+    const props = this.indexes.props
+    props.activate(label, key)
+    for (const id of this.labelNodeIds(label)) {
+      const value = this.nodes[id]?.props.get(key)
+      if (value !== undefined) props.add(label, key, value, id)
+    }
   }
 
   labelCount(label: number): number {
@@ -256,6 +273,13 @@ export class GraphStore implements GraphReader {
    * object in five of an edgeless node. Label changes replace a node's list, here and in transactions.
    */
   labelSet(labels: readonly number[]): number[] {
+    if (labels.length === 1) {
+      const label = labels[0] as number
+      const known = this.singleLabelSets[label]
+      if (known !== undefined) return known
+      return (this.singleLabelSets[label] = Object.freeze([label]) as number[])
+    }
+    if (labels.length === 0) return NO_LABELS
     const key = labels.join(',')
     let shared = this.labelSets.get(key)
     if (shared === undefined) {
