@@ -17,6 +17,45 @@ function seed(store: GraphStore): { a: number; b: number; r: number } {
 }
 
 describe('GraphStore and Transaction', () => {
+  it('indexes a property pair from its first lookup on, and writes keep it equal to a scan', () => {
+    const store = new GraphStore()
+    const [a, b, k] = ['A', 'B', 'k'].map((n) => store.names.id(n)) as [number, number, number]
+    let s = 11
+    const rand = (n: number) => {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0
+      return s % n
+    }
+    const scan = (label: number, value: PropertyValue) =>
+      [...store.allNodeIds()].filter((id) => {
+        const node = store.node(id)
+        return node?.labels.includes(label) && node.props.get(k) === value
+      })
+    const ids: number[] = []
+    for (let round = 0; round < 40; round++) {
+      const tx = store.begin()
+      for (let i = 0; i < 10; i++) {
+        const roll = rand(6)
+        const live = ids.filter((id) => tx.node(id) !== undefined)
+        const target = live[rand(Math.max(1, live.length))]
+        if (roll === 0 || target === undefined)
+          ids.push(tx.createNode(rand(2) === 0 ? [a] : [a, b], new Map([[k, BigInt(rand(4))]])))
+        else if (roll === 1) tx.setNodeProperty(target, k, BigInt(rand(4)))
+        else if (roll === 2) tx.setNodeProperty(target, k, undefined)
+        else if (roll === 3) tx.addLabel(target, b)
+        else if (roll === 4) tx.removeLabel(target, rand(2) === 0 ? a : b)
+        else tx.deleteNode(target)
+      }
+      store.publish(tx.prepare(), round + 1)
+      // Pair (A, k) is sought from round 10 on, (B, k) only at the end: both must agree with a scan.
+      if (round >= 10)
+        for (let v = 0n; v < 4n; v++)
+          expect([...store.propertyNodeIds(a, k, v)].sort()).toEqual(scan(a, v).sort())
+    }
+    for (const label of [a, b])
+      for (let v = 0n; v < 4n; v++)
+        expect([...store.propertyNodeIds(label, k, v)].sort()).toEqual(scan(label, v).sort())
+  })
+
   it('restores relationships with their adjacency added at finishRestore, after existing edges, in order', () => {
     const store = new GraphStore()
     const { a, b, r } = seed(store)
