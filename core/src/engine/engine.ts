@@ -345,6 +345,7 @@ class EngineImpl implements Engine {
           if (parsed.kind === 'ledger') this.ledgers.apply([parsed])
           else if (
             parsed.kind === 'graph_batch' ||
+            parsed.kind === 'graph_nodes' ||
             parsed.kind === 'graph_rels' ||
             parsed.kind === 'graph_counters'
           )

@@ -2,7 +2,7 @@ import type { GraphCatalog } from '../graph/catalog.js'
 import { type CommitOp, decodeValue, encodeValue } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
-import { recordOf } from '../own-key.js'
+import { ownValue, recordOf } from '../own-key.js'
 
 /** Records per checkpoint line: few, large JSON.parse calls recover far faster than one per record. */
 const BATCH = 4096
@@ -13,8 +13,33 @@ const BATCH = 4096
  */
 export type GraphImageLine =
   | { kind: 'graph_batch'; workspace: string; ops: CommitOp[]; created: number[] }
+  | NodeColumns
   | RelationshipColumns
   | { kind: 'graph_counters'; workspace: string; next_node_id: number; next_relationship_id: number }
+
+/**
+ * Nodes as columns (written since 0.4; `graph_batch` lines of earlier checkpoints still load): a batch's
+ * distinct label lists and key orders once, then per node an index into each, and one column per property
+ * key. A column is typed when it can be — `int` (numbers, or decimal strings beyond 2^53) or `str` — and
+ * holds encoded values otherwise; `null` marks a node without that key. Each node's keys come back in its
+ * own order, so recovery reproduces property order exactly.
+ */
+export interface NodeColumns {
+  kind: 'graph_nodes'
+  workspace: string
+  label_sets: string[][]
+  key_orders: string[][]
+  id: number[]
+  labels: number[]
+  keys: number[]
+  props: Record<string, PropertyColumnImage>
+  created: number[]
+}
+
+export type PropertyColumnImage =
+  | { int: (number | string | null)[] }
+  | { str: (string | null)[] }
+  | { any: (ReturnType<typeof encodeValue> | null)[] }
 
 /**
  * Relationships as columns: recovery parses a few arrays of numbers per batch instead of one object per
@@ -52,26 +77,16 @@ export function* graphImage(catalog: GraphCatalog, createdSeq: CreatedSeq): Iter
       next_node_id: store.nextNodeId,
       next_relationship_id: store.nextRelId,
     }
-    let ops: CommitOp[] = []
-    let created: number[] = []
-    const flush = function* (): Iterable<GraphImageLine> {
-      if (ops.length === 0) return
-      yield { kind: 'graph_batch', workspace, ops, created }
-      ops = []
-      created = []
-    }
+    let nodes = new NodeColumnsWriter(workspace)
     for (const id of store.allNodeIds()) {
       const node = store.node(id)!
-      ops.push({
-        op: 'createNode',
-        id,
-        labels: node.labels.map((l) => store.names.name(l)),
-        props: props(store, node.props),
-      })
-      created.push(createdSeq(workspace, 'node', id))
-      if (ops.length === BATCH) yield* flush()
+      nodes.add(store, id, node.labels, node.props, createdSeq(workspace, 'node', id))
+      if (nodes.size === BATCH) {
+        yield nodes.line()
+        nodes = new NodeColumnsWriter(workspace)
+      }
     }
-    yield* flush()
+    if (nodes.size > 0) yield nodes.line()
     let rels = emptyColumns(workspace)
     const typeIndex = new Map<string, number>()
     for (const id of store.allRelIds()) {
@@ -98,6 +113,127 @@ export function* graphImage(catalog: GraphCatalog, createdSeq: CreatedSeq): Iter
     }
     if (rels.id.length > 0) yield rels
   }
+}
+
+/** Builds one `graph_nodes` line. */
+class NodeColumnsWriter {
+  private readonly labelSets = new Map<string, number>()
+  private readonly keyOrders = new Map<string, number>()
+  private readonly columns = new Map<string, { kind: 'int' | 'str' | 'any'; values: unknown[] }>()
+  private readonly out: NodeColumns
+
+  constructor(workspace: string) {
+    this.out = {
+      kind: 'graph_nodes',
+      workspace,
+      label_sets: [],
+      key_orders: [],
+      id: [],
+      labels: [],
+      keys: [],
+      props: {},
+      created: [],
+    }
+  }
+
+  get size(): number {
+    return this.out.id.length
+  }
+
+  add(
+    store: GraphStore,
+    id: number,
+    labels: readonly number[],
+    props: ReadonlyMap<number, PropertyValue>,
+    created: number,
+  ): void {
+    const at = this.out.id.length
+    this.out.id.push(id)
+    this.out.created.push(created)
+    const names = store.names
+    this.out.labels.push(
+      index(
+        this.labelSets,
+        this.out.label_sets,
+        labels.map((l) => names.name(l)),
+      ),
+    )
+    const keys: string[] = []
+    props.forEach((value, key) => {
+      const name = names.name(key)
+      keys.push(name)
+      let column = this.columns.get(name)
+      if (column === undefined) {
+        column = {
+          kind: typeof value === 'bigint' ? 'int' : typeof value === 'string' ? 'str' : 'any',
+          values: [],
+        }
+        this.columns.set(name, column)
+      }
+      if (column.kind === 'int' && typeof value !== 'bigint') demote(column)
+      else if (column.kind === 'str' && typeof value !== 'string') demote(column)
+      while (column.values.length < at) column.values.push(null)
+      column.values.push(cell(column.kind, value))
+    })
+    this.out.keys.push(index(this.keyOrders, this.out.key_orders, keys))
+  }
+
+  line(): NodeColumns {
+    const size = this.out.id.length
+    const props: Record<string, PropertyColumnImage> = Object.create(null)
+    for (const [name, column] of this.columns) {
+      while (column.values.length < size) column.values.push(null)
+      // Defined, not assigned: a key named "__proto__" is a column like any other.
+      Object.defineProperty(props, name, {
+        value: { [column.kind]: column.values },
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
+    }
+    this.out.props = props
+    return this.out
+  }
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+
+function cell(kind: 'int' | 'str' | 'any', value: PropertyValue): unknown {
+  if (kind === 'int') {
+    const v = value as bigint
+    return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v.toString()
+  }
+  return kind === 'str' ? value : encodeValue(value)
+}
+
+/** A typed column that met another type: its cells become encoded values. */
+function demote(column: { kind: 'int' | 'str' | 'any'; values: unknown[] }): void {
+  const kind = column.kind
+  column.values = column.values.map((v) =>
+    v === null ? null : encodeValue(kind === 'int' ? BigInt(v as number | string) : (v as string)),
+  )
+  column.kind = 'any'
+}
+
+function index(known: Map<string, number>, list: string[][], items: string[]): number {
+  const key = items.join('\u0000')
+  let at = known.get(key)
+  if (at === undefined) {
+    at = list.length
+    list.push(items)
+    known.set(key, at)
+  }
+  return at
+}
+
+function decodeCell(column: PropertyColumnImage, at: number): PropertyValue | undefined {
+  if ('int' in column) {
+    const v = column.int[at]
+    return v === null || v === undefined ? undefined : BigInt(v)
+  }
+  if ('str' in column) return column.str[at] ?? undefined
+  const v = column.any[at]
+  return v === null || v === undefined ? undefined : decodeValue(v)
 }
 
 function emptyColumns(workspace: string): RelationshipColumns {
@@ -136,6 +272,29 @@ export class GraphImageLoader {
   add(line: GraphImageLine): void {
     if (line.kind === 'graph_counters') {
       this.counters.set(line.workspace, { node: line.next_node_id, rel: line.next_relationship_id })
+      return
+    }
+    if (line.kind === 'graph_nodes') {
+      const store = this.catalog.workspace(line.workspace)
+      const labelSets = line.label_sets.map((names) => names.map((n) => store.names.id(n)))
+      const keyOrders = line.key_orders.map((names) => names.map((n) => store.names.id(n)))
+      const columns = line.key_orders.map((names) =>
+        names.map((n) => ownValue(line.props, n) as PropertyColumnImage),
+      )
+      const created = this.createdColumn(line.workspace, 'node')
+      for (let i = 0; i < line.id.length; i++) {
+        const keys = keyOrders[line.keys[i]!]!
+        const cols = columns[line.keys[i]!]!
+        const values = new Array<PropertyValue>(keys.length)
+        for (let k = 0; k < keys.length; k++) {
+          const value = decodeCell(cols[k]!, i)
+          if (value === undefined) throw new Error(`checkpoint node ${line.id[i]} lacks a value for its key`)
+          values[k] = value
+        }
+        store.restoreNode(line.id[i]!, labelSets[line.labels[i]!]!, keys, values)
+        const seq = line.created[i] ?? 0
+        if (seq > 0) created.set(line.id[i]!, seq)
+      }
       return
     }
     if (line.kind === 'graph_rels') {

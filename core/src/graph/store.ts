@@ -159,6 +159,16 @@ export class GraphStore implements GraphReader {
     if (sequence !== undefined) this.sequence = sequence
   }
 
+  /** Loads one node from a checkpoint image: the same effect as its createNode op, without building one. */
+  restoreNode(
+    id: number,
+    labels: readonly number[],
+    keys: readonly number[],
+    values: readonly PropertyValue[],
+  ): void {
+    this.addNode(id, this.labelSet(labels), PropertyMap.fromDistinct(keys, values))
+  }
+
   /**
    * Loads one relationship from a checkpoint image: the same effect as a createRelationship op, without
    * building one (recovery loads millions of them). Adjacency is added by `finishRestore`, all at once and

@@ -1,0 +1,94 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { GraphStore } from '../graph/store.js'
+import type { PropertyValue } from '../graph/types.js'
+import { openEngine } from './engine.js'
+
+/** Every node as [id, labels, [key, value][] in the node's own order]: types kept (bigint vs number). */
+function dump(store: GraphStore) {
+  return [...store.allNodeIds()].map((id) => {
+    const node = store.node(id)!
+    return [
+      id,
+      node.labels.map((l) => store.names.name(l)),
+      [...node.props].map(([k, v]) => [store.names.name(k), v]),
+    ]
+  })
+}
+
+describe('checkpoint node columns', () => {
+  it('bring back every node with its labels, key order and value types', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'image-')), 'graph')
+    const rows: [string[], [string, PropertyValue][]][] = [
+      [
+        ['A'],
+        [
+          ['k', 1n],
+          ['s', 'x'],
+        ],
+      ],
+      [
+        ['A', 'B'],
+        [
+          ['s', 'y'],
+          ['k', 2n ** 60n],
+        ],
+      ], // other key order; an int beyond 2^53
+      [[], []],
+      [
+        ['B'],
+        [
+          ['k', 'now a string'],
+          ['f', 1.5],
+          ['nan', Number.NaN],
+          ['inf', Number.NEGATIVE_INFINITY],
+        ],
+      ],
+      [
+        ['C'],
+        [
+          ['__proto__', 'own key'],
+          ['list', [1n, 2n]],
+          ['flags', [true, false]],
+          ['b', true],
+        ],
+      ],
+      [
+        ['A'],
+        [
+          ['k', -3n],
+          ['whole', 2.0],
+        ],
+      ],
+    ]
+    const engine = await openEngine({ storage: { mode: 'persistent', dir, requireFsync: false } })
+    await engine.transact('ws', (tx, store) => {
+      for (const [labels, props] of rows)
+        tx.createNode(
+          labels.map((l) => store.names.id(l)),
+          new Map(props.map(([k, v]) => [store.names.id(k), v])),
+        )
+    })
+    const before = await engine.readGraph('ws', dump)
+    await engine.close()
+    const image = readdirSync(join(dir, 'checkpoints'))
+      .map((f) => readFileSync(join(dir, 'checkpoints', f), 'utf8'))
+      .join('\n')
+    expect(image).toContain('"kind":"graph_nodes"')
+    expect(image).not.toContain('"kind":"graph_batch"')
+    const reopened = await openEngine({ storage: { mode: 'persistent', dir, requireFsync: false } })
+    try {
+      expect(await reopened.readGraph('ws', dump)).toEqual(before)
+      const found = await reopened.read(
+        'MATCH (n:A {k: $k}) RETURN n.s AS s',
+        { k: 2n ** 60n },
+        { workspaceId: 'ws' },
+      )
+      expect(found.data?.rows).toEqual([['y']])
+    } finally {
+      await reopened.close()
+    }
+  })
+})
