@@ -92,6 +92,24 @@ describe('GraphStore and Transaction', () => {
     expect(store.node(4)?.in).toEqual([])
   })
 
+  it('restores a hub of 40,000 relationships (grown by push past the preallocation bound) in order', () => {
+    const store = new GraphStore()
+    store.applyCommit({
+      ops: [
+        { op: 'createNode', id: 0, labels: [], props: {} },
+        { op: 'createNode', id: 1, labels: [], props: {} },
+      ],
+    })
+    const type = store.names.id('T')
+    for (let id = 0; id < 40_000; id++) store.restoreRelationship(id, type, 0, id % 2, undefined)
+    store.finishRestore()
+    const out = store.node(0)?.out ?? []
+    expect(out).toHaveLength(40_000)
+    expect(out.every((id, i) => id === i)).toBe(true)
+    expect(store.node(1)?.in).toHaveLength(20_000)
+    expect(store.node(0)?.in.slice(0, 3)).toEqual([0, 2, 4])
+  })
+
   it('publishes a transaction and maintains label, property and adjacency indexes', () => {
     const store = new GraphStore()
     const { a, b, r } = seed(store)

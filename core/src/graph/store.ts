@@ -198,54 +198,44 @@ export class GraphStore implements GraphReader {
   finishRestore(): void {
     const restored = this.restored.take()
     if (restored.length === 0) return
-    const outDegree = new Int32Array(this.nodes.length)
-    const inDegree = new Int32Array(this.nodes.length)
-    for (let i = 0; i < restored.length; i++) {
-      const id = restored[i] as number
-      const start = this.relStarts[id] as number
-      const end = this.relEnds[id] as number
-      outDegree[start] = (outDegree[start] as number) + 1
-      inDegree[end] = (inDegree[end] as number) + 1
-    }
-    const grow = (list: number[], extra: number): number[] => {
-      if (extra === 0) return list
-      if (list.length + extra > PREALLOCATE_MAX) return list === NO_RELS ? [] : list
-      const sized = new Array<number>(list.length + extra)
-      for (let i = 0; i < list.length; i++) sized[i] = list[i] as number
-      return sized
-    }
-    // Fill positions: where the next restored id of each node goes (-1: appended by push).
-    const outAt = new Int32Array(this.nodes.length)
-    const inAt = new Int32Array(this.nodes.length)
+    // Counting sort of the restored ids by endpoint (stable: restore order within a node), then one array per
+    // node copied from its contiguous run: writing millions of ids straight into a million small arrays was
+    // memory-bound on the random accesses.
+    const outRuns = this.runsBy(restored, this.relStarts)
+    const inRuns = this.runsBy(restored, this.relEnds)
     for (let id = 0; id < this.nodes.length; id++) {
       const node = this.nodes[id]
       if (node === undefined) continue
-      const o = outDegree[id] as number
-      const n = inDegree[id] as number
-      outAt[id] = node.out.length + o > PREALLOCATE_MAX ? -1 : node.out.length
-      inAt[id] = node.in.length + n > PREALLOCATE_MAX ? -1 : node.in.length
-      node.out = grow(node.out, o)
-      node.in = grow(node.in, n)
+      node.out = appendRun(
+        node.out,
+        outRuns.ids,
+        outRuns.offsets[id] as number,
+        outRuns.offsets[id + 1] as number,
+      )
+      node.in = appendRun(node.in, inRuns.ids, inRuns.offsets[id] as number, inRuns.offsets[id + 1] as number)
     }
-    for (let i = 0; i < restored.length; i++) {
-      const id = restored[i] as number
-      const start = this.relStarts[id] as number
-      const end = this.relEnds[id] as number
-      const from = (this.nodes[start] as NodeRecord).out
-      const to = (this.nodes[end] as NodeRecord).in
-      const o = outAt[start] as number
-      if (o < 0) from.push(id)
-      else {
-        from[o] = id
-        outAt[start] = o + 1
-      }
-      const n = inAt[end] as number
-      if (n < 0) to.push(id)
-      else {
-        to[n] = id
-        inAt[end] = n + 1
-      }
+  }
+
+  /** `ids` grouped by `endpoint[id]`: the run of node n is ids[offsets[n] .. offsets[n + 1]). */
+  private runsBy(ids: Int32Array, endpoint: Int32Array): { ids: Int32Array; offsets: Int32Array } {
+    const n = this.nodes.length
+    const offsets = new Int32Array(n + 1)
+    for (let i = 0; i < ids.length; i++) {
+      const node = (endpoint[ids[i] as number] as number) + 1
+      offsets[node] = (offsets[node] as number) + 1
     }
+    for (let node = 0; node < n; node++)
+      offsets[node + 1] = (offsets[node + 1] as number) + (offsets[node] as number)
+    const cursor = offsets.slice(0, n)
+    const sorted = new Int32Array(ids.length)
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as number
+      const node = endpoint[id] as number
+      const at = cursor[node] as number
+      sorted[at] = id
+      cursor[node] = at + 1
+    }
+    return { ids: sorted, offsets }
   }
 
   private mustNode(id: number): NodeRecord {
@@ -458,6 +448,21 @@ class RelPropertyColumns {
   clear(id: number): void {
     for (const column of this.byKey.values()) column.delete(id)
   }
+}
+
+/** `list` followed by ids[from .. to), as one exactly sized array (the shared empty list when both are empty). */
+function appendRun(list: number[], ids: Int32Array, from: number, to: number): number[] {
+  if (to === from) return list
+  const size = list.length + (to - from)
+  // Beyond this V8 may make `new Array(n)` sparse: grow by push instead.
+  const out = size > PREALLOCATE_MAX ? list.slice() : new Array<number>(size)
+  if (size > PREALLOCATE_MAX) {
+    for (let i = from; i < to; i++) out.push(ids[i] as number)
+    return out
+  }
+  for (let i = 0; i < list.length; i++) out[i] = list[i] as number
+  for (let i = from, at = list.length; i < to; i++, at++) out[at] = ids[i] as number
+  return out
 }
 
 /** A growable list of ids in an Int32Array (millions of restored relationships cost 4 bytes each). */
