@@ -4,8 +4,9 @@
 import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openEngine } from '@service/core'
 
+// BENCH_CORE: another build of the core package to compare against (a path to its dist/index.js).
+const { openEngine } = await import(process.env.BENCH_CORE ?? '@service/core')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const LEVELS = (process.env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number)
 const root = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'bench-storage-single-'))

@@ -52,13 +52,13 @@ export interface RunOptions {
 
 export interface CypherEngineOptions {
   budgets?: Partial<CypherBudgets>
-  /** Async work between prepare and publish (the WAL append + fsync); a throw publishes nothing. */
+  /** Work between prepare and publish (the WAL append); a throw publishes nothing. May be async. */
   beforePublish?: (
     commit: CommitRecord,
     workspaceId: string,
     sequence: number,
     context: unknown,
-  ) => Promise<void>
+  ) => Promise<void> | void
   /** Parsed plans kept by query text. */
   planCacheSize?: number
 }
@@ -159,7 +159,8 @@ export class CypherEngine {
         const sequence = store.sequence + 1
         if (this.options.beforePublish) {
           try {
-            await this.options.beforePublish(commit, workspaceId, sequence, context)
+            const logged = this.options.beforePublish(commit, workspaceId, sequence, context)
+            if (logged !== undefined) await logged
           } catch (error) {
             if (isEngineError(error)) throw error
             throw new EngineError(
