@@ -426,7 +426,7 @@ class EngineImpl implements Engine {
     const call = checkCallShape(input)
     const workspaceId = call.workspaceId ?? DEFAULT_WORKSPACE_ID
     // Without a session there is nothing to audit: skip building the audit input for every request.
-    if (call.sessionId === undefined) return this.runCypher(call, workspaceId)
+    if (call.sessionId === undefined) return await this.runCypher(call, workspaceId)
     return this.audited(
       call.sessionId,
       workspaceId,
@@ -510,7 +510,7 @@ class EngineImpl implements Engine {
     if (entered !== undefined) await entered
     const pending: PendingDurability = { durables: [], commits: [] }
     options.context = pending
-    const result = await this.cypherEngine.run(request, options)
+    const { result } = await this.cypherEngine.execute(request, options)
     await this.afterWrite(pending, call.sessionId, undefined)
     return result
   }
