@@ -279,7 +279,9 @@ export class CypherEngine {
     const warnings = new Set<string>()
     const jsonRows = rows.map((row) => row.map((value) => toJson(value, ctx.graph, warnings)))
     const payload =
-      jsonRows.length === 0 && plan.columns.length === 0 ? EMPTY_PAYLOAD_BYTES : payloadBytes(plan.columns, jsonRows)
+      jsonRows.length === 0 && plan.columns.length === 0
+        ? EMPTY_PAYLOAD_BYTES
+        : payloadBytes(plan.columns, jsonRows)
     if (payload > this.budgets.maxPayloadBytes)
       throw budgetError('payload_bytes', payload, this.budgets.maxPayloadBytes)
     return {

@@ -66,7 +66,6 @@ export class WalWriter {
   private splitAt = 0
   /** When the current cohort started appending onto an idle disk (-1: it did not), for the split decision. */
   private cohortStart = -1
-  private lastSyncMs = Number.POSITIVE_INFINITY
   private readonly idleWaiters: (() => void)[] = []
   private failure: Error | null = null
   private segmentSize = 0
@@ -170,10 +169,10 @@ export class WalWriter {
         return
       }
       this.fsyncs++
-      this.lastSyncMs = performance.now() - started
+      const syncMs = performance.now() - started
       const more = this.pending.lines.length > 0
-      // A cohort that comes back alone is split next time if its work outlasted an fsync (see class doc).
-      if (!more && lines.length >= 2 && cohortMs > this.lastSyncMs) this.splitAt = Math.ceil(lines.length / 2)
+      // A cohort that comes back alone (nothing collected meanwhile) may be split on its next round.
+      if (!more) this.splitAt = cohortSplit(lines.length, cohortMs, syncMs)
       this.batchDurable(lastSeq, batch)
       // What collected meanwhile is the next batch: its writers are all waiting, so sync it now.
       if (more && !this.syncing) this.flush()
@@ -231,6 +230,16 @@ export class WalWriter {
   injectFailure(error: Error): void {
     this.failure = error
   }
+}
+
+/**
+ * Where to split the next round of a cohort of `records` writers that came back together after one fsync
+ * (0: do not split). If their work took longer than the fsync, syncing the first half while the second half
+ * works hides the fsync behind the work, and the halves keep alternating; otherwise one batch per fsync is
+ * the faster schedule.
+ */
+export function cohortSplit(records: number, cohortMs: number, syncMs: number): number {
+  return records >= 2 && cohortMs > syncMs ? Math.ceil(records / 2) : 0
 }
 
 /** Writes all of `text` (a short write is retried from where it stopped); returns the bytes written. */
