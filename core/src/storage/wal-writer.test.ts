@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { listSegments } from './wal-reader.js'
 import { encodeWalRecord, type WalRecord } from './wal-record.js'
-import { cohortSplit, WalWriter } from './wal-writer.js'
+import { splitPays, WalWriter } from './wal-writer.js'
 
 const openWriter = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wal-writer-'))
@@ -84,10 +84,8 @@ describe('WAL writer group commit', () => {
 })
 
 describe('cohort split', () => {
-  it('splits a cohort in halves only when its work outlasted the fsync', () => {
-    expect(cohortSplit(64, 2, 0.5)).toBe(32)
-    expect(cohortSplit(7, 2, 0.5)).toBe(4)
-    expect(cohortSplit(64, 0.2, 0.5)).toBe(0)
-    expect(cohortSplit(1, 2, 0.5)).toBe(0)
+  it('pays when the work between two fsyncs outlasts an fsync', () => {
+    expect(splitPays(2, 0.5)).toBe(true)
+    expect(splitPays(0.2, 0.5)).toBe(false)
   })
 })

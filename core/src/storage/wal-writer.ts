@@ -51,9 +51,10 @@ export interface WalListener {
  * and every later append fails too.
  *
  * Pipelining: the write of a batch is synchronous (page cache) and only the fdatasync runs on the thread
- * pool, so the next batch collects while one is being synced. When a whole cohort of writers comes back
- * together and its work took longer than an fsync, the first half is started on its own, so the disk syncs
- * one half while the CPU prepares the other instead of the two taking turns.
+ * pool, so the next batch collects while one is being synced. Writers woken by one fsync come back together
+ * (a cohort). If a cohort's work takes longer than an fsync, its first half is synced on its own while the
+ * second half works, and from then on the halves alternate, the disk syncing one while the CPU serves the
+ * other; once an fsync outlasts the work of both halves, they are merged into one batch again.
  */
 export class WalWriter {
   private fd: number | null = null
@@ -64,8 +65,10 @@ export class WalWriter {
   private scheduled = false
   /** Pending count at which a flush starts before the tick ends (0: wait for the tick to end). */
   private splitAt = 0
-  /** When the current cohort started appending onto an idle disk (-1: it did not), for the split decision. */
-  private cohortStart = -1
+  /** When the writers of the last durable batch were woken, and when the last record was appended: the
+   * difference is how long those writers worked before waiting again. */
+  private wokeAt = 0
+  private appendedAt = 0
   private readonly idleWaiters: (() => void)[] = []
   private failure: Error | null = null
   private segmentSize = 0
@@ -120,16 +123,19 @@ export class WalWriter {
     const seq = this.nextSeq++
     const batch = this.pending
     const count = batch.lines.push(encodeWalRecord({ seq, tx, at: this.options.now(), kind, body }))
+    this.appendedAt = performance.now()
     if (!this.syncing) {
-      if (count === 1) this.cohortStart = performance.now()
       if (count === this.splitAt) this.flush()
-      else if (!this.scheduled) {
-        // Let every append of this tick join the same write.
-        this.scheduled = true
-        setImmediate(this.endOfTick)
-      }
+      else this.flushAtEndOfTick()
     }
     return { seq, tx, durable: batch.durable }
+  }
+
+  /** Lets every append of this tick join the same write. */
+  private flushAtEndOfTick(): void {
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(this.endOfTick)
   }
 
   private readonly endOfTick = (): void => {
@@ -160,8 +166,6 @@ export class WalWriter {
     }
     this.syncing = true
     const started = performance.now()
-    const cohortMs = this.cohortStart < 0 ? 0 : started - this.cohortStart
-    this.cohortStart = -1
     fdatasync(this.fd!, (error) => {
       this.syncing = false
       if (error !== null) {
@@ -169,13 +173,20 @@ export class WalWriter {
         return
       }
       this.fsyncs++
-      const syncMs = performance.now() - started
-      const more = this.pending.lines.length > 0
-      // A cohort that comes back alone (nothing collected meanwhile) may be split on its next round.
-      if (!more) this.splitAt = cohortSplit(lines.length, cohortMs, syncMs)
+      const now = performance.now()
+      const syncMs = now - started
+      const workMs = this.appendedAt - this.wokeAt
+      // What collected meanwhile came from the other half of a split cohort (whose work was `workMs`).
+      const halves = this.pending.lines.length > 0
+      let pipeline = false
+      if (halves) pipeline = splitPays(2 * workMs, syncMs)
+      else this.splitAt = splitPays(workMs, syncMs) ? Math.ceil(lines.length / 2) : 0
+      this.wokeAt = now
       this.batchDurable(lastSeq, batch)
-      // What collected meanwhile is the next batch: its writers are all waiting, so sync it now.
-      if (more && !this.syncing) this.flush()
+      if (!halves || this.syncing) return
+      // Sync the other half now while this one works, or let this one join it at the end of the tick.
+      if (pipeline) this.flush()
+      else this.flushAtEndOfTick()
     })
   }
 
@@ -233,13 +244,12 @@ export class WalWriter {
 }
 
 /**
- * Where to split the next round of a cohort of `records` writers that came back together after one fsync
- * (0: do not split). If their work took longer than the fsync, syncing the first half while the second half
- * works hides the fsync behind the work, and the halves keep alternating; otherwise one batch per fsync is
- * the faster schedule.
+ * Whether a cohort of writers whose work takes `workMs` between two fsyncs of `syncMs` goes faster in two
+ * alternating halves: per round that costs max(work/2, sync) twice against work + sync in one batch, which
+ * is less exactly when the work outlasts the fsync.
  */
-export function cohortSplit(records: number, cohortMs: number, syncMs: number): number {
-  return records >= 2 && cohortMs > syncMs ? Math.ceil(records / 2) : 0
+export function splitPays(workMs: number, syncMs: number): boolean {
+  return workMs > syncMs
 }
 
 /** Writes all of `text` (a short write is retried from where it stopped); returns the bytes written. */
