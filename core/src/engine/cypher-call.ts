@@ -19,7 +19,10 @@ export interface CallShape {
  * (in a copy; the call itself when nothing needed trimming).
  */
 export function checkCallShape<T extends CallShape>(call: T): T {
-  if (call.query.trim() === '') throw new EngineError('INVALID_QUERY', 'query must not be blank', 'invalid')
+  // A query that starts with a printable ASCII character is not blank; only the others need trimming.
+  const first = call.query.charCodeAt(0)
+  if (!(first > 32 && first < 127) && call.query.trim() === '')
+    throw new EngineError('INVALID_QUERY', 'query must not be blank', 'invalid')
   let trimmed: T | undefined
   for (const [key, field, code] of IDS) {
     const value = call[key]
