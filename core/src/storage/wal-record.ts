@@ -15,15 +15,16 @@ const sha256 = (text: string) => hash('sha256', text, 'hex')
 
 /**
  * Encodes a record as one line ending in `,"sha256":"<hex>"}\n`, the digest covering everything before it,
- * so a torn or altered line is detected without a second file. The text is exactly
- * `JSON.stringify({seq, tx, at, kind, body})` without its closing brace, assembled field by field so the
- * record object is not copied once per commit.
+ * so a torn or altered line is detected without a second file.
  */
 export function encodeWalRecord(record: WalRecord): string {
-  const { seq, at, body } = record
-  const atText = Number.isSafeInteger(at) ? String(at) : JSON.stringify(at)
-  const bodyText = body === undefined ? '' : `,"body":${JSON.stringify(body)}`
-  const prefix = `{"seq":${seq},"tx":${JSON.stringify(record.tx)},"at":${atText},"kind":${JSON.stringify(record.kind)}${bodyText}`
+  const prefix = JSON.stringify({
+    seq: record.seq,
+    tx: record.tx,
+    at: record.at,
+    kind: record.kind,
+    body: record.body,
+  }).slice(0, -1)
   return `${prefix},"sha256":"${sha256(prefix)}"}\n`
 }
 
