@@ -52,13 +52,13 @@ export interface RunOptions {
 
 export interface CypherEngineOptions {
   budgets?: Partial<CypherBudgets>
-  /** Async work between prepare and publish (the WAL append + fsync); a throw publishes nothing. */
+  /** Work between prepare and publish (the WAL append); a throw publishes nothing. May be async. */
   beforePublish?: (
     commit: CommitRecord,
     workspaceId: string,
     sequence: number,
     context: unknown,
-  ) => Promise<void>
+  ) => Promise<void> | void
   /** Parsed plans kept by query text. */
   planCacheSize?: number
 }
@@ -84,6 +84,9 @@ export class CypherEngine {
   readonly budgets: CypherBudgets
   private readonly cache = new Map<string, Plan>()
   private readonly cacheSize: number
+  /** The most recently used cache entry (its LRU position needs no update). */
+  private lastQuery: string | undefined
+  private lastPlan: Plan | undefined
 
   constructor(
     private readonly catalog: GraphCatalog,
@@ -99,18 +102,20 @@ export class CypherEngine {
 
   async execute(request: CypherRequest, options: RunOptions = {}): Promise<CypherOutcome> {
     try {
-      return await this.executeOrThrow(request, options.signal, options.deadline, options.context)
+      const outcome = this.executeOrThrow(request, options.signal, options.deadline, options.context)
+      return outcome instanceof Promise ? await outcome : outcome
     } catch (error) {
       return failure(error)
     }
   }
 
-  private async executeOrThrow(
+  /** Synchronous for reads and validation; writes return the promise of their turn in the writer queue. */
+  private executeOrThrow(
     request: CypherRequest,
     signal: AbortSignal | undefined,
     deadline?: number,
     context?: unknown,
-  ): Promise<CypherOutcome> {
+  ): CypherOutcome | Promise<CypherOutcome> {
     const budgets = this.budgets
     const query = request.query
     if (query.length > budgets.maxQueryLength) {
@@ -148,7 +153,8 @@ export class CypherEngine {
     if (!write) {
       const ctx = this.context(store, undefined, params, signal, deadline)
       const outcome = this.collect(plan, ctx)
-      return { ...outcome, classification: 'read' }
+      outcome.classification = 'read'
+      return outcome
     }
     return store.exclusive(async () => {
       const tx = store.begin()
@@ -159,7 +165,8 @@ export class CypherEngine {
         const sequence = store.sequence + 1
         if (this.options.beforePublish) {
           try {
-            await this.options.beforePublish(commit, workspaceId, sequence, context)
+            const logged = this.options.beforePublish(commit, workspaceId, sequence, context)
+            if (logged !== undefined) await logged
           } catch (error) {
             if (isEngineError(error)) throw error
             throw new EngineError(
@@ -174,16 +181,21 @@ export class CypherEngine {
         }
         store.publish(commit, sequence)
       }
-      return { ...outcome, classification: 'write' as const }
+      outcome.classification = 'write'
+      return outcome
     })
   }
 
   /** Parses and plans with the LRU cache; compile errors propagate as CypherError. */
   plan(query: string): Plan {
+    // The same query again (a writer in a loop): it is already the most recent entry.
+    if (query === this.lastQuery) return this.lastPlan!
     const cached = this.cache.get(query)
     if (cached !== undefined) {
       this.cache.delete(query)
       this.cache.set(query, cached)
+      this.lastQuery = query
+      this.lastPlan = cached
       return cached
     }
     const { plan, errors } = planQuery(query, {
@@ -195,6 +207,8 @@ export class CypherEngine {
       throw errors[0] ?? new CypherError('CYPHER_SYNTAX_ERROR', 'invalid query', 'compile')
     this.cache.set(query, plan)
     if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value as string)
+    this.lastQuery = query
+    this.lastPlan = plan
     return plan
   }
 
@@ -247,8 +261,7 @@ export class CypherEngine {
       ticks: 0,
       loaded: 0,
       adjacency: 0,
-      warnings: new Set(),
-      regexCache: new Map(),
+      regexCache: undefined,
     }
   }
 
@@ -263,8 +276,12 @@ export class CypherEngine {
       return true
     })
     checkHotRecords(rows, this.budgets)
-    const jsonRows = rows.map((row) => row.map((value) => toJson(value, ctx.graph, ctx.warnings)))
-    const payload = payloadBytes(plan.columns, jsonRows)
+    const warnings = new Set<string>()
+    const jsonRows = rows.map((row) => row.map((value) => toJson(value, ctx.graph, warnings)))
+    const payload =
+      jsonRows.length === 0 && plan.columns.length === 0
+        ? EMPTY_PAYLOAD_BYTES
+        : payloadBytes(plan.columns, jsonRows)
     if (payload > this.budgets.maxPayloadBytes)
       throw budgetError('payload_bytes', payload, this.budgets.maxPayloadBytes)
     return {
@@ -273,7 +290,7 @@ export class CypherEngine {
         data: { columns: plan.columns, rows: jsonRows },
         mutation_summary: ctx.stats,
         validation_errors: [],
-        warnings: [...ctx.warnings],
+        warnings: warnings.size === 0 ? [] : [...warnings],
       },
       raw: { columns: plan.columns, rows, graph: ctx.graph },
     }
@@ -282,6 +299,7 @@ export class CypherEngine {
 
 /** Distinct nodes and relationships a result materialises, against the hot-record bounds. */
 function checkHotRecords(rows: Value[][], budgets: CypherBudgets): void {
+  if (rows.length === 0) return
   const nodes = new Set<number>()
   const rels = new Set<number>()
   const visit = (value: Value): void => {
@@ -302,6 +320,9 @@ function checkHotRecords(rows: Value[][], budgets: CypherBudgets): void {
 function payloadBytes(columns: string[], rows: unknown[][]): number {
   return Buffer.byteLength(JSON.stringify({ columns, rows }), 'utf8')
 }
+
+/** A write without RETURN answers this every time. */
+const EMPTY_PAYLOAD_BYTES = payloadBytes([], [])
 
 function validationError(error: CypherError): CypherValidationError {
   return {

@@ -7,6 +7,7 @@ export {
   type CypherRequest,
   type CypherResult,
   type CypherValidationError,
+  type RunOptions,
 } from './engine.js'
 export { CypherError, type CypherErrorPhase, type SourcePosition } from './errors.js'
 export { type CypherBudgets, DEFAULT_BUDGETS, type MutationSummary } from './executor/context.js'

@@ -134,6 +134,7 @@ const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[*+}](?:[^()\\]|\\.)*\)\s*(?:[*+]|\
 export function regexMatch(a: Value, b: Value, ctx: ExecContext): boolean | null {
   if (a === null || b === null) return null
   if (typeof a !== 'string' || typeof b !== 'string') return null
+  ctx.regexCache ??= new Map()
   let regex = ctx.regexCache.get(b)
   if (regex === undefined) {
     regex = compileRegex(b)

@@ -15,16 +15,23 @@ export interface CallShape {
 
 /**
  * The request-shape checks every door applies before the query is looked at (the reference answers them with
- * 400): a blank query, and a workspace, session or budget id that is given but blank. Ids come back trimmed.
+ * 400): a blank query, and a workspace, session or budget id that is given but blank. Ids come back trimmed
+ * (in a copy; the call itself when nothing needed trimming).
  */
 export function checkCallShape<T extends CallShape>(call: T): T {
-  if (call.query.trim() === '') throw new EngineError('INVALID_QUERY', 'query must not be blank', 'invalid')
-  const trimmed = { ...call }
+  // A query that starts with a printable ASCII character is not blank; only the others need trimming.
+  const first = call.query.charCodeAt(0)
+  if (!(first > 32 && first < 127) && call.query.trim() === '')
+    throw new EngineError('INVALID_QUERY', 'query must not be blank', 'invalid')
+  let trimmed: T | undefined
   for (const [key, field, code] of IDS) {
     const value = call[key]
     if (value === undefined) continue
-    if (value.trim() === '') throw new EngineError(code, `${field} must not be blank`, 'invalid')
-    trimmed[key] = value.trim() as T[typeof key]
+    const bare = value.trim()
+    if (bare === '') throw new EngineError(code, `${field} must not be blank`, 'invalid')
+    if (bare === value) continue
+    trimmed ??= { ...call }
+    trimmed[key] = bare as T[typeof key]
   }
-  return trimmed
+  return trimmed ?? call
 }

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import type { CypherBudgets } from '../cypher/index.js'
-import { CypherEngine, type CypherMode, type CypherResult } from '../cypher/index.js'
+import {
+  CypherEngine,
+  type CypherMode,
+  type CypherRequest,
+  type CypherResult,
+  type RunOptions,
+} from '../cypher/index.js'
 import { EngineError, isEngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID, GraphCatalog } from '../graph/catalog.js'
 import type { CommitRecord } from '../graph/commit.js'
@@ -254,7 +260,7 @@ class EngineImpl implements Engine {
     this.ledgers.define(this.ref.state)
     this.cypherEngine = new CypherEngine(this.catalog, {
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
-      beforePublish: async (commit, workspaceId, _sequence, context) =>
+      beforePublish: (commit, workspaceId, _sequence, context) =>
         this.logCommit(commit, workspaceId, context as PendingDurability | undefined),
     })
   }
@@ -273,12 +279,13 @@ class EngineImpl implements Engine {
     return this.storage === null ? this.localSeq : this.storage.lastSeq
   }
 
-  private async logCommit(
+  /** Synchronous: the commit publishes right after, in the same tick, so no await sits in between. */
+  private logCommit(
     commit: CommitRecord,
     workspaceId: string,
     pending: PendingDurability | undefined,
     ledgers: LedgerEntry[] = [],
-  ): Promise<void> {
+  ): void {
     const storage = this.storage
     if (storage === null) {
       const seq = ++this.localSeq
@@ -292,16 +299,9 @@ class EngineImpl implements Engine {
     const appended = storage.append('graph', body)
     if (commit.ops.length > 0) this.temporal.capture(workspaceId, commit, appended.seq)
     pending?.commits.push({ seq: appended.seq, tx: appended.tx, workspace: workspaceId, ops: commit.ops })
-    this.gate.published()
-    const durable = appended.durable.then(
-      () => this.gate.durable(),
-      (error: Error) => {
-        this.gate.fail(error)
-        throw error
-      },
-    )
-    durable.catch(() => {})
-    pending?.durables.push(durable)
+    // The log tells the gate per batch (see open()); the promise is shared by the batch's records.
+    this.gate.published(appended.seq)
+    pending?.durables.push(appended.durable)
   }
 
   async open(): Promise<void> {
@@ -360,6 +360,10 @@ class EngineImpl implements Engine {
       },
     )
     finishImage()
+    this.storage.listen({
+      durable: (seq) => this.gate.durable(seq),
+      failed: (error) => this.gate.logFailed(error),
+    })
   }
 
   private applyWalRecord(record: WalRecord): void {
@@ -422,6 +426,8 @@ class EngineImpl implements Engine {
     this.assertOpen()
     const call = checkCallShape(input)
     const workspaceId = call.workspaceId ?? DEFAULT_WORKSPACE_ID
+    // Without a session there is nothing to audit: skip building the audit input for every request.
+    if (call.sessionId === undefined) return await this.runCypher(call, workspaceId)
     return this.audited(
       call.sessionId,
       workspaceId,
@@ -486,16 +492,11 @@ class EngineImpl implements Engine {
 
   private async runCypher(call: CypherCall, workspaceId: string): Promise<CypherResult> {
     // (the session id rides along in `call` so committed writes become timeshots)
-    const request = {
-      query: call.query,
-      mode: call.mode,
-      workspaceId,
-      ...(call.params ? { params: call.params } : {}),
-    }
-    const options = {
-      ...(call.signal ? { signal: call.signal } : {}),
-      ...(call.deadline ? { deadline: call.deadline } : {}),
-    }
+    const request: CypherRequest = { query: call.query, mode: call.mode, workspaceId }
+    if (call.params) request.params = call.params
+    const options: RunOptions = {}
+    if (call.signal) options.signal = call.signal
+    if (call.deadline) options.deadline = call.deadline
     if (call.mode === 'validate') return this.cypherEngine.run(request, options)
     if (!this.isWrite(call)) {
       await this.gate.enterRead()
@@ -506,9 +507,11 @@ class EngineImpl implements Engine {
         this.gate.exitRead()
       }
     }
-    await this.gate.enterWrite()
+    const entered = this.gate.enterWrite()
+    if (entered !== undefined) await entered
     const pending: PendingDurability = { durables: [], commits: [] }
-    const result = await this.cypherEngine.run(request, { ...options, context: pending })
+    options.context = pending
+    const { result } = await this.cypherEngine.execute(request, options)
     await this.afterWrite(pending, call.sessionId, undefined)
     return result
   }
@@ -524,8 +527,11 @@ class EngineImpl implements Engine {
       const store = this.catalog.workspace(c.workspace)
       for (const index of this.derived) index.onCommit(c.workspace, store, c.ops)
     }
+    const durables = pending.durables
     try {
-      await Promise.all(pending.durables)
+      // A batch's records share one promise, so there is mostly one to wait for.
+      if (durables.length === 1) await durables[0]
+      else if (durables.length > 1) await Promise.all(durables)
     } catch (error) {
       throw isEngineError(error)
         ? error
@@ -568,7 +574,7 @@ class EngineImpl implements Engine {
       const value = fn(tx, store, writer)
       const commit = tx.prepare()
       if (commit.ops.length > 0 || entries.length > 0) {
-        await this.logCommit(commit, workspaceId, pending, entries)
+        this.logCommit(commit, workspaceId, pending, entries)
         if (commit.ops.length > 0) store.publish(commit, store.sequence + 1)
         this.ledgers.apply(entries)
       }

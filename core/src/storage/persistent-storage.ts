@@ -24,7 +24,7 @@ import {
 } from './manifest.js'
 import { listSegments, scanWal, WAL_DIR, type WalDamage } from './wal-reader.js'
 import type { WalRecord } from './wal-record.js'
-import { type Appended, WalWriter } from './wal-writer.js'
+import { type Appended, type WalListener, WalWriter } from './wal-writer.js'
 
 export interface ReplaySink {
   /** One record line of a checkpoint image, as the engine wrote it. */
@@ -243,6 +243,11 @@ export class PersistentStorage {
 
   append(kind: string, body: unknown, tx?: string): Appended {
     return this.wal.append(kind, body, tx)
+  }
+
+  /** Told once per durable batch and on failure, before the batch's writers wake. */
+  listen(listener: WalListener): void {
+    this.wal.listener = listener
   }
 
   private walBytes(): number {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import { type FileHandle, open } from 'node:fs/promises'
+import { closeSync, fdatasync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import { fsyncDirectory } from './atomic-file.js'
@@ -14,9 +13,19 @@ export interface Appended {
   durable: Promise<void>
 }
 
-interface Waiter {
-  resolve: () => void
-  reject: (error: Error) => void
+/** The records of one write+fsync share one promise: no promise or callback per record. */
+class Batch {
+  resolve!: () => void
+  reject!: (error: Error) => void
+  readonly durable = new Promise<void>((resolve, reject) => {
+    this.resolve = resolve
+    this.reject = reject
+  })
+  lines: string[] = []
+  constructor() {
+    // A caller that stops waiting (its request failed first) must not leave an unhandled rejection.
+    this.durable.catch(() => {})
+  }
 }
 
 export interface WalWriterOptions {
@@ -27,17 +36,40 @@ export interface WalWriterOptions {
   now: () => number
 }
 
+/** Told once per batch, before the batch's writers wake. */
+export interface WalListener {
+  /** Everything up to `seq` is on disk. */
+  durable(seq: number): void
+  /** The log failed; nothing above the last `durable` sequence will ever be. */
+  failed(error: Error): void
+}
+
 /**
  * Appends records to the live segment with group commit: every record appended while a write+fsync is in
  * flight joins the next one, so concurrent writers share one fsync. After any write or fsync failure the
  * log is poisoned (fail-stop, as databases do after a failed fsync: the page cache can no longer be trusted)
  * and every later append fails too.
+ *
+ * Pipelining: the write of a batch is synchronous (page cache) and only the fdatasync runs on the thread
+ * pool, so the next batch collects while one is being synced. Writers woken by one fsync come back together
+ * (a cohort). If a cohort's work takes longer than an fsync, its first half is synced on its own while the
+ * second half works, and from then on the halves alternate, the disk syncing one while the CPU serves the
+ * other; once an fsync outlasts the work of both halves, they are merged into one batch again.
  */
 export class WalWriter {
-  private handle: FileHandle | null = null
-  private pendingLines: string[] = []
-  private pendingWaiters: Waiter[] = []
-  private flushing: Promise<void> | null = null
+  private fd: number | null = null
+  private pending = new Batch()
+  /** A batch is written and its fdatasync is in flight. */
+  private syncing = false
+  /** An end-of-tick flush is scheduled. */
+  private scheduled = false
+  /** Pending count at which a flush starts before the tick ends (0: wait for the tick to end). */
+  private splitAt = 0
+  /** When the writers of the last durable batch were woken, and when the last record was appended: the
+   * difference is how long those writers worked before waiting again. */
+  private wokeAt = 0
+  private appendedAt = 0
+  private readonly idleWaiters: (() => void)[] = []
   private failure: Error | null = null
   private segmentSize = 0
   private nextSeq: number
@@ -45,6 +77,7 @@ export class WalWriter {
   durableSeq: number
   bytesWritten = 0
   fsyncs = 0
+  listener: WalListener | null = null
 
   private constructor(
     private readonly options: WalWriterOptions,
@@ -57,7 +90,7 @@ export class WalWriter {
   static async open(options: WalWriterOptions, lastSeq: number): Promise<WalWriter> {
     const writer = new WalWriter(options, lastSeq)
     mkdirSync(join(options.dir, WAL_DIR), { recursive: true })
-    await writer.startSegment(lastSeq + 1)
+    writer.startSegment(lastSeq + 1)
     return writer
   }
 
@@ -70,11 +103,12 @@ export class WalWriter {
   }
 
   /** Starts a fresh segment named by its first sequence (recovery truncated or sealed the previous ones). */
-  private async startSegment(firstSeq: number): Promise<void> {
-    await this.handle?.close()
+  private startSegment(firstSeq: number): void {
+    if (this.fd !== null) closeSync(this.fd)
+    this.fd = null
     const path = join(this.options.dir, WAL_DIR, segmentName(firstSeq))
-    this.handle = await open(path, 'a')
-    this.segmentSize = (await this.handle.stat()).size
+    this.fd = openSync(path, 'a')
+    this.segmentSize = fstatSync(this.fd).size
     fsyncDirectory(join(this.options.dir, WAL_DIR))
   }
 
@@ -87,64 +121,143 @@ export class WalWriter {
       )
     }
     const seq = this.nextSeq++
-    this.pendingLines.push(encodeWalRecord({ seq, tx, at: this.options.now(), kind, body }))
-    const durable = new Promise<void>((resolve, reject) => this.pendingWaiters.push({ resolve, reject }))
-    // Let every append of this tick join the same write.
-    if (this.flushing === null)
-      this.flushing = new Promise((r) => setImmediate(r)).then(() => this.flushLoop())
-    return { seq, tx, durable }
-  }
-
-  private async flushLoop(): Promise<void> {
-    while (this.pendingLines.length > 0) {
-      const lines = this.pendingLines
-      const waiters = this.pendingWaiters
-      const lastSeq = this.nextSeq - 1
-      this.pendingLines = []
-      this.pendingWaiters = []
-      try {
-        if (this.failure !== null) throw this.failure
-        const data = Buffer.from(lines.join(''), 'utf8')
-        await this.handle!.write(data, 0, data.length)
-        if (this.options.requireFsync) {
-          await this.handle!.datasync()
-          this.fsyncs++
-        }
-        this.segmentSize += data.length
-        this.bytesWritten += data.length
-        this.durableSeq = lastSeq
-        for (const w of waiters) w.resolve()
-        if (this.segmentSize >= this.options.segmentBytes) await this.startSegment(lastSeq + 1)
-      } catch (error) {
-        this.failure ??= error as Error
-        const failure = new EngineError(
-          'DURABILITY_FAILED',
-          `write-ahead log append failed: ${(error as Error).message}`,
-          'unavailable',
-          { cause: error },
-        )
-        for (const w of waiters) w.reject(failure)
-        for (const w of this.pendingWaiters) w.reject(failure)
-        this.pendingWaiters = []
-        this.pendingLines = []
-      }
+    const batch = this.pending
+    const count = batch.lines.push(encodeWalRecord({ seq, tx, at: this.options.now(), kind, body }))
+    this.appendedAt = performance.now()
+    if (!this.syncing) {
+      if (count === this.splitAt) this.flush()
+      else this.flushAtEndOfTick()
     }
-    this.flushing = null
+    return { seq, tx, durable: batch.durable }
   }
 
-  /** Waits for everything appended so far to be on disk. */
+  /** Lets every append of this tick join the same write. */
+  private flushAtEndOfTick(): void {
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(this.endOfTick)
+  }
+
+  private readonly endOfTick = (): void => {
+    this.scheduled = false
+    if (!this.syncing && this.pending.lines.length > 0) this.flush()
+  }
+
+  /** Writes every pending line at once and starts their fdatasync. */
+  private flush(): void {
+    const batch = this.pending
+    const lines = batch.lines
+    const lastSeq = this.nextSeq - 1
+    this.pending = new Batch()
+    this.splitAt = 0
+    let bytes = 0
+    try {
+      if (this.failure !== null) throw this.failure
+      bytes = writeAll(this.fd!, lines.length === 1 ? lines[0]! : lines.join(''))
+    } catch (error) {
+      this.fail(error as Error, batch)
+      return
+    }
+    this.segmentSize += bytes
+    this.bytesWritten += bytes
+    if (!this.options.requireFsync) {
+      this.batchDurable(lastSeq, batch)
+      return
+    }
+    this.syncing = true
+    const started = performance.now()
+    fdatasync(this.fd!, (error) => {
+      this.syncing = false
+      if (error !== null) {
+        this.fail(error, batch)
+        return
+      }
+      this.fsyncs++
+      const now = performance.now()
+      const syncMs = now - started
+      const workMs = this.appendedAt - this.wokeAt
+      // What collected meanwhile came from the other half of a split cohort (whose work was `workMs`).
+      const halves = this.pending.lines.length > 0
+      let pipeline = false
+      if (halves) pipeline = splitPays(2 * workMs, syncMs)
+      else this.splitAt = splitPays(workMs, syncMs) ? Math.ceil(lines.length / 2) : 0
+      this.wokeAt = now
+      this.batchDurable(lastSeq, batch)
+      if (!halves || this.syncing) return
+      // Sync the other half now while this one works, or let this one join it at the end of the tick.
+      if (pipeline) this.flush()
+      else this.flushAtEndOfTick()
+    })
+  }
+
+  private batchDurable(lastSeq: number, batch: Batch): void {
+    this.durableSeq = lastSeq
+    try {
+      if (this.segmentSize >= this.options.segmentBytes) this.startSegment(lastSeq + 1)
+    } catch (error) {
+      // The batch is on disk; only the next one cannot be written.
+      this.failure ??= error as Error
+    }
+    this.listener?.durable(lastSeq)
+    batch.resolve()
+    if (this.pending.lines.length === 0) this.wakeIdle()
+  }
+
+  private fail(error: Error, batch: Batch): void {
+    this.failure ??= error
+    this.listener?.failed(error)
+    const failure = new EngineError(
+      'DURABILITY_FAILED',
+      `write-ahead log append failed: ${error.message}`,
+      'unavailable',
+      { cause: error },
+    )
+    batch.reject(failure)
+    this.pending.reject(failure)
+    this.pending = new Batch()
+    this.wakeIdle()
+  }
+
+  private wakeIdle(): void {
+    if (this.idleWaiters.length === 0) return
+    const idle = this.idleWaiters.splice(0)
+    for (const wake of idle) wake()
+  }
+
+  /** Waits for everything appended so far to be on disk (or to have failed). */
   async drain(): Promise<void> {
-    while (this.flushing !== null) await this.flushing
+    while (this.syncing || this.pending.lines.length > 0) {
+      await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
+    }
   }
 
   async close(): Promise<void> {
     await this.drain()
-    await this.handle?.close()
-    this.handle = null
+    if (this.fd !== null) closeSync(this.fd)
+    this.fd = null
   }
 
   /** Test hook: make the next write fail as a broken disk would. */
   injectFailure(error: Error): void {
     this.failure = error
   }
+}
+
+/**
+ * Whether a cohort of writers whose work takes `workMs` between two fsyncs of `syncMs` goes faster in two
+ * alternating halves: per round that costs max(work/2, sync) twice against work + sync in one batch, which
+ * is less exactly when the work outlasts the fsync.
+ */
+export function splitPays(workMs: number, syncMs: number): boolean {
+  return workMs > syncMs
+}
+
+/** Writes all of `text` (a short write is retried from where it stopped); returns the bytes written. */
+function writeAll(fd: number, text: string): number {
+  const written = writeSync(fd, text)
+  const total = Buffer.byteLength(text)
+  if (written === total) return total
+  const rest = Buffer.from(text).subarray(written)
+  for (let offset = 0; offset < rest.length; ) offset += writeSync(fd, rest, offset)
+  return total
 }

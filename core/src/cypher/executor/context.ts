@@ -87,8 +87,8 @@ export interface ExecContext {
   loaded: number
   /** Adjacency entries walked so far. */
   adjacency: number
-  readonly warnings: Set<string>
-  readonly regexCache: Map<string, RegExp>
+  /** Created by the first regex match (most queries have none). */
+  regexCache: Map<string, RegExp> | undefined
 }
 
 /** Called per produced row; samples the clock and the abort signal every 1024 rows. */

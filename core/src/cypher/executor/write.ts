@@ -58,6 +58,8 @@ interface NodeSpec {
   slot: number
   create: boolean
   labels: string[]
+  /** Distinct labels: what `labels_added` counts (worked out once, not per created node). */
+  labelsAdded: number
   props: Eval | undefined
 }
 
@@ -107,7 +109,7 @@ export function compileCreatePart(
     const slot = defineSlot(node.variable, 'node')
     nodeSlots.push(slot)
     const props = node.props ? env.exprs.compile(node.props, scope) : undefined
-    nodes.push({ slot, create: true, labels: node.labels, props })
+    nodes.push({ slot, create: true, labels: node.labels, labelsAdded: new Set(node.labels).size, props })
   }
   const rels: RelSpec[] = []
   const relSlots: number[] = []
@@ -156,7 +158,7 @@ export function runCreatePart(part: CreatePart, row: Row, ctx: ExecContext, merg
       props,
     )
     ctx.stats.created_nodes++
-    ctx.stats.labels_added += new Set(node.labels).size
+    ctx.stats.labels_added += node.labelsAdded
     ctx.stats.properties_set += props.size
     row[node.slot] = new NodeValue(id)
   }
