@@ -1,5 +1,5 @@
 import type { Transaction } from '../../graph/transaction.js'
-import type { PropertyValue, ScalarProperty } from '../../graph/types.js'
+import type { Interner, PropertyValue, ScalarProperty } from '../../graph/types.js'
 import type { Scope } from '../analyzer.js'
 import type { Expr, PatternPart, RemoveItem, SetItem } from '../ast.js'
 import type { Eval } from '../compile-expr.js'
@@ -41,6 +41,52 @@ export function toProperty(value: Value): PropertyValue | undefined {
   throw runtimeError('INVALID_PROPERTY_TYPE', `a property cannot hold ${typeName(value)}`)
 }
 
+/** The properties a created element gets from one row. */
+type PropsBuilder = (row: Row, ctx: ExecContext, forMerge: boolean) => Map<number, PropertyValue>
+
+/** Names interned once per graph name table, not once per created element. */
+class InternedNames {
+  private ids: number[] = []
+  private table: Interner | undefined
+
+  constructor(private readonly names: readonly string[]) {}
+
+  of(table: Interner): number[] {
+    if (this.table !== table) {
+      this.ids = this.names.map((name) => table.id(name))
+      this.table = table
+    }
+    return this.ids
+  }
+}
+
+/**
+ * A literal map (`{k: $v, …}`, the usual case) is evaluated straight into a property map with interned
+ * keys; any other expression is evaluated to a Cypher map first.
+ */
+function compileProps(env: MatchEnv, expr: Expr | undefined, scope: Scope): PropsBuilder {
+  if (expr === undefined) return (_row, ctx, forMerge) => propsFrom(null, ctx, forMerge)
+  if (expr.kind !== 'map') {
+    const value = env.exprs.compile(expr, scope)
+    return (row, ctx, forMerge) => propsFrom(value(row, ctx), ctx, forMerge)
+  }
+  const keys = new InternedNames(expr.entries.map(([key]) => key))
+  const values = expr.entries.map(([, value]) => env.exprs.compile(value, scope))
+  const names = expr.entries.map(([key]) => key)
+  return (row, ctx, forMerge) => {
+    const ids = keys.of(ctx.graph.names)
+    const props = new Map<number, PropertyValue>()
+    for (let i = 0; i < values.length; i++) {
+      const v = (values[i] as Eval)(row, ctx)
+      if (v === null && forMerge)
+        throw runtimeError('MERGE_NULL_PROPERTY', `cannot MERGE with a null value for property '${names[i]}'`)
+      const p = toProperty(v)
+      if (p !== undefined) props.set(ids[i] as number, p)
+    }
+    return props
+  }
+}
+
 function propsFrom(value: Value, ctx: ExecContext, forMerge: boolean): Map<number, PropertyValue> {
   const props = new Map<number, PropertyValue>()
   if (value === null) return props
@@ -58,9 +104,11 @@ interface NodeSpec {
   slot: number
   create: boolean
   labels: string[]
+  /** Label ids in the graph whose names interned them (plans are shared by workspaces). */
+  labelIds: InternedNames
   /** Distinct labels: what `labels_added` counts (worked out once, not per created node). */
   labelsAdded: number
-  props: Eval | undefined
+  props: PropsBuilder
 }
 
 interface RelSpec {
@@ -68,7 +116,7 @@ interface RelSpec {
   type: string
   from: number
   to: number
-  props: Eval | undefined
+  props: PropsBuilder
 }
 
 export interface CreatePart {
@@ -108,8 +156,14 @@ export function compileCreatePart(
     }
     const slot = defineSlot(node.variable, 'node')
     nodeSlots.push(slot)
-    const props = node.props ? env.exprs.compile(node.props, scope) : undefined
-    nodes.push({ slot, create: true, labels: node.labels, labelsAdded: new Set(node.labels).size, props })
+    nodes.push({
+      slot,
+      create: true,
+      labels: node.labels,
+      labelIds: new InternedNames(node.labels),
+      labelsAdded: new Set(node.labels).size,
+      props: compileProps(env, node.props, scope),
+    })
   }
   const rels: RelSpec[] = []
   const relSlots: number[] = []
@@ -135,7 +189,7 @@ export function compileCreatePart(
       type: rel.types[0] ?? '',
       from: inward ? right : left,
       to: inward ? left : right,
-      props: rel.props ? env.exprs.compile(rel.props, scope) : undefined,
+      props: compileProps(env, rel.props, scope),
     })
   })
   let path: CreatePart['path']
@@ -152,11 +206,8 @@ export function runCreatePart(part: CreatePart, row: Row, ctx: ExecContext, merg
   const tx = txOf(ctx)
   const names = ctx.graph.names
   for (const node of part.nodes) {
-    const props = propsFrom(node.props ? node.props(row, ctx) : null, ctx, merge)
-    const id = tx.createNode(
-      node.labels.map((label) => names.id(label)),
-      props,
-    )
+    const props = node.props(row, ctx, merge)
+    const id = tx.createNode(node.labelIds.of(names), props)
     ctx.stats.created_nodes++
     ctx.stats.labels_added += node.labelsAdded
     ctx.stats.properties_set += props.size
@@ -171,7 +222,7 @@ export function runCreatePart(part: CreatePart, row: Row, ctx: ExecContext, merg
     if (tx.node(from.id) === undefined || tx.node(to.id) === undefined) {
       throw runtimeError('DELETED_ENTITY_ACCESS', 'cannot create a relationship to a deleted node')
     }
-    const props = propsFrom(rel.props ? rel.props(row, ctx) : null, ctx, merge)
+    const props = rel.props(row, ctx, merge)
     const id = tx.createRelationship(names.id(rel.type), from.id, to.id, props)
     ctx.stats.created_relationships++
     ctx.stats.properties_set += props.size
