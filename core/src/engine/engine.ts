@@ -201,6 +201,7 @@ class EngineImpl implements Engine {
   private storage: PersistentStorage | null = null
   private current: EngineState = 'open'
   private checkpointing: Promise<void> | null = null
+  private checkpointTail: Promise<void> = Promise.resolve()
   private readonly derived: DerivedIndex[] = []
   readonly ledgers = new LedgerRegistry()
   /** Commit sequence in ephemeral mode (persistent mode uses the WAL's). */
@@ -675,26 +676,51 @@ class EngineImpl implements Engine {
     }
   }
 
-  async checkpoint(): Promise<void> {
+  /** One checkpoint at a time (an explicit call may meet the automatic one). */
+  checkpoint(): Promise<void> {
+    const run = this.checkpointTail.then(() => this.writeCheckpoint())
+    this.checkpointTail = run.catch(() => {})
+    return run
+  }
+
+  /**
+   * Writes the image at the log's last sequence S without stopping the engine. Everything but the graph
+   * (sessions, audit, history, ledgers: their writers do not wait for the gate) is encoded first, in one
+   * go; the graph is then written in slices between event-loop turns while this holds the visibility
+   * gate's read side, so reads go on and graph writers wait until it is done. Records logged meanwhile
+   * are above S and replay over the image.
+   */
+  private async writeCheckpoint(): Promise<void> {
     const storage = this.storage
     if (storage === null) return
     await storage.drain()
     await this.gate.enterRead()
     try {
-      // Synchronous from here: the image is exactly the state at lastSeq.
       const sequence = storage.lastSeq
-      storage.checkpointSync(sequence, this.imageLines())
+      const rest = [...this.stateLines()]
+      const lines = function* (graph: Iterable<string>) {
+        yield* graph
+        yield* rest
+      }
+      await storage.writeCheckpoint(
+        sequence,
+        lines(this.graphLines()),
+        () => new Promise((r) => setImmediate(r)),
+      )
     } finally {
       this.gate.exitRead()
     }
   }
 
-  private *imageLines(): Iterable<string> {
+  private *graphLines(): Iterable<string> {
     for (const line of graphImage(this.catalog, (workspace, kind, id) => {
       const history = this.temporal.history(workspace)
       return (kind === 'node' ? history.nodeCreated : history.relCreated).get(id)
     }))
       yield JSON.stringify(line)
+  }
+
+  private *stateLines(): Iterable<string> {
     for (const record of this.sessionManager.checkpointRecords()) yield JSON.stringify(record)
     for (const line of this.temporal.imageLines()) yield JSON.stringify(line)
     for (const line of this.ledgers.imageLines()) yield JSON.stringify(line)

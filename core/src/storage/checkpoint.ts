@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import {
   closeSync,
   existsSync,
-  fsyncSync,
+  fsync,
   mkdirSync,
   openSync,
   readSync,
@@ -11,6 +11,7 @@ import {
   writeSync,
 } from 'node:fs'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { RECORD_FORMAT } from '../version.js'
 import { fsyncDirectory } from './atomic-file.js'
 
@@ -31,13 +32,18 @@ const WRITE_CHUNK = 1 << 20
  * Writes a consistent JSON Lines image at `sequence`: a header line, one line per record, and a trailer
  * with the record count and a digest of the record lines. Written beside the live one under a temp name,
  * fsynced, then renamed into place, so a crash leaves the previous checkpoint intact.
+ *
+ * After every megabyte it waits for `pause` (the engine yields to the event loop there, so reads go on while
+ * a large image is written); the caller keeps `lines` unchanged across those pauses. The file's fsync runs
+ * on the thread pool for the same reason.
  */
-export function writeCheckpoint(
+export async function writeCheckpoint(
   dir: string,
   sequence: number,
   lines: Iterable<string>,
   now: Date,
-): CheckpointFile {
+  pause: () => Promise<void> = () => Promise.resolve(),
+): Promise<CheckpointFile> {
   const folder = join(dir, CHECKPOINT_DIR)
   mkdirSync(folder, { recursive: true })
   const name = checkpointName(sequence)
@@ -48,10 +54,6 @@ export function writeCheckpoint(
   let bytes = 0
   let records = 0
   let buffer = ''
-  const put = (text: string) => {
-    buffer += text
-    if (buffer.length >= WRITE_CHUNK) flush()
-  }
   const flush = () => {
     const data = Buffer.from(buffer, 'utf8')
     writeSync(fd, data)
@@ -60,18 +62,20 @@ export function writeCheckpoint(
     buffer = ''
   }
   try {
-    put(
-      `${JSON.stringify({ checkpoint: { format: RECORD_FORMAT, sequence, created_at: now.toISOString() } })}\n`,
-    )
+    buffer = `${JSON.stringify({ checkpoint: { format: RECORD_FORMAT, sequence, created_at: now.toISOString() } })}\n`
     for (const line of lines) {
       const text = `${line}\n`
       recordHash.update(text)
-      put(text)
+      buffer += text
       records++
+      if (buffer.length >= WRITE_CHUNK) {
+        flush()
+        await pause()
+      }
     }
-    put(`${JSON.stringify({ end: { records, sha256: recordHash.digest('hex') } })}\n`)
+    buffer += `${JSON.stringify({ end: { records, sha256: recordHash.digest('hex') } })}\n`
     flush()
-    fsyncSync(fd)
+    await promisify(fsync)(fd)
   } finally {
     closeSync(fd)
   }

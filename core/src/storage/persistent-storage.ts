@@ -266,9 +266,9 @@ export class PersistentStorage {
    * Writes a checkpoint of the state at `sequence` (the caller hands lines consistent with it), switches the
    * manifest to it atomically, keeps one previous generation, and compacts WAL segments below that one.
    */
-  async checkpoint(sequence: number, lines: Iterable<string>): Promise<void> {
+  async checkpoint(sequence: number, lines: Iterable<string>, pause?: () => Promise<void>): Promise<void> {
     await this.wal.drain()
-    this.checkpointSync(sequence, lines)
+    await this.writeCheckpoint(sequence, lines, pause)
   }
 
   /** Waits for every appended record to be on disk (or to fail). */
@@ -276,9 +276,16 @@ export class PersistentStorage {
     return this.wal.drain()
   }
 
-  /** The synchronous part: the caller guarantees `lines` is the state at `sequence` and nothing changes meanwhile. */
-  checkpointSync(sequence: number, lines: Iterable<string>): void {
-    const file = writeCheckpoint(this.options.dir, sequence, lines, new Date(this.options.now()))
+  /**
+   * The caller guarantees `lines` is the state at `sequence` and that it does not change meanwhile, pauses
+   * included (records appended meanwhile are above `sequence` and replay over the image).
+   */
+  async writeCheckpoint(
+    sequence: number,
+    lines: Iterable<string>,
+    pause?: () => Promise<void>,
+  ): Promise<void> {
+    const file = await writeCheckpoint(this.options.dir, sequence, lines, new Date(this.options.now()), pause)
     const current = this.manifest.components.find((c) => c.name === 'checkpoint')
     const previous = this.manifest.components.find((c) => c.name === 'previous_checkpoint')
     const components: ManifestComponent[] = [
