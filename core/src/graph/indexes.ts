@@ -196,7 +196,9 @@ export class NodeIndexes {
     for (const label of labels) {
       this.labels.add(label, id)
       if (this.skips(label)) continue
-      props.forEach((value, key) => this.props.add(label, key, value, id))
+      props.forEach((value, key) => {
+        this.props.add(label, key, value, id)
+      })
     }
   }
 
@@ -204,7 +206,9 @@ export class NodeIndexes {
     for (const label of labels) {
       this.labels.remove(label, id)
       if (this.skips(label)) continue
-      props.forEach((value, key) => this.props.remove(label, key, value, id))
+      props.forEach((value, key) => {
+        this.props.remove(label, key, value, id)
+      })
     }
   }
 

@@ -182,8 +182,8 @@ export class GraphStore implements GraphReader {
     props: Map<number, PropertyValue> | undefined,
   ): void {
     if (this.relType(id) >= 0) throw corrupt(`relationship ${id} already exists`)
-    const start = this.mustNode(startId)
-    const end = this.mustNode(endId)
+    this.mustNode(startId)
+    this.mustNode(endId)
     this.ensureRelCapacity(id)
     this.relTypes[id] = type
     this.relStarts[id] = startId
@@ -277,7 +277,9 @@ export class GraphStore implements GraphReader {
       const label = labels[0] as number
       const known = this.singleLabelSets[label]
       if (known !== undefined) return known
-      return (this.singleLabelSets[label] = Object.freeze([label]) as number[])
+      const single = Object.freeze([label]) as number[]
+      this.singleLabelSets[label] = single
+      return single
     }
     if (labels.length === 0) return NO_LABELS
     const key = labels.join(',')
