@@ -141,6 +141,13 @@ row(
   'search works before it ends: a search catches up itself',
 )
 row('RSS once the seed-search index is built', recovered.rssWarmMb, 'MiB', 'target <= 1024 MiB')
+row('checkpoint of the recovered graph', recovered.checkpointMs / 1000, 's', 'written in slices')
+row(
+  'longest event-loop stall during that checkpoint',
+  recovered.checkpointStallMs,
+  'ms',
+  'reads are answered meanwhile',
+)
 const bytes = readdirSync(big, { recursive: true })
   .map((f) => join(big, String(f)))
   .filter((p) => statSync(p).isFile())
