@@ -17,7 +17,8 @@ export class Transaction implements GraphReader {
   private readonly nodes = new Map<number, NodeRecord | null>()
   private readonly ownAdjacency = new Set<number>()
   /**
-   * Nodes whose index entries live in this overlay (labels/properties changed, created or deleted).
+   * Base nodes whose index entries live in this overlay (labels/properties changed, or deleted); created
+   * nodes (ids from `firstNewNode`) always do.
    * A node touched only for its adjacency shares labels and properties with the store and keeps
    * its store index entries: adding an edge to a node copies two arrays, nothing more.
    */
@@ -35,6 +36,8 @@ export class Transaction implements GraphReader {
   private readonly deletedRelTypes = new Map<number, number>()
   private readonly ops: CommitOp[] = []
   private nextNodeId: number
+  /** Ids from here on were created by this transaction: their records and index entries are its own. */
+  private readonly firstNewNode: number
   private nextRelId: number
   private liveNodeDelta = 0
   private liveRelDelta = 0
@@ -42,6 +45,7 @@ export class Transaction implements GraphReader {
   constructor(private readonly base: GraphStore) {
     this.names = base.names
     this.nextNodeId = base.nextNodeId
+    this.firstNewNode = base.nextNodeId
     this.nextRelId = base.nextRelId
   }
 
@@ -147,7 +151,6 @@ export class Transaction implements GraphReader {
     const node: NodeRecord = { id, labels: unique, props, out: NO_RELS, in: NO_RELS }
     this.nodes.set(id, node)
     this.createdNodes.set(id, node)
-    this.reindexed.add(id)
     this.overlayIndexes?.addNode(id, node.labels, props)
     this.liveNodeDelta++
     const name = this.nameOf
@@ -194,7 +197,8 @@ export class Transaction implements GraphReader {
   deleteNode(id: number): boolean {
     const node = this.node(id)
     if (node === undefined) return false
-    if (this.reindexed.has(id)) this.overlayIndexes?.removeNode(id, node.labels, node.props)
+    if (this.reindexed.has(id) || id >= this.firstNewNode)
+      this.overlayIndexes?.removeNode(id, node.labels, node.props)
     this.reindexed.add(id)
     this.nodes.set(id, null)
     this.deletedNodes.add(id)
@@ -302,7 +306,7 @@ export class Transaction implements GraphReader {
   private indexes(): NodeIndexes {
     if (this.overlayIndexes === undefined) {
       const indexes = new NodeIndexes()
-      for (const id of this.reindexed) {
+      for (const id of [...this.reindexed, ...this.createdNodes.keys()]) {
         const node = this.nodes.get(id)
         if (node) indexes.addNode(id, node.labels, node.props)
       }
@@ -314,7 +318,7 @@ export class Transaction implements GraphReader {
   /** The node's own copy with private properties (labels are replaced, never edited), indexed in the overlay. */
   private touch(id: number): NodeRecord {
     const node = this.shallow(id)
-    if (!this.reindexed.has(id)) {
+    if (id < this.firstNewNode && !this.reindexed.has(id)) {
       node.props = new Map(node.props)
       this.reindexed.add(id)
       this.overlayIndexes?.addNode(id, node.labels, node.props)
