@@ -41,9 +41,11 @@ export class PropertyMap implements Map<number, PropertyValue> {
       for (const [key, value] of source) map.set(key, Array.isArray(value) ? value.slice() : value)
       return map
     }
-    const flat: (number | PropertyValue)[] = []
+    const flat = new Array<number | PropertyValue>(source.size * 2)
+    let at = 0
     source.forEach((value, key) => {
-      flat.push(key, Array.isArray(value) ? value.slice() : value)
+      flat[at++] = key
+      flat[at++] = Array.isArray(value) ? value.slice() : value
     })
     map.flat = flat
     return map
@@ -76,7 +78,10 @@ export class PropertyMap implements Map<number, PropertyValue> {
     }
     const at = this.slot(key)
     if (at >= 0) this.flat[at + 1] = value
-    else if (this.flat.length >> 1 < SCAN_LIMIT) this.flat.push(key, value)
+    else if (this.flat.length >> 1 < SCAN_LIMIT)
+      // A new array of exactly the new size: push would grow the list to 17 slots, and the store keeps
+      // these for the life of the node.
+      this.flat = this.flat.length === 0 ? [key, value] : [...this.flat, key, value]
     else {
       this.hashed = new Map(this.entries())
       this.hashed.set(key, value)

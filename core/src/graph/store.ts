@@ -265,7 +265,8 @@ export class GraphStore implements GraphReader {
    * the later ops on it would give, since those ops only assign. Its values are copied, not shared.
    */
   private adoptNode(id: number, labels: readonly number[], props: ReadonlyMap<number, PropertyValue>): void {
-    this.addNode(id, this.labelSet(labels), PropertyMap.copyOf(props))
+    // A PropertyMap handed to createNode is the transaction's to give (see Transaction.createNode).
+    this.addNode(id, this.labelSet(labels), props instanceof PropertyMap ? props : PropertyMap.copyOf(props))
   }
 
   /**

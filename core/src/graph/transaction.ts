@@ -144,6 +144,10 @@ export class Transaction implements GraphReader {
 
   // ---- writes -------------------------------------------------------------------------------
 
+  /**
+   * Creates a node with `props`. A `PropertyMap` is taken over, not copied: at publish it becomes the stored
+   * node's own, so the caller must not keep or reuse it (any other Map is copied then).
+   */
   createNode(labels: number[], props: Map<number, PropertyValue>): number {
     const id = this.nextNodeId++
     // Shared until changed: label changes here replace the list, and the first edge copies the adjacency.

@@ -1,3 +1,4 @@
+import { PropertyMap } from '../../graph/property-map.js'
 import type { Transaction } from '../../graph/transaction.js'
 import type { Interner, PropertyValue, ScalarProperty } from '../../graph/types.js'
 import type { Scope } from '../analyzer.js'
@@ -41,7 +42,10 @@ export function toProperty(value: Value): PropertyValue | undefined {
   throw runtimeError('INVALID_PROPERTY_TYPE', `a property cannot hold ${typeName(value)}`)
 }
 
-/** The properties a created element gets from one row. */
+/**
+ * The properties a created element gets from one row: a fresh PropertyMap, which the store adopts as the
+ * node's own at publish (nothing else holds it).
+ */
 type PropsBuilder = (row: Row, ctx: ExecContext, forMerge: boolean) => Map<number, PropertyValue>
 
 /** Names interned once per graph name table, not once per created element. */
@@ -75,7 +79,7 @@ function compileProps(env: MatchEnv, expr: Expr | undefined, scope: Scope): Prop
   const names = expr.entries.map(([key]) => key)
   return (row, ctx, forMerge) => {
     const ids = keys.of(ctx.graph.names)
-    const props = new Map<number, PropertyValue>()
+    const props = new PropertyMap()
     for (let i = 0; i < values.length; i++) {
       const v = (values[i] as Eval)(row, ctx)
       if (v === null && forMerge)
@@ -88,7 +92,7 @@ function compileProps(env: MatchEnv, expr: Expr | undefined, scope: Scope): Prop
 }
 
 function propsFrom(value: Value, ctx: ExecContext, forMerge: boolean): Map<number, PropertyValue> {
-  const props = new Map<number, PropertyValue>()
+  const props = new PropertyMap()
   if (value === null) return props
   if (!(value instanceof Map)) throw typeError(`properties must be a map, got ${typeName(value)}`)
   for (const [key, v] of value as CypherMap) {
