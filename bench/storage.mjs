@@ -1,20 +1,12 @@
 // `pnpm bench storage`: the disk's own fsync ceiling, then our durable writes on it, bulk transactions,
 // recovery time and RSS at scale, and bytes per record. All in one run, on the same disk.
 import { spawnSync } from 'node:child_process'
-import {
-  closeSync,
-  fdatasyncSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openEngine } from '@service/core'
+import { diskCeiling, durableSingleWrites } from './lib/durable-writes.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -28,23 +20,9 @@ const row = (name, value, unit, note = '') => {
 }
 
 // 1. The disk's ceiling: 120-byte appends, fdatasync after each, and after batches of 64.
-function ceiling(batch) {
-  const path = join(root, `ceiling-${batch}.log`)
-  const fd = openSync(path, 'a')
-  const record = Buffer.from(`${'x'.repeat(119)}\n`)
-  let n = 0
-  const end = performance.now() + SECONDS * 1000
-  while (performance.now() < end) {
-    for (let i = 0; i < batch; i++) writeSync(fd, record)
-    fdatasyncSync(fd)
-    n += batch
-  }
-  closeSync(fd)
-  return n / SECONDS
-}
-const single = ceiling(1)
+const single = diskCeiling(root, 1, SECONDS)
 row('disk ceiling: append + fdatasync each', single, 'records/s')
-const batched = ceiling(64)
+const batched = diskCeiling(root, 64, SECONDS)
 row('disk ceiling: append 64 + fdatasync', batched, 'records/s')
 
 // 2. Our durable single-record writes at concurrency 1, 16, 64 (embedded engine, fsync on).
@@ -52,21 +30,12 @@ const engine = await openEngine({
   storage: { mode: 'persistent', dir: join(root, 'single'), requireFsync: true },
 })
 for (const concurrency of [1, 16, 64]) {
-  let done = 0
-  const end = performance.now() + SECONDS * 1000
-  const worker = async (w) => {
-    while (performance.now() < end) {
-      await engine.write('CREATE (:Event {w: $w, n: $n})', { w, n: done })
-      done++
-    }
-  }
-  await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)))
-  const perSec = done / SECONDS
+  const { perSec, cpuPerWriteUs } = await durableSingleWrites(engine, concurrency, SECONDS)
   row(
     `durable single-record writes, concurrency ${concurrency}`,
     perSec,
     'writes/s',
-    `${((perSec / batched) * 100).toFixed(0)}% of batched ceiling`,
+    `${((perSec / batched) * 100).toFixed(0)}% of batched ceiling${concurrency === 64 ? ' (target >= 50%)' : ''}; ${cpuPerWriteUs.toFixed(1)} µs CPU a write`,
   )
 }
 await engine.close()

@@ -1,0 +1,38 @@
+// The disk's own fsync ceiling and our durable single-record writes on it: shared by `pnpm bench storage`
+// and `bench/storage-single.mjs` (the profiling entry), so both measure exactly the same thing.
+import { closeSync, fdatasyncSync, openSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** Records/s of 120-byte appends with one fdatasync per `batch`, for `seconds`, in a file under `dir`. */
+export function diskCeiling(dir, batch, seconds) {
+  const fd = openSync(join(dir, `ceiling-${batch}.log`), 'a')
+  const record = Buffer.from(`${'x'.repeat(119)}\n`)
+  let n = 0
+  const end = performance.now() + seconds * 1000
+  while (performance.now() < end) {
+    for (let i = 0; i < batch; i++) writeSync(fd, record)
+    fdatasyncSync(fd)
+    n += batch
+  }
+  closeSync(fd)
+  return n / seconds
+}
+
+/**
+ * `concurrency` writers each awaiting `CREATE (:Event {w, n})` on a durable engine for `seconds`: writes/s,
+ * and CPU per write (all threads, user + system; steadier than throughput on a shared machine).
+ */
+export async function durableSingleWrites(engine, concurrency, seconds) {
+  let done = 0
+  const cpu = process.cpuUsage()
+  const end = performance.now() + seconds * 1000
+  const worker = async (w) => {
+    while (performance.now() < end) {
+      await engine.write('CREATE (:Event {w: $w, n: $n})', { w, n: done })
+      done++
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)))
+  const used = process.cpuUsage(cpu)
+  return { perSec: done / seconds, cpuPerWriteUs: (used.user + used.system) / done }
+}
