@@ -99,24 +99,26 @@ export class RecordHistory {
 
   /** Records what `commit` is about to change in `store` (call before it is applied). */
   capture(store: GraphStore, commit: CommitRecord, seq: number): void {
+    // Records this commit creates have ids from the store's next ids on (it is not applied yet): they have
+    // no before-image to keep, and need no entry in the touched sets (a bulk create would fill them).
+    const newNodes = store.nextNodeId
+    const newRels = store.nextRelId
     const touchedNodes = new Set<number>()
     const touchedRels = new Set<number>()
     for (const op of commit.ops) {
       switch (op.op) {
         case 'createNode':
           this.nodeCreated.set(op.id, seq)
-          touchedNodes.add(op.id)
           break
         case 'createRelationship':
           this.relCreated.set(op.id, seq)
-          touchedRels.add(op.id)
           break
         case 'deleteNode':
         case 'addLabel':
         case 'removeLabel':
         case 'setNodeProperty':
         case 'removeNodeProperty':
-          if (!touchedNodes.has(op.id)) {
+          if (op.id < newNodes && !touchedNodes.has(op.id)) {
             touchedNodes.add(op.id)
             this.keep('node', this.nodes, op.id, seq, RecordHistory.nodeState(store, op.id))
           }
@@ -124,7 +126,7 @@ export class RecordHistory {
           if (op.op === 'deleteNode') this.lifetime(this.nodes, op.id).deleted = seq
           break
         default:
-          if (!touchedRels.has(op.id)) {
+          if (op.id < newRels && !touchedRels.has(op.id)) {
             touchedRels.add(op.id)
             this.keep('rel', this.rels, op.id, seq, RecordHistory.relState(store, op.id))
           }
