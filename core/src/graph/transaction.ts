@@ -15,32 +15,58 @@ export class Transaction implements GraphReader {
   readonly names: Interner
   /** Touched nodes: the copy, or null once deleted. */
   private readonly nodes = new Map<number, NodeRecord | null>()
-  private readonly ownAdjacency = new Set<number>()
-  /**
-   * Base nodes whose index entries live in this overlay (labels/properties changed, or deleted); created
-   * nodes (ids from `firstNewNode`) always do.
-   * A node touched only for its adjacency shares labels and properties with the store and keeps
-   * its store index entries: adding an edge to a node copies two arrays, nothing more.
-   */
-  private readonly reindexed = new Set<number>()
-  private readonly rels = new Map<number, RelationshipRecord | null>()
   /**
    * Index entries for touched nodes only; the store's entries for them are skipped. Built on the first read
    * that needs it (from the re-indexed records), then kept up to date: a transaction that only writes, as
    * most do, never pays for indexing its records twice (here and again when the store applies them).
    */
   private overlayIndexes: NodeIndexes | undefined
-  private readonly deletedNodes = new Set<number>()
   /** Nodes created here and not deleted: the store adopts them at publish (see CommitRecord.created). */
   private readonly createdNodes = new Map<number, NodeRecord>()
-  private readonly deletedRelTypes = new Map<number, number>()
   private readonly ops: CommitOp[] = []
+  // Made on first use: a write that creates a node or two (the commonest) never needs them.
+  private ownAdjacencySet: Set<number> | undefined
+  private reindexedSet: Set<number> | undefined
+  private relsMap: Map<number, RelationshipRecord | null> | undefined
+  private deletedNodesSet: Set<number> | undefined
+  private deletedRelTypesMap: Map<number, number> | undefined
   private nextNodeId: number
   /** Ids from here on were created by this transaction: their records and index entries are its own. */
   private readonly firstNewNode: number
   private nextRelId: number
   private liveNodeDelta = 0
   private liveRelDelta = 0
+
+  private get ownAdjacency(): Set<number> {
+    this.ownAdjacencySet ??= new Set()
+    return this.ownAdjacencySet
+  }
+
+  /**
+   * Base nodes whose index entries live in this overlay (labels/properties changed, or deleted); created
+   * nodes (ids from `firstNewNode`) always do. A node touched only for its adjacency shares labels and
+   * properties with the store and keeps its store index entries: adding an edge copies two arrays.
+   */
+  private get reindexed(): Set<number> {
+    this.reindexedSet ??= new Set()
+    return this.reindexedSet
+  }
+
+  /** Touched relationships: the copy, or null once deleted. */
+  private get rels(): Map<number, RelationshipRecord | null> {
+    this.relsMap ??= new Map()
+    return this.relsMap
+  }
+
+  private get deletedNodes(): Set<number> {
+    this.deletedNodesSet ??= new Set()
+    return this.deletedNodesSet
+  }
+
+  private get deletedRelTypes(): Map<number, number> {
+    this.deletedRelTypesMap ??= new Map()
+    return this.deletedRelTypesMap
+  }
 
   constructor(private readonly base: GraphStore) {
     this.names = base.names
@@ -270,7 +296,8 @@ export class Transaction implements GraphReader {
   prepare(): CommitRecord {
     // Relationships of this transaction touching a deleted node, found in one pass (not one per node).
     const overlayEnds = new Map<number, number[]>()
-    if (this.deletedNodes.size > 0) {
+    const deleted = this.deletedNodesSet?.size ?? 0
+    if (deleted > 0) {
       for (const [rel, live] of this.rels) {
         if (!live) continue
         for (const end of live.start === live.end ? [live.start] : [live.start, live.end]) {
@@ -281,7 +308,7 @@ export class Transaction implements GraphReader {
         }
       }
     }
-    for (const id of this.deletedNodes) {
+    for (const id of this.deletedNodesSet ?? []) {
       const before = this.base.node(id)
       const adjacency = before === undefined ? [] : [...before.out, ...before.in]
       adjacency.push(...(overlayEnds.get(id) ?? []))
@@ -297,9 +324,8 @@ export class Transaction implements GraphReader {
     }
     // Node deletions go last: a node's relationships may be deleted by later operations of the same
     // query (paths, lists), and replay must never see a node removed before its edges.
-    const ops: CommitOp[] =
-      this.deletedNodes.size === 0 ? this.ops : this.ops.filter((op) => op.op !== 'deleteNode')
-    if (this.deletedNodes.size > 0) for (const op of this.ops) if (op.op === 'deleteNode') ops.push(op)
+    const ops: CommitOp[] = deleted === 0 ? this.ops : this.ops.filter((op) => op.op !== 'deleteNode')
+    if (deleted > 0) for (const op of this.ops) if (op.op === 'deleteNode') ops.push(op)
     const commit: CommitRecord = { ops }
     if (this.createdNodes.size > 0) createdNodes.set(commit, this.createdNodes)
     return commit
