@@ -29,14 +29,28 @@ export interface Finding {
   record_id: string
 }
 
+/**
+ * One record of the plan. Lean on purpose: an export of a large workspace holds one per record at once,
+ * so the stored raw text is referenced (not parsed and kept) and only the properties the plan reads are
+ * copied out of the graph.
+ */
 export interface PlannedRecord {
   kind: 'node' | 'relationship'
   /** Graph id of the node or relationship. */
   graphId: number
   recordId: string
-  raw: Record<string, unknown> | null
+  /** The stored `stix_raw` text; `raw(r)` parses it. */
+  rawText: string | undefined
+  /** The raw object's `id` (the export's sort key), when the raw text parses to an object. */
+  rawId: string | undefined
+  /** Node labels by name (relationships: none; the cti payload is for nodes only). */
   labels: string[]
-  props: Map<string, PropertyValue>
+  status: string | undefined
+  confidence: PropertyValue | undefined
+  annotated: boolean
+  evidenceRefs: PropertyValue | undefined
+  stixId: string | undefined
+  externalId: string | undefined
   findings: Finding[]
   /** Graph endpoints of a relationship. */
   ends?: [number, number]
@@ -64,16 +78,10 @@ export type ValidateNode = (payload: CtiNodePayload) => Promise<{ issues: Provid
 const READY = new Set(['exportable', 'exported'])
 export const CONFIDENCE_FLOOR = 0.8
 
-function props(
-  reader: GraphReader,
-  map: ReadonlyMap<number, PropertyValue> | undefined,
-): Map<string, PropertyValue> {
-  const out = new Map<string, PropertyValue>()
-  for (const [k, v] of map ?? []) out.set(reader.names.name(k), v)
-  return out
-}
-
 const str = (v: PropertyValue | undefined) => (typeof v === 'string' ? v : undefined)
+
+/** The stored raw object, parsed afresh (callers drop it when done with the record). */
+export const raw = (r: PlannedRecord): Record<string, unknown> | null => parseRaw(r.rawText)
 
 function parseRaw(text: string | undefined): Record<string, unknown> | null {
   if (text === undefined) return null
@@ -90,12 +98,15 @@ function parseRaw(text: string | undefined): Record<string, unknown> | null {
 const kebab = (label: string) => label.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()
 
 /** Findings that depend on the record alone (raw, identity, status, CTI gates). */
-function recordFindings(r: PlannedRecord, evidenceIds: ReadonlySet<string>): Finding[] {
+function recordFindings(
+  r: PlannedRecord,
+  raw: Record<string, unknown> | null,
+  evidenceIds: ReadonlySet<string>,
+): Finding[] {
   const out: Finding[] = []
   const add = (code: string, message: string) =>
     out.push({ code, message: `${r.recordId}: ${message}`, target_kind: r.kind, record_id: r.recordId })
-  const status = str(r.props.get(P.status)) ?? 'unknown'
-  const raw = r.raw
+  const status = r.status ?? 'unknown'
   if (raw === null) {
     add('STIX_RAW_REQUIRED', 'no raw STIX object is stored for this record')
     if (!READY.has(status)) add('EXPORT_STATUS_NOT_READY', `status ${status} is not exportable`)
@@ -114,11 +125,11 @@ function recordFindings(r: PlannedRecord, evidenceIds: ReadonlySet<string>): Fin
       'STIX_VALIDATION_FAILED',
       `${first.code} ${first.message}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`,
     )
-  const importedAsIs = status === 'candidate' && r.props.get(P.raw) !== undefined
+  const importedAsIs = status === 'candidate' && r.rawText !== undefined
   if (!READY.has(status) && !importedAsIs)
     add('EXPORT_STATUS_NOT_READY', `status ${status} is not exportable`)
-  if (r.props.get(P.annotated) === true) {
-    const confidence = r.props.get(P.confidence)
+  if (r.annotated) {
+    const confidence = r.confidence
     if (typeof confidence !== 'number')
       add('CTI_CONFIDENCE_REQUIRED', 'an annotated record needs a confidence')
     else if (confidence < CONFIDENCE_FLOOR)
@@ -132,8 +143,37 @@ function recordFindings(r: PlannedRecord, evidenceIds: ReadonlySet<string>): Fin
 }
 
 export const evidenceRefs = (r: PlannedRecord): string[] => {
-  const v = r.props.get(P.evidenceRefs)
+  const v = r.evidenceRefs
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
+}
+
+const NO_LABELS: string[] = []
+
+/** The plan's view of one node's or relationship's properties (key ids looked up once per read). */
+function propertyReader(reader: GraphReader) {
+  const key = (name: string) => reader.names.lookup(name)
+  const k = {
+    raw: key(P.raw),
+    id: key(P.id),
+    externalId: key(P.externalId),
+    status: key(P.status),
+    confidence: key(P.confidence),
+    annotated: key(P.annotated),
+    evidenceRefs: key(P.evidenceRefs),
+  }
+  const read = (map: ReadonlyMap<number, PropertyValue> | undefined) => {
+    const get = (id: number) => (id < 0 ? undefined : map?.get(id))
+    return {
+      rawText: str(get(k.raw)),
+      stixId: str(get(k.id)),
+      externalId: str(get(k.externalId)),
+      status: str(get(k.status)),
+      confidence: get(k.confidence),
+      annotated: get(k.annotated) === true,
+      evidenceRefs: get(k.evidenceRefs),
+    }
+  }
+  return read
 }
 
 /** Reads the stix-mvp records of a graph (synchronously, one consistent version). */
@@ -144,30 +184,32 @@ export function collectRecords(reader: GraphReader): {
   const names = reader.names
   const stixLabel = names.lookup(STIX_LABEL)
   const ctiLabels = new Set([...CTI_VOCABULARY].map((l) => names.lookup(l)).filter((id) => id >= 0))
+  const read = propertyReader(reader)
+  const typeKey = names.lookup(P.type)
+  const rawKey = names.lookup(P.raw)
   const records: PlannedRecord[] = []
-  const inScope = new Set<number>()
   for (const id of reader.allNodeIds()) {
     const node = reader.node(id)
     if (node === undefined || !node.labels.some((l) => l === stixLabel || ctiLabels.has(l))) continue
-    inScope.add(id)
-    const p = props(reader, node.props)
+    const p = read(node.props)
     const labels = node.labels.map((l) => names.name(l))
-    const raw = parseRaw(str(p.get(P.raw)))
     const vocab = labels.find((l) => CTI_VOCABULARY.has(l)) ?? 'StixObject'
-    const type = str(p.get(P.type)) ?? kebab(vocab)
-    const recordId = str(p.get(P.id)) ?? str(p.get(P.externalId)) ?? `${type}--${fnv1a64Hex(String(id))}`
-    records.push({ kind: 'node', graphId: id, recordId, raw, labels, props: p, findings: [] })
+    const type = str(node.props.get(typeKey)) ?? kebab(vocab)
+    const recordId = p.stixId ?? p.externalId ?? `${type}--${fnv1a64Hex(String(id))}`
+    records.push({ kind: 'node', graphId: id, recordId, rawId: undefined, labels, ...p, findings: [] })
   }
   for (const rel of reader.allRelIds()) {
-    const p = props(reader, reader.relProps(rel))
-    if (p.get(P.raw) === undefined) continue // native edges are outside the STIX profile
+    const props = reader.relProps(rel)
+    // Native edges are outside the STIX profile; a non-string raw is in it (and reported).
+    if (rawKey < 0 || props?.get(rawKey) === undefined) continue
+    const p = read(props)
     records.push({
       kind: 'relationship',
       graphId: rel,
-      recordId: str(p.get(P.id)) ?? `relationship--${fnv1a64Hex(`rel:${rel}`)}`,
-      raw: parseRaw(str(p.get(P.raw))),
-      labels: [names.name(reader.relType(rel))],
-      props: p,
+      recordId: p.stixId ?? `relationship--${fnv1a64Hex(`rel:${rel}`)}`,
+      rawId: undefined,
+      labels: NO_LABELS,
+      ...p,
       findings: [],
       ends: [reader.relStart(rel), reader.relEnd(rel)],
     })
@@ -185,24 +227,36 @@ export function collectRecords(reader: GraphReader): {
   return { records, evidence }
 }
 
-/** Record findings, provider findings, then exclusions propagated through endpoints and references. */
+/**
+ * Record findings, provider findings, then exclusions propagated through endpoints and references. Each
+ * raw object is parsed here once and let go: what the later steps need of it (its id, its references)
+ * is kept, with references pointing at the records' own id strings where they name one.
+ */
 export async function planExport(
   records: PlannedRecord[],
   evidenceIds: ReadonlySet<string>,
   validateNode?: ValidateNode,
 ): Promise<PlannedRecord[]> {
-  for (const r of records) r.findings.push(...recordFindings(r, evidenceIds))
+  const recordIds = new Map(records.map((r) => [r.recordId, r.recordId]))
+  const refs = new Map<PlannedRecord, string[]>()
+  for (const r of records) {
+    const object = raw(r)
+    r.findings.push(...recordFindings(r, object, evidenceIds))
+    if (object === null) continue
+    if (typeof object.id === 'string') r.rawId = recordIds.get(object.id) ?? object.id
+    refs.set(
+      r,
+      [...collectRefs(object)].map((ref) => recordIds.get(ref) ?? ref),
+    )
+  }
   if (validateNode !== undefined) {
     for (const r of records) {
       if (r.kind !== 'node') continue
-      const confidence = r.props.get(P.confidence)
+      const confidence = r.confidence
       const payload: CtiNodePayload = {
         confidence: typeof confidence === 'number' ? confidence : null,
         evidence_refs: evidenceRefs(r),
-        external_id:
-          str(r.props.get(P.id)) ??
-          str(r.props.get(P.externalId)) ??
-          (typeof r.raw?.id === 'string' ? r.raw.id : null),
+        external_id: r.stixId ?? r.externalId ?? r.rawId ?? null,
         labels: r.labels,
       }
       const reply = await validateNode(payload)
@@ -215,22 +269,20 @@ export async function planExport(
         })
     }
   }
-  propagate(records)
+  propagate(records, refs)
   return records
 }
 
 /** An edge whose endpoint is excluded, or an object referring to an id outside the export, is excluded too. */
-function propagate(records: PlannedRecord[]): void {
+function propagate(records: PlannedRecord[], refs: ReadonlyMap<PlannedRecord, string[]>): void {
   const byGraphNode = new Map<number, PlannedRecord>()
   for (const r of records) if (r.kind === 'node') byGraphNode.set(r.graphId, r)
-  const refs = new Map<PlannedRecord, string[]>()
-  for (const r of records) if (r.raw !== null) refs.set(r, [...collectRefs(r.raw)])
   let changed = true
   while (changed) {
     changed = false
     const exported = new Set(records.filter((r) => r.findings.length === 0).map((r) => r.recordId))
     for (const r of records) {
-      if (r.findings.length > 0 || r.raw === null) continue
+      if (r.findings.length > 0 || !refs.has(r)) continue
       if (r.ends !== undefined) {
         const ends = r.ends.map((e) => byGraphNode.get(e))
         if (ends.some((n) => n === undefined || n.findings.length > 0)) {
