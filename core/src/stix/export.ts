@@ -124,15 +124,25 @@ export async function exportStix(engine: Engine, given: StixExportRequest = {}):
   const findings = records.flatMap((r) => r.findings)
   if (params.mode === 'strict' && findings.length > 0) throw strictFailure(findings)
   const exported = records.filter((r) => r.findings.length === 0)
-  // Sorted by raw id (every exported record has one), each object made canonical once; the bundle text is
-  // the sorted object texts in place of a marker, hashed and sent piece by piece, never joined.
+  // Sorted by raw id (every exported record has one). The bundle text is the sorted object texts in place of
+  // a marker; they are made twice, once to hash (the bundle id comes first) and once to send, piece by
+  // piece: keeping them all would hold a second copy of every stored raw for the whole response.
   exported.sort((a, b) => compareIds(a.rawId as string, b.rawId as string))
-  const texts = exported.map(emit)
   const objectsPieces = function* (): Generator<string> {
-    if (texts.length === 0) yield '[]'
-    for (let i = 0; i < texts.length; i += PIECE_OBJECTS) {
-      const last = i + PIECE_OBJECTS >= texts.length
-      yield `${i === 0 ? '[' : ','}${texts.slice(i, i + PIECE_OBJECTS).join(',')}${last ? ']' : ''}`
+    if (exported.length === 0) yield '[]'
+    for (let i = 0; i < exported.length; i += PIECE_OBJECTS) {
+      const last = i + PIECE_OBJECTS >= exported.length
+      yield `${i === 0 ? '[' : ','}${exported
+        .slice(i, i + PIECE_OBJECTS)
+        .map(emit)
+        .join(',')}${last ? ']' : ''}`
+    }
+  }
+  let objectsBytes = 0
+  const measured = function* (): Generator<string> {
+    for (const piece of objectsPieces()) {
+      objectsBytes += Buffer.byteLength(piece)
+      yield piece
     }
   }
   const exclusions = records
@@ -150,7 +160,7 @@ export async function exportStix(engine: Engine, given: StixExportRequest = {}):
   ].join('|')
   const bundle: Record<string, unknown> = {
     type: 'bundle',
-    id: `bundle--${uuidV5(hashed(`${determinism_key}\n`, objectsPieces()))}`,
+    id: `bundle--${uuidV5(hashed(`${determinism_key}\n`, measured()))}`,
     spec_version: '2.1',
     objects: OBJECTS_MARKER,
     export_metadata: {
@@ -175,9 +185,7 @@ export async function exportStix(engine: Engine, given: StixExportRequest = {}):
     yield* objectsPieces()
     yield tail
   }
-  // '[' and ']' plus a ',' between objects.
-  let byteLength = Buffer.byteLength(head) + Buffer.byteLength(tail) + 2 + Math.max(0, texts.length - 1)
-  for (const t of texts) byteLength += Buffer.byteLength(t)
+  const byteLength = Buffer.byteLength(head) + objectsBytes + Buffer.byteLength(tail)
   const text = () => [...pieces()].join('')
   return {
     pieces,
