@@ -53,7 +53,7 @@ export interface PlannedRecord {
   externalId: string | undefined
   findings: Finding[]
   /** Graph endpoints of a relationship. */
-  ends?: [number, number]
+  ends: [number, number] | undefined
 }
 
 /** The cti `node.validate` payload (FACTS §11): compact JSON, keys alphabetical. */
@@ -149,8 +149,11 @@ export const evidenceRefs = (r: PlannedRecord): string[] => {
 
 const NO_LABELS: string[] = []
 
-/** The plan's view of one node's or relationship's properties (key ids looked up once per read). */
-function propertyReader(reader: GraphReader) {
+/**
+ * Builds plan records from graph properties (key ids looked up once per read). Every record gets every
+ * field, in one order: one object shape for the hundreds of thousands of records of a large export.
+ */
+function recordPlanner(reader: GraphReader) {
   const key = (name: string) => reader.names.lookup(name)
   const k = {
     raw: key(P.raw),
@@ -161,19 +164,34 @@ function propertyReader(reader: GraphReader) {
     annotated: key(P.annotated),
     evidenceRefs: key(P.evidenceRefs),
   }
-  const read = (map: ReadonlyMap<number, PropertyValue> | undefined) => {
+  return (
+    kind: PlannedRecord['kind'],
+    graphId: number,
+    map: ReadonlyMap<number, PropertyValue> | undefined,
+    labels: string[],
+    fallbackId: (ids: { stixId: string | undefined; externalId: string | undefined }) => string,
+    ends: [number, number] | undefined,
+  ): PlannedRecord => {
     const get = (id: number) => (id < 0 ? undefined : map?.get(id))
+    const stixId = str(get(k.id))
+    const externalId = str(get(k.externalId))
     return {
+      kind,
+      graphId,
+      recordId: fallbackId({ stixId, externalId }),
       rawText: str(get(k.raw)),
-      stixId: str(get(k.id)),
-      externalId: str(get(k.externalId)),
+      rawId: undefined,
+      labels,
       status: str(get(k.status)),
       confidence: get(k.confidence),
       annotated: get(k.annotated) === true,
       evidenceRefs: get(k.evidenceRefs),
+      stixId,
+      externalId,
+      findings: [],
+      ends,
     }
   }
-  return read
 }
 
 /** Reads the stix-mvp records of a graph (synchronously, one consistent version). */
@@ -184,35 +202,41 @@ export function collectRecords(reader: GraphReader): {
   const names = reader.names
   const stixLabel = names.lookup(STIX_LABEL)
   const ctiLabels = new Set([...CTI_VOCABULARY].map((l) => names.lookup(l)).filter((id) => id >= 0))
-  const read = propertyReader(reader)
+  const plan = recordPlanner(reader)
   const typeKey = names.lookup(P.type)
   const rawKey = names.lookup(P.raw)
   const records: PlannedRecord[] = []
   for (const id of reader.allNodeIds()) {
     const node = reader.node(id)
     if (node === undefined || !node.labels.some((l) => l === stixLabel || ctiLabels.has(l))) continue
-    const p = read(node.props)
     const labels = node.labels.map((l) => names.name(l))
     const vocab = labels.find((l) => CTI_VOCABULARY.has(l)) ?? 'StixObject'
     const type = str(node.props.get(typeKey)) ?? kebab(vocab)
-    const recordId = p.stixId ?? p.externalId ?? `${type}--${fnv1a64Hex(String(id))}`
-    records.push({ kind: 'node', graphId: id, recordId, rawId: undefined, labels, ...p, findings: [] })
+    records.push(
+      plan(
+        'node',
+        id,
+        node.props,
+        labels,
+        (p) => p.stixId ?? p.externalId ?? `${type}--${fnv1a64Hex(String(id))}`,
+        undefined,
+      ),
+    )
   }
   for (const rel of reader.allRelIds()) {
     const props = reader.relProps(rel)
     // Native edges are outside the STIX profile; a non-string raw is in it (and reported).
     if (rawKey < 0 || props?.get(rawKey) === undefined) continue
-    const p = read(props)
-    records.push({
-      kind: 'relationship',
-      graphId: rel,
-      recordId: p.stixId ?? `relationship--${fnv1a64Hex(`rel:${rel}`)}`,
-      rawId: undefined,
-      labels: NO_LABELS,
-      ...p,
-      findings: [],
-      ends: [reader.relStart(rel), reader.relEnd(rel)],
-    })
+    records.push(
+      plan(
+        'relationship',
+        rel,
+        props,
+        NO_LABELS,
+        (p) => p.stixId ?? `relationship--${fnv1a64Hex(`rel:${rel}`)}`,
+        [reader.relStart(rel), reader.relEnd(rel)],
+      ),
+    )
   }
   const evidence = new Map<string, string>()
   const evLabel = names.lookup(STIX_EVIDENCE_LABEL)
