@@ -109,8 +109,11 @@ function emit(r: PlannedRecord): string {
   return canonicalize(object)
 }
 
-/** Objects per piece: pieces of some 100 KB, cheap to join and to write. */
-const PIECE_OBJECTS = 512
+/**
+ * Characters per piece, about: pieces stay under V8's large-object size (128 KB), which would give every
+ * piece (and its UTF-8 copy on the socket) a mapping of its own.
+ */
+const PIECE_CHARS = 48 * 1024
 
 export async function exportStix(engine: Engine, given: StixExportRequest = {}): Promise<StixExport> {
   const request = givenIds(given)
@@ -129,14 +132,15 @@ export async function exportStix(engine: Engine, given: StixExportRequest = {}):
   // piece: keeping them all would hold a second copy of every stored raw for the whole response.
   exported.sort((a, b) => compareIds(a.rawId as string, b.rawId as string))
   const objectsPieces = function* (): Generator<string> {
-    if (exported.length === 0) yield '[]'
-    for (let i = 0; i < exported.length; i += PIECE_OBJECTS) {
-      const last = i + PIECE_OBJECTS >= exported.length
-      yield `${i === 0 ? '[' : ','}${exported
-        .slice(i, i + PIECE_OBJECTS)
-        .map(emit)
-        .join(',')}${last ? ']' : ''}`
+    let piece = '['
+    for (let i = 0; i < exported.length; i++) {
+      piece += `${i === 0 ? '' : ','}${emit(exported[i] as PlannedRecord)}`
+      if (piece.length >= PIECE_CHARS) {
+        yield piece
+        piece = ''
+      }
     }
+    yield `${piece}]`
   }
   let objectsBytes = 0
   const measured = function* (): Generator<string> {
