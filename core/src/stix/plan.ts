@@ -51,9 +51,12 @@ export interface PlannedRecord {
   evidenceRefs: PropertyValue | undefined
   stixId: string | undefined
   externalId: string | undefined
-  findings: Finding[]
+  /** Shared and frozen while empty (most records): add with `addFinding`. */
+  findings: readonly Finding[]
   /** Graph endpoints of a relationship. */
   ends: [number, number] | undefined
+  /** STIX ids the raw object refers to (set by planning; undefined without a parsable raw object). */
+  refs: string[] | undefined
 }
 
 /** The cti `node.validate` payload (FACTS §11): compact JSON, keys alphabetical. */
@@ -148,6 +151,12 @@ export const evidenceRefs = (r: PlannedRecord): string[] => {
 }
 
 const NO_LABELS: string[] = []
+const NO_FINDINGS: readonly Finding[] = Object.freeze([])
+
+function addFinding(r: PlannedRecord, ...findings: Finding[]): void {
+  if (findings.length === 0) return
+  r.findings = [...r.findings, ...findings]
+}
 
 /**
  * Builds plan records from graph properties (key ids looked up once per read). Every record gets every
@@ -188,8 +197,9 @@ function recordPlanner(reader: GraphReader) {
       evidenceRefs: get(k.evidenceRefs),
       stixId,
       externalId,
-      findings: [],
+      findings: NO_FINDINGS,
       ends,
+      refs: undefined,
     }
   }
 }
@@ -262,16 +272,12 @@ export async function planExport(
   validateNode?: ValidateNode,
 ): Promise<PlannedRecord[]> {
   const recordIds = new Map(records.map((r) => [r.recordId, r.recordId]))
-  const refs = new Map<PlannedRecord, string[]>()
   for (const r of records) {
     const object = raw(r)
-    r.findings.push(...recordFindings(r, object, evidenceIds))
+    addFinding(r, ...recordFindings(r, object, evidenceIds))
     if (object === null) continue
     if (typeof object.id === 'string') r.rawId = recordIds.get(object.id) ?? object.id
-    refs.set(
-      r,
-      [...collectRefs(object)].map((ref) => recordIds.get(ref) ?? ref),
-    )
+    r.refs = [...collectRefs(object)].map((ref) => recordIds.get(ref) ?? ref)
   }
   if (validateNode !== undefined) {
     for (const r of records) {
@@ -285,7 +291,7 @@ export async function planExport(
       }
       const reply = await validateNode(payload)
       for (const i of reply.issues)
-        r.findings.push({
+        addFinding(r, {
           code: i.code,
           message: `${r.recordId}: ${i.message}`,
           target_kind: 'node',
@@ -293,12 +299,12 @@ export async function planExport(
         })
     }
   }
-  propagate(records, refs)
+  propagate(records)
   return records
 }
 
 /** An edge whose endpoint is excluded, or an object referring to an id outside the export, is excluded too. */
-function propagate(records: PlannedRecord[], refs: ReadonlyMap<PlannedRecord, string[]>): void {
+function propagate(records: PlannedRecord[]): void {
   const byGraphNode = new Map<number, PlannedRecord>()
   for (const r of records) if (r.kind === 'node') byGraphNode.set(r.graphId, r)
   let changed = true
@@ -306,12 +312,12 @@ function propagate(records: PlannedRecord[], refs: ReadonlyMap<PlannedRecord, st
     changed = false
     const exported = new Set(records.filter((r) => r.findings.length === 0).map((r) => r.recordId))
     for (const r of records) {
-      if (r.findings.length > 0 || !refs.has(r)) continue
+      if (r.findings.length > 0 || r.refs === undefined) continue
       if (r.ends !== undefined) {
         const ends = r.ends.map((e) => byGraphNode.get(e))
         if (ends.some((n) => n === undefined || n.findings.length > 0)) {
           const excluded = ends.find((n) => n === undefined || n.findings.length > 0)
-          r.findings.push({
+          addFinding(r, {
             code: 'CTI_ENDPOINT_EXCLUDED',
             message: `${r.recordId}: endpoint ${excluded?.recordId ?? 'outside the profile'} is excluded`,
             target_kind: 'relationship',
@@ -321,9 +327,9 @@ function propagate(records: PlannedRecord[], refs: ReadonlyMap<PlannedRecord, st
           continue
         }
       }
-      for (const ref of refs.get(r) ?? []) {
+      for (const ref of r.refs) {
         if (exported.has(ref) || PREDEFINED_MARKINGS.has(ref)) continue
-        r.findings.push({
+        addFinding(r, {
           code: 'STIX_REFERENCE_DANGLING',
           message: `${r.recordId}: reference ${ref} is not exported`,
           target_kind: r.kind,
