@@ -2,6 +2,7 @@
 // ICS and Mobile (from SHARED_DIR, skipped when absent) and a deterministic synthetic bundle of 100,000
 // objects + 200,000 relationships, sent as 10 bundles of 10,000 + 20,000 (one atomic transaction each) so
 // each request stays well under a raised SERVICE_HTTP_IMPORT_MAX_BODY_BYTES; then exports each workspace.
+// The server's RSS is read after each set's import and again after its export (export has its own peak).
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -117,6 +118,7 @@ async function main() {
         bytes += body.length
       }
       const importMs = performance.now() - t0
+      const rssImported = await rss(svc.url)
       const t1 = performance.now()
       const res = await fetch(`${svc.url}/v1/export/stix?workspace_id=${encodeURIComponent(set.workspace)}`, {
         headers: { authorization: `Bearer ${BENCH_TOKEN}` },
@@ -132,7 +134,8 @@ async function main() {
         'import MB': (bytes / 1048576).toFixed(1),
         'export obj/s': Math.round(exported / (exportMs / 1000)),
         'export MB': (text.length / 1048576).toFixed(1),
-        rss: mb(await rss(svc.url)),
+        'rss imported': mb(rssImported),
+        'rss exported': mb(await rss(svc.url)),
       })
     }
   } finally {

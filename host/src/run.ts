@@ -2,6 +2,7 @@ import { EngineError, openEngine, SERVICE_VERSION } from '@service/core'
 import { httpReference } from '@service/core/ref'
 import type { Logger } from 'pino'
 import { ExitCode } from './exit-codes.js'
+import { capHeapGrowth } from './heap-growth.js'
 import { createLogger } from './logger.js'
 import { buildServer } from './server.js'
 import { loadSettings, redactedSettings, type Settings, SettingsError } from './settings.js'
@@ -29,6 +30,7 @@ export function settingsOrExit(env: NodeJS.ProcessEnv = process.env): Settings {
 
 /** Starts the server and serves until SIGTERM/SIGINT, then drains within the shutdown timeout. */
 export async function serve(settings: Settings): Promise<void> {
+  capHeapGrowth(settings.heapGrowingPercent)
   const logger: Logger = createLogger(settings.log.level)
   let engine: Awaited<ReturnType<typeof openEngine>>
   try {

@@ -16,6 +16,14 @@ const problemsOf = (env: Record<string, string>): string[] => {
 }
 
 describe('loadSettings', () => {
+  it('caps heap growth at 100% unless told otherwise (0 leaves V8 its heuristic)', () => {
+    expect(loadSettings(base, '/srv').heapGrowingPercent).toBe(100)
+    expect(loadSettings({ ...base, SERVICE_HEAP_GROWING_PERCENT: '0' }, '/srv').heapGrowingPercent).toBe(0)
+    expect(problemsOf({ ...base, SERVICE_HEAP_GROWING_PERCENT: '-5' }).join()).toContain(
+      'SERVICE_HEAP_GROWING_PERCENT',
+    )
+  })
+
   it('applies the documented defaults', () => {
     const s = loadSettings(base, '/srv')
     expect(s.http).toMatchObject({

@@ -64,6 +64,8 @@ export interface Settings {
   }
   license: { pem: string | null; publicKeyPem: string | null; licensedModules: string | null }
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }
+  /** Old-generation growth between full collections, percent of the live heap (0: V8's heuristic). */
+  heapGrowingPercent: number
 }
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\]|localhost)$/i
@@ -242,6 +244,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process
         'info',
       ),
     },
+    heapGrowingPercent: r.integer('SERVICE_HEAP_GROWING_PERCENT', 100, 0, 1000),
   }
   r.oneOf('SERVICE_LOG_FORMAT', ['json'] as const, 'json')
   if (r.problems.length > 0) throw new SettingsError(r.problems)

@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 
 /**
  * RFC 8785 (JSON Canonicalization Scheme). ECMAScript's own number and string serialisation are what the RFC
@@ -74,10 +74,20 @@ export const sha256Hex = (text: string): string => hash('sha256', text, 'hex')
 /** Namespace of the deterministic ids this product derives (a v4 uuid chosen once). */
 export const SERVICE_STIX_NAMESPACE = '2f7ad3e0-5b3c-4c2e-9a61-3d1f0b8c6e47'
 
-/** RFC 4122 version-5 UUID (SHA-1 of namespace bytes + name), as STIX 2.1 recommends for deterministic ids. */
-export function uuidV5(name: string, namespace: string = SERVICE_STIX_NAMESPACE): string {
+/**
+ * RFC 4122 version-5 UUID (SHA-1 of namespace bytes + name), as STIX 2.1 recommends for deterministic ids.
+ * A long name may be given in pieces (hashed as their concatenation, without building it).
+ */
+export function uuidV5(name: string | Iterable<string>, namespace: string = SERVICE_STIX_NAMESPACE): string {
   const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex')
-  const digest = hash('sha1', Buffer.concat([ns, Buffer.from(name, 'utf8')]), 'buffer')
+  let digest: Buffer
+  if (typeof name === 'string')
+    digest = hash('sha1', Buffer.concat([ns, Buffer.from(name, 'utf8')]), 'buffer')
+  else {
+    const sha1 = createHash('sha1').update(ns)
+    for (const piece of name) sha1.update(piece, 'utf8')
+    digest = sha1.digest()
+  }
   digest[6] = ((digest[6] ?? 0) & 0x0f) | 0x50
   digest[8] = ((digest[8] ?? 0) & 0x3f) | 0x80
   const hex = digest.subarray(0, 16).toString('hex')

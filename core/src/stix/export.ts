@@ -14,7 +14,6 @@ import type { Engine } from '../engine/engine.js'
 import { EngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import { canonicalize, uuidV5 } from './canonical.js'
-import { P } from './mapping.js'
 import { byKeys } from './order.js'
 import {
   collectRecords,
@@ -22,6 +21,7 @@ import {
   type Finding,
   type PlannedRecord,
   planExport,
+  raw,
   type ValidateNode,
 } from './plan.js'
 import { givenIds } from './request-ids.js'
@@ -48,8 +48,15 @@ export interface StixExportRequest {
 }
 
 export interface StixExport {
-  /** The canonical text: what the route sends, byte for byte. */
-  text: string
+  /**
+   * The canonical text in order, as pieces of moderate size: what the route sends, byte for byte. A large
+   * export is hundreds of MB; sending the pieces keeps a single joined copy (and its UTF-8 copy) off the heap.
+   */
+  pieces(): Iterable<string>
+  /** UTF-8 length of the whole text (the Content-Length). */
+  readonly byteLength: number
+  /** The whole text, joined on demand. */
+  readonly text: string
   /** Parsed from `text` on demand. */
   readonly bundle: Record<string, unknown>
 }
@@ -89,17 +96,24 @@ export function strictFailure(findings: Finding[]): EngineError {
   return bad('EXPORT_PLAN_FAILED', `strict export mode rejected export plan: ${text.join('; ')}`)
 }
 
-function emit(r: PlannedRecord): Record<string, unknown> {
-  const object = { ...(r.raw as Record<string, unknown>) }
-  if (object.type === 'marking-definition') return object
-  const confidence = r.props.get(P.confidence)
-  if (typeof confidence === 'number') object.confidence = Math.round(confidence * 100)
-  const refs = evidenceRefs(r)
-  if (refs.length > 0) object.x_service_evidence_refs = [...refs].sort()
-  const stixId = r.props.get(P.id)
-  if (typeof stixId === 'string') object.x_service_source_record_id = sourceRecordId(stixId)
-  return object
+/** The exported object's canonical text (its stored raw, parsed again: the plan does not keep it). */
+function emit(r: PlannedRecord): string {
+  const object = raw(r) as Record<string, unknown>
+  if (object.type !== 'marking-definition') {
+    const confidence = r.confidence
+    if (typeof confidence === 'number') object.confidence = Math.round(confidence * 100)
+    const refs = evidenceRefs(r)
+    if (refs.length > 0) object.x_service_evidence_refs = [...refs].sort()
+    if (r.stixId !== undefined) object.x_service_source_record_id = sourceRecordId(r.stixId)
+  }
+  return canonicalize(object)
 }
+
+/**
+ * Characters per piece, about: pieces stay under V8's large-object size (128 KB), which would give every
+ * piece (and its UTF-8 copy on the socket) a mapping of its own.
+ */
+const PIECE_CHARS = 48 * 1024
 
 export async function exportStix(engine: Engine, given: StixExportRequest = {}): Promise<StixExport> {
   const request = givenIds(given)
@@ -113,10 +127,28 @@ export async function exportStix(engine: Engine, given: StixExportRequest = {}):
   const findings = records.flatMap((r) => r.findings)
   if (params.mode === 'strict' && findings.length > 0) throw strictFailure(findings)
   const exported = records.filter((r) => r.findings.length === 0)
-  // Each object is made canonical once; the bundle text splices the sorted object texts in place of a marker.
-  const texts = exported.map((r) => ({ id: String(r.raw?.id), text: canonicalize(emit(r)) }))
-  texts.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-  const objectsText = `[${texts.map((t) => t.text).join(',')}]`
+  // Sorted by raw id (every exported record has one). The bundle text is the sorted object texts in place of
+  // a marker; they are made twice, once to hash (the bundle id comes first) and once to send, piece by
+  // piece: keeping them all would hold a second copy of every stored raw for the whole response.
+  exported.sort((a, b) => compareIds(a.rawId as string, b.rawId as string))
+  const objectsPieces = function* (): Generator<string> {
+    let piece = '['
+    for (let i = 0; i < exported.length; i++) {
+      piece += `${i === 0 ? '' : ','}${emit(exported[i] as PlannedRecord)}`
+      if (piece.length >= PIECE_CHARS) {
+        yield piece
+        piece = ''
+      }
+    }
+    yield `${piece}]`
+  }
+  let objectsBytes = 0
+  const measured = function* (): Generator<string> {
+    for (const piece of objectsPieces()) {
+      objectsBytes += Buffer.byteLength(piece)
+      yield piece
+    }
+  }
   const exclusions = records
     .filter((r) => r.findings.length > 0)
     .map((r) => [...r.findings].sort(byRecord)[0] as Finding)
@@ -132,7 +164,7 @@ export async function exportStix(engine: Engine, given: StixExportRequest = {}):
   ].join('|')
   const bundle: Record<string, unknown> = {
     type: 'bundle',
-    id: `bundle--${uuidV5(`${determinism_key}\n${objectsText}`)}`,
+    id: `bundle--${uuidV5(hashed(`${determinism_key}\n`, measured()))}`,
     spec_version: '2.1',
     objects: OBJECTS_MARKER,
     export_metadata: {
@@ -147,13 +179,35 @@ export async function exportStix(engine: Engine, given: StixExportRequest = {}):
   }
   if (usedEvidence.length > 0)
     bundle.x_service_evidence = usedEvidence.map((id) => JSON.parse(evidence.get(id) as string))
-  const text = canonicalize(bundle).replace(JSON.stringify(OBJECTS_MARKER), () => objectsText)
+  const outer = canonicalize(bundle)
+  const marker = JSON.stringify(OBJECTS_MARKER)
+  const at = outer.indexOf(marker)
+  const head = outer.slice(0, at)
+  const tail = outer.slice(at + marker.length)
+  const pieces = function* (): Generator<string> {
+    yield head
+    yield* objectsPieces()
+    yield tail
+  }
+  const byteLength = Buffer.byteLength(head) + objectsBytes + Buffer.byteLength(tail)
+  const text = () => [...pieces()].join('')
   return {
-    text,
+    pieces,
+    byteLength,
+    get text() {
+      return text()
+    },
     get bundle() {
-      return JSON.parse(text) as Record<string, unknown>
+      return JSON.parse(text()) as Record<string, unknown>
     },
   }
 }
+
+function* hashed(first: string, rest: Iterable<string>): Generator<string> {
+  yield first
+  yield* rest
+}
+
+const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 const OBJECTS_MARKER = '\u0000objects\u0000'

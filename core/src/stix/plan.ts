@@ -29,17 +29,34 @@ export interface Finding {
   record_id: string
 }
 
+/**
+ * One record of the plan. Lean on purpose: an export of a large workspace holds one per record at once,
+ * so the stored raw text is referenced (not parsed and kept) and only the properties the plan reads are
+ * copied out of the graph.
+ */
 export interface PlannedRecord {
   kind: 'node' | 'relationship'
   /** Graph id of the node or relationship. */
   graphId: number
   recordId: string
-  raw: Record<string, unknown> | null
+  /** The stored `stix_raw` text; `raw(r)` parses it. */
+  rawText: string | undefined
+  /** The raw object's `id` (the export's sort key), when the raw text parses to an object. */
+  rawId: string | undefined
+  /** Node labels by name (relationships: none; the cti payload is for nodes only). */
   labels: string[]
-  props: Map<string, PropertyValue>
-  findings: Finding[]
+  status: string | undefined
+  confidence: PropertyValue | undefined
+  annotated: boolean
+  evidenceRefs: PropertyValue | undefined
+  stixId: string | undefined
+  externalId: string | undefined
+  /** Shared and frozen while empty (most records): add with `addFinding`. */
+  findings: readonly Finding[]
   /** Graph endpoints of a relationship. */
-  ends?: [number, number]
+  ends: [number, number] | undefined
+  /** STIX ids the raw object refers to (set by planning; undefined without a parsable raw object). */
+  refs: string[] | undefined
 }
 
 /** The cti `node.validate` payload (FACTS §11): compact JSON, keys alphabetical. */
@@ -64,16 +81,10 @@ export type ValidateNode = (payload: CtiNodePayload) => Promise<{ issues: Provid
 const READY = new Set(['exportable', 'exported'])
 export const CONFIDENCE_FLOOR = 0.8
 
-function props(
-  reader: GraphReader,
-  map: ReadonlyMap<number, PropertyValue> | undefined,
-): Map<string, PropertyValue> {
-  const out = new Map<string, PropertyValue>()
-  for (const [k, v] of map ?? []) out.set(reader.names.name(k), v)
-  return out
-}
-
 const str = (v: PropertyValue | undefined) => (typeof v === 'string' ? v : undefined)
+
+/** The stored raw object, parsed afresh (callers drop it when done with the record). */
+export const raw = (r: PlannedRecord): Record<string, unknown> | null => parseRaw(r.rawText)
 
 function parseRaw(text: string | undefined): Record<string, unknown> | null {
   if (text === undefined) return null
@@ -90,12 +101,15 @@ function parseRaw(text: string | undefined): Record<string, unknown> | null {
 const kebab = (label: string) => label.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()
 
 /** Findings that depend on the record alone (raw, identity, status, CTI gates). */
-function recordFindings(r: PlannedRecord, evidenceIds: ReadonlySet<string>): Finding[] {
+function recordFindings(
+  r: PlannedRecord,
+  raw: Record<string, unknown> | null,
+  evidenceIds: ReadonlySet<string>,
+): Finding[] {
   const out: Finding[] = []
   const add = (code: string, message: string) =>
     out.push({ code, message: `${r.recordId}: ${message}`, target_kind: r.kind, record_id: r.recordId })
-  const status = str(r.props.get(P.status)) ?? 'unknown'
-  const raw = r.raw
+  const status = r.status ?? 'unknown'
   if (raw === null) {
     add('STIX_RAW_REQUIRED', 'no raw STIX object is stored for this record')
     if (!READY.has(status)) add('EXPORT_STATUS_NOT_READY', `status ${status} is not exportable`)
@@ -114,11 +128,11 @@ function recordFindings(r: PlannedRecord, evidenceIds: ReadonlySet<string>): Fin
       'STIX_VALIDATION_FAILED',
       `${first.code} ${first.message}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`,
     )
-  const importedAsIs = status === 'candidate' && r.props.get(P.raw) !== undefined
+  const importedAsIs = status === 'candidate' && r.rawText !== undefined
   if (!READY.has(status) && !importedAsIs)
     add('EXPORT_STATUS_NOT_READY', `status ${status} is not exportable`)
-  if (r.props.get(P.annotated) === true) {
-    const confidence = r.props.get(P.confidence)
+  if (r.annotated) {
+    const confidence = r.confidence
     if (typeof confidence !== 'number')
       add('CTI_CONFIDENCE_REQUIRED', 'an annotated record needs a confidence')
     else if (confidence < CONFIDENCE_FLOOR)
@@ -132,8 +146,62 @@ function recordFindings(r: PlannedRecord, evidenceIds: ReadonlySet<string>): Fin
 }
 
 export const evidenceRefs = (r: PlannedRecord): string[] => {
-  const v = r.props.get(P.evidenceRefs)
+  const v = r.evidenceRefs
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
+}
+
+const NO_LABELS: string[] = []
+const NO_FINDINGS: readonly Finding[] = Object.freeze([])
+
+function addFinding(r: PlannedRecord, ...findings: Finding[]): void {
+  if (findings.length === 0) return
+  r.findings = [...r.findings, ...findings]
+}
+
+/**
+ * Builds plan records from graph properties (key ids looked up once per read). Every record gets every
+ * field, in one order: one object shape for the hundreds of thousands of records of a large export.
+ */
+function recordPlanner(reader: GraphReader) {
+  const key = (name: string) => reader.names.lookup(name)
+  const k = {
+    raw: key(P.raw),
+    id: key(P.id),
+    externalId: key(P.externalId),
+    status: key(P.status),
+    confidence: key(P.confidence),
+    annotated: key(P.annotated),
+    evidenceRefs: key(P.evidenceRefs),
+  }
+  return (
+    kind: PlannedRecord['kind'],
+    graphId: number,
+    map: ReadonlyMap<number, PropertyValue> | undefined,
+    labels: string[],
+    fallbackId: (ids: { stixId: string | undefined; externalId: string | undefined }) => string,
+    ends: [number, number] | undefined,
+  ): PlannedRecord => {
+    const get = (id: number) => (id < 0 ? undefined : map?.get(id))
+    const stixId = str(get(k.id))
+    const externalId = str(get(k.externalId))
+    return {
+      kind,
+      graphId,
+      recordId: fallbackId({ stixId, externalId }),
+      rawText: str(get(k.raw)),
+      rawId: undefined,
+      labels,
+      status: str(get(k.status)),
+      confidence: get(k.confidence),
+      annotated: get(k.annotated) === true,
+      evidenceRefs: get(k.evidenceRefs),
+      stixId,
+      externalId,
+      findings: NO_FINDINGS,
+      ends,
+      refs: undefined,
+    }
+  }
 }
 
 /** Reads the stix-mvp records of a graph (synchronously, one consistent version). */
@@ -144,33 +212,41 @@ export function collectRecords(reader: GraphReader): {
   const names = reader.names
   const stixLabel = names.lookup(STIX_LABEL)
   const ctiLabels = new Set([...CTI_VOCABULARY].map((l) => names.lookup(l)).filter((id) => id >= 0))
+  const plan = recordPlanner(reader)
+  const typeKey = names.lookup(P.type)
+  const rawKey = names.lookup(P.raw)
   const records: PlannedRecord[] = []
-  const inScope = new Set<number>()
   for (const id of reader.allNodeIds()) {
     const node = reader.node(id)
     if (node === undefined || !node.labels.some((l) => l === stixLabel || ctiLabels.has(l))) continue
-    inScope.add(id)
-    const p = props(reader, node.props)
     const labels = node.labels.map((l) => names.name(l))
-    const raw = parseRaw(str(p.get(P.raw)))
     const vocab = labels.find((l) => CTI_VOCABULARY.has(l)) ?? 'StixObject'
-    const type = str(p.get(P.type)) ?? kebab(vocab)
-    const recordId = str(p.get(P.id)) ?? str(p.get(P.externalId)) ?? `${type}--${fnv1a64Hex(String(id))}`
-    records.push({ kind: 'node', graphId: id, recordId, raw, labels, props: p, findings: [] })
+    const type = str(node.props.get(typeKey)) ?? kebab(vocab)
+    records.push(
+      plan(
+        'node',
+        id,
+        node.props,
+        labels,
+        (p) => p.stixId ?? p.externalId ?? `${type}--${fnv1a64Hex(String(id))}`,
+        undefined,
+      ),
+    )
   }
   for (const rel of reader.allRelIds()) {
-    const p = props(reader, reader.relProps(rel))
-    if (p.get(P.raw) === undefined) continue // native edges are outside the STIX profile
-    records.push({
-      kind: 'relationship',
-      graphId: rel,
-      recordId: str(p.get(P.id)) ?? `relationship--${fnv1a64Hex(`rel:${rel}`)}`,
-      raw: parseRaw(str(p.get(P.raw))),
-      labels: [names.name(reader.relType(rel))],
-      props: p,
-      findings: [],
-      ends: [reader.relStart(rel), reader.relEnd(rel)],
-    })
+    const props = reader.relProps(rel)
+    // Native edges are outside the STIX profile; a non-string raw is in it (and reported).
+    if (rawKey < 0 || props?.get(rawKey) === undefined) continue
+    records.push(
+      plan(
+        'relationship',
+        rel,
+        props,
+        NO_LABELS,
+        (p) => p.stixId ?? `relationship--${fnv1a64Hex(`rel:${rel}`)}`,
+        [reader.relStart(rel), reader.relEnd(rel)],
+      ),
+    )
   }
   const evidence = new Map<string, string>()
   const evLabel = names.lookup(STIX_EVIDENCE_LABEL)
@@ -185,29 +261,37 @@ export function collectRecords(reader: GraphReader): {
   return { records, evidence }
 }
 
-/** Record findings, provider findings, then exclusions propagated through endpoints and references. */
+/**
+ * Record findings, provider findings, then exclusions propagated through endpoints and references. Each
+ * raw object is parsed here once and let go: what the later steps need of it (its id, its references)
+ * is kept, with references pointing at the records' own id strings where they name one.
+ */
 export async function planExport(
   records: PlannedRecord[],
   evidenceIds: ReadonlySet<string>,
   validateNode?: ValidateNode,
 ): Promise<PlannedRecord[]> {
-  for (const r of records) r.findings.push(...recordFindings(r, evidenceIds))
+  const recordIds = new Map(records.map((r) => [r.recordId, r.recordId]))
+  for (const r of records) {
+    const object = raw(r)
+    addFinding(r, ...recordFindings(r, object, evidenceIds))
+    if (object === null) continue
+    if (typeof object.id === 'string') r.rawId = recordIds.get(object.id) ?? object.id
+    r.refs = [...collectRefs(object)].map((ref) => recordIds.get(ref) ?? ref)
+  }
   if (validateNode !== undefined) {
     for (const r of records) {
       if (r.kind !== 'node') continue
-      const confidence = r.props.get(P.confidence)
+      const confidence = r.confidence
       const payload: CtiNodePayload = {
         confidence: typeof confidence === 'number' ? confidence : null,
         evidence_refs: evidenceRefs(r),
-        external_id:
-          str(r.props.get(P.id)) ??
-          str(r.props.get(P.externalId)) ??
-          (typeof r.raw?.id === 'string' ? r.raw.id : null),
+        external_id: r.stixId ?? r.externalId ?? r.rawId ?? null,
         labels: r.labels,
       }
       const reply = await validateNode(payload)
       for (const i of reply.issues)
-        r.findings.push({
+        addFinding(r, {
           code: i.code,
           message: `${r.recordId}: ${i.message}`,
           target_kind: 'node',
@@ -223,19 +307,17 @@ export async function planExport(
 function propagate(records: PlannedRecord[]): void {
   const byGraphNode = new Map<number, PlannedRecord>()
   for (const r of records) if (r.kind === 'node') byGraphNode.set(r.graphId, r)
-  const refs = new Map<PlannedRecord, string[]>()
-  for (const r of records) if (r.raw !== null) refs.set(r, [...collectRefs(r.raw)])
   let changed = true
   while (changed) {
     changed = false
     const exported = new Set(records.filter((r) => r.findings.length === 0).map((r) => r.recordId))
     for (const r of records) {
-      if (r.findings.length > 0 || r.raw === null) continue
+      if (r.findings.length > 0 || r.refs === undefined) continue
       if (r.ends !== undefined) {
         const ends = r.ends.map((e) => byGraphNode.get(e))
         if (ends.some((n) => n === undefined || n.findings.length > 0)) {
           const excluded = ends.find((n) => n === undefined || n.findings.length > 0)
-          r.findings.push({
+          addFinding(r, {
             code: 'CTI_ENDPOINT_EXCLUDED',
             message: `${r.recordId}: endpoint ${excluded?.recordId ?? 'outside the profile'} is excluded`,
             target_kind: 'relationship',
@@ -245,9 +327,9 @@ function propagate(records: PlannedRecord[]): void {
           continue
         }
       }
-      for (const ref of refs.get(r) ?? []) {
+      for (const ref of r.refs) {
         if (exported.has(ref) || PREDEFINED_MARKINGS.has(ref)) continue
-        r.findings.push({
+        addFinding(r, {
           code: 'STIX_REFERENCE_DANGLING',
           message: `${r.recordId}: reference ${ref} is not exported`,
           target_kind: r.kind,

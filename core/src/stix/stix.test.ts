@@ -254,6 +254,34 @@ describe('STIX export', () => {
     await engine.close()
   })
 
+  it('sends a large export in pieces that join to the text its id and length describe', async () => {
+    const engine = await openEngine()
+    // Over two pieces of objects, names outside ASCII (the length is in UTF-8 bytes), ids out of order.
+    const tools = Array.from({ length: 1100 }, (_, i) => ({
+      type: 'tool',
+      spec_version: '2.1',
+      id: id('tool', 5000 - i),
+      created: T,
+      modified: T,
+      name: `outil n° ${i} — é`,
+    }))
+    await importStix(engine, { bundle: bundle(...tools) })
+    const out = await exportStix(engine)
+    const pieces = [...out.pieces()]
+    expect(pieces.length).toBeGreaterThan(3)
+    const text = pieces.join('')
+    expect(text).toBe(out.text)
+    expect(out.byteLength).toBe(Buffer.byteLength(text))
+    const parsed = JSON.parse(text)
+    const ids = parsed.objects.map((o: { id: string }) => o.id)
+    expect(ids).toEqual([...ids].sort())
+    expect(ids).toHaveLength(1100)
+    // The id hashes the whole objects text, as one string would.
+    const key = parsed.export_metadata.determinism_key
+    expect(parsed.id).toBe(`bundle--${uuidV5(`${key}\n${canonicalize(parsed.objects)}`)}`)
+    await engine.close()
+  })
+
   it('fails closed in strict mode and lists exclusions in permissive mode', async () => {
     const engine = await openEngine()
     await importStix(engine, { bundle: bundle(uses, malware, actor, identity) })

@@ -155,6 +155,9 @@ describe('STIX routes', () => {
     const b = await app.inject({ method: 'GET', url: '/v1/export/stix?mode=strict&profile=stix-mvp' })
     expect(a.statusCode).toBe(200)
     expect(a.body).toBe(b.body)
+    // Streamed in pieces, with the exact length announced up front.
+    expect(Number(a.headers['content-length'])).toBe(a.rawPayload.length)
+    expect(a.headers['content-type']).toBe('application/json; charset=utf-8')
     expect(JSON.parse(a.body).objects[0]).toMatchObject({ name: 'Unknown Identity' })
     await app.inject({
       method: 'POST',

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
 import type { Engine } from '@service/core'
 import {
@@ -168,7 +169,11 @@ async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Pro
         profile: q.profile,
         validateNode: ctiValidator(app, request),
       })
-      return reply.type('application/json; charset=utf-8').send(out.text)
+      // Streamed piece by piece with its exact length: a large export is never one string nor one buffer.
+      return reply
+        .type('application/json; charset=utf-8')
+        .header('content-length', out.byteLength)
+        .send(Readable.from(out.pieces(), { objectMode: false }))
     },
   )
 }

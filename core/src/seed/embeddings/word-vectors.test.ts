@@ -65,4 +65,21 @@ describe('word vectors', () => {
     expect(cosine(malware, model.embedOne('phishing'))).toBeLessThan(0.5)
     expect(Array.from(model.embedOne('zzzz unknown'))).toEqual([0, 0, 0])
   })
+
+  it('converts in a child process that writes the cache (the built module), or here when it cannot', async () => {
+    const text = 'Malware and ransomware, then phishing'
+    const here = new WordVectorModel(loadWordVectorsSync({ path: source, cacheDir: join(dir, 'cache-d') }))
+    // This module is TypeScript under the test runner: the child cannot import it, so this converts here.
+    const fallback = loadWordVectorsSync({ path: source, cacheDir: join(dir, 'cache-e') }, true)
+    expect(Array.from(new WordVectorModel(fallback).embedOne(text))).toEqual(Array.from(here.embedOne(text)))
+    // The built module (what the server runs) converts in a child: the cache is there before it is read.
+    const built = (await import(
+      new URL('../../../dist/seed/embeddings/word-vectors.js', import.meta.url).href
+    )) as typeof import('./word-vectors.js')
+    const cacheDir = join(dir, 'cache-f')
+    expect(built.convertInChildProcess({ path: source, cacheDir })).toBe(true)
+    expect(readdirSync(cacheDir)).toEqual(['glove-100d-v1.bin'])
+    const viaChild = new built.WordVectorModel(built.loadWordVectorsSync({ path: source, cacheDir }, true))
+    expect(Array.from(viaChild.embedOne(text))).toEqual(Array.from(here.embedOne(text)))
+  })
 })

