@@ -114,3 +114,43 @@ describe('Bm25Index (BM25F)', () => {
     expect(bestOf(scores, 6)).toEqual([2, 3, 4, 7, 1])
   })
 })
+
+describe('Bm25Index upkeep', () => {
+  it('answers as an index built from scratch through upserts, re-upserts and removals', () => {
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'kappa', 'sigma', 'omega', 'zeta']
+    let s = 5
+    const rand = (n: number) => {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0
+      return s % n
+    }
+    const doc = () => {
+      const text = Array.from({ length: 1 + rand(4) }, () => words[rand(words.length)]).join(' ')
+      return { ...body(text), ids: rand(3) === 0 ? [`T${rand(5)}`] : [] }
+    }
+    const live = new Bm25Index()
+    const current = new Map<number, ReturnType<typeof doc>>()
+    for (let step = 0; step < 400; step++) {
+      const id = rand(40)
+      if (rand(4) === 0) {
+        live.remove(id)
+        current.delete(id)
+      } else {
+        const d = doc()
+        live.upsert(id, d)
+        current.set(id, d)
+      }
+    }
+    const fresh = new Bm25Index()
+    for (const [id, d] of current) fresh.upsert(id, d)
+    expect(live.size).toBe(fresh.size)
+    for (const w of words) {
+      expect(live.documentFrequency(w)).toBe(fresh.documentFrequency(w))
+      const a = live.search([w])
+      const b = fresh.search([w])
+      expect([...a.keys()].sort()).toEqual([...b.keys()].sort())
+      for (const [k, v] of a) expect(v).toBeCloseTo(b.get(k) as number, 12)
+    }
+    for (let t = 0; t < 5; t++)
+      expect([...live.byId(`t${t}`)].sort()).toEqual([...fresh.byId(`T${t}`)].sort())
+  })
+})

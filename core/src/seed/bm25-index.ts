@@ -42,6 +42,31 @@ export interface IndexedDocument {
   ids: readonly string[]
 }
 
+/**
+ * A term found in one document: most distinct terms are (ids, numbers, names), and a Map each cost about
+ * 200 bytes. Reads like a one-entry map; the index swaps it for a Map when a second document has the term.
+ */
+class OnePosting {
+  constructor(
+    readonly doc: number,
+    public packed: number,
+  ) {}
+
+  get size(): number {
+    return 1
+  }
+
+  get(doc: number): number | undefined {
+    return doc === this.doc ? this.packed : undefined
+  }
+
+  *[Symbol.iterator](): IterableIterator<[number, number]> {
+    yield [this.doc, this.packed]
+  }
+}
+
+type Posting = Map<number, number> | OnePosting
+
 const NO_NUMBERS: readonly number[] = Object.freeze([])
 const NO_STRINGS: readonly string[] = Object.freeze([])
 
@@ -122,11 +147,12 @@ class FieldLengths {
 
 export class Bm25Index {
   /** term -> (doc -> packed field frequencies). */
-  private readonly postings = new Map<string, Map<number, number>>()
+  private readonly postings = new Map<string, Posting>()
   private readonly docs = new Documents()
   private readonly totals = [0, 0, 0]
   private readonly termNumbers = new Map<string, number>()
-  private readonly idTable = new Map<string, Set<number>>()
+  /** Exact id -> its document, or the set of them when several share it (rare). */
+  private readonly idTable = new Map<string, number | Set<number>>()
   private readonly lengths = new FieldLengths()
 
   get size(): number {
@@ -152,15 +178,29 @@ export class Bm25Index {
     })
     for (const [term, packed] of tf) {
       const posting = this.postings.get(term)
-      if (posting === undefined) this.postings.set(term, new Map([[doc, packed]]))
-      else posting.set(doc, packed)
+      if (posting === undefined) this.postings.set(term, new OnePosting(doc, packed))
+      else if (!(posting instanceof OnePosting)) posting.set(doc, packed)
+      else if (posting.doc === doc) posting.packed = packed
+      else
+        this.postings.set(
+          term,
+          new Map([
+            [posting.doc, posting.packed],
+            [doc, packed],
+          ]),
+        )
     }
     const lengths = FIELDS.map((_, f) => d.fields[f]?.length ?? 0)
     lengths.forEach((len, f) => {
       this.totals[f] = (this.totals[f] ?? 0) + len
     })
     const ids = d.ids.length === 0 ? NO_STRINGS : [...new Set(d.ids.map((i) => i.toLowerCase()))]
-    for (const id of ids) entry(this.idTable, id, () => new Set<number>()).add(doc)
+    for (const id of ids) {
+      const docs = this.idTable.get(id)
+      if (docs === undefined) this.idTable.set(id, doc)
+      else if (typeof docs !== 'number') docs.add(doc)
+      else if (docs !== doc) this.idTable.set(id, new Set([docs, doc]))
+    }
     this.lengths.set(doc, lengths)
     const sequence = d.sequence.length === 0 ? NO_NUMBERS : d.sequence.map((t) => this.termNumber(t))
     this.docs.set(doc, [...tf.keys()], sequence, ids)
@@ -171,13 +211,21 @@ export class Bm25Index {
     if (terms === undefined) return
     for (const term of terms) {
       const posting = this.postings.get(term)
-      posting?.delete(doc)
-      if (posting?.size === 0) this.postings.delete(term)
+      if (posting instanceof OnePosting) {
+        if (posting.doc === doc) this.postings.delete(term)
+      } else if (posting !== undefined) {
+        posting.delete(doc)
+        if (posting.size === 0) this.postings.delete(term)
+      }
     }
     for (const id of this.docs.idsOf(doc)) {
       const docs = this.idTable.get(id)
-      docs?.delete(doc)
-      if (docs?.size === 0) this.idTable.delete(id)
+      if (typeof docs === 'number') {
+        if (docs === doc) this.idTable.delete(id)
+      } else if (docs !== undefined) {
+        docs.delete(doc)
+        if (docs.size === 0) this.idTable.delete(id)
+      }
     }
     for (let f = 0; f < FIELDS.length; f++) this.totals[f] = (this.totals[f] ?? 0) - this.lengths.get(doc, f)
     this.docs.delete(doc)
@@ -218,7 +266,8 @@ export class Bm25Index {
 
   /** Documents whose stix id or external id equals `id` (case-insensitive). */
   byId(id: string): ReadonlySet<number> {
-    return this.idTable.get(id.toLowerCase()) ?? EMPTY
+    const docs = this.idTable.get(id.toLowerCase())
+    return docs === undefined ? EMPTY : typeof docs === 'number' ? new Set([docs]) : docs
   }
 
   /**
@@ -319,14 +368,6 @@ export class Bm25Index {
 }
 
 /** The value under `key`, created by `make` when absent. */
-function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  let value = map.get(key)
-  if (value === undefined) {
-    value = make()
-    map.set(key, value)
-  }
-  return value
-}
 
 const EMPTY: ReadonlySet<number> = new Set()
 const NONE: ReadonlySet<string> = new Set()
