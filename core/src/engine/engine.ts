@@ -684,9 +684,9 @@ class EngineImpl implements Engine {
   }
 
   /**
-   * Writes the image at the log's last sequence S without stopping the engine. Everything but the graph
-   * (sessions, audit, history, ledgers: their writers do not wait for the gate) is encoded first, in one
-   * go; the graph is then written in slices between event-loop turns while this holds the visibility
+   * Writes the image at the log's last sequence S without stopping the engine. Everything but the graph is
+   * encoded first, in one go (session and audit records are logged without waiting for the gate, so they may
+   * change meanwhile); the graph is then written in slices between event-loop turns while this holds the visibility
    * gate's read side, so reads go on and graph writers wait until it is done. Records logged meanwhile
    * are above S and replay over the image.
    */

@@ -7,9 +7,10 @@ import type { GraphReader, Interner, NodeRecord, PropertyValue, RelationshipReco
 
 /**
  * A write transaction: an overlay over one published version. The first write to a record copies it
- * (labels and properties at once, adjacency arrays only when an edge is added or removed); reads go
- * to the copy when there is one, else through to the store. Nothing reaches the store until the
- * caller publishes the redo record from `prepare()`, so abandoning the transaction is free.
+ * (its properties at once, adjacency arrays only when an edge is added or removed; a label change replaces
+ * the shared label list); reads go to the copy when there is one, else through to the store. Nothing
+ * reaches the store until the caller publishes the redo record from `prepare()`, so abandoning the
+ * transaction is free.
  */
 export class Transaction implements GraphReader {
   readonly names: Interner
@@ -21,7 +22,7 @@ export class Transaction implements GraphReader {
    * most do, never pays for indexing its records twice (here and again when the store applies them).
    */
   private overlayIndexes: NodeIndexes | undefined
-  /** Nodes created here and not deleted: the store adopts them at publish (see CommitRecord.created). */
+  /** Nodes created here and not deleted: the store adopts them at publish (see `createdNodes` in commit.ts). */
   private readonly createdNodes = new Map<number, NodeRecord>()
   private readonly ops: CommitOp[] = []
   // Made on first use: a write that creates a node or two (the commonest) never needs them.
