@@ -183,6 +183,7 @@ describe('SeedSearch', () => {
     // No warm-up awaited: the search catches up by itself.
     expect((await seed.search({ objective: 'pump', top_k: 30 })).candidates).toHaveLength(30)
     await seed.warm()
+    expect(seed.staleNodes()).toBe(0)
     expect(seed.stats().documents).toBe(30)
     await engine.transact(DEFAULT_WORKSPACE_ID, (tx, store) => {
       tx.setNodeProperty(ids[0] as number, store.names.id('name'), 'valve')
@@ -192,6 +193,25 @@ describe('SeedSearch', () => {
     const valve = await seed.search({ objective: 'valve', top_k: 1 })
     expect(valve.candidates.map((c) => c.node_id)).toEqual([`node--${ids[0]}`])
     expect(seed.stats().documents).toBe(29)
+  })
+
+  it('warm() indexes what writes left stale, also when it last ran with nothing to do', async () => {
+    engine = await openEngine()
+    const seed = engine.seed // attached to an empty engine: its first warm-up had nothing to do
+    await seed.warm()
+    await create(Array.from({ length: 25 }, (_, i) => ({ labels: ['Tool'], props: { name: `gauge ${i}` } })))
+    expect(seed.staleNodes()).toBe(25)
+    await seed.warm()
+    expect(seed.staleNodes()).toBe(0)
+    // Past 50,000 stale nodes a background pass starts by itself.
+    await engine.transact(DEFAULT_WORKSPACE_ID, (tx, store) => {
+      const label = [store.names.id('Bulk')]
+      for (let i = 0; i < 50_000; i++) tx.createNode(label, new Map())
+    })
+    // (its first slice ran at once, without any read)
+    expect(seed.staleNodes()).toBeLessThan(50_000)
+    for (let turn = 0; turn < 1000 && seed.staleNodes() > 0; turn++) await new Promise((r) => setImmediate(r))
+    expect(seed.staleNodes()).toBe(0)
   })
 
   it('results change right after a write, and 422s at their edges', async () => {

@@ -104,7 +104,7 @@ export class SeedSearch {
     const search = new SeedSearch(engine, options)
     engine.registerDerivedIndex(search.index)
     // Index the recovered graph in the background; a search before it is done catches up itself.
-    void search.warm()
+    search.warm().catch(() => {})
     return search
   }
 
@@ -124,6 +124,11 @@ export class SeedSearch {
   /** Settles once every workspace's index has caught up with the graph (it is built lazily). */
   warm(): Promise<void> {
     return this.index.warm()
+  }
+
+  /** Nodes whose search entry is not current yet (the next search, or `warm`, indexes them). */
+  staleNodes(workspaceId = DEFAULT_WORKSPACE_ID): number {
+    return this.index.staleNodes(workspaceId)
   }
 
   /** Waits until every indexed node of the workspace has its vector (after a provider arrived). */

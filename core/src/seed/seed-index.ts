@@ -181,7 +181,7 @@ export class SeedIndex implements DerivedIndex {
     }
     // A long run of writes with no search in between is indexed in the background, so neither the stale
     // set nor the first search after it grows without bound.
-    if (ws.stale.size >= STALE_BACKGROUND) void this.warm()
+    if (ws.stale.size >= STALE_BACKGROUND) this.warm().catch(() => {}) // a read catches up whatever is left
   }
 
   /** Indexes what commits left stale, synchronously: `max` nodes at most (all by default). */
@@ -205,15 +205,26 @@ export class SeedIndex implements DerivedIndex {
    * long runs of writes. One pass at a time; reads catch up synchronously whatever is left.
    */
   warm(slice = 5000): Promise<void> {
-    this.warming ??= (async () => {
-      try {
-        for (const ws of this.workspaces.values())
-          while (!this.catchUp(ws, slice)) await new Promise((r) => setImmediate(r))
-      } finally {
-        this.warming = null
-      }
-    })()
-    return this.warming
+    if (this.warming !== null) return this.warming
+    // Cleared after it settles (a microtask later even when there was nothing to do), never before it is set.
+    const run = this.warmAll(slice).finally(() => {
+      this.warming = null
+    })
+    this.warming = run
+    return run
+  }
+
+  private async warmAll(slice: number): Promise<void> {
+    for (const ws of this.workspaces.values())
+      while (!this.catchUp(ws, slice)) await new Promise((r) => setImmediate(r))
+  }
+
+  /** Nodes whose entry is not current yet, without catching up (operators, tests). */
+  staleNodes(id: string): number {
+    const ws = this.workspaces.get(id)
+    if (ws === undefined) return 0
+    const rebuild = Number.isFinite(ws.rebuildFrom) ? Math.max(0, ws.store.nextNodeId - ws.rebuildFrom) : 0
+    return rebuild + ws.stale.size
   }
 
   /** One node's entry as the store now has it: indexed, re-indexed or removed. */
