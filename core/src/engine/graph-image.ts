@@ -2,7 +2,7 @@ import type { GraphCatalog } from '../graph/catalog.js'
 import { type CommitOp, decodeValue, encodeValue } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
-import { ownValue, recordOf } from '../own-key.js'
+import { ownValue, recordOf, setOwn } from '../own-key.js'
 
 /** Records per checkpoint line: few, large JSON.parse calls recover far faster than one per record. */
 const BATCH = 4096
@@ -180,16 +180,10 @@ class NodeColumnsWriter {
 
   line(): NodeColumns {
     const size = this.out.id.length
-    const props: Record<string, PropertyColumnImage> = Object.create(null)
+    const props: Record<string, PropertyColumnImage> = {}
     for (const [name, column] of this.columns) {
       while (column.values.length < size) column.values.push(null)
-      // Defined, not assigned: a key named "__proto__" is a column like any other.
-      Object.defineProperty(props, name, {
-        value: { [column.kind]: column.values },
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      })
+      setOwn(props, name, { [column.kind]: column.values } as PropertyColumnImage)
     }
     this.out.props = props
     return this.out

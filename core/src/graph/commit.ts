@@ -1,3 +1,4 @@
+import { setOwn } from '../own-key.js'
 import type { PropertyValue, ScalarProperty } from './types.js'
 
 /**
@@ -80,16 +81,7 @@ export function encodeProps(
 ): Record<string, EncodedValue> {
   const out: Record<string, EncodedValue> = {}
   props.forEach((value, key) => {
-    const field = name(key)
-    // Assigning "__proto__" would replace the prototype: that one key is defined as an own property.
-    if (field === '__proto__')
-      Object.defineProperty(out, field, {
-        value: encodeValue(value),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      })
-    else out[field] = encodeValue(value)
+    setOwn(out, name(key), encodeValue(value))
   })
   return out
 }
