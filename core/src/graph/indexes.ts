@@ -1,3 +1,4 @@
+import { addPosting, type IdPostings, removePosting } from '../id-postings.js'
 import type { PropertyValue } from './types.js'
 
 /** Map key for equality lookups: integers and integral floats meet (Cypher `1 = 1.0`), lists are not indexed. */
@@ -19,8 +20,6 @@ export function indexKey(value: PropertyValue): IndexKey | undefined {
       return undefined
   }
 }
-
-type Postings = number | Set<number>
 
 const EMPTY: readonly number[] = []
 
@@ -108,7 +107,7 @@ export class LabelIndex {
  * A value held by one node stores the bare id; a Set appears only when a second node shares the value.
  */
 export class PropertyIndex {
-  private readonly byLabel = new Map<number, Map<number, Map<IndexKey, Postings>>>()
+  private readonly byLabel = new Map<number, Map<number, Map<IndexKey, IdPostings>>>()
 
   /**
    * `onDemand`: a (label, key) pair is indexed only once `activate` was called for it (the store activates a
@@ -151,25 +150,14 @@ export class PropertyIndex {
       byValue = new Map()
       byKey.set(key, byValue)
     }
-    const postings = byValue.get(k)
-    if (postings === undefined) byValue.set(k, id)
-    else if (typeof postings === 'number') {
-      if (postings !== id) byValue.set(k, new Set([postings, id]))
-    } else postings.add(id)
+    addPosting(byValue, k, id)
   }
 
   remove(label: number, key: number, value: PropertyValue, id: number): void {
     const k = indexKey(value)
     if (k === undefined) return
     const byValue = this.byLabel.get(label)?.get(key)
-    const postings = byValue?.get(k)
-    if (byValue === undefined || postings === undefined) return
-    if (typeof postings === 'number') {
-      if (postings === id) byValue.delete(k)
-    } else {
-      postings.delete(id)
-      if (postings.size === 0) byValue.delete(k)
-    }
+    if (byValue !== undefined) removePosting(byValue, k, id)
   }
 
   ids(label: number, key: number, value: PropertyValue): Iterable<number> {

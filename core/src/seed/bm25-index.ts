@@ -1,3 +1,5 @@
+import { addPosting, type IdPostings, removePosting } from '../id-postings.js'
+
 /**
  * An incremental, field-aware inverted index scored with BM25F: each field's term frequency is
  * length-normalised against that field's average, weighted, summed, then saturated once per term
@@ -152,7 +154,7 @@ export class Bm25Index {
   private readonly totals = [0, 0, 0]
   private readonly termNumbers = new Map<string, number>()
   /** Exact id -> its document, or the set of them when several share it (rare). */
-  private readonly idTable = new Map<string, number | Set<number>>()
+  private readonly idTable = new Map<string, IdPostings>()
   private readonly lengths = new FieldLengths()
 
   get size(): number {
@@ -195,12 +197,7 @@ export class Bm25Index {
       this.totals[f] = (this.totals[f] ?? 0) + len
     })
     const ids = d.ids.length === 0 ? NO_STRINGS : [...new Set(d.ids.map((i) => i.toLowerCase()))]
-    for (const id of ids) {
-      const docs = this.idTable.get(id)
-      if (docs === undefined) this.idTable.set(id, doc)
-      else if (typeof docs !== 'number') docs.add(doc)
-      else if (docs !== doc) this.idTable.set(id, new Set([docs, doc]))
-    }
+    for (const id of ids) addPosting(this.idTable, id, doc)
     this.lengths.set(doc, lengths)
     const sequence = d.sequence.length === 0 ? NO_NUMBERS : d.sequence.map((t) => this.termNumber(t))
     this.docs.set(doc, [...tf.keys()], sequence, ids)
@@ -218,15 +215,7 @@ export class Bm25Index {
         if (posting.size === 0) this.postings.delete(term)
       }
     }
-    for (const id of this.docs.idsOf(doc)) {
-      const docs = this.idTable.get(id)
-      if (typeof docs === 'number') {
-        if (docs === doc) this.idTable.delete(id)
-      } else if (docs !== undefined) {
-        docs.delete(doc)
-        if (docs.size === 0) this.idTable.delete(id)
-      }
-    }
+    for (const id of this.docs.idsOf(doc)) removePosting(this.idTable, id, doc)
     for (let f = 0; f < FIELDS.length; f++) this.totals[f] = (this.totals[f] ?? 0) - this.lengths.get(doc, f)
     this.docs.delete(doc)
   }
