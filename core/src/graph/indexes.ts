@@ -1,4 +1,5 @@
 import { addPosting, type IdPostings, removePosting } from '../id-postings.js'
+import { IdList } from './id-list.js'
 import type { PropertyValue } from './types.js'
 
 /** Map key for equality lookups: integers and integral floats meet (Cypher `1 = 1.0`), lists are not indexed. */
@@ -30,32 +31,26 @@ const EMPTY: readonly number[] = []
  * an id re-added after removal keeps its old place.
  */
 class LabelMembers {
-  private ids = new Int32Array(16)
-  private length = 0
+  private readonly ids = new IdList()
   private removed: Set<number> | null = null
 
   get size(): number {
-    return this.length - (this.removed?.size ?? 0)
+    return this.ids.length - (this.removed?.size ?? 0)
   }
 
   add(id: number): void {
     if (this.removed?.delete(id)) return
-    if (this.length === this.ids.length) {
-      const grown = new Int32Array(this.ids.length * 2)
-      grown.set(this.ids)
-      this.ids = grown
-    }
-    this.ids[this.length++] = id
+    this.ids.push(id)
   }
 
   remove(id: number): void {
     this.removed ??= new Set()
     this.removed.add(id)
-    if (this.removed.size > 1024 && this.removed.size * 4 > this.length) this.compact()
+    if (this.removed.size > 1024 && this.removed.size * 4 > this.ids.length) this.compact()
   }
 
   values(): Iterable<number> {
-    const ids = this.ids.subarray(0, this.length)
+    const ids = this.ids.view()
     const removed = this.removed
     return removed === null || removed.size === 0 ? ids : skipping(ids, removed)
   }
@@ -63,11 +58,11 @@ class LabelMembers {
   private compact(): void {
     const removed = this.removed as Set<number>
     let kept = 0
-    for (let i = 0; i < this.length; i++) {
-      const id = this.ids[i] as number
-      if (!removed.has(id)) this.ids[kept++] = id
+    for (let i = 0; i < this.ids.length; i++) {
+      const id = this.ids.at(i)
+      if (!removed.has(id)) this.ids.set(kept++, id)
     }
-    this.length = kept
+    this.ids.truncate(kept)
     this.removed = null
   }
 }

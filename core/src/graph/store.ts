@@ -1,6 +1,7 @@
 import { EngineError } from '../errors.js'
 import { ColumnCache, type PropertyColumn } from './columns.js'
 import { type CommitOp, type CommitRecord, createdNodes, decodeValue, type EncodedValue } from './commit.js'
+import { IdList } from './id-list.js'
 import { NodeIndexes } from './indexes.js'
 import { PropertyMap } from './property-map.js'
 import { Transaction } from './transaction.js'
@@ -466,29 +467,6 @@ function appendRun(list: number[], ids: Int32Array, from: number, to: number): n
   for (let i = 0; i < list.length; i++) out[i] = list[i] as number
   for (let i = from, at = list.length; i < to; i++, at++) out[at] = ids[i] as number
   return out
-}
-
-/** A growable list of ids in an Int32Array (millions of restored relationships cost 4 bytes each). */
-class IdList {
-  private data = new Int32Array(0)
-  private length = 0
-
-  push(id: number): void {
-    if (this.length === this.data.length) {
-      const grown = new Int32Array(Math.max(1024, this.data.length * 2))
-      grown.set(this.data)
-      this.data = grown
-    }
-    this.data[this.length++] = id
-  }
-
-  /** The ids so far; the list is empty afterwards. */
-  take(): Int32Array {
-    const ids = this.data.subarray(0, this.length)
-    this.data = new Int32Array(0)
-    this.length = 0
-    return ids
-  }
 }
 
 export function removeId(list: number[], id: number): void {

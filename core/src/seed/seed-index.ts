@@ -1,5 +1,6 @@
 import type { DerivedIndex } from '../engine/engine.js'
 import type { CommitOp } from '../graph/commit.js'
+import { grown, IdList } from '../graph/id-list.js'
 import type { GraphStore } from '../graph/store.js'
 import { Bm25Index, type IndexedDocument } from './bm25-index.js'
 import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'
@@ -50,44 +51,33 @@ export function indexedDocument(f: NodeFields): IndexedDocument {
  */
 class NodeQueue {
   private marks = new Uint8Array(1024)
-  private ids = new Int32Array(1024)
+  private readonly ids = new IdList(1024)
   private head = 0
-  private tail = 0
 
   get size(): number {
-    return this.tail - this.head
+    return this.ids.length - this.head
   }
 
   add(id: number): void {
     if (id >= this.marks.length) this.marks = grown(this.marks, id + 1)
     if (this.marks[id] === 1) return
     this.marks[id] = 1
-    if (this.tail === this.ids.length) {
-      // Reuse the consumed front before growing.
-      if (this.head > 0) {
-        this.ids.copyWithin(0, this.head, this.tail)
-        this.tail -= this.head
-        this.head = 0
-      }
-      if (this.tail === this.ids.length) this.ids = grown(this.ids, this.tail + 1)
-    }
-    this.ids[this.tail++] = id
+    this.ids.push(id)
   }
 
   shift(): number {
-    const id = this.ids[this.head++] as number
+    const id = this.ids.at(this.head++)
     this.marks[id] = 0
-    if (this.head === this.tail) this.head = this.tail = 0
+    if (this.head === this.ids.length) {
+      this.ids.truncate(0)
+      this.head = 0
+    } else if (this.head >= 4096 && this.head * 2 >= this.ids.length) {
+      // Mostly consumed: reuse the front rather than grow.
+      this.ids.dropFront(this.head)
+      this.head = 0
+    }
     return id
   }
-}
-
-function grown<T extends Uint8Array | Int32Array>(array: T, atLeast: number): T {
-  let size = array.length * 2
-  while (size < atLeast) size *= 2
-  const bigger = new (array.constructor as new (n: number) => T)(size)
-  bigger.set(array)
-  return bigger
 }
 
 /** One workspace's full-text and vector state. */
