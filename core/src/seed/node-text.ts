@@ -1,4 +1,5 @@
 import type { GraphReader, NodeRecord, PropertyValue } from '../graph/types.js'
+import { memoize } from '../memo.js'
 import { MEMORY_LABEL, MEMORY_SEARCH_KEYS } from '../memory/layout.js'
 import { ownValue } from '../own-key.js'
 
@@ -66,16 +67,7 @@ const strings = (v: unknown): string[] =>
   typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
 
 /** PascalCase and kebab labels read as words: AttackPattern -> Attack Pattern. */
-const labelWordCache = new Map<string, string>()
-const labelWords = (label: string): string => {
-  let words = labelWordCache.get(label)
-  if (words === undefined) {
-    if (labelWordCache.size >= 4096) labelWordCache.clear()
-    words = label.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[-_]/g, ' ')
-    labelWordCache.set(label, words)
-  }
-  return words
-}
+const labelWords = memoize((label) => label.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[-_]/g, ' '))
 
 export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
   const f: NodeFields = { name: [], labels: [], body: [], ids: [], retired: false }

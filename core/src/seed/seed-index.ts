@@ -2,6 +2,7 @@ import type { DerivedIndex } from '../engine/engine.js'
 import type { CommitOp } from '../graph/commit.js'
 import { grown, IdList } from '../graph/id-list.js'
 import type { GraphStore } from '../graph/store.js'
+import { memoize } from '../memo.js'
 import { Bm25Index, type IndexedDocument } from './bm25-index.js'
 import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'
 import { embeddingText, isSearchable, type NodeFields, nodeFields } from './node-text.js'
@@ -17,17 +18,8 @@ const EMBED_SLICE = 2000
 const NOTHING = { stems: [], content: [] }
 
 /** A graph has few label sets and every node repeats one: their stems are worked out once (read-only). */
-const labelStems = new Map<string, readonly string[]>()
-function stemsOfLabels(labels: readonly string[]): readonly string[] {
-  const text = labels.join('\n')
-  let stems = labelStems.get(text)
-  if (stems === undefined) {
-    if (labelStems.size >= 4096) labelStems.clear()
-    stems = analyze(text)
-    labelStems.set(text, stems)
-  }
-  return stems
-}
+const labelStems = memoize((text): readonly string[] => analyze(text))
+const stemsOfLabels = (labels: readonly string[]) => labelStems(labels.join('\n'))
 
 /** What the lexical index stores of a node's fields. */
 export function indexedDocument(f: NodeFields): IndexedDocument {
