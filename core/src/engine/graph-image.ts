@@ -1,5 +1,6 @@
 import type { GraphCatalog } from '../graph/catalog.js'
 import { type CommitOp, decodeValue, encodeValue } from '../graph/commit.js'
+import { Dictionary } from '../graph/dictionary.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
 import { ownValue, recordOf, setOwn } from '../own-key.js'
@@ -18,7 +19,7 @@ export type GraphImageLine =
   | { kind: 'graph_counters'; workspace: string; next_node_id: number; next_relationship_id: number }
 
 /**
- * Nodes as columns (written since 0.4; `graph_batch` lines of earlier checkpoints still load): a batch's
+ * Nodes as columns (checkpoints written before these lines have `graph_batch` ones, still loaded): a batch's
  * distinct label lists and key orders once, then per node an index into each, and one column per property
  * key. A column is typed when it can be — `int` (numbers, or decimal strings beyond 2^53) or `str` — and
  * holds encoded values otherwise; `null` marks a node without that key. Each node's keys come back in its
@@ -88,18 +89,13 @@ export function* graphImage(catalog: GraphCatalog, createdSeq: CreatedSeq): Iter
     }
     if (nodes.size > 0) yield nodes.line()
     let rels = emptyColumns(workspace)
-    const typeIndex = new Map<string, number>()
+    let types = new Dictionary<string>()
+    rels.types = types.values
     for (const id of store.allRelIds()) {
       const typeName = store.names.name(store.relType(id))
-      let t = typeIndex.get(typeName)
-      if (t === undefined) {
-        t = rels.types.length
-        rels.types.push(typeName)
-        typeIndex.set(typeName, t)
-      }
       const position = rels.id.length
       rels.id.push(id)
-      rels.type.push(t)
+      rels.type.push(types.number(typeName, typeName))
       rels.start.push(store.relStart(id))
       rels.end.push(store.relEnd(id))
       const p = store.relProps(id)
@@ -108,7 +104,8 @@ export function* graphImage(catalog: GraphCatalog, createdSeq: CreatedSeq): Iter
       if (rels.id.length === BATCH) {
         yield rels
         rels = emptyColumns(workspace)
-        typeIndex.clear()
+        types = new Dictionary<string>()
+        rels.types = types.values
       }
     }
     if (rels.id.length > 0) yield rels
@@ -117,8 +114,8 @@ export function* graphImage(catalog: GraphCatalog, createdSeq: CreatedSeq): Iter
 
 /** Builds one `graph_nodes` line. */
 class NodeColumnsWriter {
-  private readonly labelSets = new Map<string, number>()
-  private readonly keyOrders = new Map<string, number>()
+  private readonly labelSets = new Dictionary<string[]>()
+  private readonly keyOrders = new Dictionary<string[]>()
   private readonly columns = new Map<string, { kind: 'int' | 'str' | 'any'; values: unknown[] }>()
   private readonly out: NodeColumns
 
@@ -126,8 +123,8 @@ class NodeColumnsWriter {
     this.out = {
       kind: 'graph_nodes',
       workspace,
-      label_sets: [],
-      key_orders: [],
+      label_sets: this.labelSets.values,
+      key_orders: this.keyOrders.values,
       id: [],
       labels: [],
       keys: [],
@@ -152,9 +149,8 @@ class NodeColumnsWriter {
     this.out.created.push(created)
     const names = store.names
     this.out.labels.push(
-      index(
+      listNumber(
         this.labelSets,
-        this.out.label_sets,
         labels.map((l) => names.name(l)),
       ),
     )
@@ -175,7 +171,7 @@ class NodeColumnsWriter {
       while (column.values.length < at) column.values.push(null)
       column.values.push(cell(column.kind, value))
     })
-    this.out.keys.push(index(this.keyOrders, this.out.key_orders, keys))
+    this.out.keys.push(listNumber(this.keyOrders, keys))
   }
 
   line(): NodeColumns {
@@ -209,16 +205,7 @@ function demote(column: { kind: 'int' | 'str' | 'any'; values: unknown[] }): voi
   column.kind = 'any'
 }
 
-function index(known: Map<string, number>, list: string[][], items: string[]): number {
-  const key = items.join('\u0000')
-  let at = known.get(key)
-  if (at === undefined) {
-    at = list.length
-    list.push(items)
-    known.set(key, at)
-  }
-  return at
-}
+const listNumber = (lists: Dictionary<string[]>, items: string[]) => lists.number(items.join('\u0000'), items)
 
 function decodeCell(column: PropertyColumnImage, at: number): PropertyValue | undefined {
   if ('int' in column) {

@@ -1,3 +1,4 @@
+import { Dictionary } from './dictionary.js'
 import type { GraphReader, PropertyValue } from './types.js'
 
 /**
@@ -24,27 +25,21 @@ export function buildColumn(
 ): PropertyColumn {
   const values: (PropertyValue | null)[] = new Array(ids.length)
   let codes: Int32Array | undefined = new Int32Array(ids.length)
-  const dictionary: string[] = []
-  const codeOf = new Map<string, number>()
+  const strings = new Dictionary<string>()
   for (let i = 0; i < ids.length; i++) {
     const value = read(ids[i] as number)?.get(key) ?? null
     values[i] = value
     if (codes === undefined) continue
     if (value === null) codes[i] = -1
     else if (typeof value === 'string') {
-      let code = codeOf.get(value)
-      if (code === undefined) {
-        code = dictionary.length
-        dictionary.push(value)
-        codeOf.set(value, code)
-      }
+      const code = strings.number(value, value)
       codes[i] = code
-      values[i] = dictionary[code] as string
+      values[i] = strings.values[code] as string
     } else codes = undefined
   }
   return codes === undefined
     ? { ids, values, codes: undefined, dictionary: undefined }
-    : { ids, values, codes, dictionary }
+    : { ids, values, codes, dictionary: strings.values }
 }
 
 /**
