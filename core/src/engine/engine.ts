@@ -693,7 +693,6 @@ class EngineImpl implements Engine {
   private async writeCheckpoint(): Promise<void> {
     const storage = this.storage
     if (storage === null) return
-    await storage.drain()
     await this.gate.enterRead()
     try {
       const sequence = storage.lastSeq
@@ -702,11 +701,7 @@ class EngineImpl implements Engine {
         yield* graph
         yield* rest
       }
-      await storage.writeCheckpoint(
-        sequence,
-        lines(this.graphLines()),
-        () => new Promise((r) => setImmediate(r)),
-      )
+      await storage.checkpoint(sequence, lines(this.graphLines()), () => new Promise((r) => setImmediate(r)))
     } finally {
       this.gate.exitRead()
     }

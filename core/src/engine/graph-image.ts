@@ -9,8 +9,9 @@ import { ownValue, recordOf, setOwn } from '../own-key.js'
 const BATCH = 4096
 
 /**
- * A checkpoint line of the graph: a batch of create ops (nodes before relationships), with each record's
- * creation sequence so record history stays exact across restarts; plus each workspace's id counters.
+ * A checkpoint line of the graph: a batch of nodes or of relationships as columns (nodes first; older
+ * checkpoints hold nodes as create ops), with each record's creation sequence so record history stays exact
+ * across restarts; plus each workspace's id counters.
  */
 export type GraphImageLine =
   | { kind: 'graph_batch'; workspace: string; ops: CommitOp[]; created: number[] }

@@ -122,8 +122,8 @@ export class PropertyMap implements Map<number, PropertyValue> {
       yield* this.hashed.entries()
       return
     }
-    // Live, not a snapshot: only the store mutates these (never while iterating one); a transaction edits
-    // its own Map copy.
+    // Live, not a snapshot: whoever owns one (the store, or the transaction that created the node) never
+    // changes it while iterating it.
     const flat = this.flat
     for (let i = 0; i < flat.length; i += 2) yield [flat[i] as number, flat[i + 1] as PropertyValue]
   }

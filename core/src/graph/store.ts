@@ -263,10 +263,10 @@ export class GraphStore implements GraphReader {
 
   /**
    * A node as its transaction left it (labels interned, values typed): the same node its createNode op and
-   * the later ops on it would give, since those ops only assign. Its values are copied, not shared.
+   * the later ops on it would give, since those ops only assign. A PropertyMap is taken over (it was the
+   * transaction's to give, see Transaction.createNode); any other map is copied, lists included.
    */
   private adoptNode(id: number, labels: readonly number[], props: ReadonlyMap<number, PropertyValue>): void {
-    // A PropertyMap handed to createNode is the transaction's to give (see Transaction.createNode).
     this.addNode(id, this.labelSet(labels), props instanceof PropertyMap ? props : PropertyMap.copyOf(props))
   }
 
@@ -454,16 +454,16 @@ class RelPropertyColumns {
   }
 }
 
-/** `list` followed by ids[from .. to), as one exactly sized array (the shared empty list when both are empty). */
+/** `list` followed by ids[from .. to), as a new array of exactly that size (`list` itself when the run is empty). */
 function appendRun(list: number[], ids: Int32Array, from: number, to: number): number[] {
   if (to === from) return list
   const size = list.length + (to - from)
-  // Beyond this V8 may make `new Array(n)` sparse: grow by push instead.
-  const out = size > PREALLOCATE_MAX ? list.slice() : new Array<number>(size)
   if (size > PREALLOCATE_MAX) {
+    const out = list.slice()
     for (let i = from; i < to; i++) out.push(ids[i] as number)
     return out
   }
+  const out = new Array<number>(size)
   for (let i = 0; i < list.length; i++) out[i] = list[i] as number
   for (let i = from, at = list.length; i < to; i++, at++) out[at] = ids[i] as number
   return out
