@@ -1,3 +1,5 @@
+import { Dictionary } from './dictionary.js'
+
 /**
  * Record shapes shared by the published store and transaction overlays.
  *
@@ -51,26 +53,19 @@ export interface GraphReader {
 
 /** Interns label, relationship-type and property-key names: records hold small integers, not strings. */
 export class Interner {
-  private readonly ids = new Map<string, number>()
-  private readonly names: string[] = []
+  private readonly names = new Dictionary<string>()
 
   id(name: string): number {
-    let id = this.ids.get(name)
-    if (id === undefined) {
-      id = this.names.length
-      this.names.push(name)
-      this.ids.set(name, id)
-    }
-    return id
+    return this.names.number(name, name)
   }
 
   /** The id of a name already seen, or -1: lookups must not grow the table. */
   lookup(name: string): number {
-    return this.ids.get(name) ?? -1
+    return this.names.known(name) ?? -1
   }
 
   name(id: number): string {
-    const name = this.names[id]
+    const name = this.names.values[id]
     if (name === undefined) throw new Error(`unknown interned id ${id}`)
     return name
   }

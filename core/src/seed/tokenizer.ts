@@ -1,3 +1,5 @@
+import { memoize } from '../memo.js'
+
 /**
  * The seed-search tokenizer (FACTS §4): split on anything that is not a letter or digit, keep tokens of
  * two or more characters, lower-case. Unicode-aware: `\p{L}\p{N}` instead of ASCII classes, NFKC first
@@ -79,18 +81,7 @@ export function stem(token: string): string {
 const undouble = (t: string) => (/([^aeiouylsfz])\1$/.test(t) ? t.slice(0, -1) : t)
 
 /** Stems by token: indexing stems the same words again and again (bounded: cleared when full). */
-const stems = new Map<string, string>()
-const STEM_CACHE = 200_000
-
-function cachedStem(token: string): string {
-  let s = stems.get(token)
-  if (s === undefined) {
-    if (stems.size >= STEM_CACHE) stems.clear()
-    s = stem(token)
-    stems.set(token, s)
-  }
-  return s
-}
+const cachedStem = memoize(stem, 200_000)
 
 /** Document tokens, stemmed, in order. */
 export const analyze = (text: string): string[] => tokenize(text).map(cachedStem)
