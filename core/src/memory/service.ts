@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { LedgerWriter } from '../engine/ledger.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
-import type { SeedSearch } from '../seed/search.js'
+import type { LedgerWriter } from '../kernel/ledger.js'
 import { invalid, memoryError, notFound } from './errors.js'
 import {
   createMemory,
@@ -18,6 +17,7 @@ import {
   writeRelationship,
 } from './layout.js'
 import { PageKeyLedger, ReceiptLedger, type VersionEntry, VersionLedger } from './ledgers.js'
+import type { ObjectiveSearch } from './objective-search.js'
 import { issuePageToken, objectiveBinding, readPageToken } from './page-token.js'
 import { isRecallableMemory, type RecallSeed, walk } from './recall.js'
 import {
@@ -53,7 +53,8 @@ export interface MemoryHost {
     options?: { sessionId?: string | undefined; label?: string | undefined },
   ): Promise<{ value: T }>
   readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T>
-  seed(): SeedSearch
+  /** The text index recall takes its objective seeds from. */
+  seed(): ObjectiveSearch
   now(): number
   /** True when the id names a session that is not stopped: only then is a request audited and timeshot. */
   sessionOpen(sessionId: string): boolean

@@ -1,8 +1,8 @@
-import type { Engine } from '../engine/engine.js'
-import type { LedgerWriter } from '../engine/ledger.js'
 import { EngineError, isEngineError } from '../errors.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
+import type { LedgerWriter } from '../kernel/ledger.js'
+import type { GraphAccess } from '../kernel/types.js'
 import type { WriteFailure } from './apply.js'
 import { messageOf, RefErrors } from './codes.js'
 import {
@@ -96,7 +96,7 @@ export class RefWrites {
   }
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: GraphAccess,
     options: RefOptions,
     /** The published graph of a workspace (the relationship index is rebuilt from it after recovery). */
     private readonly storeOf: (workspaceId: string) => GraphStore,
