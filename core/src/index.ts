@@ -23,6 +23,7 @@ export type {
 export { decodeValue, encodeValue, GraphCatalog, GraphStore, Transaction } from './graph/index.js'
 export type { Boundary, TimelineNode } from './history/timeline.js'
 export type { Ledger, LedgerWriter } from './kernel/ledger.js'
+export type { StorageFaultReport } from './kernel/storage-fault-recovery.js'
 export type {
   CallOptions,
   CommittedWrite,

@@ -11,10 +11,38 @@ export const KernelErrors = {
       `the write could not be made durable: ${error.message}`,
       'unavailable',
     ),
+  /** After a log failure; ENOSPC is named, as an operator acts differently on a full disk. */
+  writesSuspended: (cause: Error) =>
+    new EngineError(
+      'DURABILITY_FAILED',
+      `${storageTrouble(cause)}; writes are suspended and resume by themselves once the storage answers again (reads go on)`,
+      'unavailable',
+      { cause },
+    ),
+  readsUnavailable: (cause: Error) =>
+    new EngineError(
+      'STORAGE_UNAVAILABLE',
+      `${storageTrouble(cause)} and the durable state cannot be read back yet; retry shortly`,
+      'unavailable',
+      { cause },
+    ),
+  writeOutlivedReload: () =>
+    new EngineError(
+      'DURABILITY_FAILED',
+      'the write began before a storage failure and was not applied; retry it with the same idempotency key',
+      'unavailable',
+    ),
   snapshotNotFound: (snapshotId: string, workspaceId: string) =>
     new EngineError(
       'SNAPSHOT_NOT_FOUND',
       `no snapshot ${snapshotId} of workspace ${workspaceId} in the retained history`,
       'not_found',
     ),
+}
+
+/** One phrase for what the storage said: a full disk is told apart from other failures. */
+export function storageTrouble(cause: Error): string {
+  if ((cause as NodeJS.ErrnoException).code === 'ENOSPC')
+    return 'storage is full (ENOSPC: no space left on device)'
+  return `storage failed (${cause.message})`
 }

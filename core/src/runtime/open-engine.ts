@@ -162,6 +162,10 @@ class RuntimeEngine implements Engine {
     return this.kernel.recoveryFacts()
   }
 
+  storageFaults() {
+    return this.kernel.storageFaults()
+  }
+
   async cypher(input: CypherCall): Promise<CypherResult> {
     this.kernel.assertOpen()
     const call = checkCallShape(input)

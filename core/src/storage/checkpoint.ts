@@ -1,19 +1,10 @@
 import { createHash } from 'node:crypto'
-import {
-  closeSync,
-  existsSync,
-  fsync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs'
+import { closeSync, existsSync, fsync, mkdirSync, openSync, readSync, renameSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { RECORD_FORMAT } from '../version.js'
 import { fsyncDirectory } from './atomic-file.js'
+import { writeAllAt } from './positional-write.js'
 
 export const CHECKPOINT_DIR = 'checkpoints'
 export const checkpointName = (seq: number) => `checkpoint-${String(seq).padStart(20, '0')}.jsonl`
@@ -56,7 +47,7 @@ export async function writeCheckpoint(
   let buffer = ''
   const flush = () => {
     const data = Buffer.from(buffer, 'utf8')
-    writeSync(fd, data)
+    writeAllAt(fd, data, bytes)
     fileHash.update(data)
     bytes += data.length
     buffer = ''
