@@ -1,4 +1,5 @@
 import { EngineError } from '../errors.js'
+import { storageTrouble } from '../storage/storage-trouble.js'
 
 /** The kernel's own error codes. */
 export const KernelErrors = {
@@ -38,11 +39,4 @@ export const KernelErrors = {
       `no snapshot ${snapshotId} of workspace ${workspaceId} in the retained history`,
       'not_found',
     ),
-}
-
-/** One phrase for what the storage said: a full disk is told apart from other failures. */
-export function storageTrouble(cause: Error): string {
-  if ((cause as NodeJS.ErrnoException).code === 'ENOSPC')
-    return 'storage is full (ENOSPC: no space left on device)'
-  return `storage failed (${cause.message})`
 }

@@ -1,4 +1,4 @@
-import { storageTrouble } from './errors.js'
+import { storageTrouble } from '../storage/storage-trouble.js'
 
 /** What /health and /metrics tell about storage faults. */
 export interface StorageFaultReport {

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import { fsyncDirectory } from './atomic-file.js'
 import { writeAllAt } from './positional-write.js'
+import { storageTrouble } from './storage-trouble.js'
 import { segmentName, WAL_DIR } from './wal-reader.js'
 import { encodeWalRecord } from './wal-record.js'
 
@@ -225,7 +226,7 @@ export class WalWriter {
     this.noteFailure(error)
     const failure = new EngineError(
       'DURABILITY_FAILED',
-      `write-ahead log append failed: ${error.message}`,
+      `write-ahead log append failed, the write was not acknowledged: ${storageTrouble(error)}`,
       'unavailable',
       { cause: error },
     )
