@@ -33,7 +33,8 @@ const MAX_DELAY_MS = 2000
  * Recovers from a failed log in place, without a process restart, as PostgreSQL's postmaster restarts its
  * backends and replays the WAL after a storage error: first the published state is rebuilt from what is
  * durable (readers go on from there), then the storage is probed with backoff, and once it answers a new
- * log is opened and writes resume. The failed file is never fsynced again.
+ * log is opened and writes resume. Nothing the failed fsync was meant to make durable is trusted: the live
+ * segment is cut back to what was durable before the failure.
  */
 export class StorageFaultRecovery {
   private report: StorageFaultReport = {

@@ -1,5 +1,5 @@
-import { closeSync, fdatasyncSync, openSync, readSync, renameSync, unlinkSync } from 'node:fs'
-import { basename, dirname, join } from 'node:path'
+import { closeSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, unlinkSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fsyncDirectory } from './atomic-file.js'
 import { writeAllAt } from './positional-write.js'
 
@@ -24,33 +24,21 @@ export function probeStorage(dir: string): void {
 }
 
 /**
- * Replaces a segment whose fsync failed by a fresh copy of its durable prefix: the bytes up to the last
- * batch whose fsync succeeded are read back, written to a new file, synced, and renamed over the old one.
- * What followed (the failed batch, perhaps torn) is dropped, so its writers, who were answered with an
- * error, are absent after the resume; nothing of the failed file is trusted beyond what was durable.
+ * Cuts a segment whose write or fsync failed back to its durable prefix: the bytes up to the end of the
+ * last batch whose fsync succeeded. What followed (the failed batch, perhaps torn) is dropped, so its
+ * writers, who were answered with an error, are absent after the resume. This is not a retried fsync
+ * trusted for the failed bytes (PostgreSQL's fsyncgate: a failed writeback may leave its pages marked clean,
+ * so a second fsync can succeed without them): the failed bytes are discarded, the prefix was on disk
+ * before the failure, and the sync below only makes the new length durable. Needs no free space, so it
+ * works on a disk that was full.
  */
-export function rewriteDurablePrefix(path: string, durableBytes: number): void {
-  const prefix = Buffer.alloc(durableBytes)
-  if (durableBytes > 0) {
-    const source = openSync(path, 'r')
-    try {
-      for (let at = 0; at < durableBytes; ) {
-        const n = readSync(source, prefix, at, durableBytes - at, at)
-        if (n === 0) throw new Error(`${basename(path)} is shorter than its durable prefix`)
-        at += n
-      }
-    } finally {
-      closeSync(source)
-    }
-  }
-  const temp = `${path}.rewrite`
-  const fd = openSync(temp, 'w', 0o600)
+export function cutToDurablePrefix(path: string, durableBytes: number): void {
+  const fd = openSync(path, 'r+')
   try {
-    writeAllAt(fd, prefix, 0)
-    fdatasyncSync(fd)
+    ftruncateSync(fd, durableBytes)
+    fsyncSync(fd)
   } finally {
     closeSync(fd)
   }
-  renameSync(temp, path)
   fsyncDirectory(dirname(path))
 }

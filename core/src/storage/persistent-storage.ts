@@ -15,7 +15,7 @@ import { fsyncDirectory } from './atomic-file.js'
 import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
 import type { DurabilityReport, RecoveryReport } from './durability.js'
 import { acquireDirectoryLock, type DirectoryLock } from './lock.js'
-import { probeStorage, rewriteDurablePrefix } from './log-resume.js'
+import { cutToDurablePrefix, probeStorage } from './log-resume.js'
 import {
   type Manifest,
   type ManifestComponent,
@@ -255,8 +255,8 @@ export class PersistentStorage {
 
   /**
    * Resumes writing after a log failure once the storage answers again: probes it with a fresh file, gives
-   * up the failed log without another fsync, rewrites its live segment to the durable prefix through a new
-   * file, and opens a new log after the durable sequence. Throws (and changes nothing) while the storage
+   * up the failed log's descriptor, cuts its live segment back to the durable prefix, and opens a new log
+   * after the durable sequence. Throws (and changes nothing) while the storage
    * still fails.
    */
   async resumeLog(): Promise<void> {
@@ -265,7 +265,7 @@ export class PersistentStorage {
     probeStorage(join(this.options.dir, WAL_DIR))
     failed.abandon()
     const live = failed.liveSegment
-    rewriteDurablePrefix(live.path, live.durableBytes)
+    cutToDurablePrefix(live.path, live.durableBytes)
     const wal = await WalWriter.open(
       {
         dir: this.options.dir,
