@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -8,7 +8,12 @@ import type { RunningServer } from './harness.js'
 
 const run = promisify(execFile)
 const FIU_LIBS = ['/usr/lib/fiu/fiu_run_preload.so', '/usr/lib/fiu/fiu_posix_preload.so']
-const FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1'
+/** libfaketime lives under the multiarch directory of the machine (x86_64-linux-gnu, aarch64-linux-gnu, …). */
+const FAKETIME_LIB =
+  readdirSync('/usr/lib', { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => join('/usr/lib', e.name, 'faketime', 'libfaketime.so.1'))
+    .find((path) => existsSync(path)) ?? ''
 const onPath = (tool: string) =>
   (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(join(dir, tool)))
 
@@ -24,7 +29,7 @@ export function toolPresent(name: string, present: boolean): boolean {
 }
 
 export const fiuPresent = () => FIU_LIBS.every((lib) => existsSync(lib)) && onPath('fiu-ctrl')
-export const faketimePresent = () => existsSync(FAKETIME_LIB)
+export const faketimePresent = () => FAKETIME_LIB !== ''
 
 /** A libfiu-controlled process: the environment to start it with and the remote control to drive it. */
 export function fiuControl() {

@@ -77,6 +77,9 @@ describe.skipIf(!fiu)('storage faults injected into the running server (libfiu)'
         await eventually(async () => (await ready(server)) === 200)
         const resumedInMs = Date.now() - cleared
         expect(resumedInMs).toBeLessThan(10_000)
+        console.info(
+          `${row.call} x WAL x errno ${row.errno}: writes resumed ${resumedInMs} ms after the fault cleared`,
+        )
         const after = await writePair(server, 'after-0')
         expect(after.acknowledged).toBe(true)
         acknowledged.add('after-0')
