@@ -8,6 +8,7 @@ import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Agent, request as undiciRequest } from 'undici'
+import { afterAll } from 'vitest'
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const serverMain = join(repoRoot, 'host', 'dist', 'main.js')
@@ -71,6 +72,36 @@ export interface StartOptions {
   timeoutMs?: number
 }
 
+/**
+ * Every child process a test file starts through this harness (server, TAXII server, connector). A failed
+ * or timed-out test skips its own `stop()`, so whatever is still alive is killed when the file ends, and
+ * again (synchronously) if the worker exits first: no test leaves a process behind.
+ */
+const children = new Set<ChildProcess>()
+
+export function trackChild(child: ChildProcess): ChildProcess {
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
+}
+
+function killTracked(): Promise<void> {
+  const waits = [...children].map(
+    (child) =>
+      new Promise<void>((resolveExit) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolveExit()
+        child.once('exit', () => resolveExit())
+        child.kill('SIGKILL')
+      }),
+  )
+  return Promise.all(waits).then(() => undefined)
+}
+
+afterAll(killTracked)
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL')
+})
+
 const insecureAgent = new Agent({ connect: { rejectUnauthorized: false } })
 
 export function baseEnv(port: number): Record<string, string> {
@@ -96,7 +127,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     if (value === undefined) delete env[key]
     else env[key] = value
   }
-  const child = spawn(process.execPath, [serverMain, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = trackChild(
+    spawn(process.execPath, [serverMain, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] }),
+  )
   let out = ''
   let err = ''
   child.stdout?.on('data', (chunk: Buffer) => {
