@@ -1,5 +1,6 @@
 export { DOMAINS, type Domain, ENTERPRISE_DOMAINS, NODE_VALIDATE, parseDomain } from './domains.js'
 export {
+  DEV_LICENSE_COMMAND,
   type DomainGateCode,
   DomainGateError,
   GateErrors,
@@ -26,6 +27,7 @@ export {
   type VerifiedLicense,
   verifyLicense,
 } from './license.js'
+export { generateLicenseKeyPair, issueLicense, type LicenseRequest } from './license-issuer.js'
 export { ABI_MAJOR, ABI_MINOR, type LoadProvidersOptions, loadProviders } from './loader.js'
 export { type ManifestEntry, type ProviderManifest, parseManifest } from './manifest.js'
 export {
