@@ -28,12 +28,20 @@ export {
   verifyLicense,
 } from './license.js'
 export { generateLicenseKeyPair, issueLicense, type LicenseRequest } from './license-issuer.js'
-export { ABI_MAJOR, ABI_MINOR, type LoadProvidersOptions, loadProviders } from './loader.js'
+export {
+  ABI_MAJOR,
+  ABI_MINOR,
+  type LoadProvidersOptions,
+  loadProviderSources,
+  loadProviders,
+  type ProviderLog,
+  type ProviderSourceOptions,
+} from './loader.js'
 export { type ManifestEntry, type ProviderManifest, parseManifest } from './manifest.js'
 export {
   DEFAULT_ENABLED_PACKS,
   definePack,
-  loadPacks,
+  isPackPackageName,
   type PackDefinition,
   type PackDescriptor,
   PackError,
@@ -41,6 +49,15 @@ export {
   packDescriptorFromPackageJson,
   parseEnabledPacks,
 } from './packs.js'
+export {
+  builtInPackageName,
+  type EnabledPack,
+  loadPacks,
+  PACK_PROVIDER_DIR,
+  PACK_PROVIDER_MANIFEST,
+  type ProviderSource,
+  resolvePackageDir,
+} from './pack-packages.js'
 export { default as providerHostPlugin, type LicenseState, type ProviderHostOptions } from './plugin.js'
 export type {
   InvokeRequest,
