@@ -22,7 +22,10 @@ const legacy = existsSync(join(root, 'data', 'manifest.json'))
 const storageDir = legacy ? join(root, 'data') : join(root, 'data', 'graph')
 const providersDir = join(root, 'build', 'providers')
 const manifest = join(providersDir, 'manifest.json')
-const devLicense = resolve(root, process.env.SERVICE_DEV_LICENSE_DIR ?? join('.service-runtime', 'dev-license'))
+const devLicense = resolve(
+  root,
+  process.env.SERVICE_DEV_LICENSE_DIR ?? join('.service-runtime', 'dev-license'),
+)
 const license = join(devLicense, 'license.pem')
 const publicKey = join(devLicense, 'public-key.pem')
 const licensed = existsSync(license) && existsSync(publicKey)

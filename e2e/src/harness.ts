@@ -70,6 +70,10 @@ export interface StartOptions {
   /** Wait for /health/ready (default true). */
   waitReady?: boolean
   timeoutMs?: number
+  /** The server's entry point (default: this repository's `host/dist/main.js`). */
+  main?: string
+  /** Working directory (the deployment packs are resolved from); default: the test process's. */
+  cwd?: string
 }
 
 /**
@@ -128,7 +132,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     else env[key] = value
   }
   const child = trackChild(
-    spawn(process.execPath, [serverMain, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn(process.execPath, [options.main ?? serverMain, 'start'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    }),
   )
   let out = ''
   let err = ''
@@ -214,8 +222,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 export async function startExpectingFailure(
   env: Record<string, string | undefined>,
   timeoutMs = 15_000,
+  where: Pick<StartOptions, 'main' | 'cwd'> = {},
 ): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  const server = await startServer({ env, waitReady: false })
+  const server = await startServer({ env, waitReady: false, ...where })
   const timer = setTimeout(() => void server.kill(), timeoutMs)
   const code = await server.exited
   clearTimeout(timer)

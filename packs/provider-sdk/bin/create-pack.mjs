@@ -61,7 +61,11 @@ runScript(() => {
   const [target] = positionals
   if (target === undefined) throw new Error(USAGE)
   const dir = resolve(target)
-  const name = values.name ?? `service-pack-${basename(dir).toLowerCase().replace(/[^a-z0-9._~-]+/g, '-')}`
+  const name =
+    values.name ??
+    `service-pack-${basename(dir)
+      .toLowerCase()
+      .replace(/[^a-z0-9._~-]+/g, '-')}`
   if (!PACKAGE_NAME.test(name))
     throw new Error(`'${name}' is not a pack package name (@scope/name or service-pack-<name>)\n${USAGE}`)
   const domain = values.domain

@@ -39,6 +39,15 @@ export {
 } from './loader.js'
 export { type ManifestEntry, type ProviderManifest, parseManifest } from './manifest.js'
 export {
+  builtInPackageName,
+  type EnabledPack,
+  loadPacks,
+  PACK_PROVIDER_DIR,
+  PACK_PROVIDER_MANIFEST,
+  type ProviderSource,
+  resolvePackageDir,
+} from './pack-packages.js'
+export {
   DEFAULT_ENABLED_PACKS,
   definePack,
   isPackPackageName,
@@ -49,15 +58,6 @@ export {
   packDescriptorFromPackageJson,
   parseEnabledPacks,
 } from './packs.js'
-export {
-  builtInPackageName,
-  type EnabledPack,
-  loadPacks,
-  PACK_PROVIDER_DIR,
-  PACK_PROVIDER_MANIFEST,
-  type ProviderSource,
-  resolvePackageDir,
-} from './pack-packages.js'
 export { default as providerHostPlugin, type LicenseState, type ProviderHostOptions } from './plugin.js'
 export type {
   InvokeRequest,

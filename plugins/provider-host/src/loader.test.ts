@@ -122,7 +122,7 @@ describe('loadProviders (before any library is opened)', () => {
   })
 })
 
-describe('loadProviderSources (the deployment manifest plus the packs\' own)', () => {
+describe("loadProviderSources (the deployment manifest plus the packs' own)", () => {
   const manifest = async (name: string, providers: Record<string, unknown>[]) => {
     const manifestFile = join(work, name)
     await writeFile(manifestFile, JSON.stringify({ schema_version: '1', providers }))
@@ -149,7 +149,9 @@ describe('loadProviderSources (the deployment manifest plus the packs\' own)', (
       await startupError(
         loadProviderSources([{ dir: root, manifestFile: other, origin: 'pack p', domain: 'research' }]),
       ),
-    ).toMatch(/^pack p: its provider manifest .* must list exactly the research provider \(it lists medical\)$/)
+    ).toMatch(
+      /^pack p: its provider manifest .* must list exactly the research provider \(it lists medical\)$/,
+    )
     const two = await manifest('two.json', [entry({}), entry({ domain: 'research' })])
     expect(
       await startupError(

@@ -48,13 +48,17 @@ export function loadProviders(options: LoadProvidersOptions): Promise<ProviderRe
 const withOrigin = (source: ProviderSourceOptions, message: string) =>
   source.origin === undefined ? message : `${source.origin}: ${message}`
 
-async function readSource(source: ProviderSourceOptions): Promise<{ root: string; entries: ManifestEntry[] }> {
+async function readSource(
+  source: ProviderSourceOptions,
+): Promise<{ root: string; entries: ManifestEntry[] }> {
   const fault = (message: string) => new ProviderStartupError(withOrigin(source, message))
   let text: string
   try {
     text = await readFile(source.manifestFile, 'utf8')
   } catch (error) {
-    throw fault(`cannot read the provider manifest ${source.manifestFile} (${errnoCode(error) ?? 'unreadable'})`)
+    throw fault(
+      `cannot read the provider manifest ${source.manifestFile} (${errnoCode(error) ?? 'unreadable'})`,
+    )
   }
   let entries: ManifestEntry[]
   try {
@@ -71,7 +75,9 @@ async function readSource(source: ProviderSourceOptions): Promise<{ root: string
     root = await realpath(source.dir)
     if (!(await stat(root)).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' })
   } catch (error) {
-    throw fault(`the provider directory ${source.dir} cannot be used (${errnoCode(error) ?? 'not a directory'})`)
+    throw fault(
+      `the provider directory ${source.dir} cannot be used (${errnoCode(error) ?? 'not a directory'})`,
+    )
   }
   return { root, entries }
 }
@@ -134,12 +140,7 @@ export async function loadProviderSources(
   return createRegistry(loaded, { configured, required })
 }
 
-const startupError = (
-  entry: ManifestEntry,
-  source: ProviderSourceOptions,
-  reason: string,
-  cause?: unknown,
-) =>
+const startupError = (entry: ManifestEntry, source: ProviderSourceOptions, reason: string, cause?: unknown) =>
   new ProviderStartupError(
     withOrigin(
       source,
@@ -168,7 +169,8 @@ async function confinedLibraryPath(
   const rel = relative(root, real)
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
     throw startupError(entry, source, 'the library resolves outside the provider directory')
-  if (!(await stat(real)).isFile()) throw startupError(entry, source, 'the library path is not a regular file')
+  if (!(await stat(real)).isFile())
+    throw startupError(entry, source, 'the library path is not a regular file')
   return real
 }
 
@@ -221,7 +223,12 @@ function negotiate(
   try {
     version = library.abiVersion()
   } catch (error) {
-    throw startupError(entry, source, `not a provider interface v1 library: ${(error as Error).message}`, error)
+    throw startupError(
+      entry,
+      source,
+      `not a provider interface v1 library: ${(error as Error).message}`,
+      error,
+    )
   }
   const major = version >>> 16
   const minor = version & 0xffff

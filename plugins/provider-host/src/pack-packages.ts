@@ -85,7 +85,9 @@ export async function loadPacks(
       )
     const json = await readPackageJson(join(packageDir, 'package.json'), name)
     if (json.name !== packageName)
-      throw new PackError(`${join(packageDir, 'package.json')} is named ${String(json.name)}, not ${packageName}`)
+      throw new PackError(
+        `${join(packageDir, 'package.json')} is named ${String(json.name)}, not ${packageName}`,
+      )
     const descriptor = packDescriptorFromPackageJson(json)
     if (builtIn && descriptor.domain !== name)
       throw new PackError(`${packageName} describes the ${descriptor.domain} pack, not ${name}`)

@@ -119,7 +119,9 @@ describe('loadPacks', () => {
       await mkdir(join(acme, 'build', 'provider'), { recursive: true })
       await writeFile(join(acme, 'build', 'provider', 'manifest.json'), '{}')
       // Found from a folder below the deployment too: node_modules are looked up parent by parent.
-      const packs = await loadPacks(['@acme/service-pack-research', 'crisis'], { from: [join(deployment, 'src')] })
+      const packs = await loadPacks(['@acme/service-pack-research', 'crisis'], {
+        from: [join(deployment, 'src')],
+      })
       expect(packs.map((p) => [p.name, p.descriptor.domain, p.provider?.manifestFile ?? null])).toEqual([
         ['@acme/service-pack-research', 'research', join(acme, 'build', 'provider', 'manifest.json')],
         ['crisis', 'crisis', null],
@@ -150,10 +152,17 @@ describe('loadPacks', () => {
       await expect(loadPacks(['research', '@acme/service-pack-research'], from)).rejects.toThrow(
         /research and @acme\/service-pack-research are both research packs/,
       )
-      await writePackage(root, '@acme/service-pack-cti', { name: 'other', service: { domain: 'cti', vocabulary } })
+      await writePackage(root, '@acme/service-pack-cti', {
+        name: 'other',
+        service: { domain: 'cti', vocabulary },
+      })
       await expect(loadPacks(['@acme/service-pack-cti'], from)).rejects.toThrow(/is named other/)
-      await writePackage(root, '@acme/service-pack-x', { service: { domain: 'cti', enterprise: false, vocabulary } })
-      await expect(loadPacks(['@acme/service-pack-x'], from)).rejects.toThrow(/cannot regate|enterprise false/)
+      await writePackage(root, '@acme/service-pack-x', {
+        service: { domain: 'cti', enterprise: false, vocabulary },
+      })
+      await expect(loadPacks(['@acme/service-pack-x'], from)).rejects.toThrow(
+        /cannot regate|enterprise false/,
+      )
     } finally {
       await rm(root, { recursive: true, force: true })
     }

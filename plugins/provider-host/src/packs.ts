@@ -101,7 +101,8 @@ export const DEFAULT_ENABLED_PACKS: readonly Domain[] = DOMAINS
  * (`@acme/service-pack-research`) or unscoped with the `service-pack-` prefix, so a mistyped short name
  * (`medcal`) is refused as a setting instead of being looked up as a package.
  */
-const PACK_PACKAGE_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/[a-z0-9][a-z0-9._~-]*|service-pack-[a-z0-9][a-z0-9._~-]*)$/
+const PACK_PACKAGE_NAME =
+  /^(?:@[a-z0-9][a-z0-9._~-]*\/[a-z0-9][a-z0-9._~-]*|service-pack-[a-z0-9][a-z0-9._~-]*)$/
 
 export const isPackPackageName = (name: string): boolean => name.length <= 214 && PACK_PACKAGE_NAME.test(name)
 

@@ -118,10 +118,7 @@ export function compile({
   for (const file of [...sources, ...headers].sort())
     hash.update(file).update('\0').update(readFileSync(file))
   // Stamps live apart from the libraries so the trusted provider directory holds only what is deployed.
-  const stamp = join(
-    stampDir,
-    `${createHash('sha256').update(output).digest('hex').slice(0, 16)}.stamp`,
-  )
+  const stamp = join(stampDir, `${createHash('sha256').update(output).digest('hex').slice(0, 16)}.stamp`)
   const digest = hash.digest('hex')
   if (existsSync(output) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return false
   mkdirSync(dirname(output), { recursive: true })

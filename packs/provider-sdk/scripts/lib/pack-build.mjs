@@ -6,8 +6,8 @@ import { join, resolve } from 'node:path'
 import {
   CAPABILITIES,
   compile,
-  compilerAvailable,
   compiler,
+  compilerAvailable,
   DOMAINS,
   libraryName,
   listFiles,
