@@ -25,6 +25,8 @@ import type { Logger } from 'pino'
 import { requestLoggerFactory } from './logger.js'
 import type { Settings } from './settings.js'
 
+const hostPackageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+
 export interface ServerParts {
   app: FastifyInstance
   lifecycle: Lifecycle
@@ -99,12 +101,15 @@ export async function buildServer(
   })
 
   app.operations.sources.sessionTtl = () => engine.sessions.ttlMetrics()
-  // Packs are described by their package.json in the workspace the server runs from.
-  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+  // Packs are packages, resolved from the deployment (the working directory), then beside the host.
+  const packs = await loadPacks(settings.enabledPacks, { from: [process.cwd(), hostPackageDir] })
   await app.register(providerHostPlugin, {
     providers: settings.providers,
     license: { pem: settings.license.pem, publicKeyPem: settings.license.publicKeyPem },
-    enabledPacks: await loadPacks(settings.enabledPacks, repoRoot),
+    enabledPacks: packs.map((pack) => pack.descriptor),
+    packProviders: packs.flatMap(({ name, descriptor, provider }) =>
+      provider === null ? [] : [{ ...provider, origin: `pack ${name}`, domain: descriptor.domain }],
+    ),
     requestTimeoutMs: settings.http.requestTimeoutMs,
   })
   // The engine enforces the domain gates in every door (seed-search profiles cti/fimi/crisis, the cti pack in

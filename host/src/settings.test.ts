@@ -87,6 +87,17 @@ describe('loadSettings', () => {
     )
   })
 
+  it('enables the built-in packs by default, and takes pack package names beside the short names', () => {
+    expect(loadSettings(base, '/srv').enabledPacks).toEqual(['cti', 'fimi', 'crisis', 'medical', 'research'])
+    expect(
+      loadSettings({ ...base, SERVICE_ENABLED_PACKS: 'Medical, @acme/service-pack-research' }, '/srv')
+        .enabledPacks,
+    ).toEqual(['medical', '@acme/service-pack-research'])
+    expect(problemsOf({ ...base, SERVICE_ENABLED_PACKS: 'cti,medcal' })).toEqual([
+      'SERVICE_ENABLED_PACKS: unknown pack name(s) medcal (a built-in pack: cti, fimi, crisis, medical, research; or a pack package: @scope/name or service-pack-<name>)',
+    ])
+  })
+
   it('requires the provider settings together', () => {
     expect(problemsOf({ ...base, SERVICE_DOMAIN_PROVIDER_DIR: 'p' })[0]).toContain('set together')
     const s = loadSettings(

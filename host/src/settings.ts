@@ -1,6 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path'
 import { MEMORY_PERMISSIONS, type MemoryPermission } from '@service/core'
-import { type Domain, PackError, parseEnabledPacks } from '@service/plugin-provider-host'
+import { PackError, parseEnabledPacks } from '@service/plugin-provider-host'
 import { EnvReader, SettingsError } from './env-reader.js'
 
 export type AuthMode = 'required' | 'local-insecure'
@@ -37,8 +37,11 @@ export interface Settings {
     maxWarmAdjacencyEntries: number
   }
   providers: { dir: string; manifestFile: string } | null
-  /** The domain packs this deployment enables (the "build feature" gate of the enterprise domains). */
-  enabledPacks: Domain[]
+  /**
+   * The domain packs this deployment enables (the "build feature" gate of the enterprise domains): built-in
+   * short names (`cti`) and pack package names (`@acme/service-pack-research`), resolved at start.
+   */
+  enabledPacks: string[]
   memory: {
     workspaceId: string
     actorId: string
@@ -130,7 +133,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process
     )
   }
 
-  let enabledPacks: Domain[] = []
+  let enabledPacks: string[] = []
   try {
     enabledPacks = parseEnabledPacks(r.string('SERVICE_ENABLED_PACKS'))
   } catch (error) {
