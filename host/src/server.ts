@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Engine, MemoryResponse } from '@service/core'
-import { IMPORT_METRIC_KEYS } from '@service/core/stix'
+import { IMPORT_METRIC_KEYS, type ImportResult } from '@service/core/stix'
+import { WorkspaceSelection } from '@service/core/taxii'
 import { authPlugin, OPERATIONAL_ROUTES } from '@service/plugin-auth'
 import { cypherPlugin } from '@service/plugin-cypher'
 import {
@@ -21,6 +22,7 @@ import { refPlugin } from '@service/plugin-ref'
 import { seedPlugin } from '@service/plugin-seed'
 import { sessionsPlugin } from '@service/plugin-sessions'
 import { stixPlugin } from '@service/plugin-stix'
+import { taxiiPlugin } from '@service/plugin-taxii'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import { Counter, Histogram } from 'prom-client'
@@ -120,15 +122,25 @@ export async function buildServer(
     registers: [app.operations.metrics.registry],
   })
   for (const outcome of IMPORT_METRIC_KEYS) importRecords.inc({ outcome }, 0)
+  const countImport = (result: ImportResult) => {
+    for (const outcome of IMPORT_METRIC_KEYS) {
+      const n = result.metrics?.[outcome] ?? 0
+      if (n > 0) importRecords.inc({ outcome }, n)
+    }
+  }
   await app.register(stixPlugin, {
     engine,
     importMaxBodyBytes: settings.http.importMaxBodyBytes,
-    onImport: (result) => {
-      for (const outcome of IMPORT_METRIC_KEYS) {
-        const n = result.metrics?.[outcome] ?? 0
-        if (n > 0) importRecords.inc({ outcome }, n)
-      }
-    },
+    onImport: countImport,
+  })
+  await app.register(taxiiPlugin, {
+    engine,
+    published: WorkspaceSelection.parse(settings.taxii.published),
+    writable: WorkspaceSelection.parse(settings.taxii.writable),
+    pageDefault: settings.taxii.pageDefault,
+    pageMax: settings.taxii.pageMax,
+    importMaxBodyBytes: settings.http.importMaxBodyBytes,
+    onImport: countImport,
   })
   await app.register(cypherPlugin, { engine, requestTimeoutMs: settings.http.requestTimeoutMs })
   await app.register(sessionsPlugin, { engine })

@@ -19,8 +19,10 @@ import { type MemoryApi, MemoryService } from '../memory/service.js'
 import { type RefOptions, RefWrites } from '../ref/writes.js'
 import { SeedSearch } from '../seed/search.js'
 import { SessionManager } from '../sessions/session-manager.js'
+import { StixVersions } from '../stix/versions.js'
 import { PersistentStorage } from '../storage/persistent-storage.js'
 import type { WalRecord } from '../storage/wal-record.js'
+import { TaxiiCollections } from '../taxii/collections.js'
 import { SERVICE_VERSION } from '../version.js'
 import { checkCallShape } from './cypher-call.js'
 import { type DurabilityReport, ephemeralDurability } from './durability.js'
@@ -107,6 +109,10 @@ export interface Engine {
   readonly seed: SeedSearch
   /** The memory contract v1: `memory.execute(request, context)` answers exactly as POST /v1/memory/operations. */
   readonly memory: MemoryApi
+  /** Versions of the STIX objects of every workspace and the date each was added (STIX import keeps it). */
+  readonly stixVersions: StixVersions
+  /** TAXII 2.1 collection ids, one per published workspace, kept durably. */
+  readonly taxiiCollections: TaxiiCollections
   /**
    * Runs `fn` against a write transaction of one workspace and commits what it did atomically, through the
    * same path as Cypher writes (WAL + fsync, visibility gate, record history, session timeshot). Ledger
@@ -213,6 +219,8 @@ class EngineImpl implements Engine {
   readonly memory: MemoryService
   readonly openedAtMs: number
   readonly ref: RefWrites
+  readonly stixVersions: StixVersions
+  readonly taxiiCollections: TaxiiCollections
 
   constructor(
     readonly storageMode: StorageMode,
@@ -259,6 +267,13 @@ class EngineImpl implements Engine {
         : join(options.storage.dir, 'runtime', 'opencti-write-state.json')
     this.ref = new RefWrites(this, { legacyStateFile, ...options.ref }, (id) => this.catalog.workspace(id))
     this.ledgers.define(this.ref.state)
+    this.stixVersions = new StixVersions(now)
+    this.ledgers.define(this.stixVersions)
+    this.taxiiCollections = new TaxiiCollections(
+      { transact: (workspaceId, fn) => this.transact(workspaceId, fn) },
+      this.stixVersions,
+    )
+    for (const ledger of this.taxiiCollections.ledgers) this.ledgers.define(ledger)
     this.cypherEngine = new CypherEngine(this.catalog, {
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
       beforePublish: (commit, workspaceId, _sequence, context) =>

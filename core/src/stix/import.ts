@@ -10,9 +10,11 @@ import { isEngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import { bundleObjects, parseRecords } from './bundle.js'
 import { type EvidenceEnvelope, parseEvidence } from './evidence.js'
+import { VersionRecorder } from './import-versions.js'
 import { P, STIX_EVIDENCE_LABEL } from './mapping.js'
 import { type ImportOutcome, type ImportResult, importResult } from './outcomes.js'
 import { givenIds } from './request-ids.js'
+import { STIX_VERSIONS_LEDGER } from './versions.js'
 import { StixWriter, type Unresolved } from './write.js'
 
 export interface StixImportRequest {
@@ -72,12 +74,16 @@ export async function importStix(engine: Engine, given: StixImportRequest): Prom
   try {
     const done = await engine.transact(
       workspaceId,
-      (tx) => {
-        const writer = new StixWriter(tx, envelope?.annotations ?? new Map())
+      (tx, _store, ledger) => {
+        const versions = new VersionRecorder(engine.stixVersions, workspaceId)
+        const writer = new StixWriter(tx, envelope?.annotations ?? new Map(), versions)
         for (const record of envelope?.records ?? []) writer.writeEvidence(record)
         for (const record of records) if (!record.relationship) writer.writeNode(record)
         for (const record of records) if (record.relationship) writer.writeRelationship(record)
         if (writer.unresolved.length > 0) throw new AtomicAbort(writer.unresolved)
+        // Versions and their date added commit in the same WAL record as the objects.
+        const entry = versions.entry()
+        if (entry !== null) ledger.write(STIX_VERSIONS_LEDGER, entry)
         return writer.outcomes
       },
       { sessionId: session, label: 'stix import' },

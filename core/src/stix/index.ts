@@ -32,5 +32,7 @@ export {
 export type { CtiNodePayload, Finding, ProviderIssue, ValidateNode } from './plan.js'
 export { type CorrectionsSummary, PLAYBOOKS, type PlaybookApplied } from './playbooks.js'
 export { STIX_SCHEMAS } from './schemas/index.js'
+export { compareVersions, formatMicros, parseMicros, timestampKey, versionOf } from './timestamps.js'
 export { validateObject, validateObjects } from './validate.js'
 export { type StixValidateRequest, type StixValidationResult, validateStix } from './validate-request.js'
+export { STIX_VERSIONS_LEDGER, StixVersions, type VersionRow, WorkspaceVersions } from './versions.js'
