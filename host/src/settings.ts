@@ -190,7 +190,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process
     }
   }
   const taxiiPageMax = r.integer('SERVICE_TAXII_PAGE_MAX', 1000, 1, 100_000)
-  const taxiiPageDefault = r.integer('SERVICE_TAXII_PAGE_DEFAULT', 100, 1, 100_000)
+  // Unset, the default page follows a lower maximum; set, it must fit under it.
+  const taxiiPageDefault = r.integer('SERVICE_TAXII_PAGE_DEFAULT', Math.min(100, taxiiPageMax), 1, 100_000)
   if (taxiiPageDefault > taxiiPageMax)
     r.problem('SERVICE_TAXII_PAGE_DEFAULT must not exceed SERVICE_TAXII_PAGE_MAX')
 
