@@ -135,6 +135,7 @@ async function main() {
       ['objects', PAGE_MAX],
       ['objects', 100],
       ['manifest', PAGE_MAX],
+      ['objects', PAGE_MAX],
     ]) {
       const row = await page(svc.url, svc.child.pid, collection, resource, limit)
       if (row.served !== OBJECTS) throw new Error(`${resource} served ${row.served} of ${OBJECTS}`)

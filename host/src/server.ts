@@ -22,8 +22,14 @@ import { refPlugin } from '@service/plugin-ref'
 import { seedPlugin } from '@service/plugin-seed'
 import { sessionsPlugin } from '@service/plugin-sessions'
 import { stixPlugin } from '@service/plugin-stix'
-import { taxiiPlugin } from '@service/plugin-taxii'
-import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import { isTaxiiUrl, taxiiFrameworkErrors, taxiiPlugin } from '@service/plugin-taxii'
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify'
 import type { Logger } from 'pino'
 import { Counter, Histogram } from 'prom-client'
 import { requestLoggerFactory } from './logger.js'
@@ -70,7 +76,10 @@ export async function buildServer(
     requestTimeout: settings.http.requestTimeoutMs + 5_000,
     // Long path parameters reach auth and the route's schema; what the router still refuses gets the envelope.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors,
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      isTaxiiUrl(request.url)
+        ? taxiiFrameworkErrors(error, request, reply)
+        : frameworkErrors(error, request, reply),
   }
   // One Fastify type for both transports; https only changes the server factory.
   const app = Fastify(

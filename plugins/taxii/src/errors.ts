@@ -37,6 +37,8 @@ export function sendTaxiiError(error: unknown, request: FastifyRequest, reply: F
   const body = {
     title: TITLES[mapped.status] ?? 'Error',
     description: mapped.message,
+    // The correlation id, also in X-Request-Id: what an operator greps the logs for.
+    error_id: request.id,
     error_code: mapped.code,
     http_status: String(mapped.status),
   }
@@ -44,4 +46,17 @@ export function sendTaxiiError(error: unknown, request: FastifyRequest, reply: F
     .code(mapped.status)
     .header('content-type', TAXII_MEDIA_TYPE)
     .send(Buffer.from(JSON.stringify(body), 'utf8'))
+}
+
+/** True for URLs the TAXII routes own. */
+export const isTaxiiUrl = (url: string): boolean => url === '/taxii2' || url.startsWith('/taxii2/')
+
+/**
+ * For Fastify's `frameworkErrors` (what the router refuses before any route runs, e.g. a malformed
+ * percent-encoding): on TAXII URLs the TAXII error message, with the correlation headers.
+ */
+export function taxiiFrameworkErrors(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id)
+  reply.header('x-correlation-id', request.id)
+  sendTaxiiError(error, request, reply)
 }

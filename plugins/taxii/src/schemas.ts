@@ -7,6 +7,7 @@ export const TaxiiError = Type.Object(
   {
     title: Type.String(),
     description: Type.Optional(Type.String()),
+    error_id: Type.Optional(Type.String()),
     error_code: Type.Optional(Type.String()),
     http_status: Type.Optional(Type.String()),
   },
