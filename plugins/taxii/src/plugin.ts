@@ -122,6 +122,8 @@ async function taxiiPlugin(app: FastifyInstance, options: TaxiiPluginOptions): P
       taxii.get(
         '/',
         {
+          // Only /taxii2/: TAXII URLs end in a slash, and one route is one OpenAPI path.
+          prefixTrailingSlash: 'slash',
           schema: {
             tags,
             summary: 'TAXII 2.1 discovery',
