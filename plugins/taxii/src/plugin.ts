@@ -61,23 +61,24 @@ const PATHS: [RegExp, string][] = [
 const send = (reply: FastifyReply, status: number, body: string) =>
   reply.code(status).header('content-type', TAXII_MEDIA_TYPE).send(Buffer.from(body, 'utf8'))
 
-/** The envelope head (`more`, `next`) and the X-TAXII-Date-Added-First/Last headers of a page. */
-function pageHead(reply: FastifyReply, page: Page): string {
+/**
+ * A page as TAXII sends it: `more`, `next` when there is more, and the items under `key` (omitted when
+ * none, as the specification shows), with the X-TAXII-Date-Added-First/Last headers of the page.
+ */
+function sendPage(reply: FastifyReply, page: Page, key: string, items: (page: Page) => string): FastifyReply {
   const first = page.items[0]
   const last = page.items.at(-1)
   if (first !== undefined && last !== undefined) {
     reply.header('x-taxii-date-added-first', formatMicros(first.row.added))
     reply.header('x-taxii-date-added-last', formatMicros(last.row.added))
   }
-  return `"more":${page.more}${page.next === null ? '' : `,"next":${JSON.stringify(page.next)}`}`
+  const next = page.next === null ? '' : `,"next":${JSON.stringify(page.next)}`
+  const list = page.items.length === 0 ? '' : `,"${key}":${items(page)}`
+  return send(reply, 200, `{"more":${page.more}${next}${list}}`)
 }
 
 /** Objects are the stored canonical texts, joined as they are: no parse and re-serialization per page. */
-function envelope(reply: FastifyReply, page: Page): FastifyReply {
-  const head = pageHead(reply, page)
-  const objects = page.items.length === 0 ? '' : `,"objects":[${page.items.map((i) => i.text).join(',')}]`
-  return send(reply, 200, `{${head}${objects}}`)
-}
+const objectTexts = (page: Page) => `[${page.items.map((i) => i.text).join(',')}]`
 
 const versionText = (row: Page['items'][number]['row']) => row.version || formatMicros(row.added)
 
@@ -209,21 +210,6 @@ async function taxiiPlugin(app: FastifyInstance, options: TaxiiPluginOptions): P
           send(reply, 200, JSON.stringify(api.collection(request.params.collectionId))),
       )
 
-      taxii.get<{ Params: { collectionId: string }; Querystring: RawQuery }>(
-        '/root/collections/:collectionId/objects/',
-        {
-          schema: {
-            tags,
-            summary: 'Objects of a collection, filtered and paged',
-            params: CollectionParams,
-            querystring: FilterQuery,
-            response: { 200: Envelope, ...taxiiErrors(400, 401, 403, 404, 406, 429) },
-          },
-        },
-        async (request, reply) =>
-          envelope(reply, await api.objects(request.params.collectionId, request.query)),
-      )
-
       taxii.post<{ Params: { collectionId: string }; Body: unknown }>(
         '/root/collections/:collectionId/objects/',
         {
@@ -241,73 +227,73 @@ async function taxiiPlugin(app: FastifyInstance, options: TaxiiPluginOptions): P
           send(reply, 202, JSON.stringify(api.add(request.params.collectionId, request.body))),
       )
 
-      taxii.get<{ Params: { collectionId: string; objectId: string }; Querystring: RawQuery }>(
+      /** A paged, filtered read: the TAXII filters as the query, a page as the answer. */
+      const pageRoute = <P extends Record<string, string>>(
+        url: string,
+        summary: string,
+        params: typeof CollectionParams | typeof ObjectParams,
+        response: typeof Envelope | typeof Manifest | typeof Versions,
+        answer: (params: P, query: RawQuery, reply: FastifyReply) => Promise<FastifyReply>,
+      ) =>
+        taxii.get<{ Params: P; Querystring: RawQuery }>(
+          url,
+          {
+            schema: {
+              tags,
+              summary,
+              params,
+              querystring: FilterQuery,
+              response: { 200: response, ...taxiiErrors(400, 401, 403, 404, 406, 429) },
+            },
+          },
+          async (request, reply) => answer(request.params as P, request.query, reply),
+        )
+
+      pageRoute<{ collectionId: string }>(
+        '/root/collections/:collectionId/objects/',
+        'Objects of a collection, filtered and paged',
+        CollectionParams,
+        Envelope,
+        async (p, query, reply) =>
+          sendPage(reply, await api.objects(p.collectionId, query), 'objects', objectTexts),
+      )
+
+      pageRoute<{ collectionId: string; objectId: string }>(
         '/root/collections/:collectionId/objects/:objectId/',
-        {
-          schema: {
-            tags,
-            summary: 'One object (its versions matching the filters)',
-            params: ObjectParams,
-            querystring: FilterQuery,
-            response: { 200: Envelope, ...taxiiErrors(400, 401, 403, 404, 406, 429) },
-          },
-        },
-        async (request, reply) => {
-          const { collectionId, objectId } = request.params
-          return envelope(reply, await api.object(collectionId, objectId, request.query))
-        },
+        'One object (its versions matching the filters)',
+        ObjectParams,
+        Envelope,
+        async (p, query, reply) =>
+          sendPage(reply, await api.object(p.collectionId, p.objectId, query), 'objects', objectTexts),
       )
 
-      taxii.get<{ Params: { collectionId: string; objectId: string }; Querystring: RawQuery }>(
+      pageRoute<{ collectionId: string; objectId: string }>(
         '/root/collections/:collectionId/objects/:objectId/versions/',
-        {
-          schema: {
-            tags,
-            summary: 'The versions of one object',
-            params: ObjectParams,
-            querystring: FilterQuery,
-            response: { 200: Versions, ...taxiiErrors(400, 401, 403, 404, 406, 429) },
-          },
-        },
-        async (request, reply) => {
-          const { collectionId, objectId } = request.params
-          const page = await api.versions(collectionId, objectId, request.query)
-          const head = pageHead(reply, page)
-          const versions = page.items.map((i) => versionText(i.row))
-          return send(
-            reply,
-            200,
-            `{${head}${versions.length === 0 ? '' : `,"versions":${JSON.stringify(versions)}`}}`,
-          )
-        },
+        'The versions of one object',
+        ObjectParams,
+        Versions,
+        async (p, query, reply) =>
+          sendPage(reply, await api.versions(p.collectionId, p.objectId, query), 'versions', (page) =>
+            JSON.stringify(page.items.map((i) => versionText(i.row))),
+          ),
       )
 
-      taxii.get<{ Params: { collectionId: string }; Querystring: RawQuery }>(
+      pageRoute<{ collectionId: string }>(
         '/root/collections/:collectionId/manifest/',
-        {
-          schema: {
-            tags,
-            summary: 'Manifest: one entry per object version',
-            params: CollectionParams,
-            querystring: FilterQuery,
-            response: { 200: Manifest, ...taxiiErrors(400, 401, 403, 404, 406, 429) },
-          },
-        },
-        async (request, reply) => {
-          const page = await api.manifest(request.params.collectionId, request.query)
-          const head = pageHead(reply, page)
-          const entries = page.items.map((i) => ({
-            id: i.row.id,
-            date_added: formatMicros(i.row.added),
-            version: versionText(i.row),
-            media_type: `application/stix+json;version=${i.row.spec}`,
-          }))
-          return send(
-            reply,
-            200,
-            `{${head}${entries.length === 0 ? '' : `,"objects":${JSON.stringify(entries)}`}}`,
-          )
-        },
+        'Manifest: one entry per object version',
+        CollectionParams,
+        Manifest,
+        async (p, query, reply) =>
+          sendPage(reply, await api.manifest(p.collectionId, query), 'objects', (page) =>
+            JSON.stringify(
+              page.items.map((i) => ({
+                id: i.row.id,
+                date_added: formatMicros(i.row.added),
+                version: versionText(i.row),
+                media_type: `application/stix+json;version=${i.row.spec}`,
+              })),
+            ),
+          ),
       )
     },
     { prefix: PREFIX },
