@@ -2,14 +2,15 @@
  * STIX bundle import: one bundle is one atomic transaction. Shape checks and the evidence envelope are
  * refused with 400 before anything is written; nodes are written before relationships whatever their
  * order; a relationship endpoint that resolves neither in the bundle nor in the graph aborts the whole
- * transaction (nothing committed) and is reported in a normal result (FACTS §5).
+ * transaction (nothing committed) and is reported in a normal result (FACTS §5). The latest `modified` is
+ * the current version: an older one never replaces it (import-versions.ts).
  */
 
-import type { Engine } from '../engine/engine.js'
 import { isEngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import { bundleObjects, parseRecords } from './bundle.js'
 import { type EvidenceEnvelope, parseEvidence } from './evidence.js'
+import type { StixHost } from './host.js'
 import { VersionRecorder } from './import-versions.js'
 import { P, STIX_EVIDENCE_LABEL } from './mapping.js'
 import { type ImportOutcome, type ImportResult, importResult } from './outcomes.js'
@@ -41,7 +42,7 @@ class AtomicAbort extends Error {
   }
 }
 
-function sessionExists(engine: Engine, sessionId: string | undefined): sessionId is string {
+function sessionExists(engine: StixHost, sessionId: string | undefined): sessionId is string {
   if (sessionId === undefined) return false
   try {
     engine.sessions.assertExists(sessionId)
@@ -52,7 +53,7 @@ function sessionExists(engine: Engine, sessionId: string | undefined): sessionId
 }
 
 /** Imports one bundle. Throws EngineError (category invalid) for the 400 cases. */
-export async function importStix(engine: Engine, given: StixImportRequest): Promise<StixImportReport> {
+export async function importStix(engine: StixHost, given: StixImportRequest): Promise<StixImportReport> {
   const request = givenIds(given)
   const records = parseRecords(bundleObjects(request.bundle))
   const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { openEngine } from '../engine/engine.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
+import { openEngine } from '../runtime/open-engine.js'
 import { importStix } from './import.js'
 import { compareVersions, formatMicros, parseMicros, timestampKey, versionOf } from './timestamps.js'
 import { type RowTuple, StixVersions } from './versions.js'

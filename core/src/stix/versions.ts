@@ -6,7 +6,7 @@
  * Entries commit in the same WAL record as the import that wrote them, and every checkpoint carries the
  * image, so date_added is stable across restarts and recovery.
  */
-import type { Ledger } from '../engine/ledger.js'
+import type { Ledger } from '../kernel/ledger.js'
 import { compareVersions, timestampKey } from './timestamps.js'
 
 export const STIX_VERSIONS_LEDGER = 'stix.versions'

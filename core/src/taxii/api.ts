@@ -3,9 +3,9 @@
  * and object additions through the STIX import. Every door (the HTTP routes, an embedding application)
  * goes through here, so the publication settings, page bounds and version rules are the same everywhere.
  */
-import type { Engine } from '../engine/engine.js'
+
 import { EngineError, isEngineError } from '../errors.js'
-import { importStix } from '../stix/import.js'
+import type { Engine } from '../runtime/engine.js'
 import type { ImportResult } from '../stix/outcomes.js'
 import { versionOf } from '../stix/timestamps.js'
 import { type Page, selectPage } from './pages.js'
@@ -156,7 +156,7 @@ export class TaxiiApi {
     const bundle = { type: 'bundle', id: `bundle--${status.id}`, objects: envelope.objects }
     const run = (async () => {
       try {
-        const report = await importStix(this.engine, { bundle, workspaceId: c.title })
+        const report = await this.engine.stix.import({ bundle, workspaceId: c.title })
         this.policy.onImport?.(report.result)
         this.statuses.complete(status, report.result)
       } catch (error) {

@@ -5,7 +5,7 @@
  * publish and on replay alike.
  */
 import { randomUUID } from 'node:crypto'
-import type { Ledger, LedgerWriter } from '../engine/ledger.js'
+import type { Ledger, LedgerWriter } from '../kernel/ledger.js'
 import type { StixVersions } from '../stix/versions.js'
 
 export const TAXII_COLLECTIONS_LEDGER = 'taxii.collections'
