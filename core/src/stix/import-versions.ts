@@ -43,8 +43,8 @@ export class VersionRecorder {
    */
   current(record: ParsedRecord, status: OutcomeStatus, replacedRaw: string | undefined): void {
     const version = versionOf(record.object)
-    const row = this.row(record.id, version)
-    if (row === undefined || status === 'created' || row.raw !== null)
+    const row = status === 'created' ? undefined : this.row(record.id, version)
+    if (row === undefined || row.raw !== null)
       this.rows.push(this.tuple(record.object, null, this.versions.stamp()))
     if (replacedRaw === undefined) return
     let replaced: Record<string, unknown>

@@ -44,8 +44,12 @@ export class WorkspaceVersions {
   readonly logRows: VersionRow[] = []
 
   row(id: string, version: string): VersionRow | undefined {
+    const list = this.byId.get(id)
+    if (list === undefined) return undefined
+    // The same text is the common case; the instant decides otherwise ("…00Z" is "…00.000Z").
+    for (const r of list) if (r.version === version) return r
     const key = versionKey(version)
-    return this.byId.get(id)?.find((r) => versionKey(r.version) === key)
+    return list.find((r) => versionKey(r.version) === key)
   }
 
   /** The object's versions, oldest first. */
