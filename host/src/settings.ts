@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path'
 import { MEMORY_PERMISSIONS, type MemoryPermission } from '@service/core'
+import { WorkspaceSelection } from '@service/core/taxii'
 import { PackError, parseEnabledPacks } from '@service/plugin-provider-host'
 import { EnvReader, SettingsError } from './env-reader.js'
 
@@ -61,6 +62,8 @@ export interface Settings {
   }
   license: { pem: string | null; publicKeyPem: string | null; licensedModules: string | null }
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }
+  /** TAXII 2.1: which workspaces are collections, which accept additions (`*` or ids), page sizes. */
+  taxii: { published: string; writable: string; pageDefault: number; pageMax: number }
   /** Old-generation growth between full collections, percent of the live heap (0: V8's heuristic). */
   heapGrowingPercent: number
 }
@@ -174,6 +177,21 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process
     r.problem('SERVICE_REF_SHADOW_REFERENCE_ENDPOINT must be an http(s) URL')
   }
 
+  const selection = (name: string, fallback: string): string => {
+    const text = r.string(name, fallback)
+    try {
+      return WorkspaceSelection.parse(text).toString()
+    } catch (error) {
+      r.problem(`${name}: ${(error as Error).message}`)
+      return fallback
+    }
+  }
+  const taxiiPageMax = r.integer('SERVICE_TAXII_PAGE_MAX', 1000, 1, 100_000)
+  // Unset, the default page follows a lower maximum; set, it must fit under it.
+  const taxiiPageDefault = r.integer('SERVICE_TAXII_PAGE_DEFAULT', Math.min(100, taxiiPageMax), 1, 100_000)
+  if (taxiiPageDefault > taxiiPageMax)
+    r.problem('SERVICE_TAXII_PAGE_DEFAULT must not exceed SERVICE_TAXII_PAGE_MAX')
+
   const settings: Settings = {
     http: {
       host,
@@ -240,6 +258,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process
         ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
         'info',
       ),
+    },
+    taxii: {
+      published: selection('SERVICE_TAXII_PUBLISHED_COLLECTIONS', '*'),
+      writable: selection('SERVICE_TAXII_WRITABLE_COLLECTIONS', ''),
+      pageDefault: taxiiPageDefault,
+      pageMax: taxiiPageMax,
     },
     heapGrowingPercent: r.integer('SERVICE_HEAP_GROWING_PERCENT', 100, 0, 1000),
   }
