@@ -1,26 +1,67 @@
-// The README's first command: install, build, then start the server on 127.0.0.1:8080 with a development
-// token, so a newcomer has a running service after one command.
-import { spawn } from 'node:child_process'
-import { join } from 'node:path'
+// The README's first command: install, build, then run the server on 127.0.0.1:8080 with a development
+// token, persistent storage under ./data/graph and the five built-in domain providers pinned by
+// build/providers/manifest.json. A development license (`npm run dev-license`) is used when one exists.
+//
+// The server runs in this process rather than a child: a Ctrl-C then reaches one server, which stops
+// gracefully (final checkpoint, lock released, "stopped"); a second Ctrl-C during the drain stops it at once.
+// `--no-build` skips install and build (the e2e test runs what `npm test` built).
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { build, install, root } from './lib/run.mjs'
 
-install()
-build()
-const env = {
+if (!process.argv.includes('--no-build')) {
+  install()
+  build()
+}
+
+// The lock file sits beside the storage directory (`.<dir>.service.lock`), so the graph lives one level
+// down: ./data/graph and ./data/.graph.service.lock, both inside the git-ignored ./data. A graph that an
+// earlier quickstart wrote straight into ./data stays where it is (.gitignore covers its lock file).
+const legacy = existsSync(join(root, 'data', 'manifest.json'))
+const storageDir = legacy ? join(root, 'data') : join(root, 'data', 'graph')
+const providersDir = join(root, 'build', 'providers')
+const manifest = join(providersDir, 'manifest.json')
+const devLicense = resolve(
+  root,
+  process.env.SERVICE_DEV_LICENSE_DIR ?? join('.service-runtime', 'dev-license'),
+)
+const license = join(devLicense, 'license.pem')
+const publicKey = join(devLicense, 'public-key.pem')
+const licensed = existsSync(license) && existsSync(publicKey)
+
+const defaults = {
   SERVICE_HTTP_AUTH_TOKEN: 'dev-token',
   SERVICE_STORAGE_MODE: 'persistent',
-  SERVICE_STORAGE_DIR: join(root, 'data'),
-  ...process.env,
+  SERVICE_STORAGE_DIR: storageDir,
+  ...(existsSync(manifest)
+    ? { SERVICE_DOMAIN_PROVIDER_DIR: providersDir, SERVICE_DOMAIN_PROVIDER_MANIFEST_FILE: manifest }
+    : {}),
+  ...(licensed && process.env.SERVICE_HTTP_LICENSE_PEM === undefined
+    ? { SERVICE_HTTP_LICENSE_PEM_FILE: license, SERVICE_HTTP_LICENSE_PUBLIC_KEY_PEM_FILE: publicKey }
+    : {}),
 }
+// The caller's environment wins over every default.
+for (const [key, value] of Object.entries(defaults)) process.env[key] ??= value
+const env = process.env
+
+const url = `http://${env.SERVICE_HTTP_HOST ?? '127.0.0.1'}:${env.SERVICE_HTTP_PORT ?? '8080'}`
 process.stdout.write(
-  `\nStarting service-http-server on http://${env.SERVICE_HTTP_HOST ?? '127.0.0.1'}:${env.SERVICE_HTTP_PORT ?? '8080'}` +
-    ` (storage: ${env.SERVICE_STORAGE_MODE}${env.SERVICE_STORAGE_DIR ? ` in ${env.SERVICE_STORAGE_DIR}` : ''}).` +
-    `\nThe development bearer token is in SERVICE_HTTP_AUTH_TOKEN (default 'dev-token'). Ctrl-C stops it.\n\n`,
+  [
+    '',
+    `Starting service-http-server on ${url} (storage: ${env.SERVICE_STORAGE_MODE}${env.SERVICE_STORAGE_DIR ? ` in ${env.SERVICE_STORAGE_DIR}` : ''}).`,
+    `The development bearer token is in SERVICE_HTTP_AUTH_TOKEN (default 'dev-token').`,
+    existsSync(manifest)
+      ? `Domain providers: ${providersDir} (pinned by manifest.json); medical and research answer at once.`
+      : 'Domain providers: not built (no C compiler?); domain validation answers DOMAIN_PROVIDER_NOT_READY.',
+    licensed
+      ? `cti, fimi, crisis: development license ${license}.`
+      : 'cti, fimi, crisis: need a license; `npm run dev-license` issues a development one (restart to use it).',
+    'Ctrl-C stops it gracefully; a second Ctrl-C during the drain stops it at once.',
+    '',
+    '',
+  ].join('\n'),
 )
-const child = spawn(process.execPath, [join(root, 'host', 'dist', 'main.js'), 'start'], {
-  cwd: root,
-  env,
-  stdio: 'inherit',
-})
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)))
+
+const { serve, settingsOrExit } = await import(pathToFileURL(join(root, 'host', 'dist', 'run.js')).href)
+await serve(settingsOrExit(env))

@@ -8,6 +8,7 @@ import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Agent, request as undiciRequest } from 'undici'
+import { afterAll } from 'vitest'
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const serverMain = join(repoRoot, 'host', 'dist', 'main.js')
@@ -69,7 +70,41 @@ export interface StartOptions {
   /** Wait for /health/ready (default true). */
   waitReady?: boolean
   timeoutMs?: number
+  /** The server's entry point (default: this repository's `host/dist/main.js`). */
+  main?: string
+  /** Working directory (the deployment packs are resolved from); default: the test process's. */
+  cwd?: string
 }
+
+/**
+ * Every child process a test file starts through this harness (server, TAXII server, connector). A failed
+ * or timed-out test skips its own `stop()`, so whatever is still alive is killed when the file ends, and
+ * again (synchronously) if the worker exits first: no test leaves a process behind.
+ */
+const children = new Set<ChildProcess>()
+
+export function trackChild(child: ChildProcess): ChildProcess {
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
+}
+
+function killTracked(): Promise<void> {
+  const waits = [...children].map(
+    (child) =>
+      new Promise<void>((resolveExit) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolveExit()
+        child.once('exit', () => resolveExit())
+        child.kill('SIGKILL')
+      }),
+  )
+  return Promise.all(waits).then(() => undefined)
+}
+
+afterAll(killTracked)
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL')
+})
 
 const insecureAgent = new Agent({ connect: { rejectUnauthorized: false } })
 
@@ -96,7 +131,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     if (value === undefined) delete env[key]
     else env[key] = value
   }
-  const child = spawn(process.execPath, [serverMain, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = trackChild(
+    spawn(process.execPath, [options.main ?? serverMain, 'start'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    }),
+  )
   let out = ''
   let err = ''
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -181,8 +222,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 export async function startExpectingFailure(
   env: Record<string, string | undefined>,
   timeoutMs = 15_000,
+  where: Pick<StartOptions, 'main' | 'cwd'> = {},
 ): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  const server = await startServer({ env, waitReady: false })
+  const server = await startServer({ env, waitReady: false, ...where })
   const timer = setTimeout(() => void server.kill(), timeoutMs)
   const code = await server.exited
   clearTimeout(timer)

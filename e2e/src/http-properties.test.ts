@@ -156,8 +156,19 @@ function send(op: Operation, input: Input, token: string | null): Promise<HttpRe
   })
 }
 
-/** The envelope every refusal carries, with the correlation id echoed in the headers. */
-function expectEnvelope(response: HttpResponse<ErrorBody>): void {
+/**
+ * The envelope every refusal carries, with the correlation id echoed in the headers; TAXII routes answer
+ * TAXII 2.1 error messages instead, the correlation id as their error_id.
+ */
+function expectEnvelope(response: HttpResponse<ErrorBody>, path = ''): void {
+  if (path.startsWith('/taxii2')) {
+    expect(response.headers['content-type']).toBe('application/taxii+json;version=2.1')
+    const body = response.json as unknown as { title: string; http_status: string; error_id: string }
+    expect(body.title).toEqual(expect.any(String))
+    expect(body.http_status).toBe(String(response.status))
+    expect(body.error_id).toBe(response.headers['x-request-id'])
+    return
+  }
   expect(response.headers['content-type']).toMatch(/^application\/json/)
   expect(response.json).toMatchObject({
     ok: false,
@@ -189,7 +200,7 @@ describe.each(operations.map((op) => [label(op), op] as const))('%s', (_label, o
         true,
       )
       expect([500, 501]).not.toContain(response.status)
-      if (response.status >= 400) expectEnvelope(response)
+      if (response.status >= 400) expectEnvelope(response, op.path)
     },
   )
 
@@ -201,7 +212,7 @@ describe.each(operations.map((op) => [label(op), op] as const))('%s', (_label, o
       async (input) => {
         const response = await send(op, input, null)
         expect(response.status, `${urlOf(op, input).slice(0, 200)}`).toBe(401)
-        expectEnvelope(response)
+        expectEnvelope(response, op.path)
       },
     )
   }

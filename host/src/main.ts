@@ -2,6 +2,7 @@
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { EngineError, inspectStorage, SERVICE_NAME, SERVICE_VERSION, snapshotStorage } from '@service/core'
+import { DEV_LICENSE_MODULES, devLicenseDir, devLicenseReport, issueDevLicense } from './dev-license.js'
 import { ExitCode } from './exit-codes.js'
 import { importFile } from './import-command.js'
 import { registeredRoutes } from './routes.js'
@@ -20,6 +21,10 @@ commands:
   storage check DIR                  validate a storage directory offline and print what recovery would do
                                      (exit 0 recoverable, 6 refused under strict recovery, 5 incompatible)
   storage snapshot DIR DEST          copy a live storage directory consistently into DEST
+  dev-license [--modules cti,fimi,crisis] [--dir DIR]
+                                     issue a development license signed by a key generated on this machine
+                                     (default DIR .service-runtime/dev-license, or SERVICE_DEV_LICENSE_DIR);
+                                     only a deployment configured with its public key trusts it
   version                            print the version
   help                               print this text
 
@@ -35,6 +40,8 @@ async function main(argv: string[]): Promise<void> {
       url: { type: 'string' },
       workspace: { type: 'string' },
       'batch-bytes': { type: 'string' },
+      modules: { type: 'string' },
+      dir: { type: 'string' },
     },
   })
   const command = values.help ? 'help' : (positionals[0] ?? 'start')
@@ -75,6 +82,18 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'storage':
       return storageCommand(positionals.slice(1))
+    case 'dev-license': {
+      const modules =
+        values.modules === undefined
+          ? [...DEV_LICENSE_MODULES]
+          : values.modules
+              .split(',')
+              .map((m) => m.trim().toLowerCase())
+              .filter((m) => m !== '')
+      const files = issueDevLicense({ dir: devLicenseDir(values.dir), modules })
+      process.stdout.write(devLicenseReport(files, modules))
+      return
+    }
     case 'version':
       process.stdout.write(`${SERVICE_NAME} ${SERVICE_VERSION}\n`)
       return

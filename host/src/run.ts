@@ -13,6 +13,9 @@ const STARTUP_EXIT_CODES: Record<string, number> = {
   STORAGE_RECOVERY_FAILED: ExitCode.RecoveryIntegrity,
 }
 
+/** Repeats of a signal closer together than this are one request (one Ctrl-C delivered twice). */
+const SIGNAL_ECHO_MS = 300
+
 /** Writes a start-up failure to stderr: one line a person can act on, never a secret. */
 function fail(message: string, code: number): never {
   process.stderr.write(`service-http-server: ${message}\n`)
@@ -112,10 +115,8 @@ export async function serve(settings: Settings): Promise<void> {
     'service-http-server listening',
   )
 
-  let shuttingDown = false
+  let drainStarted: { signal: string; at: number } | null = null
   const shutdown = async (signal: string) => {
-    if (shuttingDown) return
-    shuttingDown = true
     lifecycle.set('draining')
     logger.info({ event: 'draining', signal }, 'draining in-flight requests')
     const deadline = new Promise<'timeout'>((resolve) =>
@@ -142,6 +143,25 @@ export async function serve(settings: Settings): Promise<void> {
     logger.flush()
     process.exit(exitCode)
   }
-  process.once('SIGTERM', () => void shutdown('SIGTERM'))
-  process.once('SIGINT', () => void shutdown('SIGINT'))
+  // `process.on`, not `once`: a signal arriving during the drain must not fall through to Node's default
+  // (which kills the process mid-checkpoint). One Ctrl-C often arrives twice (the terminal signals the
+  // whole process group and `npm run` forwards it too), so a repeat within SIGNAL_ECHO_MS is the same
+  // request; a later one is the explicit "stop now".
+  const onSignal = (signal: NodeJS.Signals) => {
+    const now = Date.now()
+    if (drainStarted === null) {
+      drainStarted = { signal, at: now }
+      void shutdown(signal)
+      return
+    }
+    if (now - drainStarted.at < SIGNAL_ECHO_MS) return
+    logger.warn(
+      { event: 'shutdown_forced', signal },
+      `second ${signal} during the drain: stopping at once without the final checkpoint (the write-ahead log keeps every acknowledged write; the next start recovers and takes over the lock)`,
+    )
+    logger.flush()
+    process.exit(ExitCode.ShutdownTimeout)
+  }
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
 }

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Engine } from '@service/core'
+import { WorkspaceSelection } from '@service/core/taxii'
 import { authPlugin, OPERATIONAL_ROUTES } from '@service/plugin-auth'
 import { cypherPlugin } from '@service/plugin-cypher'
 import {
@@ -20,10 +21,19 @@ import { refPlugin } from '@service/plugin-ref'
 import { seedPlugin } from '@service/plugin-seed'
 import { sessionsPlugin } from '@service/plugin-sessions'
 import { stixPlugin } from '@service/plugin-stix'
-import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import { isTaxiiUrl, taxiiFrameworkErrors, taxiiPlugin } from '@service/plugin-taxii'
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify'
 import type { Logger } from 'pino'
 import { requestLoggerFactory } from './logger.js'
 import type { Settings } from './settings.js'
+
+const hostPackageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
 export interface ServerParts {
   app: FastifyInstance
@@ -65,7 +75,10 @@ export async function buildServer(
     requestTimeout: settings.http.requestTimeoutMs + 5_000,
     // Long path parameters reach auth and the route's schema; what the router still refuses gets the envelope.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors,
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      isTaxiiUrl(request.url)
+        ? taxiiFrameworkErrors(error, request, reply)
+        : frameworkErrors(error, request, reply),
   }
   // One Fastify type for both transports; https only changes the server factory.
   const app = Fastify(
@@ -99,12 +112,15 @@ export async function buildServer(
   })
 
   app.operations.sources.sessionTtl = () => engine.sessions.ttlMetrics()
-  // Packs are described by their package.json in the workspace the server runs from.
-  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+  // Packs are packages, resolved from the deployment (the working directory), then beside the host.
+  const packs = await loadPacks(settings.enabledPacks, { from: [process.cwd(), hostPackageDir] })
   await app.register(providerHostPlugin, {
     providers: settings.providers,
     license: { pem: settings.license.pem, publicKeyPem: settings.license.publicKeyPem },
-    enabledPacks: await loadPacks(settings.enabledPacks, repoRoot),
+    enabledPacks: packs.map((pack) => pack.descriptor),
+    packProviders: packs.flatMap(({ name, descriptor, provider }) =>
+      provider === null ? [] : [{ ...provider, origin: `pack ${name}`, domain: descriptor.domain }],
+    ),
     requestTimeoutMs: settings.http.requestTimeoutMs,
   })
   // The engine enforces the domain gates in every door (seed-search profiles cti/fimi/crisis, the cti pack in
@@ -116,6 +132,15 @@ export async function buildServer(
   await app.register(seedPlugin, { engine, seed: engine.seed })
   await app.register(stixPlugin, {
     engine,
+    importMaxBodyBytes: settings.http.importMaxBodyBytes,
+    onImport: app.operations.metrics.stixImported,
+  })
+  await app.register(taxiiPlugin, {
+    engine,
+    published: WorkspaceSelection.parse(settings.taxii.published),
+    writable: WorkspaceSelection.parse(settings.taxii.writable),
+    pageDefault: settings.taxii.pageDefault,
+    pageMax: settings.taxii.pageMax,
     importMaxBodyBytes: settings.http.importMaxBodyBytes,
     onImport: app.operations.metrics.stixImported,
   })

@@ -89,6 +89,49 @@ describe('loadSettings', () => {
     )
   })
 
+  it('enables the built-in packs by default, and takes pack package names beside the short names', () => {
+    expect(loadSettings(base, '/srv').enabledPacks).toEqual(['cti', 'fimi', 'crisis', 'medical', 'research'])
+    expect(
+      loadSettings({ ...base, SERVICE_ENABLED_PACKS: 'Medical, @acme/service-pack-research' }, '/srv')
+        .enabledPacks,
+    ).toEqual(['medical', '@acme/service-pack-research'])
+    expect(problemsOf({ ...base, SERVICE_ENABLED_PACKS: 'cti,medcal' })).toEqual([
+      'SERVICE_ENABLED_PACKS: unknown pack name(s) medcal (a built-in pack: cti, fimi, crisis, medical, research; or a pack package: @scope/name or service-pack-<name>)',
+    ])
+  })
+
+  it('reads the TAXII collections and page bounds, at their edges', () => {
+    expect(loadSettings(base, '/srv').taxii).toEqual({
+      published: '*',
+      writable: '',
+      pageDefault: 100,
+      pageMax: 1000,
+    })
+    const set = loadSettings(
+      {
+        ...base,
+        SERVICE_TAXII_PUBLISHED_COLLECTIONS: ' ws-a , ws-b',
+        SERVICE_TAXII_WRITABLE_COLLECTIONS: '*',
+        SERVICE_TAXII_PAGE_MAX: '10',
+      },
+      '/srv',
+    ).taxii
+    expect(set).toEqual({ published: 'ws-a,ws-b', writable: '*', pageDefault: 10, pageMax: 10 })
+    expect(
+      problemsOf({ ...base, SERVICE_TAXII_PAGE_MAX: '100000', SERVICE_TAXII_PAGE_DEFAULT: '1' }),
+    ).toEqual([])
+    expect(problemsOf({ ...base, SERVICE_TAXII_PAGE_MAX: '100001' })[0]).toContain('SERVICE_TAXII_PAGE_MAX')
+    expect(problemsOf({ ...base, SERVICE_TAXII_PAGE_DEFAULT: '0' })[0]).toContain(
+      'SERVICE_TAXII_PAGE_DEFAULT',
+    )
+    expect(
+      problemsOf({ ...base, SERVICE_TAXII_PAGE_MAX: '5', SERVICE_TAXII_PAGE_DEFAULT: '6' })[0],
+    ).toContain('must not exceed')
+    expect(problemsOf({ ...base, SERVICE_TAXII_WRITABLE_COLLECTIONS: '*,ws' })[0]).toContain(
+      'SERVICE_TAXII_WRITABLE_COLLECTIONS',
+    )
+  })
+
   it('requires the provider settings together', () => {
     expect(problemsOf({ ...base, SERVICE_DOMAIN_PROVIDER_DIR: 'p' })[0]).toContain('set together')
     const s = loadSettings(

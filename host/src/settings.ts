@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path'
 import { MEMORY_PERMISSIONS, type MemoryPermission } from '@service/core'
-import { type Domain, PackError, parseEnabledPacks } from '@service/plugin-provider-host'
+import { WorkspaceSelection } from '@service/core/taxii'
+import { PackError, parseEnabledPacks } from '@service/plugin-provider-host'
 import { EnvReader, SettingsError } from './env-reader.js'
 
 export type AuthMode = 'required' | 'local-insecure'
@@ -40,8 +41,11 @@ export interface Settings {
     checkpointEveryBytes: number
   }
   providers: { dir: string; manifestFile: string } | null
-  /** The domain packs this deployment enables (the "build feature" gate of the enterprise domains). */
-  enabledPacks: Domain[]
+  /**
+   * The domain packs this deployment enables (the "build feature" gate of the enterprise domains): built-in
+   * short names (`cti`) and pack package names (`@acme/service-pack-research`), resolved at start.
+   */
+  enabledPacks: string[]
   memory: {
     workspaceId: string
     actorId: string
@@ -61,6 +65,8 @@ export interface Settings {
   }
   license: { pem: string | null; publicKeyPem: string | null; licensedModules: string | null }
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }
+  /** TAXII 2.1: which workspaces are collections, which accept additions (`*` or ids), page sizes. */
+  taxii: { published: string; writable: string; pageDefault: number; pageMax: number }
   /** Old-generation growth between full collections, percent of the live heap (0: V8's heuristic). */
   heapGrowingPercent: number
 }
@@ -133,7 +139,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process
     )
   }
 
-  let enabledPacks: Domain[] = []
+  let enabledPacks: string[] = []
   try {
     enabledPacks = parseEnabledPacks(r.string('SERVICE_ENABLED_PACKS'))
   } catch (error) {
@@ -173,6 +179,21 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process
   if (referenceEndpoint !== null && !/^https?:\/\//.test(referenceEndpoint)) {
     r.problem('SERVICE_REF_SHADOW_REFERENCE_ENDPOINT must be an http(s) URL')
   }
+
+  const selection = (name: string, fallback: string): string => {
+    const text = r.string(name, fallback)
+    try {
+      return WorkspaceSelection.parse(text).toString()
+    } catch (error) {
+      r.problem(`${name}: ${(error as Error).message}`)
+      return fallback
+    }
+  }
+  const taxiiPageMax = r.integer('SERVICE_TAXII_PAGE_MAX', 1000, 1, 100_000)
+  // Unset, the default page follows a lower maximum; set, it must fit under it.
+  const taxiiPageDefault = r.integer('SERVICE_TAXII_PAGE_DEFAULT', Math.min(100, taxiiPageMax), 1, 100_000)
+  if (taxiiPageDefault > taxiiPageMax)
+    r.problem('SERVICE_TAXII_PAGE_DEFAULT must not exceed SERVICE_TAXII_PAGE_MAX')
 
   const settings: Settings = {
     http: {
@@ -242,6 +263,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process
         ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
         'info',
       ),
+    },
+    taxii: {
+      published: selection('SERVICE_TAXII_PUBLISHED_COLLECTIONS', '*'),
+      writable: selection('SERVICE_TAXII_WRITABLE_COLLECTIONS', ''),
+      pageDefault: taxiiPageDefault,
+      pageMax: taxiiPageMax,
     },
     heapGrowingPercent: r.integer('SERVICE_HEAP_GROWING_PERCENT', 100, 0, 1000),
   }

@@ -22,7 +22,9 @@ import type { RefOptions, RefWrites } from '../ref/writes.js'
 import type { SeedSearch } from '../seed/search.js'
 import type { SessionsApi } from '../sessions/sessions-api.js'
 import type { StixService } from '../stix/service.js'
+import type { StixVersions } from '../stix/versions.js'
 import type { DurabilityReport } from '../storage/durability.js'
+import type { TaxiiCollections } from '../taxii/collections.js'
 
 export interface EngineOptions extends KernelOptions {
   /** Idle time-to-live of sessions in ms; 0 disables. */
@@ -71,6 +73,10 @@ export interface Engine extends GraphAccess {
   readonly memory: MemoryApi
   /** STIX 2.1 import, validation and deterministic export. */
   readonly stix: StixService
+  /** Versions of the STIX objects of every workspace and the date each was added (every import records). */
+  readonly stixVersions: StixVersions
+  /** TAXII 2.1 collection ids, one per published workspace, kept durably. */
+  readonly taxiiCollections: TaxiiCollections
   /** Domain gates of the deployment; the host wires the provider host in with `domainGates.use(port)`. */
   readonly domainGates: DomainGates
   transact<T>(workspaceId: string, fn: TransactFn<T>, options?: TransactOptions): Promise<TransactResult<T>>

@@ -23,6 +23,8 @@ import { RequestAudit } from '../sessions/request-audit.js'
 import { SessionManager } from '../sessions/session-manager.js'
 import { SessionsApi } from '../sessions/sessions-api.js'
 import { StixService } from '../stix/service.js'
+import { StixVersions } from '../stix/versions.js'
+import { TaxiiCollections } from '../taxii/collections.js'
 import type { Engine, EngineOptions, ExplorerApi } from './engine.js'
 
 /**
@@ -47,6 +49,8 @@ class RuntimeEngine implements Engine {
   readonly ref: RefWrites
   readonly seed: SeedSearch
   readonly stix: StixService
+  readonly stixVersions: StixVersions
+  readonly taxiiCollections: TaxiiCollections
   readonly domainGates = new DomainGates()
   private readonly sessionManager: SessionManager
   private readonly temporal: Temporal
@@ -112,6 +116,15 @@ class RuntimeEngine implements Engine {
     kernel.addReadinessCheck(() => this.ref.ready())
     kernel.onClose(() => this.ref.close())
 
+    // STIX: every import records object versions and their date added in a ledger; TAXII publishes
+    // workspaces as collections whose ids are ledger state too.
+    this.stixVersions = new StixVersions(now)
+    kernel.defineLedger(this.stixVersions)
+    this.taxiiCollections = new TaxiiCollections(
+      { transact: (workspaceId, fn) => this.transact(workspaceId, fn) },
+      this.stixVersions,
+    )
+    for (const ledger of this.taxiiCollections.ledgers) kernel.defineLedger(ledger)
     this.stix = new StixService(this, this.domainGates)
   }
 

@@ -2,7 +2,8 @@
  * STIX bundle import: one bundle is one atomic transaction. Shape checks and the evidence envelope are
  * refused with 400 before anything is written; nodes are written before relationships whatever their
  * order; a relationship endpoint that resolves neither in the bundle nor in the graph aborts the whole
- * transaction (nothing committed) and is reported in a normal result (FACTS §5).
+ * transaction (nothing committed) and is reported in a normal result (FACTS §5). The latest `modified` is
+ * the current version: an older one never replaces it (import-versions.ts).
  */
 
 import { isEngineError } from '../errors.js'
@@ -10,9 +11,11 @@ import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import { bundleObjects, parseRecords } from './bundle.js'
 import { type EvidenceEnvelope, parseEvidence } from './evidence.js'
 import type { StixHost } from './host.js'
+import { VersionRecorder } from './import-versions.js'
 import { P, STIX_EVIDENCE_LABEL } from './mapping.js'
 import { type ImportOutcome, type ImportResult, importResult } from './outcomes.js'
 import { givenIds } from './request-ids.js'
+import { STIX_VERSIONS_LEDGER } from './versions.js'
 import { StixWriter, type Unresolved } from './write.js'
 
 export interface StixImportRequest {
@@ -72,12 +75,16 @@ export async function importStix(engine: StixHost, given: StixImportRequest): Pr
   try {
     const done = await engine.transact(
       workspaceId,
-      (tx) => {
-        const writer = new StixWriter(tx, envelope?.annotations ?? new Map())
+      (tx, _store, ledger) => {
+        const versions = new VersionRecorder(engine.stixVersions, workspaceId)
+        const writer = new StixWriter(tx, envelope?.annotations ?? new Map(), versions)
         for (const record of envelope?.records ?? []) writer.writeEvidence(record)
         for (const record of records) if (!record.relationship) writer.writeNode(record)
         for (const record of records) if (record.relationship) writer.writeRelationship(record)
         if (writer.unresolved.length > 0) throw new AtomicAbort(writer.unresolved)
+        // Versions and their date added commit in the same WAL record as the objects.
+        const entry = versions.entry()
+        if (entry !== null) ledger.write(STIX_VERSIONS_LEDGER, entry)
         return writer.outcomes
       },
       { sessionId: session, label: 'stix import' },

@@ -34,5 +34,7 @@ export type { CtiNodePayload, Finding, ProviderIssue, ValidateNode } from './pla
 export { type CorrectionsSummary, PLAYBOOKS, type PlaybookApplied } from './playbooks.js'
 export { STIX_SCHEMAS } from './schemas/index.js'
 export { type StixCallOptions, StixService } from './service.js'
+export { compareVersions, formatMicros, parseMicros, timestampKey, versionOf } from './timestamps.js'
 export { validateObject, validateObjects } from './validate.js'
 export { type StixValidateRequest, type StixValidationResult, validateStix } from './validate-request.js'
+export { STIX_VERSIONS_LEDGER, StixVersions, type VersionRow, WorkspaceVersions } from './versions.js'

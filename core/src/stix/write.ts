@@ -8,6 +8,7 @@ import type { ParsedRecord } from './bundle.js'
 import { confidenceOf } from './bundle.js'
 import { canonicalize } from './canonical.js'
 import type { Annotation, EvidenceRecord } from './evidence.js'
+import { isOlderVersion, type VersionRecorder } from './import-versions.js'
 import { endpoints, nodeLabels, P, relationshipType, STIX_EVIDENCE_LABEL, STIX_LABEL } from './mapping.js'
 import type { ImportOutcome, OutcomeStatus } from './outcomes.js'
 
@@ -82,6 +83,8 @@ export class StixWriter {
   constructor(
     private readonly tx: Transaction,
     private readonly annotations: ReadonlyMap<string, Annotation>,
+    /** Records versions and their date added (absent: versions are not kept). */
+    private readonly versions?: VersionRecorder,
   ) {
     this.label = tx.names.id(STIX_LABEL)
     this.idKey = tx.names.id(P.id)
@@ -113,6 +116,31 @@ export class StixWriter {
       : 'updated'
   }
 
+  /** The stored record's version (`modified`, else `created`), from its flat properties. */
+  private storedVersion(current: ReadonlyMap<number, PropertyValue>): string {
+    for (const key of [P.modified, P.created]) {
+      const value = current.get(this.tx.names.id(key))
+      if (typeof value === 'string') return value
+    }
+    return ''
+  }
+
+  /**
+   * STIX 2.1: the latest `modified` is the current version. An older one never replaces it: it counts as a
+   * duplicate and is kept as a version. Returns true when the record was handled so.
+   */
+  private keptAsOlder(record: ParsedRecord, current: ReadonlyMap<number, PropertyValue>): boolean {
+    if (!isOlderVersion(record.object, this.storedVersion(current))) return false
+    this.versions?.older(record)
+    this.outcome(record, 'duplicate')
+    return true
+  }
+
+  private currentRaw(current: ReadonlyMap<number, PropertyValue>): string | undefined {
+    const value = current.get(this.tx.names.id(P.raw))
+    return typeof value === 'string' ? value : undefined
+  }
+
   private outcome(record: ParsedRecord, status: OutcomeStatus): void {
     this.outcomes.push({
       id: record.id,
@@ -132,6 +160,7 @@ export class StixWriter {
     if (existing === undefined) {
       this.tx.createNode(labels, this.propMap(props))
       this.outcome(record, 'created')
+      this.versions?.current(record, 'created', undefined)
       return
     }
     const node = this.tx.node(existing)
@@ -139,7 +168,9 @@ export class StixWriter {
       this.outcome(record, 'failed')
       return
     }
+    if (this.keptAsOlder(record, node.props)) return
     const status = this.decide(node.props, props)
+    const replaced = this.currentRaw(node.props)
     if (status === 'updated') {
       for (const label of labels) this.tx.addLabel(existing, label)
       this.replaceProps(existing, node.props, props, (key, value) =>
@@ -147,6 +178,7 @@ export class StixWriter {
       )
     }
     this.outcome(record, status)
+    this.versions?.current(record, status, status === 'updated' ? replaced : undefined)
   }
 
   /** Sets every managed property and drops the flat ones the new version no longer has. */
@@ -200,15 +232,19 @@ export class StixWriter {
         this.propMap(props),
       )
       this.outcome(record, 'created')
+      this.versions?.current(record, 'created', undefined)
       return
     }
     const current = this.tx.relProps(existing) ?? new Map()
+    if (this.keptAsOlder(record, current)) return
     const status = this.decide(current, props)
+    const replaced = this.currentRaw(current)
     if (status === 'updated')
       this.replaceProps(existing, current, props, (key, value) =>
         this.tx.setRelationshipProperty(existing, key, value),
       )
     this.outcome(record, status)
+    this.versions?.current(record, status, status === 'updated' ? replaced : undefined)
   }
 
   /** Edges have no property index: a relationship is found among its source node's outgoing edges. */

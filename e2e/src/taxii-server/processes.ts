@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { repoRoot } from '../harness.js'
+import { repoRoot, trackChild } from '../harness.js'
 
 export const TAXII_MEDIA_TYPE = 'application/taxii+json;version=2.1'
 export const taxiiServerMain = join(repoRoot, 'e2e', 'src', 'taxii-server', 'server.mjs')
@@ -110,10 +110,12 @@ export interface TaxiiServer extends Captured {
 }
 
 export async function startTaxiiServer(env: Record<string, string>): Promise<TaxiiServer> {
-  const child = spawn(process.execPath, [taxiiServerMain], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = trackChild(
+    spawn(process.execPath, [taxiiServerMain], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  )
   const captured = capture(child, 'TAXII server')
   const { port } = (await captured.waitFor((line) => line.event === 'listening', 20_000)) as LogLine & {
     port: number
@@ -140,9 +142,11 @@ export type Connector = Captured
 
 /** Starts the connector with only the given environment (plus PATH and HOME). */
 export function startConnector(env: Record<string, string>, args: string[] = []): Connector {
-  const child = spawn(process.execPath, [connectorMain, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = trackChild(
+    spawn(process.execPath, [connectorMain, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  )
   return capture(child, 'connector')
 }

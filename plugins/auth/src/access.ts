@@ -1,10 +1,14 @@
 import { OPERATIONAL_ROUTES } from '@service/plugin-errors'
 
-/** Which boundary guards a route, decided from its URL pattern alone so every route added later is covered. */
-export type RouteAccess = 'admin' | 'bearer' | 'operational'
+/**
+ * Which boundary guards a route, decided from its URL pattern alone so every route added later is covered.
+ * `taxii` is the bearer token too, also accepted as HTTP Basic (TAXII 2.1 requires servers to offer it).
+ */
+export type RouteAccess = 'admin' | 'bearer' | 'operational' | 'taxii'
 
 export function routeAccess(url: string): RouteAccess {
   if (url === '/v1/admin' || url.startsWith('/v1/admin/')) return 'admin'
+  if (url === '/taxii2' || url.startsWith('/taxii2/')) return 'taxii'
   if (url === '/v1' || url.startsWith('/v1/')) return 'bearer'
   if (OPERATIONAL_ROUTES.has(url)) return 'operational'
   // Anything else is refused rather than left public by accident.

@@ -8,7 +8,7 @@ import type {
 } from 'fastify'
 import fp from 'fastify-plugin'
 import { routeAccess } from './access.js'
-import { bearerMatches } from './token.js'
+import { basicMatches, bearerMatches } from './token.js'
 import { TokenBucket } from './token-bucket.js'
 
 export interface RateLimit {
@@ -58,13 +58,28 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     await requireBearer(request)
     limit(request.url.startsWith('/v1/ref/') ? refBucket : bearerBucket, reply)
   }
+  const taxii: onRequestHookHandler = async (request, reply) => {
+    if (options.bearerToken !== null) {
+      const header = request.headers.authorization
+      // Both schemes are offered in the challenge, as TAXII clients pick Basic from it.
+      if (header === undefined || header === '') {
+        reply.header('www-authenticate', 'Basic realm="taxii", Bearer')
+        throw new HttpErrors.AuthRequired()
+      }
+      if (!bearerMatches(header, options.bearerToken) && !basicMatches(header, options.bearerToken)) {
+        reply.header('www-authenticate', 'Basic realm="taxii", Bearer')
+        throw new HttpErrors.AuthInvalid()
+      }
+    }
+    limit(bearerBucket, reply)
+  }
   const operational: onRequestHookHandler = async (request) => {
     if (options.operationalPolicy === 'authenticated') await requireBearer(request)
   }
 
   app.addHook('onRoute', (route) => {
     const access = routeAccess(route.url)
-    const guard = access === 'admin' ? admin : access === 'bearer' ? bearer : operational
+    const guard = { admin, bearer, taxii, operational }[access]
     // Public operational routes get no hook at all: probes and scrapes stay as cheap as possible.
     if (access !== 'operational' || options.operationalPolicy === 'authenticated') {
       route.onRequest = [guard, ...(route.onRequest === undefined ? [] : [route.onRequest].flat())]
@@ -73,7 +88,10 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
       // Declared in the route schema so the OpenAPI document shows which boundary guards each route.
       route.schema = {
         ...route.schema,
-        security: [{ [access === 'admin' ? 'adminToken' : 'bearerAuth']: [] }],
+        security:
+          access === 'taxii'
+            ? [{ bearerAuth: [] }, { basicAuth: [] }]
+            : [{ [access === 'admin' ? 'adminToken' : 'bearerAuth']: [] }],
       } as FastifySchema
     }
   })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { routeAccess } from './access.js'
-import { bearerMatches } from './token.js'
+import { basicMatches, bearerMatches } from './token.js'
 import { TokenBucket } from './token-bucket.js'
 
 describe('bearerMatches', () => {
@@ -14,6 +14,20 @@ describe('bearerMatches', () => {
   })
 })
 
+describe('basicMatches', () => {
+  const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`
+  it('takes any user name with the token as password', () => {
+    expect(basicMatches(basic('alice:abc'), 'abc')).toBe(true)
+    expect(basicMatches(basic(':abc'), 'abc')).toBe(true)
+    expect(basicMatches(basic('a:b:abc'), 'abc')).toBe(false)
+    expect(basicMatches(`basic ${Buffer.from('u:abc').toString('base64')}`, 'abc')).toBe(true)
+    expect(basicMatches(basic('abc'), 'abc')).toBe(false)
+    expect(basicMatches(basic('u:abcd'), 'abc')).toBe(false)
+    expect(basicMatches('Bearer abc', 'abc')).toBe(false)
+    expect(basicMatches(undefined, 'abc')).toBe(false)
+  })
+})
+
 describe('routeAccess', () => {
   it('classifies by URL pattern', () => {
     expect(routeAccess('/v1/admin/license/status')).toBe('admin')
@@ -22,6 +36,8 @@ describe('routeAccess', () => {
     expect(routeAccess('/health')).toBe('operational')
     expect(routeAccess('/metrics')).toBe('operational')
     expect(routeAccess('/something-else')).toBe('bearer')
+    expect(routeAccess('/taxii2/')).toBe('taxii')
+    expect(routeAccess('/taxii2/root/collections/:collectionId/objects/')).toBe('taxii')
   })
 })
 

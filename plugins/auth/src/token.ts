@@ -10,3 +10,17 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   if (header === undefined) return false
   return timingSafeEqual(digest(header), digest(`Bearer ${token}`))
 }
+
+/**
+ * Checks `Basic base64(user:password)` against the token as the password, any user name, in constant time
+ * (TAXII 2.1 section 1.6.9: servers support HTTP Basic). The scheme name is case-insensitive (RFC 7617).
+ */
+export function basicMatches(header: string | undefined, token: string): boolean {
+  if (header === undefined) return false
+  const match = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header)
+  if (match === null) return false
+  const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon < 0) return false
+  return timingSafeEqual(digest(decoded.slice(colon + 1)), digest(token))
+}

@@ -18,6 +18,11 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'SERVICE_HTTP_AUTH_TOKEN' },
+          basicAuth: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'TAXII routes: any user name, SERVICE_HTTP_AUTH_TOKEN as the password',
+          },
           adminToken: {
             type: 'http',
             scheme: 'bearer',

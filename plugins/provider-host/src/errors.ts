@@ -41,6 +41,12 @@ export type DomainGateCode =
   | 'DOMAIN_PROVIDER_ERROR'
   | 'REQUEST_TIMEOUT'
 
+/**
+ * The command that issues a development license, named by LICENSE_MODULE_MISSING. Its key is made on the
+ * machine; a deployment trusts that license only when it is configured with the matching public key.
+ */
+export const DEV_LICENSE_COMMAND = 'service-http-server dev-license'
+
 /** Every gate error, in the order the gates are checked. */
 export const GateErrors = {
   invalidDomain: (raw: string) =>
@@ -55,7 +61,7 @@ export const GateErrors = {
     new DomainGateError(
       'LICENSE_MODULE_MISSING',
       403,
-      `no valid license claim for module '${module}' (domain ${domain})`,
+      `no valid license claim for module '${module}' (domain ${domain}); supply a signed license (SERVICE_HTTP_LICENSE_PEM), or for development issue one with \`${DEV_LICENSE_COMMAND}\` (\`npm run dev-license\` in a checkout) and restart`,
     ),
   notReady: (domain: string) =>
     new DomainGateError('DOMAIN_PROVIDER_NOT_READY', 503, `no domain provider is loaded for ${domain}`),

@@ -1,5 +1,6 @@
 export { DOMAINS, type Domain, ENTERPRISE_DOMAINS, NODE_VALIDATE, parseDomain } from './domains.js'
 export {
+  DEV_LICENSE_COMMAND,
   type DomainGateCode,
   DomainGateError,
   GateErrors,
@@ -26,12 +27,30 @@ export {
   type VerifiedLicense,
   verifyLicense,
 } from './license.js'
-export { ABI_MAJOR, ABI_MINOR, type LoadProvidersOptions, loadProviders } from './loader.js'
+export { generateLicenseKeyPair, issueLicense, type LicenseRequest } from './license-issuer.js'
+export {
+  ABI_MAJOR,
+  ABI_MINOR,
+  type LoadProvidersOptions,
+  loadProviderSources,
+  loadProviders,
+  type ProviderLog,
+  type ProviderSourceOptions,
+} from './loader.js'
 export { type ManifestEntry, type ProviderManifest, parseManifest } from './manifest.js'
+export {
+  builtInPackageName,
+  type EnabledPack,
+  loadPacks,
+  PACK_PROVIDER_DIR,
+  PACK_PROVIDER_MANIFEST,
+  type ProviderSource,
+  resolvePackageDir,
+} from './pack-packages.js'
 export {
   DEFAULT_ENABLED_PACKS,
   definePack,
-  loadPacks,
+  isPackPackageName,
   type PackDefinition,
   type PackDescriptor,
   PackError,

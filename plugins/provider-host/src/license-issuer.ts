@@ -3,8 +3,8 @@ import { LicenseError } from './errors.js'
 import { LICENSE_PEM_LABEL, normaliseClaims, parseRfc3339, signedBytes } from './license.js'
 
 /**
- * Issues licenses for tests and documentation. Production licenses are issued elsewhere with a key that
- * never leaves the vendor; nothing here is needed at run time.
+ * Issues licenses for tests, documentation and development (`service-http-server dev-license`). Production
+ * licenses are issued elsewhere with a key that never leaves the vendor; the server itself only verifies.
  */
 
 export interface LicenseRequest {

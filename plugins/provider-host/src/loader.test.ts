@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ProviderStartupError } from './errors.js'
-import { loadProviders } from './loader.js'
+import { loadProviderSources, loadProviders } from './loader.js'
 
 let work: string
 let root: string
@@ -119,5 +119,66 @@ describe('loadProviders (before any library is opened)', () => {
     expect(
       await startupError(loadProviders({ dir: join(work, 'nope'), manifestFile: join(work, 'm.json') })),
     ).toMatch(/provider directory .* cannot be used \(ENOENT\)/)
+  })
+})
+
+describe("loadProviderSources (the deployment manifest plus the packs' own)", () => {
+  const manifest = async (name: string, providers: Record<string, unknown>[]) => {
+    const manifestFile = join(work, name)
+    await writeFile(manifestFile, JSON.stringify({ schema_version: '1', providers }))
+    return manifestFile
+  }
+
+  it('counts every source and names the pack in its errors', async () => {
+    const deployment = await manifest('deployment.json', [entry({ required: false })])
+    const pack = await manifest('pack.json', [entry({ domain: 'research', library: 'libresearch.so' })])
+    const message = await startupError(
+      loadProviderSources([
+        { dir: root, manifestFile: deployment },
+        { dir: root, manifestFile: pack, origin: 'pack @acme/service-pack-research', domain: 'research' },
+      ]),
+    )
+    expect(message).toBe(
+      'pack @acme/service-pack-research: required research domain provider (libresearch.so): the library file does not exist under the provider directory',
+    )
+  })
+
+  it('refuses a pack manifest that lists another domain, or more than its own', async () => {
+    const other = await manifest('other.json', [entry({})])
+    expect(
+      await startupError(
+        loadProviderSources([{ dir: root, manifestFile: other, origin: 'pack p', domain: 'research' }]),
+      ),
+    ).toMatch(
+      /^pack p: its provider manifest .* must list exactly the research provider \(it lists medical\)$/,
+    )
+    const two = await manifest('two.json', [entry({}), entry({ domain: 'research' })])
+    expect(
+      await startupError(
+        loadProviderSources([{ dir: root, manifestFile: two, origin: 'pack p', domain: 'medical' }]),
+      ),
+    ).toMatch(/it lists medical, research/)
+  })
+
+  it('refuses a domain supplied by two sources before loading anything', async () => {
+    const deployment = await manifest('deployment.json', [entry({})])
+    const pack = await manifest('pack.json', [entry({})])
+    const message = await startupError(
+      loadProviderSources([
+        { dir: root, manifestFile: deployment },
+        { dir: root, manifestFile: pack, origin: 'pack @acme/m', domain: 'medical' },
+      ]),
+    )
+    // The first source fails on its missing library before the second is read; swap them to see the clash.
+    expect(message).toMatch(/the library file does not exist/)
+    const clash = await startupError(
+      loadProviderSources([
+        { dir: root, manifestFile: await manifest('optional.json', [entry({ required: false })]) },
+        { dir: root, manifestFile: pack, origin: 'pack @acme/m', domain: 'medical' },
+      ]),
+    )
+    expect(clash).toBe(
+      `pack @acme/m and ${join(work, 'optional.json')} both supply a medical provider; one provider per domain`,
+    )
   })
 })

@@ -1,13 +1,11 @@
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { DOMAINS, type Domain, ENTERPRISE_DOMAINS, isDomain, NODE_VALIDATE } from './domains.js'
 import { type Capability, expectCapabilities, isObject } from './strict-json.js'
 
 /**
- * The registration point for domain packs. A pack is a package under `packs/<domain>/` whose
- * `package.json` carries a `"service"` key (its domain, license module, gate policy, capabilities and
- * vocabulary) next to the source of its native provider. The deployment chooses which packs it enables
- * (SERVICE_ENABLED_PACKS); for an enterprise domain that choice is the "build feature" gate.
+ * The registration point for domain packs. A pack is an npm package whose `package.json` carries a
+ * `"service"` key (its domain, license module, gate policy, capabilities and vocabulary) next to the
+ * source of its native provider. The deployment chooses which packs it enables (SERVICE_ENABLED_PACKS,
+ * resolved in pack-packages.ts); for an enterprise domain that choice is the "build feature" gate.
  */
 
 export interface PackVocabulary {
@@ -95,37 +93,34 @@ export function packDescriptorFromPackageJson(json: unknown): PackDescriptor {
   }
 }
 
-/** Packs enabled by default: all five. */
+/** Packs enabled by default: the five built-in ones. */
 export const DEFAULT_ENABLED_PACKS: readonly Domain[] = DOMAINS
 
-/** Reads a comma list such as `cti,fimi` (trimmed, any case; blank means none; unknown names refused). */
-export function parseEnabledPacks(value: string | undefined): Domain[] {
+/**
+ * A pack package name SERVICE_ENABLED_PACKS accepts besides the built-in short names: scoped
+ * (`@acme/service-pack-research`) or unscoped with the `service-pack-` prefix, so a mistyped short name
+ * (`medcal`) is refused as a setting instead of being looked up as a package.
+ */
+const PACK_PACKAGE_NAME =
+  /^(?:@[a-z0-9][a-z0-9._~-]*\/[a-z0-9][a-z0-9._~-]*|service-pack-[a-z0-9][a-z0-9._~-]*)$/
+
+export const isPackPackageName = (name: string): boolean => name.length <= 214 && PACK_PACKAGE_NAME.test(name)
+
+/**
+ * Reads a comma list such as `cti,fimi,@acme/service-pack-research` (trimmed; short names in any case;
+ * blank means none; repeats dropped). Unset means the five built-in packs.
+ */
+export function parseEnabledPacks(value: string | undefined): string[] {
   if (value === undefined) return [...DEFAULT_ENABLED_PACKS]
   const names = value
     .split(',')
-    .map((n) => n.trim().toLowerCase())
+    .map((n) => n.trim())
     .filter((n) => n !== '')
-  const unknown = names.filter((n) => !isDomain(n))
+    .map((n) => (isDomain(n.toLowerCase()) ? n.toLowerCase() : n))
+  const unknown = names.filter((n) => !isDomain(n) && !isPackPackageName(n))
   if (unknown.length > 0)
-    throw new PackError(`unknown pack name(s) ${unknown.join(', ')} (known: ${DOMAINS.join(', ')})`)
-  return [...new Set(names as Domain[])]
-}
-
-/** Reads `packs/<name>/package.json` for each enabled pack, in the given order. */
-export async function loadPacks(names: readonly string[], repoRoot: string): Promise<PackDescriptor[]> {
-  const packs: PackDescriptor[] = []
-  for (const name of names) {
-    if (!isDomain(name)) throw new PackError(`unknown pack name '${name}' (known: ${DOMAINS.join(', ')})`)
-    const file = join(repoRoot, 'packs', name, 'package.json')
-    let json: unknown
-    try {
-      json = JSON.parse(await readFile(file, 'utf8'))
-    } catch (error) {
-      throw new PackError(`the ${name} pack cannot be read from ${file}: ${(error as Error).message}`)
-    }
-    const pack = packDescriptorFromPackageJson(json)
-    if (pack.domain !== name) throw new PackError(`${file} describes the ${pack.domain} pack, not ${name}`)
-    packs.push(pack)
-  }
-  return packs
+    throw new PackError(
+      `unknown pack name(s) ${unknown.join(', ')} (a built-in pack: ${DOMAINS.join(', ')}; or a pack package: @scope/name or service-pack-<name>)`,
+    )
+  return [...new Set(names)]
 }

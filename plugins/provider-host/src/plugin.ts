@@ -10,7 +10,7 @@ import {
   licenseSummary,
   loadLicense,
 } from './license.js'
-import { loadProviders } from './loader.js'
+import { loadProviderSources, type ProviderSourceOptions } from './loader.js'
 import type { PackDescriptor } from './packs.js'
 import { createRegistry, type ProviderRegistry } from './registry.js'
 import { registerProviderRoutes } from './routes.js'
@@ -22,6 +22,11 @@ export interface ProviderHostOptions {
   license: LicenseSettings
   /** The packs this deployment enables (SERVICE_ENABLED_PACKS); see `loadPacks`. */
   enabledPacks: readonly PackDescriptor[]
+  /**
+   * Providers that pack packages built at install (each its own manifest, limited to its pack's domain),
+   * loaded after `providers`; a domain supplied twice stops start-up.
+   */
+  packProviders?: readonly ProviderSourceOptions[]
   /** The server request timeout; bounds every provider call, queue wait included. */
   requestTimeoutMs: number
   /** In-process providers instead of the manifest (tests, the fake host); wins over `providers`. */
@@ -53,14 +58,17 @@ declare module 'fastify' {
 async function providerHostPlugin(app: FastifyInstance, options: ProviderHostOptions): Promise<void> {
   const now = options.now ?? Date.now
   const license = loadLicense(options.license, now())
+  const sources: ProviderSourceOptions[] = [
+    ...(options.providers === null ? [] : [options.providers]),
+    ...(options.packProviders ?? []),
+  ]
   const registry =
     options.registry ??
-    (options.providers === null
+    (sources.length === 0
       ? createRegistry([])
-      : await loadProviders({
-          ...options.providers,
-          log: ({ event, domain, message }) => app.log.info({ event, domain }, message),
-        }))
+      : await loadProviderSources(sources, ({ event, domain, message }) =>
+          app.log.info({ event, domain }, message),
+        ))
   app.addHook('onClose', async () => registry.close())
 
   const gates = createDomainGates({

@@ -62,7 +62,7 @@ export function requireCompilerOrSkip(what) {
   return false
 }
 
-const listFiles = (dir, extensions) =>
+export const listFiles = (dir, extensions) =>
   existsSync(dir)
     ? readdirSync(dir)
         .filter((name) => extensions.some((extension) => name.endsWith(extension)))
@@ -100,6 +100,7 @@ export function compile({
   libs = [],
   output,
   shared = true,
+  stampDir = join(scratchDir, 'stamps'),
 }) {
   const args = [
     ...compileFlags,
@@ -117,11 +118,7 @@ export function compile({
   for (const file of [...sources, ...headers].sort())
     hash.update(file).update('\0').update(readFileSync(file))
   // Stamps live apart from the libraries so the trusted provider directory holds only what is deployed.
-  const stamp = join(
-    scratchDir,
-    'stamps',
-    `${createHash('sha256').update(output).digest('hex').slice(0, 16)}.stamp`,
-  )
+  const stamp = join(stampDir, `${createHash('sha256').update(output).digest('hex').slice(0, 16)}.stamp`)
   const digest = hash.digest('hex')
   if (existsSync(output) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return false
   mkdirSync(dirname(output), { recursive: true })

@@ -1,6 +1,12 @@
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { definePack } from '../packs.js'
-import { createFakeHost } from './fake-host.js'
+import { createFakeHost, testPack } from './fake-host.js'
+
+const testProviders = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../build/test-providers')
+const noopBuilt = existsSync(join(testProviders, 'manifest.noop.json'))
 
 /** How a third-party pack would test itself against the fake host. */
 const influencePack = definePack({
@@ -81,5 +87,22 @@ describe('the fake host', () => {
       code: 'REQUEST_TIMEOUT',
       statusCode: 504,
     })
+  })
+})
+
+describe.skipIf(!noopBuilt)('the fake host with a real provider library', () => {
+  it("loads it with the server's loader and gates, for the pack's domain only", async () => {
+    const host = createFakeHost({ licensedModules: ['cti'] })
+    const source = { dir: testProviders, manifestFile: join(testProviders, 'manifest.noop.json') }
+    await expect(host.registerNative(testPack('medical'), source)).rejects.toThrow(
+      /must list exactly the medical provider \(it lists cti\)/,
+    )
+    await host.registerNative(testPack('cti'), source)
+    const response = await host.providers.validate('cti', { labels: ['Malware'] })
+    expect(response.status).toBe('accepted')
+    await expect(host.registerNative(testPack('cti'), source)).rejects.toThrow(/already loaded/)
+    host.setLicense(null)
+    await expect(host.providers.validate('cti', {})).rejects.toMatchObject({ code: 'LICENSE_MODULE_MISSING' })
+    await host.close()
   })
 })

@@ -2,6 +2,8 @@ import type { Domain } from '../domains.js'
 import { createDomainGates, createDomainProviders, type DomainGates, type DomainProviders } from '../gates.js'
 import { type VerifiedLicense, verifyLicense } from '../license.js'
 import { generateLicenseKeyPair, issueLicense } from '../license-issuer.js'
+import { loadProviderSources } from '../loader.js'
+import type { ProviderSource } from '../pack-packages.js'
 import { definePack, type PackDescriptor, type PackVocabulary } from '../packs.js'
 import type { DomainProvider } from '../provider.js'
 import { createRegistry, type ProviderRegistry } from '../registry.js'
@@ -54,6 +56,11 @@ export interface FakeHost {
   ): FakeProviderProbe | undefined
   /** Loads a provider without enabling its pack (an enterprise domain then fails FEATURE_NOT_AVAILABLE). */
   load(provider: FakeProviderOptions): FakeProviderProbe
+  /**
+   * Enables `pack` with its real native provider, loaded from `source` by the server's own loader (digest,
+   * confinement, ABI, metadata, health); the manifest must list the pack's domain only.
+   */
+  registerNative(pack: PackDescriptor, source: ProviderSource): Promise<void>
   /** Replaces the license: a list of modules signs a fresh one, null removes it. */
   setLicense(modules: readonly string[] | null): void
   readonly gates: DomainGates
@@ -101,6 +108,17 @@ export function createFakeHost(options: FakeHostOptions = {}): FakeHost {
       return provider === undefined ? undefined : load({ ...provider, domain: pack.domain })
     },
     load,
+    async registerNative(pack, source) {
+      if (loaded.has(pack.domain)) throw new Error(`a ${pack.domain} provider is already loaded`)
+      const native = await loadProviderSources([{ ...source, domain: pack.domain }])
+      const provider = native.get(pack.domain)
+      if (provider === undefined) {
+        await native.close()
+        throw new Error(`the ${pack.domain} provider library listed in ${source.manifestFile} is absent`)
+      }
+      packs.set(pack.domain, pack)
+      loaded.set(pack.domain, provider)
+    },
     setLicense,
     gates,
     get registry() {
