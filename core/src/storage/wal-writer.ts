@@ -73,7 +73,6 @@ export class WalWriter {
   private appendedAt = 0
   private readonly idleWaiters: (() => void)[] = []
   private failure: Error | null = null
-  private injected: Error | null = null
   private segmentSize = 0
   private segmentPath = ''
   /** Bytes of the live segment known to be on disk: the end of its last durable batch. */
@@ -162,7 +161,6 @@ export class WalWriter {
     let bytes = 0
     try {
       if (this.failure !== null) throw this.failure
-      if (this.injected !== null) throw this.injected
       bytes = writeAllAt(this.fd!, lines.length === 1 ? lines[0]! : lines.join(''), this.segmentSize)
     } catch (error) {
       this.fail(error as Error, batch)
@@ -274,9 +272,9 @@ export class WalWriter {
     this.fd = null
   }
 
-  /** Test hook: make the next write fail as a broken disk would. */
+  /** Test hook: the log fails now, as after a failed write or fsync (the listener is told, appends throw). */
   injectFailure(error: Error): void {
-    this.injected = error
+    this.noteFailure(error)
   }
 }
 
