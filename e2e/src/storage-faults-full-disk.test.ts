@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningServer, startServer } from './harness.js'
+import { startServer } from './harness.js'
 import {
   checkDigest,
   countItems,
   eventually,
   persistentEnv,
+  readyStatus,
   toolPresent,
   writePair,
 } from './storage-faults-support.js'
@@ -27,8 +28,6 @@ function mountSmallTmpfs(): string | null {
 
 const mountpoint = process.getuid?.() === 0 ? mountSmallTmpfs() : null
 const present = toolPresent('a mountable tmpfs (root)', mountpoint !== null)
-
-const ready = async (server: RunningServer) => (await server.request('/health/ready', { token: null })).status
 
 describe.skipIf(!present)('a real full disk (tmpfs of 4 MiB)', () => {
   const mount = mountpoint as string
@@ -66,11 +65,11 @@ describe.skipIf(!present)('a real full disk (tmpfs of 4 MiB)', () => {
       const again = await writePair(server, 'while-full', pad)
       refused.add('while-full')
       expect(again.code).toBe('DURABILITY_FAILED')
-      expect(await ready(server)).toBe(503)
+      expect(await readyStatus(server)).toBe(503)
       expect(await countItems(server)).toBe(2 * acknowledged.size)
 
       unlinkSync(join(mount, 'ballast'))
-      await eventually(async () => (await ready(server)) === 200)
+      await eventually(async () => (await readyStatus(server)) === 200)
       for (let i = 0; i < 5; i++) {
         const w = await writePair(server, `after-${i}`)
         expect(w.acknowledged).toBe(true)

@@ -9,6 +9,7 @@ import {
   fiuControl,
   fiuPresent,
   persistentEnv,
+  readyStatus,
   toolPresent,
   writePair,
 } from './storage-faults-support.js'
@@ -57,7 +58,6 @@ const remember = (server: RunningServer, key: string) =>
   server.request<MemoryAnswer>('/v1/memory/operations', { body: memoryRequest(key) })
 const refCreate = (server: RunningServer, key: string, id: string) =>
   server.request<RefAnswer>('/v1/ref/writes', { body: refRequest(key, id) })
-const ready = async (server: RunningServer) => (await server.request('/health/ready', { token: null })).status
 
 /** Memories in the memory door's workspace (the server's trusted default). */
 async function memoryCount(server: RunningServer): Promise<number> {
@@ -86,7 +86,7 @@ describe.skipIf(!fiu)('a refused write, its retry with the same key, and what re
       expect(refusedRef.json.error?.code).toBe('REF_PROJECTION_STATE_FAILED')
       expect(refusedRef.json.error?.message).toMatch(/storage failed|suspended/)
       await control.send(server, 'disable name=posix/io/sync/fdatasync')
-      await eventually(async () => (await ready(server)) === 200)
+      await eventually(async () => (await readyStatus(server)) === 200)
       // The failed batch was dropped by the resume: a retry writes it, a second retry replays it.
       const retried = await remember(server, 'mem-refused')
       expect(retried.status).toBe(200)

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from './harness.js'
-import { eventually, fiuControl, fiuPresent, persistentEnv, toolPresent } from './storage-faults-support.js'
+import {
+  eventually,
+  fiuControl,
+  fiuPresent,
+  persistentEnv,
+  readyStatus,
+  toolPresent,
+} from './storage-faults-support.js'
 
 const fiu = toolPresent('fiu-run (libfiu)', fiuPresent())
 
@@ -27,7 +34,6 @@ const write = (server: RunningServer, session: string, i: number) =>
   })
 const logs = (server: RunningServer, session: string) =>
   server.request<Ok<Logs>>(`/v1/sessions/${session}/logs?limit=1000`)
-const ready = async (server: RunningServer) => (await server.request('/health/ready', { token: null })).status
 
 describe.skipIf(!fiu)('sessions and their audit log under a failed fdatasync (libfiu)', () => {
   it('refuses new sessions and audited writes, serves session reads, resumes in place, and recovers whole', async () => {
@@ -59,7 +65,7 @@ describe.skipIf(!fiu)('sessions and their audit log under a failed fdatasync (li
         parity_ok: true,
       })
       await control.send(server, 'disable name=posix/io/sync/fdatasync')
-      await eventually(async () => (await ready(server)) === 200)
+      await eventually(async () => (await readyStatus(server)) === 200)
       expect((await write(server, session, 2)).status).toBe(200)
       expect((await start(server)).status).toBe(200)
       after = (await logs(server, session)).json.result

@@ -133,3 +133,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     await new Promise((r) => setTimeout(r, 50))
   }
 }
+
+/** The status of /health/ready: 200 ready, 503 not (writes suspended among the reasons). */
+export const readyStatus = async (server: RunningServer) =>
+  (await server.request('/health/ready', { token: null })).status

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { type RunningServer, startServer } from './harness.js'
+import { startServer } from './harness.js'
 import {
   checkDigest,
   countItems,
@@ -10,6 +10,7 @@ import {
   fiuControl,
   fiuPresent,
   persistentEnv,
+  readyStatus,
   toolPresent,
   writePair,
 } from './storage-faults-support.js'
@@ -32,8 +33,6 @@ const LOG_FAULTS: Row[] = [
 ]
 
 const fiu = toolPresent('fiu-run (libfiu)', fiuPresent())
-
-const ready = async (server: RunningServer) => (await server.request('/health/ready', { token: null })).status
 
 describe.skipIf(!fiu)('storage faults injected into the running server (libfiu)', () => {
   for (const row of LOG_FAULTS) {
@@ -61,7 +60,7 @@ describe.skipIf(!fiu)('storage faults injected into the running server (libfiu)'
         const again = await writePair(server, 'during-1')
         refused.add('during-1')
         expect(again.code).toBe('DURABILITY_FAILED')
-        expect(await ready(server)).toBe(503)
+        expect(await readyStatus(server)).toBe(503)
         const readiness = await server.request<{ reason?: string; checks: { storage_writable: boolean } }>(
           '/health/ready',
           { token: null },
@@ -74,7 +73,7 @@ describe.skipIf(!fiu)('storage faults injected into the running server (libfiu)'
 
         await control.send(server, `disable name=${row.point}`)
         const cleared = Date.now()
-        await eventually(async () => (await ready(server)) === 200)
+        await eventually(async () => (await readyStatus(server)) === 200)
         const resumedInMs = Date.now() - cleared
         expect(resumedInMs).toBeLessThan(10_000)
         console.info(
