@@ -394,10 +394,15 @@ export class Kernel implements GraphAccess {
     return { value }
   }
 
-  /** Test hook: the next WAL write fails as a broken disk would (persistent mode only). */
+  /** Test hook: the WAL fails now and the storage keeps failing until cleared (persistent mode only). */
   injectStorageFailure(error: Error): void {
     if (this.storage === null) throw new Error('injectStorageFailure needs persistent storage')
     this.storage.injectFailure(error)
+  }
+
+  /** Test hook: the storage answers again; the recovery in place then resumes writes. */
+  clearStorageFailure(): void {
+    this.storage?.clearInjectedFailure()
   }
 
   // ── Checkpoints and close ──────────────────────────────────────────────────────────────────────────

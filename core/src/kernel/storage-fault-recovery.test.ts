@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openEngine } from '../runtime/index.js'
-import { injectStorageFailure } from '../testing/index.js'
+import { clearStorageFailure, injectStorageFailure } from '../testing/index.js'
 
 const dirs: string[] = []
 const tempDir = () => {
@@ -35,6 +35,13 @@ describe('recovery in place after a log failure', () => {
     expect(engine.storageFaults()).toMatchObject({ faults_total: 1 })
     const read = await engine.read('MATCH (n) RETURN labels(n)[0] AS l ORDER BY l')
     expect(read.data?.rows).toEqual([['Kept']])
+    // The storage keeps failing: reads go on, writes stay refused.
+    await new Promise((r) => setTimeout(r, 200))
+    expect(engine.isReady()).toBe(false)
+    expect(engine.storageFaults()).toMatchObject({ state: 'writes_suspended' })
+    expect((await engine.read('MATCH (n) RETURN count(n) AS c')).data?.rows).toEqual([[1]])
+    await expect(engine.write('CREATE (:Lost)')).rejects.toMatchObject({ code: 'DURABILITY_FAILED' })
+    clearStorageFailure(engine)
     await until(() => engine.isReady())
     expect(engine.storageFaults()).toMatchObject({ state: 'healthy', recoveries_total: 1, reason: null })
     await engine.write("CREATE (:After {v: 'resumed'})")
@@ -46,12 +53,13 @@ describe('recovery in place after a log failure', () => {
     expect(warnings.join('\n')).toMatch(/writes suspended, recovering in place[\s\S]*writes resumed/)
   })
 
-  it('a write that began before the reload does not commit on the rebuilt state', async () => {
+  it('a refused write stays absent after the resume', async () => {
     const engine = await openEngine({ storage: { mode: 'persistent', dir: tempDir() } })
     await engine.write('CREATE (:A)')
     injectStorageFailure(engine)
     const failed = engine.write('CREATE (:B)')
     await expect(failed).rejects.toMatchObject({ code: 'DURABILITY_FAILED' })
+    clearStorageFailure(engine)
     await until(() => engine.isReady())
     const count = await engine.read('MATCH (n) RETURN count(n) AS c')
     expect(count.data?.rows).toEqual([[1]])

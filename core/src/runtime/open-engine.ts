@@ -263,4 +263,9 @@ class RuntimeEngine implements Engine {
   injectStorageFailure(error: Error): void {
     this.kernel.injectStorageFailure(error)
   }
+
+  /** Test hook: the injected storage failure clears; writes resume in place. */
+  clearStorageFailure(): void {
+    this.kernel.clearStorageFailure()
+  }
 }

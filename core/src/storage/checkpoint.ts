@@ -34,6 +34,8 @@ export async function writeCheckpoint(
   lines: Iterable<string>,
   now: Date,
   pause: () => Promise<void> = () => Promise.resolve(),
+  /** Throws to abandon the file before it is renamed into place (it is removed). */
+  beforeRename: () => void = () => {},
 ): Promise<CheckpointFile> {
   const folder = join(dir, CHECKPOINT_DIR)
   mkdirSync(folder, { recursive: true })
@@ -67,10 +69,19 @@ export async function writeCheckpoint(
     buffer += `${JSON.stringify({ end: { records, sha256: recordHash.digest('hex') } })}\n`
     flush()
     await promisify(fsync)(fd)
-  } finally {
+  } catch (error) {
     closeSync(fd)
+    removeTemp(temp)
+    throw error
   }
-  renameSync(temp, join(folder, name))
+  closeSync(fd)
+  try {
+    beforeRename()
+    renameSync(temp, join(folder, name))
+  } catch (error) {
+    removeTemp(temp)
+    throw error
+  }
   fsyncDirectory(folder)
   return { name, sequence, sha256: fileHash.digest('hex'), bytes, records }
 }
@@ -151,6 +162,15 @@ export function readCheckpoint(
     // Once lines were applied a fallback would build on a half-loaded graph: that is a hard failure.
     if (records > 0) throw error
     return { ok: false, reason: `checkpoint ${name} is malformed` }
+  }
+}
+
+/** A failed checkpoint leaves no temp file behind (best effort: the storage may be failing). */
+function removeTemp(path: string): void {
+  try {
+    unlinkSync(path)
+  } catch {
+    // left for the next checkpoint of the same sequence to overwrite
   }
 }
 

@@ -212,6 +212,9 @@ describe('PersistentStorage', () => {
     const reloaded = new Collect()
     expect(s.reloadDurable(reloaded)).toBe(3)
     expect(reloaded.records.map((r) => r.seq)).toEqual([1, 2, 3])
+    // The injected storage keeps failing until it is cleared: the resume refuses meanwhile.
+    await expect(s.resumeLog()).rejects.toThrow(/disk on fire/)
+    s.clearInjectedFailure()
     await s.resumeLog()
     expect(s.failed).toBeNull()
     expect(await writeN(s, 2, 10)).toEqual([4, 5])

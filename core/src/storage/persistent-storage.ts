@@ -74,6 +74,7 @@ export class PersistentStorage {
    */
   private backlogBytes = 0
   private listener: WalListener | null = null
+  private injected: Error | null = null
 
   private constructor(
     private readonly options: Required<Omit<PersistentStorageOptions, 'warn'>> &
@@ -262,6 +263,7 @@ export class PersistentStorage {
   async resumeLog(): Promise<void> {
     const failed = this.wal
     if (failed.failed === null) return
+    if (this.injected !== null) throw this.injected
     probeStorage(join(this.options.dir, WAL_DIR))
     failed.abandon()
     const live = failed.liveSegment
@@ -302,6 +304,20 @@ export class PersistentStorage {
     await this.writeCheckpoint(sequence, lines, pause)
   }
 
+  /**
+   * Throws if the log failed (or was replaced) since `wal` was current: the state a checkpoint was being
+   * written from may have been rebuilt meanwhile, so its image must not replace the previous one.
+   */
+  private assertLogUnchanged(wal: WalWriter): void {
+    if (this.wal !== wal || wal.failed !== null) {
+      throw new EngineError(
+        'CHECKPOINT_ABANDONED',
+        'the write-ahead log failed while the checkpoint was written; the previous checkpoint stays',
+        'unavailable',
+      )
+    }
+  }
+
   /** Waits for every appended record to be on disk (or to fail). */
   drain(): Promise<void> {
     return this.wal.drain()
@@ -316,7 +332,15 @@ export class PersistentStorage {
     lines: Iterable<string>,
     pause?: () => Promise<void>,
   ): Promise<void> {
-    const file = await writeCheckpoint(this.options.dir, sequence, lines, new Date(this.options.now()), pause)
+    const wal = this.wal
+    const file = await writeCheckpoint(
+      this.options.dir,
+      sequence,
+      lines,
+      new Date(this.options.now()),
+      pause,
+      () => this.assertLogUnchanged(wal),
+    )
     const current = this.manifest.components.find((c) => c.name === 'checkpoint')
     const previous = this.manifest.components.find((c) => c.name === 'previous_checkpoint')
     const components: ManifestComponent[] = [
@@ -390,8 +414,15 @@ export class PersistentStorage {
     return existsSync(dir) ? readdirSync(dir) : []
   }
 
+  /** Test hook: the log fails now and the storage keeps failing (resumeLog throws) until cleared. */
   injectFailure(error: Error): void {
+    this.injected = error
     this.wal.injectFailure(error)
+  }
+
+  /** Test hook: the injected storage answers again. */
+  clearInjectedFailure(): void {
+    this.injected = null
   }
 }
 
