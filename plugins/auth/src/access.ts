@@ -1,12 +1,20 @@
 import { OPERATIONAL_ROUTES } from '@service/plugin-errors'
 
 /** Which boundary guards a route, decided from its URL pattern alone so every route added later is covered. */
-export type RouteAccess = 'admin' | 'bearer' | 'operational'
+export type RouteAccess = 'admin' | 'bearer' | 'operational' | 'public'
+
+/**
+ * The explorer page's shell (and `/`, which redirects to it): public because it holds no data; every call it
+ * makes goes to a bearer route. Named exactly, so no other path becomes public by accident.
+ */
+export const isPageRoute = (url: string): boolean =>
+  url === '/' || url === '/explorer' || url === '/explorer/*'
 
 export function routeAccess(url: string): RouteAccess {
   if (url === '/v1/admin' || url.startsWith('/v1/admin/')) return 'admin'
   if (url === '/v1' || url.startsWith('/v1/')) return 'bearer'
   if (OPERATIONAL_ROUTES.has(url)) return 'operational'
+  if (isPageRoute(url)) return 'public'
   // Anything else is refused rather than left public by accident.
   return 'bearer'
 }
