@@ -54,8 +54,11 @@ interface TreeNode {
 }
 interface Projection {
   nodes: { id: string; labels: string[]; properties: Record<string, { value?: unknown }> }[]
-  relationships: { id: string }[]
+  relationships: { id: string; source: string; target: string }[]
 }
+
+/** The page loads projections of several MiB: give each wait the time a busy 2-core machine needs. */
+const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 30_000, interval: 100 })
 
 describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
   let server: RunningServer
@@ -99,7 +102,7 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
     server.request<Ok<Projection>>(`/v1/explorer/sessions/${session}/graph${query}`)
   const drawnCount = async (p: Page = page) => {
     const box = p.getByTestId('graph')
-    await expect.poll(() => box.getAttribute('data-node-count'), { timeout: 20_000 }).not.toBeNull()
+    await poll(() => box.getAttribute('data-node-count')).not.toBeNull()
     return Number(await box.getAttribute('data-node-count'))
   }
   const newPage = async (ctx: BrowserContext) => {
@@ -194,14 +197,14 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
 
   it('takes the token from the fragment, removes it from the address bar and lists the session', async () => {
     await page.goto(`${server.url}/#token=${TOKEN}`)
-    await expect.poll(() => page.url()).toBe(`${server.url}/explorer/`)
+    await poll(() => page.url()).toBe(`${server.url}/explorer/`)
     expect(await page.evaluate(() => sessionStorage.getItem('graph-explorer.token'))).toBe(TOKEN)
     const sessions = page.getByTestId('sessions')
     await sessions.locator(`[data-session-id="${session}"]`).waitFor()
     expect(await sessions.locator('button.session').count()).toBe(1)
     await screenshot('sessions')
     await page.getByLabel('show stopped').check()
-    await expect.poll(() => sessions.locator('button.session').count()).toBe(2)
+    await poll(() => sessions.locator('button.session').count()).toBe(2)
     expect(page.url()).toContain('stopped=1')
     await page.getByLabel('show stopped').uncheck()
   })
@@ -214,7 +217,7 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
       current.relationships.length,
     )
     expect(page.url()).toContain(`session=${session}`)
-    await expect.poll(() => page.getByTestId('budget').textContent()).toContain('budget 5,000 nodes')
+    await poll(() => page.getByTestId('budget').textContent()).toContain('budget 5,000 nodes')
     await screenshot('graph-current')
   })
 
@@ -233,33 +236,38 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
     expect(page.url()).toContain(`boundary=${boundaries[0]!.boundary_id}`)
     await screenshot('scrubber-first-boundary')
     await page.keyboard.press('End')
-    await expect.poll(() => page.getByTestId('graph').getAttribute('data-node-count')).toBe(String(before))
+    await poll(() => page.getByTestId('graph').getAttribute('data-node-count')).toBe(String(before))
   })
 
   it('clicking a node shows its STIX id', async () => {
     const box = page.getByTestId('graph')
-    await expect.poll(() => box.getAttribute('data-layout'), { timeout: 20_000 }).toBe('done')
+    await poll(() => box.getAttribute('data-layout')).toBe('done')
     const current = (await graph('')).json.result
     const byId = new Map(current.nodes.map((n) => [n.id, n]))
-    // A STIX node drawn inside the canvas, clicked where sigma drew it.
-    const target = await page.evaluate(
-      (ids) => {
-        const handle = window.graphExplorer!
-        const canvas = document.querySelector('[data-testid="graph"]')!.getBoundingClientRect()
-        for (const id of ids) {
-          const p = handle.viewportPosition(id)
-          if (p !== null && p.x > 20 && p.y > 20 && p.x < canvas.width - 20 && p.y < canvas.height - 20)
-            return { id, x: p.x + canvas.left, y: p.y + canvas.top }
-        }
-        return null
-      },
-      current.nodes.filter((n) => n.properties.stix_id !== undefined).map((n) => n.id),
-    )
+    // The STIX nodes with the most relationships first (drawn largest), clicked where sigma drew them.
+    const degree = new Map<string, number>()
+    for (const r of current.relationships)
+      for (const end of [r.source, r.target]) degree.set(end, (degree.get(end) ?? 0) + 1)
+    const candidates = current.nodes
+      .filter((n) => n.properties.stix_id !== undefined)
+      .map((n) => n.id)
+      .sort((a, b) => (degree.get(b) ?? 0) - (degree.get(a) ?? 0))
+    const target = await page.evaluate((ids) => {
+      const handle = (window as unknown as { graphExplorer: GraphHandle }).graphExplorer
+      const canvas = document.querySelector('[data-testid="graph"]')!.getBoundingClientRect()
+      for (const id of ids) {
+        const p = handle.viewportPosition(id)
+        if (p !== null && p.x > 20 && p.y > 20 && p.x < canvas.width - 20 && p.y < canvas.height - 20)
+          return { id, x: p.x + canvas.left, y: p.y + canvas.top }
+      }
+      return null
+    }, candidates)
     expect(target).not.toBeNull()
     await page.mouse.click(target!.x, target!.y)
     const stixId = page.getByTestId('stix-id')
     await stixId.waitFor()
     const shownId = await page.getByTestId('record-id').textContent()
+    expect(shownId).toMatch(/^node--\d+$/)
     expect(await stixId.textContent()).toBe(byId.get(shownId!)?.properties.stix_id?.value)
     expect(await stixId.textContent()).toMatch(/^[a-z0-9-]+--[0-9a-f-]{36}$/)
     expect(page.url()).toContain(`select=${encodeURIComponent(shownId!)}`)
@@ -271,7 +279,7 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
     await page.getByRole('button', { name: 'Search', exact: true }).click()
     const results = page.getByTestId('search-results')
     await results.locator('li[data-node-id]').first().waitFor()
-    await expect.poll(() => results.getAttribute('data-highlighted')).not.toBe('0')
+    await poll(() => results.getAttribute('data-highlighted')).not.toBe('0')
     expect(Number(await page.getByTestId('graph').getAttribute('data-marked-nodes'))).toBeGreaterThan(0)
     expect(await results.locator('.rationale').first().textContent()).not.toBe('')
     await screenshot('seed-search')
@@ -305,8 +313,8 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
       `${server.url}/explorer/?session=${session}&boundary=${first.boundary_id}&compare=current&select=${node.id}#token=${TOKEN}`,
     )
     expect(await drawnCount(linked)).toBe(projection.nodes.length)
-    await expect.poll(() => linked.getByTestId('stix-id').textContent()).toBe(node.properties.stix_id?.value)
-    await expect.poll(() => linked.getByTestId('diff').textContent()).toMatch(/[1-9][\d,]* added/)
+    await poll(() => linked.getByTestId('stix-id').textContent()).toBe(node.properties.stix_id?.value)
+    await poll(() => linked.getByTestId('diff').textContent()).toMatch(/[1-9][\d,]* added/)
     await screenshot('linked-view-with-diff', linked)
     await linked.close()
   })
@@ -317,11 +325,11 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
       .getByLabel(/Read query/)
       .fill("MATCH (m:Malware)-[r]->(t) WHERE m.name = 'Stuxnet' RETURN m, r, t LIMIT 20")
     await page.getByRole('button', { name: 'Run', exact: true }).click()
-    await expect.poll(() => page.getByTestId('cypher-table').locator('tbody tr').count()).toBeGreaterThan(0)
+    await poll(() => page.getByTestId('cypher-table').locator('tbody tr').count()).toBeGreaterThan(0)
     await screenshot('cypher-table')
     await page.getByLabel('graph', { exact: true }).check()
     const box = page.getByTestId('cypher-graph')
-    await expect.poll(() => box.getAttribute('data-node-count')).not.toBeNull()
+    await poll(() => box.getAttribute('data-node-count')).not.toBeNull()
     expect(Number(await box.getAttribute('data-node-count'))).toBeGreaterThan(1)
     await screenshot('cypher-graph')
     await page.getByRole('tab', { name: 'Graph', exact: true }).click()
@@ -368,7 +376,7 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
     const wrong = await other.newPage()
     await wrong.goto(`${server.url}/explorer/#token=not-the-token`)
     const banner = wrong.getByTestId('message')
-    await expect.poll(() => banner.textContent()).toContain('The token was not accepted')
+    await poll(() => banner.textContent()).toContain('The token was not accepted')
     expect(await wrong.locator('#token-form').isVisible()).toBe(true)
     expect(await banner.textContent()).not.toContain('not-the-token')
     await screenshot('wrong-token', wrong)
@@ -384,9 +392,9 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
     await lost.goto(
       `${server.url}/explorer/?session=${session}&boundary=timeshot--00000000-0000-4000-8000-000000000000#token=${TOKEN}`,
     )
-    await expect.poll(() => lost.getByTestId('message').textContent()).toContain('Not found')
+    await poll(() => lost.getByTestId('message').textContent()).toContain('Not found')
     await lost.goto(`${server.url}/explorer/?session=no-such-session#token=${TOKEN}`)
-    await expect.poll(() => lost.getByTestId('message').textContent()).toContain('Not found')
+    await poll(() => lost.getByTestId('message').textContent()).toContain('Not found')
     await lost.close()
   })
 
