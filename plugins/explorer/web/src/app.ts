@@ -10,7 +10,7 @@ import { displayName } from './records.js'
 import { renderCandidates } from './search-panel.js'
 import { boundaryTitle, orderedBoundaries } from './timeline.js'
 import type { TokenKeeper } from './token.js'
-import type { Boundary, ExplorerSession, ProjectedNode, ProjectedRelationship, Projection } from './types.js'
+import type { Boundary, ProjectedNode, ProjectedRelationship, Projection } from './types.js'
 import { boundaryQuery, formatViewState, parseViewState, type ViewState } from './url-state.js'
 
 /**
@@ -35,7 +35,7 @@ const MARK = {
 export class ExplorerApp {
   private readonly api: Api
   private view: ViewState = parseViewState(location.search)
-  private sessions: ExplorerSession[] = []
+  private workspaceId: string | null = null
   private boundaries: Boundary[] = []
   private projection: Projection | null = null
   private nodes = new Map<string, ProjectedNode>()
@@ -55,7 +55,7 @@ export class ExplorerApp {
   }
 
   private workspace(): string | null {
-    return this.sessions.find((s) => s.session_id === this.view.session)?.workspace_id ?? null
+    return this.workspaceId
   }
 
   // ---- messages -------------------------------------------------------------------------------
@@ -194,14 +194,16 @@ export class ExplorerApp {
     fill('budget-nodes', this.view.maxNodes)
     fill('budget-rels', this.view.maxRelationships)
     fill('budget-bytes', this.view.maxPayloadBytes)
-    if (!(await this.loadSessions())) return
-    if (this.view.session !== null) await this.openSession(this.view.session, false)
+    // The list, the timeline and the projection are independent requests: a linked view asks for all at once.
+    await Promise.all([
+      this.loadSessions(),
+      this.view.session === null ? null : this.openSession(this.view.session, false),
+    ])
   }
 
   private async loadSessions(): Promise<boolean> {
     const sessions = await this.guard(() => this.api.sessions(this.view.showStopped))
     if (sessions === undefined) return false
-    this.sessions = sessions
     const list = byId('session-list')
     if (sessions.length === 0) {
       clear(list, el('li', { className: 'hint' }, 'No sessions yet. Start one with POST /v1/sessions/start.'))
@@ -243,24 +245,19 @@ export class ExplorerApp {
       for (const b of document.querySelectorAll('#session-list button.session'))
         b.setAttribute('aria-current', String(b.getAttribute('data-session-id') === sessionId))
     }
+    this.workspaceId = null
+    this.boundaries = []
+    const graph = this.loadGraph()
     const timeline = await this.guard(() => this.api.timeline(sessionId))
-    if (timeline === undefined) return
-    if (!this.sessions.some((s) => s.session_id === sessionId)) {
-      // A stopped session opened from a link: it is not in the default list, but it is still readable.
-      this.sessions.push({
-        session_id: sessionId,
-        workspace_id: timeline.workspace_id,
-        actor_id: '?',
-        actor_kind: '?',
-        status: 'stopped',
-        started_at_ms: 0,
-        updated_at_ms: 0,
-        auto_stopped_due_to_idle_ttl: false,
-      })
+    if (timeline !== undefined && this.view.session === sessionId) {
+      // The timeline names the workspace (search, Cypher and details run there), also for a stopped session
+      // opened from a link, which the default list leaves out.
+      this.workspaceId = timeline.workspace_id
+      this.boundaries = orderedBoundaries(timeline.roots)
+      this.renderTimeline()
     }
-    this.boundaries = orderedBoundaries(timeline.roots)
-    this.renderTimeline()
-    await this.loadGraph()
+    await graph
+    if (this.projection !== null) this.renderBudget(this.projection)
   }
 
   private renderTimeline(): void {
@@ -361,6 +358,7 @@ export class ExplorerApp {
       ]),
     )
     if (seq !== this.loadSeq) return
+    performance.mark('explorer:graph-fetched')
     container.removeAttribute('aria-busy')
     if (loaded === undefined) {
       byId('budget-status').textContent = 'No projection: see the message above.'
@@ -618,10 +616,12 @@ export class ExplorerApp {
         nodes.set(item.record.id, MARK.path)
       }
       this.graph.mark(nodes, edges)
+      // Path memories are named by their own text (the projection may not hold them).
+      const titles = new Map(result.items.map((i) => [i.record.id, recallTitle(i)]))
       renderRecall(
         box,
         result,
-        (id) => this.nameOf(id),
+        (id) => titles.get(id) ?? this.nameOf(id),
         (id) => this.select(id, 'list'),
       )
       const missing = [...nodes.keys()].filter((id) => !this.graph.has(id)).length

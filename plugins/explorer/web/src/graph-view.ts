@@ -30,6 +30,7 @@ interface NodeAttrs {
   ghost: boolean
 }
 interface EdgeAttrs {
+  type: 'arrow' | 'line'
   size: number
   color: string
   label: string
@@ -39,6 +40,10 @@ interface EdgeAttrs {
 const EDGE_COLOUR = '#c3c9d2'
 const DIM_COLOUR = '#e4e7eb'
 const SELECT_COLOUR = '#111827'
+const ARROW_LIMIT = 3_000
+/** How often layout positions reach the drawing while ForceAtlas2 runs. */
+const LAYOUT_SYNC_MS = 500
+const FORCED_LABELS = 40
 /** How long ForceAtlas2 refines a drawing in its worker before it is left as it is. */
 const LAYOUT_MS = { small: 1_500, large: 5_000 }
 
@@ -52,10 +57,13 @@ export interface GraphViewEvents {
  * ForceAtlas2 then refines the positions in a web worker for a bounded time (`data-layout` tells which).
  */
 export class GraphView {
-  private readonly graph = new MultiDirectedGraph<NodeAttrs, EdgeAttrs>()
-  private readonly renderer: Sigma<NodeAttrs, EdgeAttrs>
-  private layout: FA2Layout | null = null
-  private layoutTimer: ReturnType<typeof setTimeout> | null = null
+  private graph = new MultiDirectedGraph<NodeAttrs, EdgeAttrs>()
+  private renderer: Sigma<NodeAttrs, EdgeAttrs>
+  private layout: {
+    supervisor: FA2Layout
+    sync: ReturnType<typeof setInterval>
+    stop: ReturnType<typeof setTimeout>
+  } | null = null
   private selected: string | null = null
   private readonly nodeMarks = new Map<string, string>()
   private readonly edgeMarks = new Map<string, string>()
@@ -66,9 +74,17 @@ export class GraphView {
     readonly container: HTMLElement,
     private readonly events: GraphViewEvents,
   ) {
-    this.renderer = new Sigma(this.graph, container, {
+    this.renderer = this.createRenderer()
+    // Focusable so its keys work (set here: the shell's HTML lint does not know role=application is interactive).
+    container.tabIndex = 0
+    container.addEventListener('keydown', (event) => this.onKey(event))
+  }
+
+  private createRenderer(): Sigma<NodeAttrs, EdgeAttrs> {
+    const renderer = new Sigma(this.graph, this.container, {
       allowInvalidContainer: true,
-      enableEdgeEvents: true,
+      // Edge picking draws every edge a second time per frame: kept for graphs small enough to afford it.
+      enableEdgeEvents: this.graph.size <= ARROW_LIMIT,
       defaultEdgeType: 'arrow',
       renderEdgeLabels: false,
       hideEdgesOnMove: true,
@@ -80,8 +96,15 @@ export class GraphView {
         const focused = this.nodeMarks.size > 0
         if (node === this.selected)
           return { ...data, color: mark ?? data.color, highlighted: true, zIndex: 3, forceLabel: true }
+        // A few marked nodes (search, recall) all get their names; hundreds (a diff) leave it to sigma's density.
         if (mark !== undefined)
-          return { ...data, color: mark, size: data.size + 3, zIndex: 2, forceLabel: true }
+          return {
+            ...data,
+            color: mark,
+            size: data.size + 2,
+            zIndex: 2,
+            forceLabel: this.nodeMarks.size <= FORCED_LABELS,
+          }
         if (focused || data.ghost) return { ...data, color: DIM_COLOUR, label: '', zIndex: 0 }
         return data
       },
@@ -94,26 +117,37 @@ export class GraphView {
         return data
       },
     })
-    this.renderer.on('clickNode', ({ node }) => this.events.onSelect(node, 'node'))
-    this.renderer.on('clickEdge', ({ edge }) => this.events.onSelect(edge, 'relationship'))
-    this.renderer.on('clickStage', () => this.events.onSelect(null, null))
-    // Focusable so its keys work (set here: the shell's HTML lint does not know role=application is interactive).
-    container.tabIndex = 0
-    container.addEventListener('keydown', (event) => this.onKey(event))
+    renderer.on('clickNode', ({ node }) => this.events.onSelect(node, 'node'))
+    renderer.on('clickEdge', ({ edge }) => this.events.onSelect(edge, 'relationship'))
+    renderer.on('clickStage', () => this.events.onSelect(null, null))
+    return renderer
   }
 
-  /** Replaces the drawing; returns once the first frame is on screen. */
+  /**
+   * Replaces the drawing; returns once the first frame is on screen. The graph is built detached and then handed
+   * to the renderer, which indexes it once (a renderer listening while 15,000 records are added one by one
+   * costs several times more).
+   */
   draw(nodes: readonly DrawNode[], edges: readonly DrawEdge[]): void {
     this.stopLayout()
     this.container.removeAttribute('data-node-count')
     this.container.removeAttribute('data-relationship-count')
-    this.graph.clear()
     this.nodeMarks.clear()
     this.edgeMarks.clear()
+    this.selected = null
 
+    const present = new Set(nodes.map((n) => n.id))
+    const degree = new Map<string, number>()
+    for (const e of edges) {
+      if (!present.has(e.source) || !present.has(e.target)) continue
+      degree.set(e.source, (degree.get(e.source) ?? 0) + 1)
+      degree.set(e.target, (degree.get(e.target) ?? 0) + 1)
+    }
     const groups = new Map<string, number>()
-    const counted = nodes.filter((n) => !n.ghost)
-    for (const n of counted) {
+    let counted = 0
+    for (const n of nodes) {
+      if (n.ghost) continue
+      counted++
       const g = primaryLabel(n.labels)
       groups.set(g, (groups.get(g) ?? 0) + 1)
     }
@@ -121,65 +155,94 @@ export class GraphView {
     this.colours = labelColours(groups)
     const groupIndex = new Map([...this.colours.keys()].map((g, i) => [g, i]))
     const seen = new Map<string, number>()
+    const graph = new MultiDirectedGraph<NodeAttrs, EdgeAttrs>()
     for (const n of nodes) {
-      if (this.graph.hasNode(n.id)) continue
+      if (graph.hasNode(n.id)) continue
       const group = primaryLabel(n.labels)
       const index = seen.get(group) ?? 0
       seen.set(group, index + 1)
-      this.graph.addNode(n.id, {
+      graph.addNode(n.id, {
         ...startPosition(index, groupIndex.get(group) ?? 0, groups.size),
-        size: 3,
+        size: sizeForDegree(degree.get(n.id) ?? 0),
         color: this.colours.get(group) ?? '#9aa0a6',
         label: n.title,
         group,
         ghost: n.ghost === true,
       })
     }
+    // Arrowheads tell direction on a readable drawing; past a few thousand edges they are noise and cost.
+    const type = edges.length > ARROW_LIMIT ? 'line' : 'arrow'
     let drawnEdges = 0
     for (const e of edges) {
-      if (!this.graph.hasNode(e.source) || !this.graph.hasNode(e.target) || this.graph.hasEdge(e.id)) continue
-      this.graph.addDirectedEdgeWithKey(e.id, e.source, e.target, {
+      if (!present.has(e.source) || !present.has(e.target) || graph.hasEdge(e.id)) continue
+      graph.addDirectedEdgeWithKey(e.id, e.source, e.target, {
         size: 1,
         color: EDGE_COLOUR,
         label: e.type,
         ghost: e.ghost === true,
+        type,
       })
       if (e.ghost !== true) drawnEdges++
     }
-    this.graph.updateEachNodeAttributes((node, attrs) => ({
-      ...attrs,
-      size: sizeForDegree(this.graph.degree(node)),
-    }))
+    this.graph = graph
+    performance.mark('explorer:graph-built')
+    // Same renderer (its WebGL contexts are costly to make), new graph: indexed once, drawn at once.
+    // Settings and camera first, then the graph: setGraph draws synchronously, once.
+    const edgeEvents = graph.size <= ARROW_LIMIT
+    if (this.renderer.getSetting('enableEdgeEvents') !== edgeEvents)
+      this.renderer.setSetting('enableEdgeEvents', edgeEvents)
     this.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 })
-    this.renderer.refresh()
-    this.container.dataset.nodeCount = String(counted.length)
+    this.renderer.setGraph(graph)
+    this.container.dataset.nodeCount = String(counted)
     this.container.dataset.relationshipCount = String(drawnEdges)
+    // Performance marks for tools (`pnpm bench explorer`): drawn, then the first frame after it (interactive).
+    performance.mark('explorer:graph-drawn')
+    requestAnimationFrame(() => performance.mark('explorer:graph-interactive'))
     this.startLayout()
   }
 
+  /**
+   * ForceAtlas2 runs in its worker on a copy of the graph; positions are copied onto the drawn graph a few
+   * times a second, so the page redraws at that pace rather than after every iteration and stays responsive.
+   */
   private startLayout(): void {
     if (this.graph.order < 2) {
       this.container.dataset.layout = 'done'
       return
     }
     this.container.dataset.layout = 'running'
-    const settings = forceAtlas2.inferSettings(this.graph)
-    this.layout = new FA2Layout(this.graph, {
-      settings: { ...settings, barnesHutOptimize: this.graph.order > 500 },
+    const shadow = this.graph.copy()
+    const supervisor = new FA2Layout(shadow, {
+      settings: { ...forceAtlas2.inferSettings(shadow), barnesHutOptimize: shadow.order > 500 },
     })
-    this.layout.start()
+    supervisor.start()
+    const apply = () =>
+      this.graph.updateEachNodeAttributes(
+        (node, attrs) => {
+          attrs.x = shadow.getNodeAttribute(node, 'x')
+          attrs.y = shadow.getNodeAttribute(node, 'y')
+          return attrs
+        },
+        { attributes: ['x', 'y'] },
+      )
     const ms = this.graph.order > 1_000 ? LAYOUT_MS.large : LAYOUT_MS.small
-    this.layoutTimer = setTimeout(() => this.stopLayout(), ms)
+    this.layout = {
+      supervisor,
+      sync: setInterval(apply, LAYOUT_SYNC_MS),
+      stop: setTimeout(() => {
+        apply()
+        this.stopLayout()
+      }, ms),
+    }
   }
 
   private stopLayout(): void {
-    if (this.layoutTimer !== null) clearTimeout(this.layoutTimer)
-    this.layoutTimer = null
-    if (this.layout !== null) {
-      this.layout.kill()
-      this.layout = null
-      this.container.dataset.layout = 'done'
-    }
+    if (this.layout === null) return
+    clearInterval(this.layout.sync)
+    clearTimeout(this.layout.stop)
+    this.layout.supervisor.kill()
+    this.layout = null
+    this.container.dataset.layout = 'done'
   }
 
   has(id: string): boolean {
