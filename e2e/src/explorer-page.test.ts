@@ -23,7 +23,7 @@ if (missing.length > 0) {
   process.stderr.write(`skipping explorer page tests: ${message}\n`)
 }
 
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -34,9 +34,20 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ]
 
-/** What the page exposes for tests and tools (window.graphExplorer). */
-interface GraphHandle {
-  viewportPosition(id: string): { x: number; y: number } | null
+/**
+ * The browser globals the page-side callbacks use, described here because the test program has no DOM types
+ * (each callback casts `globalThis`; the cast is erased before the callback is sent to the page).
+ */
+interface PageGlobals {
+  sessionStorage: { getItem(key: string): string | null }
+  document: {
+    querySelector(
+      selector: string,
+    ): { getBoundingClientRect(): { left: number; top: number; width: number; height: number } } | null
+    activeElement: { getAttribute(name: string): string | null } | null
+  }
+  /** What the page exposes for tests and tools. */
+  graphExplorer: { viewportPosition(id: string): { x: number; y: number } | null }
 }
 
 interface Ok<T> {
@@ -198,7 +209,11 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
   it('takes the token from the fragment, removes it from the address bar and lists the session', async () => {
     await page.goto(`${server.url}/#token=${TOKEN}`)
     await poll(() => page.url()).toBe(`${server.url}/explorer/`)
-    expect(await page.evaluate(() => sessionStorage.getItem('graph-explorer.token'))).toBe(TOKEN)
+    expect(
+      await page.evaluate(() =>
+        (globalThis as unknown as PageGlobals).sessionStorage.getItem('graph-explorer.token'),
+      ),
+    ).toBe(TOKEN)
     const sessions = page.getByTestId('sessions')
     await sessions.locator(`[data-session-id="${session}"]`).waitFor()
     expect(await sessions.locator('button.session').count()).toBe(1)
@@ -253,7 +268,7 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
       .map((n) => n.id)
       .sort((a, b) => (degree.get(b) ?? 0) - (degree.get(a) ?? 0))
     const target = await page.evaluate((ids) => {
-      const handle = (window as unknown as { graphExplorer: GraphHandle }).graphExplorer
+      const { graphExplorer: handle, document } = globalThis as unknown as PageGlobals
       const canvas = document.querySelector('[data-testid="graph"]')!.getBoundingClientRect()
       for (const id of ids) {
         const p = handle.viewportPosition(id)
@@ -343,7 +358,11 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
     let focused = ''
     for (let i = 0; i < 10 && focused !== session; i++) {
       await keyboard.keyboard.press('Tab')
-      focused = await keyboard.evaluate(() => document.activeElement?.getAttribute('data-session-id') ?? '')
+      focused = await keyboard.evaluate(
+        () =>
+          (globalThis as unknown as PageGlobals).document.activeElement?.getAttribute('data-session-id') ??
+          '',
+      )
     }
     expect(focused).toBe(session)
     await keyboard.keyboard.press('Enter')

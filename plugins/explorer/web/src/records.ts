@@ -70,3 +70,11 @@ export function startPosition(index: number, groupIndex: number, groups: number)
     y: radius * Math.sin(angle) + 40 * Math.sin(offset) * Math.sqrt(groups),
   }
 }
+
+/** The part of a rationale a reader scans first: the matched terms, else its first clause. */
+export function shortRationale(rationale: string): string {
+  const matched = /matched terms?: ([^;]+)/.exec(rationale)
+  if (matched !== null) return `matched: ${matched[1]!.trim()}`
+  const first = rationale.split(/[;=]/)[0]!.trim()
+  return first.length > 120 ? `${first.slice(0, 117)}…` : first
+}

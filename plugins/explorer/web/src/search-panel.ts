@@ -1,4 +1,5 @@
 import { clear, el } from './dom.js'
+import { shortRationale } from './records.js'
 import type { SeedCandidate } from './types.js'
 
 /** Seed-search candidates with their rationale; each is a button that selects it on the graph. */
@@ -26,7 +27,13 @@ export function renderCandidates(
         ` ${c.score.toFixed(3)}`,
         c.labels === undefined ? null : el('span', { className: 'labels' }, ` ${c.labels.join(', ')}`),
         drawn(c.node_id) ? null : el('span', { className: 'hint' }, ' (not in this projection)'),
-        el('p', { className: 'rationale' }, c.explanation.rationale),
+        el('p', { className: 'rationale' }, shortRationale(c.explanation.rationale)),
+        el(
+          'details',
+          {},
+          el('summary', {}, 'why'),
+          el('p', { className: 'rationale' }, c.explanation.rationale),
+        ),
       ),
     ),
   )
