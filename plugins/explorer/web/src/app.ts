@@ -2,13 +2,15 @@ import { Api, ApiError } from './api.js'
 import { CypherConsole } from './cypher-console.js'
 import { renderDetails, renderTrace, type SelectedRecord } from './details-panel.js'
 import { type DiffState, diffProjections } from './diff.js'
-import { byId, clear, el, formatCount } from './dom.js'
+import { byId, clear, el } from './dom.js'
 import { isAuthProblem } from './error-words.js'
+import { renderBudget, renderDiff, renderLegend } from './graph-status.js'
 import { type DrawEdge, type DrawNode, GraphView } from './graph-view.js'
 import { recallTitle, renderRecall } from './recall-panel.js'
 import { displayName } from './records.js'
 import { renderCandidates } from './search-panel.js'
 import { boundaryTitle, orderedBoundaries } from './timeline.js'
+import { renderBoundaryChoices, wireTabs } from './timeline-panel.js'
 import type { TokenKeeper } from './token.js'
 import type { Boundary, ProjectedNode, ProjectedRelationship, Projection } from './types.js'
 import { boundaryQuery, formatViewState, parseViewState, type ViewState } from './url-state.js'
@@ -138,34 +140,10 @@ export class ExplorerApp {
       this.pushView()
       void this.loadGraph()
     })
-    this.wireTabs()
+    wireTabs([byId('tab-graph'), byId('tab-cypher')])
     window.addEventListener('popstate', () => {
       this.view = parseViewState(location.search)
       void this.start()
-    })
-  }
-
-  /** Tabs follow the WAI-ARIA pattern: arrow keys move between them, Enter/Space/click opens one. */
-  private wireTabs(): void {
-    const tabs = [byId('tab-graph'), byId('tab-cypher')]
-    const open = (tab: HTMLElement) => {
-      for (const t of tabs) {
-        const selected = t === tab
-        t.setAttribute('aria-selected', String(selected))
-        t.tabIndex = selected ? 0 : -1
-        byId(t.getAttribute('aria-controls')!).hidden = !selected
-      }
-      tab.focus()
-    }
-    tabs.forEach((tab, i) => {
-      tab.tabIndex = i === 0 ? 0 : -1
-      tab.addEventListener('click', () => open(tab))
-      tab.addEventListener('keydown', (event) => {
-        const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0
-        if (step === 0) return
-        event.preventDefault()
-        open(tabs[(i + step + tabs.length) % tabs.length]!)
-      })
     })
   }
 
@@ -269,48 +247,13 @@ export class ExplorerApp {
     scrubber.value = String(at === -1 ? this.boundaries.length : at)
     scrubber.setAttribute('aria-valuetext', this.positionTitle(Number(scrubber.value)))
     this.labelScrubber()
-    const choose = (id: string) => () => this.setBoundary(id)
-    clear(
+    renderBoundaryChoices(
       byId('boundary-list'),
-      ...this.boundaries.map((b) =>
-        el(
-          'li',
-          {},
-          el(
-            'button',
-            {
-              type: 'button',
-              className: 'link',
-              'aria-current': b.boundary_id === this.view.boundary ? 'true' : null,
-              onclick: choose(b.boundary_id),
-            },
-            boundaryTitle(b),
-          ),
-        ),
-      ),
-      el(
-        'li',
-        {},
-        el(
-          'button',
-          {
-            type: 'button',
-            className: 'link',
-            'aria-current': this.view.boundary === 'current' ? 'true' : null,
-            onclick: choose('current'),
-          },
-          'current graph',
-        ),
-      ),
+      byId<HTMLSelectElement>('compare-select'),
+      this.boundaries,
+      { shown: this.view.boundary, compare: this.view.compare },
+      (id) => this.setBoundary(id),
     )
-    const select = byId<HTMLSelectElement>('compare-select')
-    clear(
-      select,
-      el('option', { value: '' }, '(no comparison)'),
-      ...this.boundaries.map((b) => el('option', { value: b.boundary_id }, boundaryTitle(b))),
-      el('option', { value: 'current' }, 'current graph'),
-    )
-    select.value = this.view.compare ?? ''
   }
 
   private positionTitle(i: number): string {
@@ -404,46 +347,15 @@ export class ExplorerApp {
   }
 
   private renderBudget(p: Projection): void {
-    const m = p.metadata
-    const b = m.applied_budget
     const where = this.positionTitle(this.boundaries.findIndex((x) => x.boundary_id === this.view.boundary))
-    const status = byId('budget-status')
-    status.className = m.partial ? 'budget-status truncated' : 'budget-status'
-    status.dataset.partial = String(m.partial)
-    clear(
-      status,
-      el('strong', {}, this.view.boundary === 'current' ? 'current graph' : where),
-      ` · ${formatCount(m.returned_nodes)} nodes, ${formatCount(m.returned_relationships)} relationships` +
-        ` (budget ${formatCount(b.max_nodes)} nodes, ${formatCount(b.max_relationships)} relationships,` +
-        ` ${formatCount(b.max_payload_bytes)} bytes, ${formatCount(b.max_computation_units)} units;` +
-        ` used ${formatCount(m.computation_units)} units)`,
-      m.partial
-        ? el(
-            'span',
-            { className: 'truncation', 'data-testid': 'truncation' },
-            ` · Truncated by the budget: ${formatCount(m.omitted_nodes)} nodes, ${formatCount(m.omitted_relationships)} relationships and ${formatCount(m.omitted_properties)} properties left out.`,
-          )
-        : ' · complete',
-    )
+    renderBudget(byId('budget-status'), p, this.view.boundary === 'current' ? 'current graph' : where)
   }
 
   private renderLegend(): void {
-    clear(
-      byId('legend'),
-      ...[...this.graph.colours].map(([label, colour]) =>
-        el(
-          'li',
-          {},
-          el('span', { className: `swatch swatch-${colour.slice(1)}`, 'aria-hidden': 'true' }),
-          `${label} (${formatCount(this.graph.groupCounts.get(label) ?? 0)})`,
-        ),
-      ),
-    )
-    // Colours come from data, so they are set through CSSOM (allowed by the CSP), never as inline style text.
-    for (const swatch of document.querySelectorAll<HTMLElement>('#legend .swatch'))
-      swatch.style.background = `#${swatch.className.split('swatch-')[1]}`
+    renderLegend(byId('legend'), this.graph.colours, this.graph.groupCounts)
   }
 
+  /** Diffs from the earlier boundary to the later one, whichever of the two is shown. */
   private renderDiff(shown: Projection, other: Projection): void {
     const seqOf = (id: string) =>
       id === 'current'
@@ -456,38 +368,11 @@ export class ExplorerApp {
       new Map([...diff.nodes].map(([id, s]) => [id, colour(s)])),
       new Map([...diff.relationships].map(([id, s]) => [id, colour(s)])),
     )
-    const list = (state: DiffState) =>
-      [...diff.nodes]
-        .filter(([, s]) => s === state)
-        .slice(0, 50)
-        .map(([id]) =>
-          el(
-            'li',
-            {},
-            el(
-              'button',
-              { type: 'button', className: 'link', onclick: () => this.select(id, 'list') },
-              this.nameOf(id, other),
-            ),
-          ),
-        )
-    clear(
+    renderDiff(
       byId('diff-results'),
-      el(
-        'p',
-        { 'data-testid': 'diff-counts' },
-        el('span', { className: 'added' }, `${formatCount(diff.counts.added)} added`),
-        ', ',
-        el('span', { className: 'removed' }, `${formatCount(diff.counts.removed)} removed`),
-        ', ',
-        el('span', { className: 'changed' }, `${formatCount(diff.counts.changed)} changed`),
-        ' (nodes and relationships, from the earlier to the later boundary)',
-      ),
-      ...(['added', 'removed', 'changed'] as const).map((s) =>
-        list(s).length === 0
-          ? null
-          : el('details', {}, el('summary', {}, `${s} nodes`), el('ul', { className: 'plain' }, ...list(s))),
-      ),
+      diff,
+      (id) => this.nameOf(id, other),
+      (id) => this.select(id, 'list'),
     )
   }
 
