@@ -88,12 +88,17 @@ try {
       )
       const marks = await page.evaluate(() => ({
         phases: ['explorer:graph-fetched', 'explorer:graph-built', 'explorer:graph-drawn']
-          .map((name) => `${name.split('-')[1]} ${performance.getEntriesByName(name)[0].startTime.toFixed(0)}`)
+          .map(
+            (name) => `${name.split('-')[1]} ${performance.getEntriesByName(name)[0].startTime.toFixed(0)}`,
+          )
           .concat(
             performance
               .getEntriesByType('resource')
               .filter((e) => e.name.includes('/v1/'))
-              .map((e) => `${new URL(e.name).pathname.split('/').at(-1)} ${e.startTime.toFixed(0)}-${e.responseEnd.toFixed(0)}`),
+              .map(
+                (e) =>
+                  `${new URL(e.name).pathname.split('/').at(-1)} ${e.startTime.toFixed(0)}-${e.responseEnd.toFixed(0)}`,
+              ),
           )
           .join(', '),
         drawn: performance.getEntriesByName('explorer:graph-drawn')[0].startTime,
