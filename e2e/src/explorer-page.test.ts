@@ -353,6 +353,7 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
   it('the main controls work from the keyboard', async () => {
     const keyboard = await newPage(context)
     await keyboard.goto(`${server.url}/explorer/#token=${TOKEN}`)
+    await keyboard.locator(`[data-session-id="${session}"]`).waitFor()
     // Tab from the top of the page reaches the session list first (the token is already kept for this tab).
     await keyboard.locator('body').focus()
     let focused = ''
