@@ -239,6 +239,8 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
   it('moving the scrubber changes the drawn node count', async () => {
     const before = await drawnCount()
     const scrubber = page.getByTestId('scrubber')
+    // The timeline arrives beside the projection (not before it): the scrubber has its positions once it has.
+    await poll(() => scrubber.getAttribute('max')).toBe(String(boundaries.length))
     await scrubber.focus()
     await page.keyboard.press('Home') // the first boundary: after the ICS import only
     const first = (
@@ -368,6 +370,7 @@ describe.skipIf(missing.length > 0)('explorer page in Chromium', () => {
     expect(focused).toBe(session)
     await keyboard.keyboard.press('Enter')
     const current = await drawnCount(keyboard)
+    await poll(() => keyboard.getByTestId('scrubber').getAttribute('max')).toBe(String(boundaries.length))
     await keyboard.getByTestId('scrubber').focus()
     await keyboard.keyboard.press('Home')
     await expect
