@@ -13,6 +13,7 @@ import {
   MAX_PARAM_LENGTH,
   validatorCompiler,
 } from '@service/plugin-errors'
+import { explorerPlugin } from '@service/plugin-explorer'
 import { memoryPlugin } from '@service/plugin-memory'
 import { openapiPlugin } from '@service/plugin-openapi'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
@@ -146,6 +147,8 @@ export async function buildServer(
   })
   await app.register(cypherPlugin, { engine, requestTimeoutMs: settings.http.requestTimeoutMs })
   await app.register(sessionsPlugin, { engine })
+  // The web page over the routes above (public shell, `/` redirects to it).
+  await app.register(explorerPlugin)
   await app.register(memoryPlugin, {
     engine,
     context: settings.memory,
