@@ -13,6 +13,7 @@ import {
   MAX_PARAM_LENGTH,
   validatorCompiler,
 } from '@service/plugin-errors'
+import { engineBackend, mcpPlugin } from '@service/plugin-mcp'
 import { memoryPlugin } from '@service/plugin-memory'
 import { openapiPlugin } from '@service/plugin-openapi'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
@@ -136,6 +137,22 @@ export async function buildServer(
     engine,
     context: settings.memory,
     onOperation: memoryMetrics(app.operations.metrics.registry),
+  })
+  await app.register(mcpPlugin, {
+    backend: engineBackend({
+      engine,
+      workspaceId: settings.memory.workspaceId,
+      actorId: settings.memory.actorId,
+      fallbackSessionId: settings.memory.sessionId,
+      permissions: settings.memory.permissions,
+      allowCypherWrite: settings.mcp.allowCypherWrite,
+      requestTimeoutMs: settings.http.requestTimeoutMs,
+    }),
+    allowedHosts: settings.mcp.allowedHosts,
+    allowedOrigins: settings.mcp.allowedOrigins,
+    maxSessions: settings.mcp.maxSessions,
+    sessionIdleMs: settings.mcp.sessionIdleMs,
+    bodyLimit: settings.http.importMaxBodyBytes,
   })
   app.operations.sources.refProjection = () => engine.ref.figures()
   await app.register(refPlugin, {
