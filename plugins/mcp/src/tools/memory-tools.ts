@@ -59,12 +59,15 @@ const Result = (extra: Record<string, TSchema> = {}) =>
     {
       operation: Type.String(),
       receipt: Type.Optional(
-        Type.Object({
-          committed_id: Type.String(),
-          committed_version: Type.Integer(),
-          audit_correlation_id: Type.String(),
-          replayed: Type.Boolean(),
-        }),
+        Type.Union([
+          Type.Object({
+            committed_id: Type.String(),
+            committed_version: Type.Integer(),
+            audit_correlation_id: Type.String(),
+            replayed: Type.Boolean(),
+          }),
+          Type.Null(),
+        ]),
       ),
       ...extra,
     },
@@ -91,7 +94,7 @@ function render(operation: string, result: Record<string, unknown>): string {
     return `${operation}: ${receipt.committed_id} version ${receipt.committed_version}${receipt.replayed ? ' (replayed: the original receipt)' : ''}`
   if (operation === 'recall') {
     const items = (result.items ?? []) as { record?: { id: string; content?: { value: unknown } } }[]
-    const completeness = result.completeness as { status: string; outcomes: string[] } | undefined
+    const completeness = result.completeness as { complete: boolean; outcomes: string[] } | undefined
     const lines = items
       .slice(0, 20)
       .map(
@@ -101,7 +104,7 @@ function render(operation: string, result: Record<string, unknown>): string {
     const more = items.length > 20 ? [`… ${items.length - 20} more in the structured result`] : []
     const next = result.next_page_token ? ' More: call again with page.next.' : ''
     return [
-      `recall: ${items.length} items, ${completeness?.status ?? 'complete'}.${next}`,
+      `recall: ${items.length} items, ${completeness?.complete === false ? `truncated (${completeness.outcomes.join(', ') || 'items'})` : 'complete'}.${next}`,
       ...lines,
       ...more,
     ].join('\n')
@@ -146,12 +149,13 @@ function memoryTool(
       const result = response.result.result
       const structured: Record<string, unknown> = { operation: response.result.operation, ...result }
       if (operation === 'recall') {
-        const completeness = result.completeness as { status: string; outcomes: string[] }
+        const completeness = result.completeness as { complete: boolean; outcomes: string[] }
         const token = result.next_page_token as string | null | undefined
         structured.page = {
-          complete: completeness.status === 'complete' && !token,
-          truncated: completeness.outcomes ?? [],
-          next: token ? { objective: input.objective, page_token: token } : null,
+          complete: completeness.complete && !token,
+          truncated: [...(completeness.outcomes ?? []), ...(token ? ['items'] : [])],
+          // The token is bound to the objective and seeds: the next page is the same call with it.
+          next: token ? { ...args, page_token: token } : null,
         }
       }
       return { structured, text: render(response.result.operation, result) }
