@@ -121,19 +121,23 @@ export function remoteBackend(options: RemoteBackendOptions): McpBackend {
       return { id: bundle.id, objects: bundle.objects }
     },
     timeline: async (call) =>
-      (await unwrap(
-        client.GET('/v1/explorer/sessions/{session_id}/timeline', {
-          params: { path: sessionPath(call) },
-          ...init(call),
-        }),
-      )) as unknown as Record<string, unknown>,
+      (
+        (await unwrap(
+          client.GET('/v1/explorer/sessions/{session_id}/timeline', {
+            params: { path: sessionPath(call) },
+            ...init(call),
+          }),
+        )) as unknown as { result: Record<string, unknown> }
+      ).result,
     graph: async (query, call) =>
-      (await unwrap(
-        client.GET('/v1/explorer/sessions/{session_id}/graph', {
-          params: { path: sessionPath(call), query: query as never },
-          ...init(call),
-        }),
-      )) as unknown as Record<string, unknown>,
+      (
+        (await unwrap(
+          client.GET('/v1/explorer/sessions/{session_id}/graph', {
+            params: { path: sessionPath(call), query: query as never },
+            ...init(call),
+          }),
+        )) as unknown as { result: Record<string, unknown> }
+      ).result,
     startSession: async (agentId, clientName) => {
       const answer = await unwrap(
         client.POST('/v1/sessions/start', {
