@@ -7,7 +7,7 @@ export interface ServiceClientOptions {
   /** The bearer token (SERVICE_HTTP_AUTH_TOKEN of the server). Sent on every request, never logged. */
   token: string | null
   /** A fetch to use instead of the global one (tests, proxies, custom TLS). */
-  fetch?: typeof fetch
+  fetch?: (request: Request) => Promise<Response>
   /** Extra headers on every request (e.g. X-Request-Id is better set per call). */
   headers?: Record<string, string>
 }
