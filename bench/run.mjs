@@ -16,6 +16,7 @@ const areas = {
   providers: 'providers.mjs',
   memory: 'memory.mjs',
   ref: 'ref.mjs',
+  mcp: 'mcp.mjs',
 }
 const area = process.argv[2] ?? 'health'
 const script = areas[area]
