@@ -1,8 +1,9 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { createServiceClient } from '@service/client'
-import { createMcpServer, engineBackend, type McpBackend, remoteBackend } from '@service/plugin-mcp'
+import { createMcpServer, type McpBackend, remoteBackend } from '@service/plugin-mcp'
 import pino from 'pino'
 import { createLogger } from './logger.js'
+import { mcpEngineBackend } from './mcp-settings.js'
 import { openEngineOrExit } from './run.js'
 import type { Settings } from './settings.js'
 
@@ -27,15 +28,7 @@ export async function serveMcpStdio(settings: Settings): Promise<void> {
   } else {
     const engine = await openEngineOrExit(settings, logger)
     closeEngine = () => engine.close()
-    backend = engineBackend({
-      engine,
-      workspaceId: settings.memory.workspaceId,
-      actorId: settings.memory.actorId,
-      fallbackSessionId: settings.memory.sessionId,
-      permissions: settings.memory.permissions,
-      allowCypherWrite: settings.mcp.allowCypherWrite,
-      requestTimeoutMs: settings.http.requestTimeoutMs,
-    })
+    backend = mcpEngineBackend(settings, engine)
   }
   const bound = createMcpServer({ backend, agentHeader: settings.memory.agentId })
   const transport = new StdioServerTransport()

@@ -13,7 +13,7 @@ import {
   MAX_PARAM_LENGTH,
   validatorCompiler,
 } from '@service/plugin-errors'
-import { engineBackend, mcpPlugin } from '@service/plugin-mcp'
+import { mcpPlugin } from '@service/plugin-mcp'
 import { memoryPlugin } from '@service/plugin-memory'
 import { openapiPlugin } from '@service/plugin-openapi'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
@@ -26,6 +26,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import { Counter, Histogram } from 'prom-client'
 import { requestLoggerFactory } from './logger.js'
+import { mcpEngineBackend } from './mcp-settings.js'
 import type { Settings } from './settings.js'
 
 export interface ServerParts {
@@ -139,15 +140,7 @@ export async function buildServer(
     onOperation: memoryMetrics(app.operations.metrics.registry),
   })
   await app.register(mcpPlugin, {
-    backend: engineBackend({
-      engine,
-      workspaceId: settings.memory.workspaceId,
-      actorId: settings.memory.actorId,
-      fallbackSessionId: settings.memory.sessionId,
-      permissions: settings.memory.permissions,
-      allowCypherWrite: settings.mcp.allowCypherWrite,
-      requestTimeoutMs: settings.http.requestTimeoutMs,
-    }),
+    backend: mcpEngineBackend(settings, engine),
     allowedHosts: settings.mcp.allowedHosts,
     allowedOrigins: settings.mcp.allowedOrigins,
     maxSessions: settings.mcp.maxSessions,

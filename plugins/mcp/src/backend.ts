@@ -67,3 +67,12 @@ export interface McpBackend {
     fields: Record<string, unknown>,
   ): Promise<void>
 }
+
+/** The metadata of the service session an MCP session starts: which door, which agent, which client. */
+export function sessionMetadata(agentId: string | null, clientName: string | null): Record<string, string> {
+  return {
+    door: 'mcp',
+    ...(agentId === null ? {} : { agent_id: agentId }),
+    ...(clientName === null ? {} : { client_name: clientName }),
+  }
+}

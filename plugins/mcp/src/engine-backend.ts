@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { type Engine, type MemoryPermission, summarizeSchema } from '@service/core'
 import { exportStix, importStix } from '@service/core/stix'
-import type { CallContext, McpBackend } from './backend.js'
+import { type CallContext, type McpBackend, sessionMetadata } from './backend.js'
 
 export interface EngineBackendOptions {
   engine: Engine
@@ -74,11 +74,7 @@ export function engineBackend(options: EngineBackendOptions): McpBackend {
         workspace_id: workspaceId,
         actor_id: options.actorId,
         actor_kind: 'agent',
-        metadata: {
-          door: 'mcp',
-          ...(agentId === null ? {} : { agent_id: agentId }),
-          ...(clientName === null ? {} : { client_name: clientName }),
-        },
+        metadata: sessionMetadata(agentId, clientName),
       })
       return started.session_id
     },

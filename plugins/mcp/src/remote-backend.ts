@@ -1,6 +1,6 @@
 import { type ServiceClient, unwrap } from '@service/client'
 import type { GraphSchemaSummary, MemoryPermission, MemoryResponse } from '@service/core'
-import type { CallContext, CypherOutcome, McpBackend } from './backend.js'
+import { type CallContext, type CypherOutcome, type McpBackend, sessionMetadata } from './backend.js'
 
 export interface RemoteBackendOptions {
   client: ServiceClient
@@ -145,11 +145,7 @@ export function remoteBackend(options: RemoteBackendOptions): McpBackend {
             workspace_id: workspaceId,
             actor_id: options.actorId,
             actor_kind: 'agent',
-            metadata: {
-              door: 'mcp',
-              ...(agentId === null ? {} : { agent_id: agentId }),
-              ...(clientName === null ? {} : { client_name: clientName }),
-            },
+            metadata: sessionMetadata(agentId, clientName),
           } as never,
         }),
       )
