@@ -1,7 +1,4 @@
-import type { Engine } from '@service/core'
-import { engineBackend, type McpBackend } from '@service/plugin-mcp'
 import type { EnvReader } from './env-reader.js'
-import type { Settings } from './settings.js'
 
 export interface McpSettings {
   /** SERVICE_MCP_ALLOW_CYPHER_WRITE: the cypher_write tool is listed only when true. */
@@ -44,17 +41,4 @@ export function readMcpSettings(r: EnvReader, bindHost: string, httpToken: strin
     remoteUrl,
     remoteToken: r.secret('SERVICE_MCP_REMOTE_AUTH_TOKEN') ?? httpToken,
   }
-}
-
-/** The MCP tools' backend on an engine of this process, under the deployment's trusted memory context. */
-export function mcpEngineBackend(settings: Settings, engine: Engine): McpBackend {
-  return engineBackend({
-    engine,
-    workspaceId: settings.memory.workspaceId,
-    actorId: settings.memory.actorId,
-    fallbackSessionId: settings.memory.sessionId,
-    permissions: settings.memory.permissions,
-    allowCypherWrite: settings.mcp.allowCypherWrite,
-    requestTimeoutMs: settings.http.requestTimeoutMs,
-  })
 }

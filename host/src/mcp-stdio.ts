@@ -3,7 +3,7 @@ import { createServiceClient } from '@service/client'
 import { createMcpServer, type McpBackend, remoteBackend } from '@service/plugin-mcp'
 import pino from 'pino'
 import { createLogger } from './logger.js'
-import { mcpEngineBackend } from './mcp-settings.js'
+import { mcpEngineBackend } from './mcp-backend.js'
 import { openEngineOrExit } from './run.js'
 import type { Settings } from './settings.js'
 

@@ -26,7 +26,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import { Counter, Histogram } from 'prom-client'
 import { requestLoggerFactory } from './logger.js'
-import { mcpEngineBackend } from './mcp-settings.js'
+import { mcpEngineBackend } from './mcp-backend.js'
 import type { Settings } from './settings.js'
 
 export interface ServerParts {
@@ -112,9 +112,13 @@ export async function buildServer(
     enabledPacks: await loadPacks(settings.enabledPacks, repoRoot),
     requestTimeoutMs: settings.http.requestTimeoutMs,
   })
-  // After the provider host: domain profiles cti/fimi/crisis pass its gates.
+  // The engine enforces the domain gates in every door (seed-search profiles cti/fimi/crisis, the cti pack in
+  // STIX validation and strict export); the provider host is what answers them.
+  engine.domainGates.use({
+    check: (domain, gateOptions) => app.domainGates.check(domain, gateOptions),
+    validate: (domain, payload, callOptions) => app.domainProviders.validate(domain, payload, callOptions),
+  })
   await app.register(seedPlugin, { engine, seed: engine.seed })
-  // After the provider host too: a licensed, ready cti pack joins graph validation and strict export.
   const importRecords = new Counter({
     name: 'service_stix_import_records_total',
     help: 'STIX objects by import outcome (requested, created, updated, duplicate, rejected, unresolved_reference, failed).',

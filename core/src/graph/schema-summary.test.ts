@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { openEngine } from '../engine/engine.js'
+import { openEngine } from '../runtime/index.js'
 import { summarizeSchema } from './schema-summary.js'
 
 describe('summarizeSchema', () => {

@@ -1,4 +1,5 @@
 import { EngineError } from '../errors.js'
+import { NO_RELS, removeId } from './adjacency.js'
 import { ColumnCache, type PropertyColumn } from './columns.js'
 import { type CommitOp, type CommitRecord, createdNodes, decodeValue, type EncodedValue } from './commit.js'
 import { IdList } from './id-list.js'
@@ -8,11 +9,6 @@ import { Transaction } from './transaction.js'
 import { type GraphReader, Interner, type NodeRecord, type PropertyValue } from './types.js'
 
 const INITIAL_RELS = 1024
-/**
- * The adjacency of a node without relationships, shared: two empty arrays per node were a fifth of the
- * heap of an edgeless graph. Frozen, so a stray push fails loudly; the store replaces it on the first edge.
- */
-export const NO_RELS = Object.freeze([]) as unknown as number[]
 const NO_LABELS = Object.freeze([]) as unknown as number[]
 /** Above this degree an adjacency list is grown by push (V8 may make a huge `new Array(n)` sparse). */
 const PREALLOCATE_MAX = 32_768
@@ -467,12 +463,6 @@ function appendRun(list: number[], ids: Int32Array, from: number, to: number): n
   for (let i = 0; i < list.length; i++) out[i] = list[i] as number
   for (let i = from, at = list.length; i < to; i++, at++) out[at] = ids[i] as number
   return out
-}
-
-export function removeId(list: number[], id: number): void {
-  // Recently added relationships are the likeliest to be removed, so search from the end.
-  const at = list.lastIndexOf(id)
-  if (at >= 0) list.splice(at, 1)
 }
 
 function corrupt(message: string): EngineError {

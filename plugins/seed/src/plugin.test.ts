@@ -25,13 +25,11 @@ async function build(gates?: (domain: string) => void) {
   app = Fastify()
   app.setValidatorCompiler(validatorCompiler())
   await app.register(errorsPlugin)
-  // A stand-in gate: it only has to throw or pass; the provider it would return is never used here.
+  // A stand-in for the provider host: its gate only has to throw or pass; no provider is called here.
   if (gates)
-    app.decorate('domainGates', {
-      check: (d: string) => {
-        gates(d)
-        return undefined as never
-      },
+    engine.domainGates.use({
+      check: (d: string) => gates(d),
+      validate: () => Promise.reject(new Error('no provider in this test')),
     })
   await app.register(seedPlugin, { engine, env: { SERVICE_SEED_EMBEDDING_PROVIDER: 'none' } })
   await app.ready()
