@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, serverMain, startServer, TOKEN } from './harness.js'
-import { call, fact, refusal, type Structured } from './mcp-support.js'
+import { call, fact, type Structured } from './mcp-support.js'
 
 /** `service-http-server mcp` spawned by the official client's stdio transport. */
 async function stdioClient(env: Record<string, string>): Promise<Client> {
@@ -91,7 +91,10 @@ describe('service-http-server mcp, remote', () => {
       SERVICE_MCP_REMOTE_URL: server.url,
       SERVICE_MCP_REMOTE_AUTH_TOKEN: 'wrong-token',
     })
-    expect(await refusal(client, 'recall', { objective: 'x' })).toBe('AUTH_INVALID')
+    const result = await client.callTool({ name: 'recall', arguments: { objective: 'x' } })
+    expect(result.isError).toBe(true)
+    expect((result.structuredContent as Structured).error.code).toBe('AUTH_INVALID')
+    expect(JSON.stringify(result)).not.toContain('wrong-token')
     await client.close()
   })
 })
