@@ -3710,6 +3710,455 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * No server-initiated stream: 405
+         * @description MCP Streamable HTTP (README: Use from an agent). Mcp-Session-Id names the session after initialize; x-agent-id names the agent.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every error: {ok:false,error:{code,message}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * One MCP JSON-RPC message (initialize starts a session)
+         * @description MCP Streamable HTTP (README: Use from an agent). Mcp-Session-Id names the session after initialize; x-agent-id names the agent.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        id?: string | number;
+                        method?: string;
+                        params?: {
+                            [key: string]: unknown;
+                        };
+                        result?: unknown;
+                        error?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            jsonrpc: "2.0";
+                            id?: string | number;
+                            method?: string;
+                            params?: {
+                                [key: string]: unknown;
+                            };
+                            result?: unknown;
+                            error?: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * End the MCP session (and its service session)
+         * @description MCP Streamable HTTP (README: Use from an agent). Mcp-Session-Id names the session after initialize; x-agent-id names the agent.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ref/writes": {
         parameters: {
             query?: never;

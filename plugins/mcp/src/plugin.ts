@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
-import { HttpErrors } from '@service/plugin-errors'
+import { errorResponses, HttpErrors } from '@service/plugin-errors'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { Type } from 'typebox'
 import type { McpBackend } from './backend.js'
 import { McpHttpErrors } from './errors.js'
 import { type OriginPolicy, originGuard } from './origin-guard.js'
@@ -26,6 +27,18 @@ interface OpenSession {
 }
 
 const AGENT_ID = /^[A-Za-z0-9._:/@-]{1,128}$/
+
+const JsonRpcMessage = Type.Object(
+  {
+    jsonrpc: Type.Literal('2.0'),
+    id: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
+    method: Type.Optional(Type.String()),
+    params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    result: Type.Optional(Type.Unknown()),
+    error: Type.Optional(Type.Unknown()),
+  },
+  { $id: 'McpJsonRpcMessage', additionalProperties: true },
+)
 
 /**
  * MCP Streamable HTTP at /mcp, behind the bearer token (the auth plugin guards every non-operational route)
@@ -84,24 +97,66 @@ async function mcpPlugin(app: FastifyInstance, options: McpPluginOptions): Promi
     await entry.transport.handleRequest(request.raw, reply.raw, request.body)
   }
 
-  const schema = { hide: true }
-  app.post('/mcp', { schema, bodyLimit: options.bodyLimit, onRequest: guard }, async (request, reply) => {
-    let entry = sessionOf(request)
-    if (entry === null) {
-      if (!isInitializeRequest(request.body)) throw new McpHttpErrors.SessionRequired()
-      entry = await open(request)
-    }
-    await hand(entry, request, reply)
+  // Documented (every route is in /openapi.json), validated by the SDK: JSON-RPC is its business.
+  const routeBase = { validatorCompiler: () => () => true, onRequest: guard }
+  const describe = (summary: string, responses: Record<number, unknown>, body = false) => ({
+    tags: ['mcp'],
+    summary,
+    description:
+      'MCP Streamable HTTP (README: Use from an agent). Mcp-Session-Id names the session after initialize; x-agent-id names the agent.',
+    ...(body ? { body: JsonRpcMessage } : {}),
+    response: responses,
   })
-  app.get('/mcp', { schema, onRequest: guard }, async (request) => {
-    sessionOf(request)
-    throw new HttpErrors.MethodNotAllowed('GET', '/mcp', 'POST, DELETE')
-  })
-  app.delete('/mcp', { schema, onRequest: guard }, async (request, reply) => {
-    const entry = sessionOf(request)
-    if (entry === null) throw new McpHttpErrors.SessionRequired()
-    await hand(entry, request, reply)
-  })
+  app.post(
+    '/mcp',
+    {
+      ...routeBase,
+      bodyLimit: options.bodyLimit,
+      schema: describe(
+        'One MCP JSON-RPC message (initialize starts a session)',
+        {
+          200: JsonRpcMessage,
+          202: Type.Null(),
+          ...errorResponses(400, 401, 403, 404, 413, 415, 429, 503, 504),
+        },
+        true,
+      ),
+    },
+    async (request, reply) => {
+      let entry = sessionOf(request)
+      if (entry === null) {
+        if (!isInitializeRequest(request.body)) throw new McpHttpErrors.SessionRequired()
+        entry = await open(request)
+      }
+      await hand(entry, request, reply)
+    },
+  )
+  app.get(
+    '/mcp',
+    {
+      ...routeBase,
+      schema: describe('No server-initiated stream: 405', errorResponses(400, 401, 403, 404, 405, 429)),
+    },
+    async (request) => {
+      sessionOf(request)
+      throw new HttpErrors.MethodNotAllowed('GET', '/mcp', 'POST, DELETE')
+    },
+  )
+  app.delete(
+    '/mcp',
+    {
+      ...routeBase,
+      schema: describe('End the MCP session (and its service session)', {
+        200: Type.Null(),
+        ...errorResponses(400, 401, 403, 404, 429),
+      }),
+    },
+    async (request, reply) => {
+      const entry = sessionOf(request)
+      if (entry === null) throw new McpHttpErrors.SessionRequired()
+      await hand(entry, request, reply)
+    },
+  )
 
   app.addHook('onClose', async () => {
     await Promise.all([...sessions.keys()].map(close))
