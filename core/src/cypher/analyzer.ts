@@ -200,8 +200,6 @@ export function findAggregates(expr: Expr, text: string, out: Expr[] = []): Expr
   return out
 }
 
-export const containsAggregate = (expr: Expr, text: string): boolean => findAggregates(expr, text).length > 0
-
 /** Free variable names of `expr` (comprehension and pattern-local variables excluded where known). */
 export function freeVariables(
   expr: Expr,

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { GraphStore } from '../graph/store.js'
-import type { Transaction } from '../graph/transaction.js'
-import type { LedgerWriter } from '../kernel/ledger.js'
 import { envelope, sha256 } from './envelope.js'
 import { parseId } from './layout.js'
 import type { PageKeyLedger } from './ledgers.js'
+import type { MutationHost } from './mutation.js'
 import type { ObjectiveSearch } from './objective-search.js'
 import { issuePageToken, objectiveBinding, readPageToken } from './page-token.js'
 import { isRecallableMemory, type RecallSeed, walk } from './recall.js'
@@ -22,14 +21,10 @@ export interface RecallTrace {
 }
 
 /** What recall needs of the engine: reads, objective seeds, the time, and a write for its page-token key. */
-export interface RecallHost {
-  transact<T>(
-    workspaceId: string,
-    fn: (tx: Transaction, store: GraphStore, ledger: LedgerWriter) => T,
-  ): Promise<{ value: T }>
+export interface RecallHost extends MutationHost {
   readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T>
+  /** The text index recall takes its objective seeds from. */
   seed(): ObjectiveSearch
-  now(): number
 }
 
 /** The recall operation: objective seeds, the bounded walk, paging tokens, and the recalls kept for trace. */

@@ -1,14 +1,11 @@
-import type { GraphStore } from '../graph/store.js'
-import type { Transaction } from '../graph/transaction.js'
-import type { LedgerWriter } from '../kernel/ledger.js'
+import type { RequestAudit } from '../sessions/request-audit.js'
 import { applyConsolidation, proposalOf } from './consolidate.js'
 import { envelope } from './envelope.js'
 import { memoryError } from './errors.js'
 import { PageKeyLedger, ReceiptLedger, VersionLedger } from './ledgers.js'
 import { MutationRunner } from './mutation.js'
 import { forget, relate, remember, update } from './mutations.js'
-import type { ObjectiveSearch } from './objective-search.js'
-import { RecallOperation } from './recall-operation.js'
+import { type RecallHost, RecallOperation } from './recall-operation.js'
 import {
   type ConsolidateInput,
   type ForgetInput,
@@ -30,27 +27,11 @@ import {
 } from './types.js'
 
 /** What the memory service needs from the engine it runs in. */
-export interface MemoryHost {
-  transact<T>(
-    workspaceId: string,
-    fn: (tx: Transaction, store: GraphStore, ledger: LedgerWriter) => T,
-    options?: { sessionId?: string | undefined; label?: string | undefined },
-  ): Promise<{ value: T }>
-  readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T>
-  /** The text index recall takes its objective seeds from. */
-  seed(): ObjectiveSearch
-  now(): number
+export interface MemoryHost extends RecallHost {
   /** True when the id names a session that is not stopped: only then is a request audited and timeshot. */
   sessionOpen(sessionId: string): boolean
   /** Runs `work` as one audited request of a session (the same piece Cypher requests go through). */
-  audited<T>(
-    sessionId: string | undefined,
-    workspaceId: string,
-    event: string,
-    input: Record<string, unknown>,
-    work: () => Promise<T>,
-    output: (value: T) => Record<string, unknown>,
-  ): Promise<T>
+  audited: RequestAudit['run']
 }
 
 export interface ExecuteOptions {

@@ -80,3 +80,42 @@ describe('POST /v1/seed/search', () => {
     expect(r.json().error.message).toMatch(/\(fix: .+\)$/)
   })
 })
+
+// The domain gates are a core rule: the embedded door (engine.seed.search) and HTTP answer the same codes.
+describe('domain gates in every door', () => {
+  async function bothDoors(profile: string): Promise<{ embedded: string; http: string }> {
+    const body = { objective: 'alarm suppression', domain_profile: profile }
+    const embedded = await engine.seed.search(body).then(
+      () => 'ok',
+      (error: { code?: string }) => error.code ?? 'thrown',
+    )
+    const res = await post(body)
+    return { embedded, http: res.statusCode === 200 ? 'ok' : res.json().error.code }
+  }
+
+  it('with no provider host wired, the enterprise profiles are not part of the deployment', async () => {
+    await build()
+    for (const profile of ['cti', 'fimi', 'crisis'])
+      expect(await bothDoors(profile)).toEqual({
+        embedded: 'FEATURE_NOT_AVAILABLE',
+        http: 'FEATURE_NOT_AVAILABLE',
+      })
+    expect(await bothDoors('cross_domain')).toEqual({ embedded: 'ok', http: 'ok' })
+  })
+
+  it('the wired gates decide for both doors alike', async () => {
+    await build((domain) => {
+      if (domain === 'cti') throw new GateError('LICENSE_MODULE_MISSING', 403)
+      if (domain === 'fimi') throw new GateError('DOMAIN_PROVIDER_NOT_READY', 503)
+    })
+    expect(await bothDoors('cti')).toEqual({
+      embedded: 'LICENSE_MODULE_MISSING',
+      http: 'LICENSE_MODULE_MISSING',
+    })
+    expect(await bothDoors('fimi')).toEqual({
+      embedded: 'DOMAIN_PROVIDER_NOT_READY',
+      http: 'DOMAIN_PROVIDER_NOT_READY',
+    })
+    expect(await bothDoors('crisis')).toEqual({ embedded: 'ok', http: 'ok' })
+  })
+})
