@@ -14,6 +14,7 @@ import {
   validatorCompiler,
 } from '@service/plugin-errors'
 import { explorerPlugin } from '@service/plugin-explorer'
+import { mcpPlugin } from '@service/plugin-mcp'
 import { memoryPlugin } from '@service/plugin-memory'
 import { openapiPlugin } from '@service/plugin-openapi'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
@@ -32,6 +33,7 @@ import Fastify, {
 } from 'fastify'
 import type { Logger } from 'pino'
 import { requestLoggerFactory } from './logger.js'
+import { mcpEngineBackend } from './mcp-backend.js'
 import type { Settings } from './settings.js'
 
 const hostPackageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -153,6 +155,14 @@ export async function buildServer(
     engine,
     context: settings.memory,
     onOperation: app.operations.metrics.memoryOperation,
+  })
+  await app.register(mcpPlugin, {
+    backend: mcpEngineBackend(settings, engine),
+    allowedHosts: settings.mcp.allowedHosts,
+    allowedOrigins: settings.mcp.allowedOrigins,
+    maxSessions: settings.mcp.maxSessions,
+    sessionIdleMs: settings.mcp.sessionIdleMs,
+    bodyLimit: settings.http.importMaxBodyBytes,
   })
   app.operations.sources.refProjection = () => engine.ref.figures()
   await app.register(refPlugin, {
