@@ -1604,6 +1604,1249 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/taxii2/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** TAXII 2.1 discovery */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            default?: string;
+                            api_roots: string[];
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/taxii2/root/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** TAXII 2.1 API root */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            versions: string[];
+                            max_content_length: number;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/taxii2/root/status/{statusId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Status of an object addition */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    statusId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            status: "pending" | "complete";
+                            request_timestamp: string;
+                            total_count: number;
+                            success_count: number;
+                            successes: {
+                                id: string;
+                                version: string;
+                                message?: string;
+                            }[];
+                            failure_count: number;
+                            failures: {
+                                id: string;
+                                version: string;
+                                message?: string;
+                            }[];
+                            pending_count: number;
+                            pendings: {
+                                id: string;
+                                version: string;
+                                message?: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/taxii2/root/collections/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Collections: one per published workspace */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            collections?: {
+                                id: string;
+                                title: string;
+                                description?: string;
+                                can_read: boolean;
+                                can_write: boolean;
+                                media_types: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/taxii2/root/collections/{collectionId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One collection */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    collectionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            title: string;
+                            description?: string;
+                            can_read: boolean;
+                            can_write: boolean;
+                            media_types: string[];
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/taxii2/root/collections/{collectionId}/objects/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Objects of a collection, filtered and paged */
+        get: {
+            parameters: {
+                query?: {
+                    added_after?: string | string[];
+                    limit?: string | string[];
+                    next?: string | string[];
+                    "match[id]"?: string | string[];
+                    "match[type]"?: string | string[];
+                    "match[version]"?: string | string[];
+                    "match[spec_version]"?: string | string[];
+                };
+                header?: never;
+                path: {
+                    collectionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            more?: boolean;
+                            next?: string;
+                            objects?: ({
+                                type: string;
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add objects (an envelope) to a writable collection */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    collectionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/taxii+json;version=2.1": {
+                        more?: boolean;
+                        next?: string;
+                        objects?: ({
+                            type: string;
+                            id: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            status: "pending" | "complete";
+                            request_timestamp: string;
+                            total_count: number;
+                            success_count: number;
+                            successes: {
+                                id: string;
+                                version: string;
+                                message?: string;
+                            }[];
+                            failure_count: number;
+                            failures: {
+                                id: string;
+                                version: string;
+                                message?: string;
+                            }[];
+                            pending_count: number;
+                            pendings: {
+                                id: string;
+                                version: string;
+                                message?: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/taxii2/root/collections/{collectionId}/objects/{objectId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One object (its versions matching the filters) */
+        get: {
+            parameters: {
+                query?: {
+                    added_after?: string | string[];
+                    limit?: string | string[];
+                    next?: string | string[];
+                    "match[id]"?: string | string[];
+                    "match[type]"?: string | string[];
+                    "match[version]"?: string | string[];
+                    "match[spec_version]"?: string | string[];
+                };
+                header?: never;
+                path: {
+                    collectionId: string;
+                    objectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            more?: boolean;
+                            next?: string;
+                            objects?: ({
+                                type: string;
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/taxii2/root/collections/{collectionId}/objects/{objectId}/versions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The versions of one object */
+        get: {
+            parameters: {
+                query?: {
+                    added_after?: string | string[];
+                    limit?: string | string[];
+                    next?: string | string[];
+                    "match[id]"?: string | string[];
+                    "match[type]"?: string | string[];
+                    "match[version]"?: string | string[];
+                    "match[spec_version]"?: string | string[];
+                };
+                header?: never;
+                path: {
+                    collectionId: string;
+                    objectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            more?: boolean;
+                            next?: string;
+                            versions?: string[];
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/taxii2/root/collections/{collectionId}/manifest/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Manifest: one entry per object version */
+        get: {
+            parameters: {
+                query?: {
+                    added_after?: string | string[];
+                    limit?: string | string[];
+                    next?: string | string[];
+                    "match[id]"?: string | string[];
+                    "match[type]"?: string | string[];
+                    "match[version]"?: string | string[];
+                    "match[spec_version]"?: string | string[];
+                };
+                header?: never;
+                path: {
+                    collectionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            more?: boolean;
+                            next?: string;
+                            objects?: {
+                                id: string;
+                                date_added: string;
+                                version: string;
+                                media_type: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+                /** @description TAXII 2.1 error message (section 3.6.1) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description?: string;
+                            error_id?: string;
+                            error_code?: string;
+                            http_status?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/cypher/read": {
         parameters: {
             query?: never;
