@@ -1,14 +1,6 @@
 import type { GraphReader, PropertyValue } from '../graph/types.js'
-import { memoryError } from './errors.js'
 import { memoryRelationshipsOf, readMemory, readRelationship } from './layout.js'
 import type { MemoryRecord, RecallLimits, RecallOutcome, RelationshipRecord } from './types.js'
-
-/** A seed of the walk and the signal that selected it. */
-export interface RecallSeed {
-  id: number
-  reason: 'explicit_seed' | 'objective_lexical_match' | 'objective_semantic_match'
-  score: number
-}
 
 export interface RecallItem {
   record: MemoryRecord
@@ -33,7 +25,7 @@ export interface WalkResult {
   next_offset: number | null
 }
 
-interface Reached {
+export interface Reached {
   id: number
   depth: number
   score: number
@@ -42,8 +34,6 @@ interface Reached {
   via: number | null
 }
 
-const TIME_CHECK_EVERY = 256
-
 function prop(reader: GraphReader, props: ReadonlyMap<number, PropertyValue> | undefined, key: string) {
   const id = reader.names.lookup(key)
   const v = id < 0 || props === undefined ? undefined : props.get(id)
@@ -51,7 +41,7 @@ function prop(reader: GraphReader, props: ReadonlyMap<number, PropertyValue> | u
 }
 
 /** The recall visibility rule read straight from properties: the walk must not parse JSON per edge. */
-function recallable(
+export function recallable(
   reader: GraphReader,
   props: ReadonlyMap<number, PropertyValue> | undefined,
   nowMs: number,
@@ -66,7 +56,7 @@ function recallable(
 }
 
 /** All relationships of a node, both directions: the figure `supernode_threshold` bounds. */
-function degree(reader: GraphReader, id: number): number {
+export function degree(reader: GraphReader, id: number): number {
   const node = reader.node(id)
   return node === undefined ? 0 : node.out.length + node.in.length
 }
@@ -80,80 +70,12 @@ export function isRecallableMemory(reader: GraphReader, id: number, nowMs: numbe
 }
 
 export interface WalkPlan {
-  seeds: RecallSeed[]
   limits: RecallLimits
   offset: number
   nowMs: number
   /** performance.now() value past which the walk stops with outcome timeout. */
   deadline: number
   signal?: AbortSignal | undefined
-}
-
-/**
- * Breadth-first from the seeds through recallable memory relationships of this workspace's graph only,
- * stopping at the first bound it meets (items, depth, cost, supernode, time, payload) and saying which.
- * Items come in discovery order (seeds best first); a page is a window of that order.
- */
-export function walk(reader: GraphReader, plan: WalkPlan): WalkResult {
-  const { limits, offset } = plan
-  const wanted = offset + limits.max_items
-  const outcomes = new Set<RecallOutcome>()
-  const reached = new Map<number, Reached>()
-  const order: Reached[] = []
-  let cost = 0
-  let depth = 0
-  const add = (r: Reached) => {
-    reached.set(r.id, r)
-    order.push(r)
-  }
-  for (const seed of plan.seeds) {
-    if (order.length > wanted) break
-    if (reached.has(seed.id)) continue
-    add({ id: seed.id, depth: 0, score: seed.score, reasons: [seed.reason], parent: null, via: null })
-  }
-  let frontier = [...order]
-  walking: for (let d = 1; d <= limits.max_depth && frontier.length > 0 && order.length <= wanted; d++) {
-    const next: Reached[] = []
-    for (const from of frontier) {
-      if (degree(reader, from.id) > limits.supernode_threshold) {
-        outcomes.add('supernode_blocked')
-        continue
-      }
-      const rels = memoryRelationshipsOf(reader, from.id)
-      for (const rel of rels) {
-        if (cost >= limits.max_cost) {
-          outcomes.add('cost_budget_exhausted')
-          break walking
-        }
-        cost++
-        if (cost % TIME_CHECK_EVERY === 0) {
-          if (plan.signal?.aborted) throw memoryError('CANCELLED', 'the recall was cancelled')
-          if (performance.now() > plan.deadline) {
-            outcomes.add('timeout')
-            break walking
-          }
-        }
-        const start = reader.relStart(rel)
-        const other = start === from.id ? reader.relEnd(rel) : start
-        if (reached.has(other) || !recallable(reader, reader.relProps(rel), plan.nowMs)) continue
-        if (!isRecallableMemory(reader, other, plan.nowMs)) continue
-        const r: Reached = {
-          id: other,
-          depth: d,
-          score: from.score / 2,
-          reasons: [`authorized_relationship_depth_${d}`, 'bounded_authorized_neighborhood'],
-          parent: from,
-          via: rel,
-        }
-        add(r)
-        next.push(r)
-        depth = d
-        if (order.length > wanted) break walking
-      }
-    }
-    frontier = next
-  }
-  return page(reader, plan, order, outcomes, depth, cost)
 }
 
 function pathOf(r: Reached) {
@@ -166,7 +88,8 @@ function pathOf(r: Reached) {
   return { memory_ids, relationship_ids }
 }
 
-function page(
+/** The window `offset .. offset + max_items` of the ranked order, within the payload budget, and the links among it. */
+export function page(
   reader: GraphReader,
   plan: WalkPlan,
   order: Reached[],

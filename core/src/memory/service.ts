@@ -19,7 +19,7 @@ import {
 } from './layout.js'
 import { PageKeyLedger, ReceiptLedger, type VersionEntry, VersionLedger } from './ledgers.js'
 import { issuePageToken, objectiveBinding, readPageToken } from './page-token.js'
-import { isRecallableMemory, type RecallSeed, walk } from './recall.js'
+import { runRecall } from './recall-query.js'
 import {
   type ConsolidateInput,
   canonicalJson,
@@ -584,40 +584,17 @@ export class MemoryService implements MemoryApi {
       input.page_token === null
         ? 0
         : readPageToken(await this.pageSecret(workspace), input.page_token, workspace, binding)
-    const wanted = offset + limits.max_items + 1
-    const objective = await this.host
-      .seed()
-      .objectiveHits(
-        workspace,
-        input.objective,
-        wanted,
-        (store, id) => isRecallableMemory(store, id, nowMs),
-        options.signal,
-      )
-    const walked = await this.host.readGraph(workspace, (store) => {
-      const seeds: RecallSeed[] = []
-      for (const seedId of input.seed_ids) {
-        const node = parseId(seedId, 'node')
-        // A seed that is hidden, missing or not recallable is simply not a seed: nothing leaks.
-        if (node !== null && isRecallableMemory(store, node, nowMs))
-          seeds.push({ id: node, reason: 'explicit_seed', score: 1 })
-      }
-      for (const hit of objective.hits)
-        seeds.push({
-          id: hit.id,
-          reason: hit.lexical > 0 ? 'objective_lexical_match' : 'objective_semantic_match',
-          score: hit.score,
-        })
-      return walk(store, {
-        seeds,
-        limits,
-        offset,
-        nowMs,
-        deadline: started + limits.timeout_ms,
-        signal: options.signal,
-      })
+    const { walked, dense, hits } = await runRecall(this.host.seed(), this.host.readGraph.bind(this.host), {
+      workspace,
+      objective: input.objective,
+      seedIds: input.seed_ids,
+      limits,
+      offset,
+      nowMs,
+      deadline: started + limits.timeout_ms,
+      signal: options.signal,
     })
-    if (objective.hits.length === 0 && !objective.dense) walked.outcomes.push('semantic_provider_unavailable')
+    if (hits === 0 && !dense) walked.outcomes.push('semantic_provider_unavailable')
     const recallId = `recall--${sha256(
       JSON.stringify([
         workspace,

@@ -3,7 +3,7 @@ import { EngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { GraphStore } from '../graph/store.js'
 import type { NodeRecord } from '../graph/types.js'
-import { bestOf, lexicalScore } from './bm25-index.js'
+import { type Bm25Index, bestOf, lexicalScore } from './bm25-index.js'
 import { EmbeddingSlot, normalizeInPlace } from './embeddings/provider.js'
 import {
   degreeSignal,
@@ -27,7 +27,7 @@ import {
   unprocessable,
 } from './rules.js'
 import { SeedIndex, type WorkspaceSeedIndex } from './seed-index.js'
-import { searchTerms, termWords } from './tokenizer.js'
+import { termWords } from './tokenizer.js'
 
 export interface SeedCandidate {
   node_id: string
@@ -213,10 +213,10 @@ export class SeedSearch {
     limit: number,
     accept: (store: GraphStore, id: number) => boolean,
     signal?: AbortSignal,
-  ): Promise<{ hits: ObjectiveHit[]; dense: boolean }> {
+  ): Promise<{ hits: ObjectiveHit[]; dense: boolean; corrections: TermCorrection[] }> {
     const ws = this.index.workspace(workspaceId)
     const provider = this.embeddings.provider
-    if (ws === undefined) return { hits: [], dense: provider !== null }
+    if (ws === undefined) return { hits: [], dense: provider !== null, corrections: [] }
     let query: Float32Array | null = null
     if (provider !== null) {
       await this.index.flush(ws, signal)
@@ -225,7 +225,7 @@ export class SeedSearch {
         : await provider.embed([objective], signal)
       if (q !== undefined && normalizeInPlace(q)) query = q
     }
-    const terms = searchTerms(objective)
+    const { terms, corrections } = correctedTerms(objective, ws.bm25)
     return this.engine.readGraph(workspaceId, (store) => {
       if (query === null) {
         const top = ws.bm25.top(terms, limit, (id) => accept(store, id))
@@ -233,7 +233,7 @@ export class SeedSearch {
           const lexical = lexicalScore(raw)
           return { id: doc, lexical, dense: 0, score: lexical, matched: [] as string[] }
         })
-        return { hits, dense: false }
+        return { hits, dense: false, corrections }
       }
       const pool = new Map<number, ObjectiveHit>()
       for (const [id, raw] of ws.bm25.search(terms))
@@ -259,7 +259,7 @@ export class SeedSearch {
       hits.sort((a, b) => b.score - a.score || a.id - b.id)
       const chosen = hits.slice(0, limit)
       for (const hit of chosen) hit.matched = ws.bm25.explain(hit.id, terms).matched
-      return { hits: chosen, dense: query !== null }
+      return { hits: chosen, dense: query !== null, corrections }
     })
   }
 
@@ -339,6 +339,31 @@ export class SeedSearch {
     }
     return out
   }
+}
+
+/** An objective word the workspace does not have, read as a near term it does have. */
+export interface TermCorrection {
+  word: string
+  term: string
+}
+
+/**
+ * The objective's search terms, each one no document has (and long enough to be a misspelling rather than an
+ * abbreviation, without digits) replaced by the nearest indexed term (`Bm25Index.nearTerm`).
+ */
+export function correctedTerms(
+  objective: string,
+  bm25: Bm25Index,
+): { terms: string[]; corrections: TermCorrection[] } {
+  const corrections: TermCorrection[] = []
+  const terms: string[] = []
+  for (const [term, word] of termWords(objective)) {
+    const near =
+      term.length >= 4 && !/\p{N}/u.test(term) && bm25.documentFrequency(term) === 0 ? bm25.nearTerm(term) : null
+    if (near !== null) corrections.push({ word, term: near })
+    if (!terms.includes(near ?? term)) terms.push(near ?? term)
+  }
+  return { terms, corrections }
 }
 
 /** Matched stems as the objective wrote them; an identifier also matched as a word is listed once. */

@@ -1,0 +1,73 @@
+import type { GraphStore } from '../graph/store.js'
+import type { SeedSearch } from '../seed/search.js'
+import { parseId } from './layout.js'
+import { isRecallableMemory, type WalkResult } from './recall.js'
+import { type RankPlan, rankRecall, type TextEvidence } from './recall-rank.js'
+import { matchRelations, NO_RELATION, widenWithVectors, workspaceKinds } from './recall-relations.js'
+import type { RecallLimits } from './types.js'
+
+/** Objective hits kept as text evidence: enough to fill a page several times over. */
+export const TEXT_POOL_MIN = 50
+
+export interface RecallQuery {
+  workspace: string
+  objective: string
+  seedIds: readonly string[]
+  limits: RecallLimits
+  offset: number
+  nowMs: number
+  deadline: number
+  signal?: AbortSignal | undefined
+}
+
+/** What a recall found and how: the ranked page, and whether a dense provider took part. */
+export interface RecallAnswer {
+  walked: WalkResult
+  dense: boolean
+  hits: number
+}
+
+type ReadGraph = <T>(workspaceId: string, fn: (store: GraphStore) => T) => Promise<T>
+
+/**
+ * One recall: text evidence and term corrections from the seed-search index, the relationship kinds the
+ * objective names (by root, widened by word vectors when a provider is set), then the ranked walk over one
+ * published version of the workspace graph.
+ */
+export async function runRecall(seed: SeedSearch, readGraph: ReadGraph, q: RecallQuery): Promise<RecallAnswer> {
+  const accept = (store: GraphStore, id: number) => isRecallableMemory(store, id, q.nowMs)
+  const limit = Math.max(TEXT_POOL_MIN, 3 * (q.offset + q.limits.max_items))
+  const objective = await seed.objectiveHits(q.workspace, q.objective, limit, accept, q.signal)
+  const kinds = await readGraph(q.workspace, (store) => [...workspaceKinds(store)])
+  const relations = kinds.length === 0 ? NO_RELATION : matchRelations(q.objective, kinds)
+  const provider = seed.embeddings.provider
+  if (provider !== null && kinds.length > 0)
+    await widenWithVectors(relations, q.objective, kinds, provider, q.signal)
+  const shared = objective.corrections.map((c) => `term_correction:${c.word}->${c.term}`)
+  const hits: TextEvidence[] = objective.hits.map((h) => ({
+    id: h.id,
+    score: h.score,
+    reasons: [h.lexical > 0 ? 'objective_lexical_match' : 'objective_semantic_match'],
+  }))
+  const walked = await readGraph(q.workspace, (store) => {
+    const explicit: number[] = []
+    for (const seedId of q.seedIds) {
+      const node = parseId(seedId, 'node')
+      // A seed that is hidden, missing or not recallable is simply not a seed: nothing leaks.
+      if (node !== null && isRecallableMemory(store, node, q.nowMs)) explicit.push(node)
+    }
+    const plan: RankPlan = {
+      limits: q.limits,
+      offset: q.offset,
+      nowMs: q.nowMs,
+      deadline: q.deadline,
+      signal: q.signal,
+      explicit,
+      hits,
+      relations,
+      shared,
+    }
+    return rankRecall(store, plan)
+  })
+  return { walked, dense: objective.dense, hits: hits.length }
+}

@@ -1,0 +1,195 @@
+import type { GraphReader, PropertyValue } from '../graph/types.js'
+import { memoryError } from './errors.js'
+import { memoryRelationshipsOf } from './layout.js'
+import { degree, isRecallableMemory, page, type Reached, recallable, type WalkPlan, type WalkResult } from './recall.js'
+import type { RelationMatch } from './recall-relations.js'
+import type { RecallOutcome } from './types.js'
+
+/**
+ * Recall ranking: budgeted seeds, bounded spreading activation from them, then one fused score.
+ *
+ * 1. Seeds. Explicit seeds, then the strongest objective hits: at most `seedBudget(max_items)` of them, and
+ *    none below SEED_GAP x the best hit's score (the score-gap cut). The rest of the hits stay text evidence
+ *    but do not spread: expansion always has room, whatever number of memories the objective matches.
+ * 2. Walk. Activation leaves each seed in proportion to its score and spreads breadth-first, depth by depth
+ *    (personalized-PageRank style: a node passes DAMPING of what it holds, shared among its edges by weight).
+ *    An edge weighs its confidence (0.5 when absent) times 1 + RELATION_BOOST x the strength with which the
+ *    objective names its kind. Only recallable relationships and memories carry activation; a supernode is not
+ *    expanded; every edge looked at costs one unit of `cost`; time and cancellation are checked as it goes.
+ * 3. Fusion (linear, every signal in 0..1): W_TEXT x text (hit score / best hit score)
+ *    + W_GRAPH x proximity (activation received / the most any memory received)
+ *    + W_RELATION x coverage x (1 + proximity) / 2, where coverage is the share of the objective's relation
+ *    kinds met on the path from the seed: the far end of "mitigations of the techniques X uses" covers both.
+ */
+export const SEED_GAP = 0.5
+export const DAMPING = 0.85
+export const RELATION_BOOST = 4
+export const W_TEXT = 1
+export const W_GRAPH = 0.35
+export const W_RELATION = 0.9
+
+/** Seeds that spread: a third of the items asked for, 2 to 8. */
+export const seedBudget = (maxItems: number): number => Math.max(2, Math.min(8, Math.ceil(maxItems / 3)))
+
+const TIME_CHECK_EVERY = 256
+
+/** Text evidence for a memory: its objective-hit score and the reasons that found it. */
+export interface TextEvidence {
+  id: number
+  score: number
+  reasons: string[]
+}
+
+export interface RankPlan extends WalkPlan {
+  /** Explicit seeds (already checked recallable), in the caller's order. */
+  explicit: number[]
+  /** Objective hits, best first. */
+  hits: TextEvidence[]
+  relations: RelationMatch
+  /** Reasons every item of this recall carries (term corrections, synonyms). */
+  shared: string[]
+}
+
+interface Candidate extends Reached {
+  text: number
+  /** Activation received through relationships (a seed's own share is not counted). */
+  received: number
+  activation: number
+  /** Bit per objective relation kind met on the path here. */
+  cover: number
+}
+
+function prop(reader: GraphReader, props: ReadonlyMap<number, PropertyValue> | undefined, key: number) {
+  return key < 0 || props === undefined ? undefined : props.get(key)
+}
+
+const popcount = (n: number) => {
+  let c = 0
+  for (let v = n; v !== 0; v &= v - 1) c++
+  return c
+}
+
+export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
+  const { limits } = plan
+  const outcomes = new Set<RecallOutcome>()
+  const kindKey = reader.names.lookup('kind')
+  const confidenceKey = reader.names.lookup('confidence')
+  const kindBits = new Map([...plan.relations.kinds.keys()].map((k, i) => [k, 1 << Math.min(i, 30)]))
+  const candidates = new Map<number, Candidate>()
+  const best = plan.hits[0]?.score ?? 0
+  const candidate = (id: number, depth: number, parent: Candidate | null, via: number | null) => {
+    const c: Candidate = { id, depth, score: 0, reasons: [], parent, via, text: 0, received: 0, activation: 0, cover: 0 }
+    candidates.set(id, c)
+    return c
+  }
+  // Seeds: explicit first, then the budgeted, gap-cut hits.
+  const seeds: Candidate[] = []
+  for (const id of plan.explicit) {
+    if (candidates.has(id)) continue
+    const c = candidate(id, 0, null, null)
+    c.reasons.push('explicit_seed')
+    c.activation = 1
+    seeds.push(c)
+  }
+  const budget = seedBudget(limits.max_items)
+  let spreading = 0
+  for (const hit of plan.hits) {
+    const known = candidates.get(hit.id)
+    const c = known ?? candidate(hit.id, 0, null, null)
+    c.text = best > 0 ? hit.score / best : 0
+    for (const r of hit.reasons) if (!c.reasons.includes(r)) c.reasons.push(r)
+    if (known === undefined && spreading < budget && hit.score >= SEED_GAP * best) {
+      c.activation = c.text
+      seeds.push(c)
+      spreading++
+    }
+  }
+  // Each seed spreads in proportion to its score: the total let loose is 1.
+  const total = seeds.reduce((s, c) => s + c.activation, 0)
+  for (const c of seeds) c.activation = total > 0 ? c.activation / total : 0
+  let cost = 0
+  let depth = 0
+  let frontier = seeds
+  const edges: { other: number; rel: number; weight: number; bit: number }[] = []
+  walking: for (let d = 1; d <= limits.max_depth && frontier.length > 0; d++) {
+    const next: Candidate[] = []
+    for (const from of frontier) {
+      if (degree(reader, from.id) > limits.supernode_threshold) {
+        outcomes.add('supernode_blocked')
+        continue
+      }
+      edges.length = 0
+      let sum = 0
+      for (const rel of memoryRelationshipsOf(reader, from.id)) {
+        if (cost >= limits.max_cost) {
+          outcomes.add('cost_budget_exhausted')
+          break walking
+        }
+        cost++
+        if (cost % TIME_CHECK_EVERY === 0) {
+          if (plan.signal?.aborted) throw memoryError('CANCELLED', 'the recall was cancelled')
+          if (performance.now() > plan.deadline) {
+            outcomes.add('timeout')
+            break walking
+          }
+        }
+        const props = reader.relProps(rel)
+        if (!recallable(reader, props, plan.nowMs)) continue
+        const start = reader.relStart(rel)
+        const other = start === from.id ? reader.relEnd(rel) : start
+        if (!candidates.has(other) && !isRecallableMemory(reader, other, plan.nowMs)) continue
+        const kind = prop(reader, props, kindKey)
+        const strength = typeof kind === 'string' ? (plan.relations.kinds.get(kind) ?? 0) : 0
+        const confidence = prop(reader, props, confidenceKey)
+        const weight =
+          (typeof confidence === 'number' && confidence > 0 ? Math.min(1, confidence) : 0.5) *
+          (1 + RELATION_BOOST * strength)
+        edges.push({ other, rel, weight, bit: strength > 0 ? (kindBits.get(kind as string) ?? 0) : 0 })
+        sum += weight
+      }
+      for (const e of edges) {
+        const share = (from.activation * DAMPING * e.weight) / sum
+        let to = candidates.get(e.other)
+        if (to === undefined) {
+          to = candidate(e.other, d, from, e.rel)
+          to.cover = from.cover | e.bit
+          to.reasons.push(`authorized_relationship_depth_${d}`, 'bounded_authorized_neighborhood')
+          next.push(to)
+          depth = d
+        } else if (to.depth > 0 && popcount(from.cover | e.bit) > popcount(to.cover) && to.depth >= d) {
+          // A path covering more of the objective's relations explains it better.
+          to.cover = from.cover | e.bit
+          to.parent = from
+          to.via = e.rel
+        }
+        to.received += share
+        if (to.depth === d) to.activation += share
+      }
+    }
+    frontier = next
+  }
+  return page(reader, plan, fuse(plan, [...candidates.values()]), outcomes, depth, cost)
+}
+
+/** One score per candidate (see the module comment), best first, ties by id. */
+function fuse(plan: RankPlan, all: Candidate[]): Candidate[] {
+  let most = 0
+  for (const c of all) most = Math.max(most, c.received)
+  const kinds = plan.relations.kinds.size
+  const names = [...plan.relations.kinds.keys()]
+  for (const c of all) {
+    const proximity = most > 0 ? c.received / most : 0
+    const coverage = kinds > 0 ? popcount(c.cover) / kinds : 0
+    c.score = W_TEXT * c.text + W_GRAPH * proximity + (W_RELATION * coverage * (1 + proximity)) / 2
+    if (proximity > 0) c.reasons.push('graph_proximity')
+    if (coverage > 0)
+      for (let i = 0; i < names.length; i++)
+        if (c.cover & (1 << Math.min(i, 30))) {
+          const kind = names[i] as string
+          const ev = plan.relations.evidence.get(kind)
+          c.reasons.push(`relation_match:${kind}${ev === undefined ? '' : ` (objective word "${ev.word}"${ev.via === 'vector' ? ', word-vector neighbour' : ''})`}`)
+        }
+    for (const r of plan.shared) if (c.text > 0) c.reasons.push(r)
+  }
+  return all.sort((a, b) => b.score - a.score || a.id - b.id)
+}
