@@ -3,7 +3,13 @@ import type { SeedSearch } from '../seed/search.js'
 import { parseId } from './layout.js'
 import { isRecallableMemory, type WalkResult } from './recall.js'
 import { type RankPlan, rankRecall, type TextEvidence } from './recall-rank.js'
-import { matchRelations, NO_RELATION, widenWithVectors, workspaceKinds } from './recall-relations.js'
+import {
+  matchRelations,
+  NO_RELATION,
+  widenWithVectors,
+  withoutRelationWords,
+  workspaceKinds,
+} from './recall-relations.js'
 import type { RecallLimits } from './types.js'
 
 /** Objective hits kept as text evidence: enough to fill a page several times over. */
@@ -37,12 +43,13 @@ type ReadGraph = <T>(workspaceId: string, fn: (store: GraphStore) => T) => Promi
 export async function runRecall(seed: SeedSearch, readGraph: ReadGraph, q: RecallQuery): Promise<RecallAnswer> {
   const accept = (store: GraphStore, id: number) => isRecallableMemory(store, id, q.nowMs)
   const limit = Math.max(TEXT_POOL_MIN, 3 * (q.offset + q.limits.max_items))
-  const objective = await seed.objectiveHits(q.workspace, q.objective, limit, accept, q.signal)
   const kinds = await readGraph(q.workspace, (store) => [...workspaceKinds(store)])
-  const relations = kinds.length === 0 ? NO_RELATION : matchRelations(q.objective, kinds)
+  const relations = kinds.length === 0 ? { ...NO_RELATION, words: new Set<string>() } : matchRelations(q.objective, kinds)
   const provider = seed.embeddings.provider
   if (provider !== null && kinds.length > 0)
     await widenWithVectors(relations, q.objective, kinds, provider, q.signal)
+  const text = withoutRelationWords(q.objective, relations)
+  const objective = await seed.objectiveHits(q.workspace, text, limit, accept, q.signal)
   const shared = objective.corrections.map((c) => `term_correction:${c.word}->${c.term}`)
   const hits: TextEvidence[] = objective.hits.map((h) => ({
     id: h.id,

@@ -16,7 +16,8 @@ import type { RecallOutcome } from './types.js'
  *    An edge weighs its confidence (0.5 when absent) times 1 + RELATION_BOOST x the strength with which the
  *    objective names its kind. Only recallable relationships and memories carry activation; a supernode is not
  *    expanded; every edge looked at costs one unit of `cost`; time and cancellation are checked as it goes.
- * 3. Fusion (linear, every signal in 0..1): W_TEXT x text (hit score / best hit score)
+ * 3. Fusion (linear, every signal in 0..1): W_TEXT x text (hit score / best hit score; W_TEXT_RELATIONAL when
+ *    the objective names a relation kind)
  *    + W_GRAPH x proximity (activation received / the most any memory received)
  *    + W_RELATION x coverage x (1 + proximity) / 2, where coverage is the share of the objective's relation
  *    kinds met on the path from the seed: the far end of "mitigations of the techniques X uses" covers both.
@@ -25,6 +26,8 @@ export const SEED_GAP = 0.5
 export const DAMPING = 0.85
 export const RELATION_BOOST = 4
 export const W_TEXT = 1
+/** Text weight when the objective names a relation: it asks for what lies across it, not for its words. */
+export const W_TEXT_RELATIONAL = 0.6
 export const W_GRAPH = 0.35
 export const W_RELATION = 0.9
 
@@ -180,7 +183,7 @@ function fuse(plan: RankPlan, all: Candidate[]): Candidate[] {
   for (const c of all) {
     const proximity = most > 0 ? c.received / most : 0
     const coverage = kinds > 0 ? popcount(c.cover) / kinds : 0
-    c.score = W_TEXT * c.text + W_GRAPH * proximity + (W_RELATION * coverage * (1 + proximity)) / 2
+    c.score = (kinds > 0 ? W_TEXT_RELATIONAL : W_TEXT) * c.text + W_GRAPH * proximity + (W_RELATION * coverage * (1 + proximity)) / 2
     if (proximity > 0) c.reasons.push('graph_proximity')
     if (coverage > 0)
       for (let i = 0; i < names.length; i++)

@@ -16,9 +16,11 @@ export interface RelationMatch {
   kinds: Map<string, number>
   /** kind -> the objective word that matched it, and how (shown in selection_reasons). */
   evidence: Map<string, { word: string; via: 'root' | 'vector' }>
+  /** Objective words that name a relation: they say how, not what, so they do not select seeds. */
+  words: Set<string>
 }
 
-export const NO_RELATION: RelationMatch = { kinds: new Map(), evidence: new Map() }
+export const NO_RELATION: RelationMatch = { kinds: new Map(), evidence: new Map(), words: new Set() }
 
 /** Cosine above which a word-vector neighbour of a kind word counts as that kind (GloVe-like models). */
 export const RELATION_VECTOR_MIN = 0.6
@@ -67,17 +69,25 @@ export function workspaceKinds(reader: GraphReader & { nextRelId: number }): Rea
   return seen.kinds
 }
 
+/** The objective without its relation words (unchanged when nothing else would be left). */
+export function withoutRelationWords(objective: string, match: RelationMatch): string {
+  if (match.words.size === 0) return objective
+  const rest = tokenize(objective).filter((w) => !match.words.has(w))
+  return rest.some((w) => !STOPWORDS.has(w)) ? rest.join(' ') : objective
+}
+
 /** The kinds the objective names by root. */
 export function matchRelations(objective: string, kinds: Iterable<string>): RelationMatch {
   const words = contentWords(objective).map((w) => [w, relationRoot(w)] as const)
-  const match: RelationMatch = { kinds: new Map(), evidence: new Map() }
+  const match: RelationMatch = { kinds: new Map(), evidence: new Map(), words: new Set() }
   for (const kind of kinds)
     for (const kindWord of contentWords(kind)) {
       const root = relationRoot(kindWord)
-      const hit = words.find(([, r]) => rootsMeet(r, root))
-      if (hit !== undefined) {
+      for (const [word, r] of words) {
+        if (!rootsMeet(r, root)) continue
         match.kinds.set(kind, 1)
-        match.evidence.set(kind, { word: hit[0], via: 'root' })
+        if (!match.evidence.has(kind)) match.evidence.set(kind, { word, via: 'root' })
+        match.words.add(word)
       }
     }
   return match
@@ -115,6 +125,7 @@ export async function widenWithVectors(
     if (best.cos >= RELATION_VECTOR_MIN) {
       match.kinds.set(kind, best.cos)
       match.evidence.set(kind, { word: best.word, via: 'vector' })
+      match.words.add(best.word)
     }
   }
 }
