@@ -18,6 +18,30 @@ const NO_LABELS = Object.freeze([]) as unknown as number[]
 const PREALLOCATE_MAX = 32_768
 
 /**
+ * Node and relationship ids handed out across all the workspaces of one engine: an id names one record in one
+ * workspace only, so an id from another workspace is a hidden target (NOT_FOUND), never a record of this one.
+ * Ids stay dense per engine, not per workspace: a workspace's arrays reach up to the highest id it holds.
+ * Directories written before keep their ids (recovery raises the space above every recovered id).
+ */
+export class IdSpace {
+  node = 0
+  rel = 0
+
+  /** The next node id for a workspace whose own next id is `local` (taken: later calls get higher ids). */
+  takeNode(local: number): number {
+    const id = Math.max(local, this.node)
+    this.node = id + 1
+    return id
+  }
+
+  takeRel(local: number): number {
+    const id = Math.max(local, this.rel)
+    this.rel = id + 1
+    return id
+  }
+}
+
+/**
  * The published version of one workspace graph. Nodes are one small record each (labels and keys
  * interned, adjacency as arrays of relationship ids); relationships live in typed-array columns so
  * 5M edges cost a few dozen bytes each, with properties only for the edges that have some.
@@ -42,11 +66,32 @@ export class GraphStore implements GraphReader {
   /** Relationships restored from a checkpoint whose adjacency `finishRestore` has yet to add. */
   private readonly restored = new IdList()
   /** Next ids to hand out; restored by replay because every create op carries its id. */
-  nextNodeId = 0
-  nextRelId = 0
+  private nextNode = 0
+  private nextRel = 0
   /** Sequence of the last published commit. */
   sequence = 0
   private writeTail: Promise<unknown> = Promise.resolve()
+
+  /** `ids` is shared by every workspace of one engine (see IdSpace). */
+  constructor(readonly ids: IdSpace = new IdSpace()) {}
+
+  get nextNodeId(): number {
+    return this.nextNode
+  }
+
+  set nextNodeId(next: number) {
+    this.nextNode = next
+    if (next > this.ids.node) this.ids.node = next
+  }
+
+  get nextRelId(): number {
+    return this.nextRel
+  }
+
+  set nextRelId(next: number) {
+    this.nextRel = next
+    if (next > this.ids.rel) this.ids.rel = next
+  }
 
   node(id: number): NodeRecord | undefined {
     return this.nodes[id]

@@ -176,7 +176,8 @@ export class Transaction implements GraphReader {
    * node's own, so the caller must not keep or reuse it (any other Map is copied then).
    */
   createNode(labels: number[], props: Map<number, PropertyValue>): number {
-    const id = this.nextNodeId++
+    const id = this.base.ids.takeNode(this.nextNodeId)
+    this.nextNodeId = id + 1
     // Shared until changed: label changes here replace the list, and the first edge copies the adjacency.
     const unique = this.base.labelSet(labels.length < 2 ? labels : [...new Set(labels)])
     const node: NodeRecord = { id, labels: unique, props, out: NO_RELS, in: NO_RELS }
@@ -242,7 +243,8 @@ export class Transaction implements GraphReader {
   createRelationship(type: number, start: number, end: number, props: Map<number, PropertyValue>): number {
     const from = this.touchAdjacency(start)
     const to = this.touchAdjacency(end)
-    const id = this.nextRelId++
+    const id = this.base.ids.takeRel(this.nextRelId)
+    this.nextRelId = id + 1
     this.rels.set(id, { id, type, start, end, props })
     from.out.push(id)
     to.in.push(id)

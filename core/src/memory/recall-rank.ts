@@ -54,6 +54,8 @@ export interface RankPlan extends WalkPlan {
 }
 
 interface Candidate extends Reached {
+  /** Named by the caller: it ranks as the best text hit would. */
+  explicit: boolean
   text: number
   /** Activation received through relationships (a seed's own share is not counted). */
   received: number
@@ -81,7 +83,19 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
   const candidates = new Map<number, Candidate>()
   const best = plan.hits[0]?.score ?? 0
   const candidate = (id: number, depth: number, parent: Candidate | null, via: number | null) => {
-    const c: Candidate = { id, depth, score: 0, reasons: [], parent, via, text: 0, received: 0, activation: 0, cover: 0 }
+    const c: Candidate = {
+      id,
+      depth,
+      score: 0,
+      reasons: [],
+      parent,
+      via,
+      explicit: false,
+      text: 0,
+      received: 0,
+      activation: 0,
+      cover: 0,
+    }
     candidates.set(id, c)
     return c
   }
@@ -91,6 +105,7 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
     if (candidates.has(id)) continue
     const c = candidate(id, 0, null, null)
     c.reasons.push('explicit_seed')
+    c.explicit = true
     c.activation = 1
     seeds.push(c)
   }
@@ -183,7 +198,8 @@ function fuse(plan: RankPlan, all: Candidate[]): Candidate[] {
   for (const c of all) {
     const proximity = most > 0 ? c.received / most : 0
     const coverage = kinds > 0 ? popcount(c.cover) / kinds : 0
-    c.score = (kinds > 0 ? W_TEXT_RELATIONAL : W_TEXT) * c.text + W_GRAPH * proximity + (W_RELATION * coverage * (1 + proximity)) / 2
+    const text = c.explicit ? Math.max(1, c.text) : c.text
+    c.score = (kinds > 0 ? W_TEXT_RELATIONAL : W_TEXT) * text + W_GRAPH * proximity + (W_RELATION * coverage * (1 + proximity)) / 2
     if (proximity > 0) c.reasons.push('graph_proximity')
     if (coverage > 0)
       for (let i = 0; i < names.length; i++)

@@ -347,6 +347,9 @@ export interface TermCorrection {
   term: string
 }
 
+/** Shorter terms are not corrected: one edit turns most four-letter words into another word. */
+export const CORRECT_MIN_CHARS = 5
+
 /**
  * The objective's search terms, each one no document has (and long enough to be a misspelling rather than an
  * abbreviation, without digits) replaced by the nearest indexed term (`Bm25Index.nearTerm`).
@@ -359,7 +362,7 @@ export function correctedTerms(
   const terms: string[] = []
   for (const [term, word] of termWords(objective)) {
     const near =
-      term.length >= 4 && !/\p{N}/u.test(term) && bm25.documentFrequency(term) === 0 ? bm25.nearTerm(term) : null
+      term.length >= CORRECT_MIN_CHARS && !/\p{N}/u.test(term) && bm25.documentFrequency(term) === 0 ? bm25.nearTerm(term) : null
     if (near !== null) corrections.push({ word, term: near })
     if (!terms.includes(near ?? term)) terms.push(near ?? term)
   }
