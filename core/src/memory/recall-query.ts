@@ -1,7 +1,7 @@
 import type { GraphStore } from '../graph/store.js'
 import type { SeedSearch } from '../seed/search.js'
-import { parseId } from './layout.js'
-import { isRecallableMemory, type WalkResult } from './recall.js'
+import { parseId, relationshipId } from './layout.js'
+import { isRecallableMemory, recallable, type WalkResult } from './recall.js'
 import { type RankPlan, rankRecall, type TextEvidence } from './recall-rank.js'
 import {
   matchRelations,
@@ -11,6 +11,18 @@ import {
   workspaceKinds,
 } from './recall-relations.js'
 import type { RecallLimits } from './types.js'
+
+/** Share of a matching relationship's score its two ends get as text evidence. */
+export const RELATIONSHIP_TEXT_SHARE = 0.3
+
+/** A relationship recall may use: recallable itself and between recallable memories. */
+function relationshipRecallable(store: GraphStore, rel: number, nowMs: number): boolean {
+  return (
+    recallable(store, store.relProps(rel), nowMs) &&
+    isRecallableMemory(store, store.relStart(rel), nowMs) &&
+    isRecallableMemory(store, store.relEnd(rel), nowMs)
+  )
+}
 
 /** Objective hits kept as text evidence: enough to fill a page several times over. */
 export const TEXT_POOL_MIN = 50
@@ -51,11 +63,33 @@ export async function runRecall(seed: SeedSearch, readGraph: ReadGraph, q: Recal
   const text = withoutRelationWords(q.objective, relations)
   const objective = await seed.objectiveHits(q.workspace, text, limit, accept, q.signal)
   const shared = objective.corrections.map((c) => `term_correction:${c.word}->${c.term}`)
-  const hits: TextEvidence[] = objective.hits.map((h) => ({
-    id: h.id,
-    score: h.score,
-    reasons: [h.lexical > 0 ? 'objective_lexical_match' : 'objective_semantic_match'],
-  }))
+  const evidence = new Map<number, TextEvidence>()
+  for (const h of objective.hits)
+    evidence.set(h.id, {
+      id: h.id,
+      score: h.score,
+      reasons: [h.lexical > 0 ? 'objective_lexical_match' : 'objective_semantic_match'],
+    })
+  // A relationship that matches the objective brings both of its ends, at RELATIONSHIP_TEXT_SHARE of its score,
+  // as text evidence only: they rank, but do not spread (a fact's words are mostly its ends' names).
+  const facts = await seed.relationshipHits(q.workspace, text, q.limits.max_items, (store, rel) =>
+    relationshipRecallable(store, rel, q.nowMs),
+  )
+  const ends = await readGraph(q.workspace, (store) =>
+    facts.map((f) => [store.relStart(f.id), store.relEnd(f.id)]),
+  )
+  for (const [i, fact] of facts.entries())
+    for (const end of ends[i] ?? []) {
+      const score = RELATIONSHIP_TEXT_SHARE * fact.score
+      const known = evidence.get(end)
+      const reason = `relationship_match:${relationshipId(fact.id)}`
+      if (known === undefined) evidence.set(end, { id: end, score, reasons: [reason], seed: false })
+      else {
+        known.score = Math.max(known.score, score)
+        if (!known.reasons.includes(reason)) known.reasons.push(reason)
+      }
+    }
+  const hits = [...evidence.values()].sort((a, b) => b.score - a.score || a.id - b.id)
   const walked = await readGraph(q.workspace, (store) => {
     const explicit: number[] = []
     for (const seedId of q.seedIds) {

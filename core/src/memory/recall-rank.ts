@@ -20,7 +20,9 @@ import type { RecallOutcome } from './types.js'
  *    the objective names a relation kind)
  *    + W_GRAPH x proximity (activation received / the most any memory received)
  *    + W_RELATION x coverage x (1 + proximity) / 2, where coverage is the share of the objective's relation
- *    kinds met on the path from the seed: the far end of "mitigations of the techniques X uses" covers both.
+ *    kinds met on the path from the seed (the far end of "mitigations of the techniques X uses" covers both),
+ *    divided by 1 + the turns on it: a hop back across the kind just crossed, in the other direction
+ *    (X -uses-> Y <-uses- Z reaches a sibling of X; Z -uses-> Y -uses-> X, a chain, turns nowhere).
  */
 export const SEED_GAP = 0.5
 export const DAMPING = 0.85
@@ -41,6 +43,8 @@ export interface TextEvidence {
   id: number
   score: number
   reasons: string[]
+  /** False for evidence that may rank but not spread (the ends of a matching relationship). */
+  seed?: boolean
 }
 
 export interface RankPlan extends WalkPlan {
@@ -62,6 +66,10 @@ interface Candidate extends Reached {
   activation: number
   /** Bit per objective relation kind met on the path here. */
   cover: number
+  /** The kind and direction of the last hop, and the turns on the path (see the module comment). */
+  lastKind: string | null
+  lastOut: boolean
+  turns: number
 }
 
 function prop(reader: GraphReader, props: ReadonlyMap<number, PropertyValue> | undefined, key: number) {
@@ -95,6 +103,9 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
       received: 0,
       activation: 0,
       cover: 0,
+      lastKind: null,
+      lastOut: false,
+      turns: 0,
     }
     candidates.set(id, c)
     return c
@@ -111,12 +122,17 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
   }
   const budget = seedBudget(limits.max_items)
   let spreading = 0
+  const textOf = new Map<number, TextEvidence>()
   for (const hit of plan.hits) {
-    const known = candidates.get(hit.id)
-    const c = known ?? candidate(hit.id, 0, null, null)
-    c.text = best > 0 ? hit.score / best : 0
-    for (const r of hit.reasons) if (!c.reasons.includes(r)) c.reasons.push(r)
-    if (known === undefined && spreading < budget && hit.score >= SEED_GAP * best) {
+    textOf.set(hit.id, hit)
+    const explicit = candidates.get(hit.id)
+    if (explicit !== undefined) {
+      // Named and found: it takes the seed place its text earned.
+      explicit.text = best > 0 ? hit.score / best : 0
+      if (spreading < budget && hit.score >= SEED_GAP * best) spreading++
+    } else if (hit.seed !== false && spreading < budget && hit.score >= SEED_GAP * best) {
+      const c = candidate(hit.id, 0, null, null)
+      c.text = best > 0 ? hit.score / best : 0
       c.activation = c.text
       seeds.push(c)
       spreading++
@@ -128,7 +144,14 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
   let cost = 0
   let depth = 0
   let frontier = seeds
-  const edges: { other: number; rel: number; weight: number; bit: number }[] = []
+  const edges: {
+    other: number
+    rel: number
+    weight: number
+    bit: number
+    kind: string | null
+    out: boolean
+  }[] = []
   walking: for (let d = 1; d <= limits.max_depth && frontier.length > 0; d++) {
     const next: Candidate[] = []
     for (const from of frontier) {
@@ -162,7 +185,14 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
         const weight =
           (typeof confidence === 'number' && confidence > 0 ? Math.min(1, confidence) : 0.5) *
           (1 + RELATION_BOOST * strength)
-        edges.push({ other, rel, weight, bit: strength > 0 ? (kindBits.get(kind as string) ?? 0) : 0 })
+        edges.push({
+          other,
+          rel,
+          weight,
+          bit: strength > 0 ? (kindBits.get(kind as string) ?? 0) : 0,
+          kind: typeof kind === 'string' ? kind : null,
+          out: start === from.id,
+        })
         sum += weight
       }
       for (const e of edges) {
@@ -171,6 +201,9 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
         if (to === undefined) {
           to = candidate(e.other, d, from, e.rel)
           to.cover = from.cover | e.bit
+          to.lastKind = e.kind
+          to.lastOut = e.out
+          to.turns = from.turns + (from.depth > 0 && e.kind === from.lastKind && e.out !== from.lastOut ? 1 : 0)
           to.reasons.push(`authorized_relationship_depth_${d}`, 'bounded_authorized_neighborhood')
           next.push(to)
           depth = d
@@ -186,6 +219,12 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
     }
     frontier = next
   }
+  // Text evidence joins what the walk reached; hits it did not reach rank on their text alone.
+  for (const hit of textOf.values()) {
+    const c = candidates.get(hit.id) ?? candidate(hit.id, 0, null, null)
+    c.text = best > 0 ? hit.score / best : 0
+    for (const r of hit.reasons) if (!c.reasons.includes(r)) c.reasons.push(r)
+  }
   return page(reader, plan, fuse(plan, [...candidates.values()]), outcomes, depth, cost)
 }
 
@@ -197,7 +236,8 @@ function fuse(plan: RankPlan, all: Candidate[]): Candidate[] {
   const names = [...plan.relations.kinds.keys()]
   for (const c of all) {
     const proximity = most > 0 ? c.received / most : 0
-    const coverage = kinds > 0 ? popcount(c.cover) / kinds : 0
+    // A path that turns back on a kind (X -uses-> Y <-uses- Z) reaches a sibling, not an answer.
+    const coverage = kinds > 0 ? popcount(c.cover) / kinds / (1 + c.turns) : 0
     const text = c.explicit ? Math.max(1, c.text) : c.text
     c.score = (kinds > 0 ? W_TEXT_RELATIONAL : W_TEXT) * text + W_GRAPH * proximity + (W_RELATION * coverage * (1 + proximity)) / 2
     if (proximity > 0) c.reasons.push('graph_proximity')

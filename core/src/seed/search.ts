@@ -67,6 +67,14 @@ export interface ObjectiveHit {
   matched: string[]
 }
 
+export interface ObjectiveHits {
+  hits: ObjectiveHit[]
+  /** Whether an embedding provider took part. */
+  dense: boolean
+  /** Objective words read as near indexed terms. */
+  corrections: TermCorrection[]
+}
+
 /** A scored node before selection (its explanation is written only if it is chosen). */
 interface Scored {
   id: number
@@ -213,7 +221,7 @@ export class SeedSearch {
     limit: number,
     accept: (store: GraphStore, id: number) => boolean,
     signal?: AbortSignal,
-  ): Promise<{ hits: ObjectiveHit[]; dense: boolean; corrections: TermCorrection[] }> {
+  ): Promise<ObjectiveHits> {
     const ws = this.index.workspace(workspaceId)
     const provider = this.embeddings.provider
     if (ws === undefined) return { hits: [], dense: provider !== null, corrections: [] }
@@ -261,6 +269,26 @@ export class SeedSearch {
       for (const hit of chosen) hit.matched = ws.bm25.explain(hit.id, terms).matched
       return { hits: chosen, dense: query !== null, corrections }
     })
+  }
+
+  /**
+   * Memory relationships whose kind, text properties or evidence match the objective (corrected as
+   * `objectiveHits` corrects it), best first, at most `limit`, among those `accept` admits.
+   */
+  async relationshipHits(
+    workspaceId: string,
+    objective: string,
+    limit: number,
+    accept: (store: GraphStore, id: number) => boolean,
+  ): Promise<{ id: number; score: number }[]> {
+    const ws = this.index.workspace(workspaceId)
+    if (ws === undefined || ws.relations.size === 0) return []
+    const { terms } = correctedTerms(objective, ws.bm25)
+    return this.engine.readGraph(workspaceId, (store) =>
+      ws.relations
+        .top(terms, limit, (id) => accept(store, id))
+        .map(({ doc, raw }) => ({ id: doc, score: lexicalScore(raw) })),
+    )
   }
 
   /** Scores the candidates (synchronously, on one published version of the graph). */
