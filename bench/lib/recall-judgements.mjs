@@ -27,25 +27,138 @@ const OUT = join(root, 'core/src/memory/relevance/recall-judgements.json')
 
 const SPEC = {
   lookup: [
-    ['adversary sends forged telemetry so operators see false values', [['T0856', 2], ['T0832', 1]]],
-    ['malware that wipes files and disks on engineering workstations', [['T0809', 2], ['S0607', 2], ['S0368', 1]]],
-    ['attacker uploads modified logic to a PLC', [['T0843', 2], ['T0889', 2], ['T0821', 1], ['A0003', 1]]],
-    ['turning off alarms so operators are not warned', [['T0878', 2], ['T0838', 2]]],
-    ['putting a controller into program mode to change it', [['T0858', 2], ['T0868', 1]]],
+    [
+      'adversary sends forged telemetry so operators see false values',
+      [
+        ['T0856', 2],
+        ['T0832', 1],
+      ],
+    ],
+    [
+      'malware that wipes files and disks on engineering workstations',
+      [
+        ['T0809', 2],
+        ['S0607', 2],
+        ['S0368', 1],
+      ],
+    ],
+    [
+      'attacker uploads modified logic to a PLC',
+      [
+        ['T0843', 2],
+        ['T0889', 2],
+        ['T0821', 1],
+        ['A0003', 1],
+      ],
+    ],
+    [
+      'turning off alarms so operators are not warned',
+      [
+        ['T0878', 2],
+        ['T0838', 2],
+      ],
+    ],
+    [
+      'putting a controller into program mode to change it',
+      [
+        ['T0858', 2],
+        ['T0868', 1],
+      ],
+    ],
     ['reading the tag names and points configured in a controller', [['T0861', 2]]],
-    ['capturing traffic on the control network', [['T0842', 2], ['T0887', 1]]],
-    ['factory default passwords on field devices', [['T0812', 2], ['T0891', 1]]],
-    ['infected USB drives carried into the plant', [['T0847', 2], ['T0864', 1], ['T1458', 1]]],
-    ['controller that runs safety logic to shut a process down', [['A0010', 2], ['M0812', 1], ['T0880', 1]]],
-    ['mobile app hides its icon from the launcher', [['T1628.001', 2], ['T1628', 1]]],
-    ['malware records phone calls and the microphone', [['T1429', 2], ['T1616', 1]]],
-    ['tracking where the phone is located', [['T1430', 2], ['T1430.001', 1]]],
-    ['stealing text messages from the device', [['T1636.004', 2], ['T1582', 1]]],
-    ['app keeps administrator rights so it cannot be removed', [['T1629.001', 2], ['T1626.001', 2]]],
-    ['overlay windows that capture credentials typed into banking apps', [['T1417.002', 2], ['T1417', 1]]],
-    ['rebooting or shutting down devices to disrupt the process', [['T0816', 2], ['T0881', 1]]],
-    ['segmenting the network into zones and conduits', [['M0930', 2], ['M0937', 1]]],
-    ['historian that stores process data', [['A0006', 2], ['T0811', 1]]],
+    [
+      'capturing traffic on the control network',
+      [
+        ['T0842', 2],
+        ['T0887', 1],
+      ],
+    ],
+    [
+      'factory default passwords on field devices',
+      [
+        ['T0812', 2],
+        ['T0891', 1],
+      ],
+    ],
+    [
+      'infected USB drives carried into the plant',
+      [
+        ['T0847', 2],
+        ['T0864', 1],
+        ['T1458', 1],
+      ],
+    ],
+    [
+      'controller that runs safety logic to shut a process down',
+      [
+        ['A0010', 2],
+        ['M0812', 1],
+        ['T0880', 1],
+      ],
+    ],
+    [
+      'mobile app hides its icon from the launcher',
+      [
+        ['T1628.001', 2],
+        ['T1628', 1],
+      ],
+    ],
+    [
+      'malware records phone calls and the microphone',
+      [
+        ['T1429', 2],
+        ['T1616', 1],
+      ],
+    ],
+    [
+      'tracking where the phone is located',
+      [
+        ['T1430', 2],
+        ['T1430.001', 1],
+      ],
+    ],
+    [
+      'stealing text messages from the device',
+      [
+        ['T1636.004', 2],
+        ['T1582', 1],
+      ],
+    ],
+    [
+      'app keeps administrator rights so it cannot be removed',
+      [
+        ['T1629.001', 2],
+        ['T1626.001', 2],
+      ],
+    ],
+    [
+      'overlay windows that capture credentials typed into banking apps',
+      [
+        ['T1417.002', 2],
+        ['T1417', 1],
+      ],
+    ],
+    [
+      'rebooting or shutting down devices to disrupt the process',
+      [
+        ['T0816', 2],
+        ['T0881', 1],
+      ],
+    ],
+    [
+      'segmenting the network into zones and conduits',
+      [
+        ['M0930', 2],
+        ['M0937', 1],
+      ],
+    ],
+    [
+      'historian that stores process data',
+      [
+        ['A0006', 2],
+        ['T0811', 1],
+      ],
+    ],
     ['server that routes protocols between networks in a substation', [['A0009', 2]]],
   ],
   mitigates: [
@@ -103,20 +216,87 @@ const SPEC = {
     ['mitigations for techniques FrostyGoop uses', { mitigatesUsedBy: 'S1165' }],
   ],
   typo: [
-    ['adversery in the midle on control networks', [['T0830', 2], ['T1638', 1]]],
+    [
+      'adversery in the midle on control networks',
+      [
+        ['T0830', 2],
+        ['T1638', 1],
+      ],
+    ],
     ['mitigatons for rogue mastr devices', { mitigates: 'T0848' }],
-    ['denail of veiw on the HMI', [['T0815', 2], ['T0829', 1], ['A0002', 1]]],
+    [
+      'denail of veiw on the HMI',
+      [
+        ['T0815', 2],
+        ['T0829', 1],
+        ['A0002', 1],
+      ],
+    ],
     ['spearfishing atachment', [['T0865', 2]]],
-    ['progam downlaod to controllers', [['T0843', 2], ['T0845', 1]]],
-    ['tritn safety malware', [['S1009', 2], ['C0030', 1], ['A0010', 1]]],
-    ['eavesdropping on plant network packets', [['T0842', 2], ['T0887', 1]]],
-    ['ransomware that encrypts industrial hosts', [['S0372', 2], ['S0366', 2], ['S0446', 2], ['S0496', 2], ['S0605', 2], ['S0606', 1], ['S0368', 1]]],
-    ['wiping data on workstations', [['T0809', 2], ['S0607', 1]]],
-    ['silencing alerts in the control room', [['T0878', 2], ['T0838', 1]]],
-    ['snooping on keystrokes on a smartphone', [['T1417.001', 2], ['T1417', 1]]],
+    [
+      'progam downlaod to controllers',
+      [
+        ['T0843', 2],
+        ['T0845', 1],
+      ],
+    ],
+    [
+      'tritn safety malware',
+      [
+        ['S1009', 2],
+        ['C0030', 1],
+        ['A0010', 1],
+      ],
+    ],
+    [
+      'eavesdropping on plant network packets',
+      [
+        ['T0842', 2],
+        ['T0887', 1],
+      ],
+    ],
+    [
+      'ransomware that encrypts industrial hosts',
+      [
+        ['S0372', 2],
+        ['S0366', 2],
+        ['S0446', 2],
+        ['S0496', 2],
+        ['S0605', 2],
+        ['S0606', 1],
+        ['S0368', 1],
+      ],
+    ],
+    [
+      'wiping data on workstations',
+      [
+        ['T0809', 2],
+        ['S0607', 1],
+      ],
+    ],
+    [
+      'silencing alerts in the control room',
+      [
+        ['T0878', 2],
+        ['T0838', 1],
+      ],
+    ],
+    [
+      'snooping on keystrokes on a smartphone',
+      [
+        ['T1417.001', 2],
+        ['T1417', 1],
+      ],
+    ],
     ['covertly recording video with the camera', [['T1512', 2]]],
     ['cellphone geolocation tracking', [['T1430', 2]]],
-    ['whitelisting allowed network connections', [['M0807', 2], ['M0937', 1]]],
+    [
+      'whitelisting allowed network connections',
+      [
+        ['M0807', 2],
+        ['M0937', 1],
+      ],
+    ],
     ['bypasing the lock screen', [['T1461', 2]]],
     ['stuxnett worm techniques', { usesOf: 'S0603' }],
   ],
@@ -134,7 +314,8 @@ for (const b of bundles)
     else if (!objects.has(o.id)) objects.set(o.id, o)
   }
 const live = rels.filter((r) => objects.has(r.source_ref) && objects.has(r.target_ref))
-const extOf = (o) => o.external_references?.find((r) => String(r.source_name).startsWith('mitre'))?.external_id
+const extOf = (o) =>
+  o.external_references?.find((r) => String(r.source_name).startsWith('mitre'))?.external_id
 const byExt = new Map()
 for (const o of objects.values()) if (extOf(o) && !byExt.has(extOf(o))) byExt.set(extOf(o), o)
 const obj = (ext) => {
@@ -189,7 +370,8 @@ function grades(rule) {
     for (const s of into(obj(rule.groupsViaSoftware).id, 'uses')) {
       if (type(s.source_ref) !== 'malware' && type(s.source_ref) !== 'tool') continue
       put(s.source_ref, 1)
-      for (const r of into(s.source_ref, 'uses')) if (type(r.source_ref) === 'intrusion-set') put(r.source_ref, 2)
+      for (const r of into(s.source_ref, 'uses'))
+        if (type(r.source_ref) === 'intrusion-set') put(r.source_ref, 2)
     }
   } else throw new Error(`unknown rule ${JSON.stringify(rule)}`)
   return g
@@ -231,7 +413,7 @@ writeFileSync(
   `${JSON.stringify(
     {
       description:
-        'Memory-recall judged set over ATT&CK ICS 18.1 + Mobile 17.1 loaded as memories and relationships. Grades (2 first, 1 related) are keyed by STIX id; relational and multi-hop grades are derived from the bundles\' relationships by bench/lib/recall-judgements.mjs (rules kept beside each objective). part kept_aside objectives are never looked at while tuning.',
+        "Memory-recall judged set over ATT&CK ICS 18.1 + Mobile 17.1 loaded as memories and relationships. Grades (2 first, 1 related) are keyed by STIX id; relational and multi-hop grades are derived from the bundles' relationships by bench/lib/recall-judgements.mjs (rules kept beside each objective). part kept_aside objectives are never looked at while tuning.",
       queries,
     },
     null,

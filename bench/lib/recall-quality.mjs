@@ -142,7 +142,10 @@ export async function recallQuality({ root, final, row }) {
   await record('seed full_text', embeddedRanker(seedEngine.seed, 'full_text', 'workspace--attack', ids))
   seedEngine.seed.embeddings.set(wordVectors)
   await seedEngine.seed.embeddingsSettled('workspace--attack')
-  await record('seed hybrid (word vectors)', embeddedRanker(seedEngine.seed, 'hybrid', 'workspace--attack', ids))
+  await record(
+    'seed hybrid (word vectors)',
+    embeddedRanker(seedEngine.seed, 'hybrid', 'workspace--attack', ids),
+  )
   await seedEngine.close()
 
   // ---- SQLite FTS5 ----
@@ -183,7 +186,13 @@ export async function recallQuality({ root, final, row }) {
       part === 'kept_aside' ? '' : '(tuning part: targets are judged on kept_aside)',
     )
     const anchored = table.get('recall, multi-hop with anchor seed')[part].byCategory
-    row(`multi-hop ${part}: anchored vs unanchored recall`, `${fmt(anchored.multihop)} vs ${fmt(recall.multihop)}`, '', 'anchored >= unanchored', anchored.multihop >= recall.multihop - 1e-9 ? 'yes' : 'NO')
+    row(
+      `multi-hop ${part}: anchored vs unanchored recall`,
+      `${fmt(anchored.multihop)} vs ${fmt(recall.multihop)}`,
+      '',
+      'anchored >= unanchored',
+      anchored.multihop >= recall.multihop - 1e-9 ? 'yes' : 'NO',
+    )
   }
   row(
     'anchored multi-hop recalls that reached a memory through a relationship',
@@ -195,6 +204,8 @@ export async function recallQuality({ root, final, row }) {
   if (process.env.RECALL_JUDGED_DETAIL === '1')
     for (const q of table.get('recall (BM25 seeds)').tuning.perQuery) {
       const seed = table.get('seed full_text').tuning.perQuery.find((p) => p.objective === q.objective)
-      process.stderr.write(`    ${q.ndcg10.toFixed(3)} (full_text ${seed.ndcg10.toFixed(3)})  ${q.objective}\n`)
+      process.stderr.write(
+        `    ${q.ndcg10.toFixed(3)} (full_text ${seed.ndcg10.toFixed(3)})  ${q.objective}\n`,
+      )
     }
 }

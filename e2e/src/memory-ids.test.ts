@@ -9,7 +9,12 @@ type Body = any
 
 const PATH = '/v1/memory/operations'
 let keys = 0
-const send = (server: RunningServer, operation: string, input: unknown, key: string | null = `ids-${++keys}`) =>
+const send = (
+  server: RunningServer,
+  operation: string,
+  input: unknown,
+  key: string | null = `ids-${++keys}`,
+) =>
   server.request<Body>(PATH, {
     body: { contract_version: 'v1', operation, input, ...(key === null ? {} : { idempotency_key: key }) },
   })
@@ -41,7 +46,14 @@ const notFound = (res: { status: number; json: unknown }) =>
     status: 404,
     code: 'NOT_FOUND',
   })
-const limits = { max_items: 20, max_depth: 2, max_payload_bytes: 100000, max_cost: 1000, timeout_ms: 5000, supernode_threshold: 50 }
+const limits = {
+  max_items: 20,
+  max_depth: 2,
+  max_payload_bytes: 100000,
+  max_cost: 1000,
+  timeout_ms: 5000,
+  supernode_threshold: 50,
+}
 
 describe('memory ids across workspaces', () => {
   it('an id from another workspace answers NOT_FOUND after a restart into a workspace with records of its own', async () => {
@@ -67,9 +79,14 @@ describe('memory ids across workspaces', () => {
     try {
       notFound(await send(server, 'trace', { target: { kind: 'memory', id: a1 } }))
       notFound(await send(server, 'trace', { target: { kind: 'relationship', id: aRel } }))
-      notFound(await send(server, 'update', { target: { kind: 'memory', id: a2 }, patch: { add_tags: ['x'] } }))
       notFound(
-        await send(server, 'update', { target: { kind: 'relationship', id: aRel }, patch: { confidence: 0.9 } }),
+        await send(server, 'update', { target: { kind: 'memory', id: a2 }, patch: { add_tags: ['x'] } }),
+      )
+      notFound(
+        await send(server, 'update', {
+          target: { kind: 'relationship', id: aRel },
+          patch: { confidence: 0.9 },
+        }),
       )
       notFound(await send(server, 'forget', { memory_id: a1, mode: 'tombstone', reason: 'r' }))
       notFound(

@@ -52,11 +52,16 @@ type ReadGraph = <T>(workspaceId: string, fn: (store: GraphStore) => T) => Promi
  * objective names (by root, widened by word vectors when a provider is set), then the ranked walk over one
  * published version of the workspace graph.
  */
-export async function runRecall(seed: SeedSearch, readGraph: ReadGraph, q: RecallQuery): Promise<RecallAnswer> {
+export async function runRecall(
+  seed: SeedSearch,
+  readGraph: ReadGraph,
+  q: RecallQuery,
+): Promise<RecallAnswer> {
   const accept = (store: GraphStore, id: number) => isRecallableMemory(store, id, q.nowMs)
   const limit = Math.max(TEXT_POOL_MIN, 3 * (q.offset + q.limits.max_items))
   const kinds = await readGraph(q.workspace, (store) => [...workspaceKinds(store)])
-  const relations = kinds.length === 0 ? { ...NO_RELATION, words: new Set<string>() } : matchRelations(q.objective, kinds)
+  const relations =
+    kinds.length === 0 ? { ...NO_RELATION, words: new Set<string>() } : matchRelations(q.objective, kinds)
   const provider = seed.embeddings.provider
   if (provider !== null && kinds.length > 0)
     await widenWithVectors(relations, q.objective, kinds, provider, q.signal)

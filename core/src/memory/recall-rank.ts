@@ -1,7 +1,15 @@
 import type { GraphReader, PropertyValue } from '../graph/types.js'
 import { memoryError } from './errors.js'
 import { memoryRelationshipsOf } from './layout.js'
-import { degree, isRecallableMemory, page, type Reached, recallable, type WalkPlan, type WalkResult } from './recall.js'
+import {
+  degree,
+  isRecallableMemory,
+  page,
+  type Reached,
+  recallable,
+  type WalkPlan,
+  type WalkResult,
+} from './recall.js'
 import type { RelationMatch } from './recall-relations.js'
 import type { RecallOutcome } from './types.js'
 
@@ -72,7 +80,7 @@ interface Candidate extends Reached {
   turns: number
 }
 
-function prop(reader: GraphReader, props: ReadonlyMap<number, PropertyValue> | undefined, key: number) {
+function prop(props: ReadonlyMap<number, PropertyValue> | undefined, key: number) {
   return key < 0 || props === undefined ? undefined : props.get(key)
 }
 
@@ -179,9 +187,9 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
         const start = reader.relStart(rel)
         const other = start === from.id ? reader.relEnd(rel) : start
         if (!candidates.has(other) && !isRecallableMemory(reader, other, plan.nowMs)) continue
-        const kind = prop(reader, props, kindKey)
+        const kind = prop(props, kindKey)
         const strength = typeof kind === 'string' ? (plan.relations.kinds.get(kind) ?? 0) : 0
-        const confidence = prop(reader, props, confidenceKey)
+        const confidence = prop(props, confidenceKey)
         const weight =
           (typeof confidence === 'number' && confidence > 0 ? Math.min(1, confidence) : 0.5) *
           (1 + RELATION_BOOST * strength)
@@ -203,7 +211,8 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
           to.cover = from.cover | e.bit
           to.lastKind = e.kind
           to.lastOut = e.out
-          to.turns = from.turns + (from.depth > 0 && e.kind === from.lastKind && e.out !== from.lastOut ? 1 : 0)
+          to.turns =
+            from.turns + (from.depth > 0 && e.kind === from.lastKind && e.out !== from.lastOut ? 1 : 0)
           to.reasons.push(`authorized_relationship_depth_${d}`, 'bounded_authorized_neighborhood')
           next.push(to)
           depth = d
@@ -239,14 +248,19 @@ function fuse(plan: RankPlan, all: Candidate[]): Candidate[] {
     // A path that turns back on a kind (X -uses-> Y <-uses- Z) reaches a sibling, not an answer.
     const coverage = kinds > 0 ? popcount(c.cover) / kinds / (1 + c.turns) : 0
     const text = c.explicit ? Math.max(1, c.text) : c.text
-    c.score = (kinds > 0 ? W_TEXT_RELATIONAL : W_TEXT) * text + W_GRAPH * proximity + (W_RELATION * coverage * (1 + proximity)) / 2
+    c.score =
+      (kinds > 0 ? W_TEXT_RELATIONAL : W_TEXT) * text +
+      W_GRAPH * proximity +
+      (W_RELATION * coverage * (1 + proximity)) / 2
     if (proximity > 0) c.reasons.push('graph_proximity')
     if (coverage > 0)
       for (let i = 0; i < names.length; i++)
         if (c.cover & (1 << Math.min(i, 30))) {
           const kind = names[i] as string
           const ev = plan.relations.evidence.get(kind)
-          c.reasons.push(`relation_match:${kind}${ev === undefined ? '' : ` (objective word "${ev.word}"${ev.via === 'vector' ? ', word-vector neighbour' : ''})`}`)
+          c.reasons.push(
+            `relation_match:${kind}${ev === undefined ? '' : ` (objective word "${ev.word}"${ev.via === 'vector' ? ', word-vector neighbour' : ''})`}`,
+          )
         }
     for (const r of plan.shared) if (c.text > 0) c.reasons.push(r)
   }

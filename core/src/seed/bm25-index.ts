@@ -239,7 +239,11 @@ export class Bm25Index {
     let best: string | null = null
     let bestDf = 0
     for (const [candidate, posting] of this.postings)
-      if (Math.abs(candidate.length - term.length) <= 1 && posting.size > bestDf && oneEditApart(term, candidate)) {
+      if (
+        Math.abs(candidate.length - term.length) <= 1 &&
+        posting.size > bestDf &&
+        oneEditApart(term, candidate)
+      ) {
         best = candidate
         bestDf = posting.size
       }

@@ -390,7 +390,9 @@ export function correctedTerms(
   const terms: string[] = []
   for (const [term, word] of termWords(objective)) {
     const near =
-      term.length >= CORRECT_MIN_CHARS && !/\p{N}/u.test(term) && bm25.documentFrequency(term) === 0 ? bm25.nearTerm(term) : null
+      term.length >= CORRECT_MIN_CHARS && !/\p{N}/u.test(term) && bm25.documentFrequency(term) === 0
+        ? bm25.nearTerm(term)
+        : null
     if (near !== null) corrections.push({ word, term: near })
     if (!terms.includes(near ?? term)) terms.push(near ?? term)
   }

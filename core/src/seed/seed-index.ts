@@ -6,8 +6,8 @@ import { memoize } from '../memo.js'
 import { Bm25Index, type IndexedDocument } from './bm25-index.js'
 import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'
 import { embeddingText, isSearchable, type NodeFields, nodeFields } from './node-text.js'
-import { analyze, analyzeWithContent } from './tokenizer.js'
 import { relationshipDocument } from './relationship-text.js'
+import { analyze, analyzeWithContent } from './tokenizer.js'
 import { VectorIndex } from './vector-index.js'
 
 /** Stale nodes past which a background catch-up starts (see `onCommit`). */
