@@ -1,7 +1,7 @@
 import type { GraphStore } from '../graph/store.js'
 import type { SeedSearch } from '../seed/search.js'
 import { parseId, relationshipId } from './layout.js'
-import { isRecallableMemory, recallable, type WalkResult } from './recall.js'
+import { isRecallableMemory, recordKeys, relationshipRecallable, type WalkResult } from './recall.js'
 import { type RankPlan, rankRecall, type TextEvidence } from './recall-rank.js'
 import {
   matchRelations,
@@ -16,9 +16,9 @@ import type { RecallLimits } from './types.js'
 export const RELATIONSHIP_TEXT_SHARE = 0.3
 
 /** A relationship recall may use: recallable itself and between recallable memories. */
-function relationshipRecallable(store: GraphStore, rel: number, nowMs: number): boolean {
+function usableFact(store: GraphStore, rel: number, nowMs: number): boolean {
   return (
-    recallable(store, store.relProps(rel), nowMs) &&
+    relationshipRecallable(store, recordKeys(store), rel, nowMs) &&
     isRecallableMemory(store, store.relStart(rel), nowMs) &&
     isRecallableMemory(store, store.relEnd(rel), nowMs)
   )
@@ -58,7 +58,7 @@ export async function runRecall(
   q: RecallQuery,
 ): Promise<RecallAnswer> {
   const accept = (store: GraphStore, id: number) => isRecallableMemory(store, id, q.nowMs)
-  const limit = Math.max(TEXT_POOL_MIN, 3 * (q.offset + q.limits.max_items))
+  const limit = Math.max(TEXT_POOL_MIN, q.offset + 2 * q.limits.max_items)
   const kinds = await readGraph(q.workspace, (store) => [...workspaceKinds(store)])
   const relations =
     kinds.length === 0 ? { ...NO_RELATION, words: new Set<string>() } : matchRelations(q.objective, kinds)
@@ -77,8 +77,8 @@ export async function runRecall(
     })
   // A relationship that matches the objective brings both of its ends, at RELATIONSHIP_TEXT_SHARE of its score,
   // as text evidence only: they rank, but do not spread (a fact's words are mostly its ends' names).
-  const facts = await seed.relationshipHits(q.workspace, text, q.limits.max_items, (store, rel) =>
-    relationshipRecallable(store, rel, q.nowMs),
+  const facts = await seed.relationshipHits(q.workspace, objective.terms, q.limits.max_items, (store, rel) =>
+    usableFact(store, rel, q.nowMs),
   )
   const ends = await readGraph(q.workspace, (store) =>
     facts.map((f) => [store.relStart(f.id), store.relEnd(f.id)]),

@@ -1,12 +1,14 @@
-import type { GraphReader, PropertyValue } from '../graph/types.js'
+import type { GraphReader } from '../graph/types.js'
 import { memoryError } from './errors.js'
 import { memoryRelationshipsOf } from './layout.js'
 import {
   degree,
-  isRecallableMemory,
+  memoryRecallable,
   page,
   type Reached,
-  recallable,
+  recordKeys,
+  relationshipRecallable,
+  relValue,
   type WalkPlan,
   type WalkResult,
 } from './recall.js'
@@ -80,10 +82,6 @@ interface Candidate extends Reached {
   turns: number
 }
 
-function prop(props: ReadonlyMap<number, PropertyValue> | undefined, key: number) {
-  return key < 0 || props === undefined ? undefined : props.get(key)
-}
-
 const popcount = (n: number) => {
   let c = 0
   for (let v = n; v !== 0; v &= v - 1) c++
@@ -93,8 +91,7 @@ const popcount = (n: number) => {
 export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
   const { limits } = plan
   const outcomes = new Set<RecallOutcome>()
-  const kindKey = reader.names.lookup('kind')
-  const confidenceKey = reader.names.lookup('confidence')
+  const keys = recordKeys(reader)
   const kindBits = new Map([...plan.relations.kinds.keys()].map((k, i) => [k, 1 << Math.min(i, 30)]))
   const candidates = new Map<number, Candidate>()
   const best = plan.hits[0]?.score ?? 0
@@ -182,14 +179,13 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
             break walking
           }
         }
-        const props = reader.relProps(rel)
-        if (!recallable(reader, props, plan.nowMs)) continue
+        if (!relationshipRecallable(reader, keys, rel, plan.nowMs)) continue
         const start = reader.relStart(rel)
         const other = start === from.id ? reader.relEnd(rel) : start
-        if (!candidates.has(other) && !isRecallableMemory(reader, other, plan.nowMs)) continue
-        const kind = prop(props, kindKey)
+        if (!candidates.has(other) && !memoryRecallable(reader, keys, other, plan.nowMs)) continue
+        const kind = relValue(reader, rel, keys.kind)
         const strength = typeof kind === 'string' ? (plan.relations.kinds.get(kind) ?? 0) : 0
-        const confidence = prop(props, confidenceKey)
+        const confidence = relValue(reader, rel, keys.confidence)
         const weight =
           (typeof confidence === 'number' && confidence > 0 ? Math.min(1, confidence) : 0.5) *
           (1 + RELATION_BOOST * strength)

@@ -1,7 +1,7 @@
 import type { GraphReader } from '../graph/types.js'
 import type { EmbeddingProvider } from '../seed/embeddings/provider.js'
 import { normalizeInPlace } from '../seed/embeddings/provider.js'
-import { STOPWORDS, tokenize } from '../seed/tokenizer.js'
+import { QUESTION_WORDS, STOPWORDS, tokenize } from '../seed/tokenizer.js'
 import { MEMORY_RELATION } from './layout.js'
 
 /**
@@ -22,8 +22,11 @@ export interface RelationMatch {
 
 export const NO_RELATION: RelationMatch = { kinds: new Map(), evidence: new Map(), words: new Set() }
 
-/** Cosine above which a word-vector neighbour of a kind word counts as that kind (GloVe-like models). */
-export const RELATION_VECTOR_MIN = 0.6
+/**
+ * Cosine above which a word-vector neighbour of a kind word counts as that kind. With the local GloVe-like
+ * model, 0.6 let "devices", "does" and "techniques" mean `uses` (ATT&CK tuning objectives); 0.7 does not.
+ */
+export const RELATION_VECTOR_MIN = 0.7
 
 const SUFFIXES = ['ations', 'ation', 'ions', 'ion', 'ings', 'ing', 'ers', 'er', 'ed', 'es', 's']
 
@@ -35,7 +38,7 @@ export function relationRoot(word: string): string {
       w = w.slice(0, -suffix.length)
       break
     }
-  return w.length >= 4 && w.endsWith('e') ? w.slice(0, -1) : w
+  return w.length >= 3 && w.endsWith('e') ? w.slice(0, -1) : w
 }
 
 /** Roots meet when equal, or when the shorter (four letters or more) begins the longer. */
@@ -101,7 +104,8 @@ export async function widenWithVectors(
   provider: EmbeddingProvider,
   signal?: AbortSignal,
 ): Promise<void> {
-  const words = [...new Set(contentWords(objective))]
+  // Question words ("does", "can") are near every verb in vector space: they never name a relation.
+  const words = [...new Set(contentWords(objective))].filter((w) => !QUESTION_WORDS.has(w))
   const kindWords = new Map<string, string[]>()
   for (const kind of kinds) if (!match.kinds.has(kind)) kindWords.set(kind, contentWords(kind))
   const vocabulary = [...new Set([...kindWords.values()].flat())]

@@ -1,5 +1,5 @@
 import type { GraphReader, PropertyValue } from '../graph/types.js'
-import { memoryRelationshipsOf, readMemory, readRelationship } from './layout.js'
+import { MEMORY_LABEL, memoryRelationshipsOf, readMemory, readRelationship } from './layout.js'
 import type { MemoryRecord, RecallLimits, RecallOutcome, RelationshipRecord } from './types.js'
 
 export interface RecallItem {
@@ -34,25 +34,67 @@ export interface Reached {
   via: number | null
 }
 
-function prop(reader: GraphReader, props: ReadonlyMap<number, PropertyValue> | undefined, key: string) {
-  const id = reader.names.lookup(key)
-  const v = id < 0 || props === undefined ? undefined : props.get(id)
-  return typeof v === 'string' ? v : null
+/** Property keys recall reads on every record it passes, looked up once per recall (-1: no record has one). */
+export interface RecordKeys {
+  lifecycle: number
+  expires_at: number
+  valid_from: number
+  valid_until: number
+  kind: number
+  confidence: number
+  memory: number
+}
+
+export function recordKeys(reader: GraphReader): RecordKeys {
+  const k = (name: string) => reader.names.lookup(name)
+  return {
+    lifecycle: k('lifecycle'),
+    expires_at: k('expires_at'),
+    valid_from: k('valid_from'),
+    valid_until: k('valid_until'),
+    kind: k('kind'),
+    confidence: k('confidence'),
+    memory: k(MEMORY_LABEL),
+  }
 }
 
 /** The recall visibility rule read straight from properties: the walk must not parse JSON per edge. */
-export function recallable(
-  reader: GraphReader,
-  props: ReadonlyMap<number, PropertyValue> | undefined,
+function visible(
+  value: (key: number) => PropertyValue | undefined,
+  keys: RecordKeys,
   nowMs: number,
-) {
-  if (prop(reader, props, 'lifecycle') !== 'active') return false
-  const expires = prop(reader, props, 'expires_at')
-  if (expires !== null && Date.parse(expires) <= nowMs) return false
-  const from = prop(reader, props, 'valid_from')
-  if (from !== null && Date.parse(from) > nowMs) return false
-  const until = prop(reader, props, 'valid_until')
-  return until === null || Date.parse(until) > nowMs
+): boolean {
+  if (value(keys.lifecycle) !== 'active') return false
+  const time = (key: number) => {
+    const v = key < 0 ? undefined : value(key)
+    return typeof v === 'string' ? Date.parse(v) : null
+  }
+  const expires = time(keys.expires_at)
+  if (expires !== null && expires <= nowMs) return false
+  const from = time(keys.valid_from)
+  if (from !== null && from > nowMs) return false
+  const until = time(keys.valid_until)
+  return until === null || until > nowMs
+}
+
+/** One property of a relationship, without building its property map when the reader can (most can). */
+export function relValue(reader: GraphReader, rel: number, key: number): PropertyValue | undefined {
+  if (key < 0) return undefined
+  return reader.relProperty ? reader.relProperty(rel, key) : reader.relProps(rel)?.get(key)
+}
+
+export function relationshipRecallable(reader: GraphReader, keys: RecordKeys, rel: number, nowMs: number) {
+  return visible((key) => relValue(reader, rel, key), keys, nowMs)
+}
+
+export function memoryRecallable(reader: GraphReader, keys: RecordKeys, id: number, nowMs: number): boolean {
+  const node = reader.node(id)
+  return (
+    node !== undefined &&
+    keys.memory >= 0 &&
+    node.labels.includes(keys.memory) &&
+    visible((key) => node.props.get(key), keys, nowMs)
+  )
 }
 
 /** All relationships of a node, both directions: the figure `supernode_threshold` bounds. */
@@ -62,11 +104,7 @@ export function degree(reader: GraphReader, id: number): number {
 }
 
 export function isRecallableMemory(reader: GraphReader, id: number, nowMs: number): boolean {
-  const node = reader.node(id)
-  const label = reader.names.lookup('Memory')
-  return (
-    node !== undefined && label >= 0 && node.labels.includes(label) && recallable(reader, node.props, nowMs)
-  )
+  return memoryRecallable(reader, recordKeys(reader), id, nowMs)
 }
 
 export interface WalkPlan {
@@ -130,6 +168,7 @@ export function page(
   /** Each returned memory's place in the working set. */
   const position = new Map(items.map((item, i) => [Number(item.record.id.slice('node--'.length)), i]))
   const found: { id: number; record: RelationshipRecord; json: string }[] = []
+  const keys = recordKeys(reader)
   const threshold = plan.limits.supernode_threshold
   for (const [id, here] of position) {
     // A supernode's edges are not enumerated: its links to other returned items show from their side.
@@ -146,7 +185,7 @@ export function page(
       // A link inside the set is met from both ends: it is taken at the earlier one (the payload budget
       // counts links in that order), or at the later one when the earlier is a supernode, not enumerated.
       if (there < here && degree(reader, other) <= threshold) continue
-      if (!recallable(reader, reader.relProps(rel), plan.nowMs)) continue
+      if (!relationshipRecallable(reader, keys, rel, plan.nowMs)) continue
       const record = readRelationship(reader, rel)
       const json = record === null ? null : fitting(record)
       if (record !== null && json !== null) found.push({ id: rel, record, json })

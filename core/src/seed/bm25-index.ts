@@ -232,10 +232,23 @@ export class Bm25Index {
   /**
    * The indexed term nearest to a term the index lacks: one edit away (insertion, deletion, substitution or
    * a swap of neighbours), the most frequent of those; else the term sharing the most trigrams with it (at
-   * least TRIGRAM_MIN of their union). Null when none is near. A scan of the vocabulary: only called for the
-   * few objective terms no document has.
+   * least TRIGRAM_MIN of their union, same first letter). Null when none is near. A scan of the vocabulary, only
+   * for the few objective terms no document has, remembered until the vocabulary changes.
    */
   nearTerm(term: string): string | null {
+    // The vocabulary changes with writes; a misspelling recurs across recalls: remembered until it grows.
+    if (this.nearTerms.vocabulary !== this.postings.size)
+      this.nearTerms = { vocabulary: this.postings.size, terms: new Map() }
+    const known = this.nearTerms.terms.get(term)
+    if (known !== undefined) return known
+    const near = this.findNearTerm(term)
+    if (this.nearTerms.terms.size < 4096) this.nearTerms.terms.set(term, near)
+    return near
+  }
+
+  private nearTerms = { vocabulary: -1, terms: new Map<string, string | null>() }
+
+  private findNearTerm(term: string): string | null {
     let best: string | null = null
     let bestDf = 0
     for (const [candidate, posting] of this.postings)
@@ -251,7 +264,9 @@ export class Bm25Index {
     const grams = trigrams(term)
     let bestSimilarity = TRIGRAM_MIN
     for (const [candidate, posting] of this.postings) {
-      if (Math.abs(candidate.length - term.length) > 3 || posting.size < 2) continue
+      // Same first letter (misspellings rarely change it): keeps the scan to a sliver of the vocabulary.
+      if (candidate[0] !== term[0] || Math.abs(candidate.length - term.length) > 3 || posting.size < 2)
+        continue
       const other = trigrams(candidate)
       let shared = 0
       for (const g of other) if (grams.has(g)) shared++

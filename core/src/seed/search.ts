@@ -73,6 +73,8 @@ export interface ObjectiveHits {
   dense: boolean
   /** Objective words read as near indexed terms. */
   corrections: TermCorrection[]
+  /** The search terms used, corrections applied. */
+  terms: string[]
 }
 
 /** A scored node before selection (its explanation is written only if it is chosen). */
@@ -224,7 +226,7 @@ export class SeedSearch {
   ): Promise<ObjectiveHits> {
     const ws = this.index.workspace(workspaceId)
     const provider = this.embeddings.provider
-    if (ws === undefined) return { hits: [], dense: provider !== null, corrections: [] }
+    if (ws === undefined) return { hits: [], dense: provider !== null, corrections: [], terms: [] }
     let query: Float32Array | null = null
     if (provider !== null) {
       await this.index.flush(ws, signal)
@@ -241,7 +243,7 @@ export class SeedSearch {
           const lexical = lexicalScore(raw)
           return { id: doc, lexical, dense: 0, score: lexical, matched: [] as string[] }
         })
-        return { hits, dense: false, corrections }
+        return { hits, dense: false, corrections, terms }
       }
       const pool = new Map<number, ObjectiveHit>()
       for (const [id, raw] of ws.bm25.search(terms))
@@ -267,23 +269,22 @@ export class SeedSearch {
       hits.sort((a, b) => b.score - a.score || a.id - b.id)
       const chosen = hits.slice(0, limit)
       for (const hit of chosen) hit.matched = ws.bm25.explain(hit.id, terms).matched
-      return { hits: chosen, dense: query !== null, corrections }
+      return { hits: chosen, dense: query !== null, corrections, terms }
     })
   }
 
   /**
-   * Memory relationships whose kind, text properties or evidence match the objective (corrected as
-   * `objectiveHits` corrects it), best first, at most `limit`, among those `accept` admits.
+   * Memory relationships whose kind, text properties or evidence match the search terms (`objectiveHits`
+   * returns them, corrected), best first, at most `limit`, among those `accept` admits.
    */
   async relationshipHits(
     workspaceId: string,
-    objective: string,
+    terms: readonly string[],
     limit: number,
     accept: (store: GraphStore, id: number) => boolean,
   ): Promise<{ id: number; score: number }[]> {
     const ws = this.index.workspace(workspaceId)
     if (ws === undefined || ws.relations.size === 0) return []
-    const { terms } = correctedTerms(objective, ws.bm25)
     return this.engine.readGraph(workspaceId, (store) =>
       ws.relations
         .top(terms, limit, (id) => accept(store, id))
