@@ -1,5 +1,5 @@
 // The README's second command: installs and builds if needed, then runs everything CI runs:
-// lint, type-check (sources and tests), unit tests, e2e tests against the real server process.
+// lint, type-check (sources and tests), layering (import cycles), unit tests, e2e tests against the real server process.
 
 import { join } from 'node:path'
 import { build, install, installed, root, run } from './lib/run.mjs'
@@ -18,6 +18,13 @@ if (!sharedPresent()) {
 const bin = (name, ...rest) => join(root, 'node_modules', name, ...rest)
 run(process.execPath, [bin('@biomejs', 'biome', 'bin', 'biome'), 'check', '.'])
 run(process.execPath, [bin('typescript', 'bin', 'tsc'), '-p', 'tsconfig.tests.json'])
+// Layering: no import cycle (type-only imports included), dependencies pointing host -> plugins -> core.
+run(process.execPath, [
+  bin('dependency-cruiser', 'bin', 'dependency-cruise.mjs'),
+  '--config',
+  '.dependency-cruiser.cjs',
+  ...['core/src', 'plugins', 'host/src', 'connectors', 'tools/src'],
+])
 run(process.execPath, [bin('vitest', 'vitest.mjs'), 'run', '--project', 'unit'], {
   env: { SHARED_DIR: sharedDir },
 })

@@ -12,6 +12,7 @@ export type EngineErrorCategory =
   | 'timeout' // the budget in time ran out (504)
   | 'cancelled' // the caller went away or cancelled before an answer (408)
   | 'too_large' // a size bound was exceeded (413)
+  | 'bad_gateway' // a provider the request went through failed (502)
   | 'internal' // a defect or unexpected fault (500)
 
 export class EngineError extends Error {

@@ -6,26 +6,10 @@ export {
   DEFAULT_BUDGETS,
   type MutationSummary,
 } from './cypher/index.js'
-export type { DurabilityReport, RecoveryReport } from './engine/durability.js'
-export {
-  type CallOptions,
-  type CypherCall,
-  type DerivedIndex,
-  type Engine,
-  type EngineOptions,
-  type EngineState,
-  type ExplorerApi,
-  openEngine,
-  type StorageMode,
-  type StorageOptions,
-  type TransactOptions,
-  type TransactResult,
-} from './engine/engine.js'
-export type { Ledger, LedgerWriter } from './engine/ledger.js'
-export type { SessionsApi } from './engine/sessions-api.js'
 export { EngineError, type EngineErrorCategory, isEngineError } from './errors.js'
 export { PROJECTION_LIMITS, type ProjectionBudget, parseBudget } from './explorer/budget.js'
 export type { BoundaryView, Projection } from './explorer/projection.js'
+export { type DomainGatePort, DomainGates, GATED_DOMAINS } from './gates/domain-gates.js'
 export { DEFAULT_WORKSPACE_ID } from './graph/catalog.js'
 export type {
   CommitOp,
@@ -38,6 +22,20 @@ export type {
 } from './graph/index.js'
 export { decodeValue, encodeValue, GraphCatalog, GraphStore, Transaction } from './graph/index.js'
 export type { Boundary, TimelineNode } from './history/timeline.js'
+export type { Ledger, LedgerWriter } from './kernel/ledger.js'
+export type {
+  CallOptions,
+  CommittedWrite,
+  CypherCall,
+  DerivedIndex,
+  EngineState,
+  GraphAccess,
+  JournaledState,
+  StorageMode,
+  StorageOptions,
+  TransactOptions,
+  TransactResult,
+} from './kernel/types.js'
 export {
   CONTRACT_VERSION as MEMORY_CONTRACT_VERSION,
   type ExecuteOptions as MemoryExecuteOptions,
@@ -56,6 +54,7 @@ export {
   type RecallLimits,
   type RelationshipRecord as MemoryRelationshipRecord,
 } from './memory/index.js'
+export { type Engine, type EngineOptions, type ExplorerApi, openEngine } from './runtime/index.js'
 export {
   ACTOR_KINDS,
   type ActorKind,
@@ -64,5 +63,7 @@ export {
   SESSION_STATUSES,
   type SessionStatus,
 } from './sessions/index.js'
+export type { SessionsApi } from './sessions/sessions-api.js'
+export type { DurabilityReport, RecoveryReport } from './storage/durability.js'
 export { inspectStorage, type StorageInspection, snapshotStorage } from './storage/inspect.js'
 export { RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from './version.js'

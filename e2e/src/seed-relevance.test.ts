@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Engine, openEngine } from '../../core/src/engine/engine.js'
+import { type Engine, openEngine } from '../../core/src/runtime/index.js'
 import { loadWordVectors, WordVectorModel } from '../../core/src/seed/embeddings/word-vectors.js'
 import {
   attackObjects,

@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { Engine, MemoryResponse } from '@service/core'
-import { IMPORT_METRIC_KEYS } from '@service/core/stix'
+import type { Engine } from '@service/core'
 import { authPlugin, OPERATIONAL_ROUTES } from '@service/plugin-auth'
 import { cypherPlugin } from '@service/plugin-cypher'
 import {
@@ -23,7 +22,6 @@ import { sessionsPlugin } from '@service/plugin-sessions'
 import { stixPlugin } from '@service/plugin-stix'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
-import { Counter, Histogram } from 'prom-client'
 import { requestLoggerFactory } from './logger.js'
 import type { Settings } from './settings.js'
 
@@ -37,16 +35,15 @@ function readTls(settings: Settings): { key: Buffer; cert: Buffer } | null {
   return { key: readFileSync(settings.tls.privateKeyFile), cert: readFileSync(settings.tls.certificateFile) }
 }
 
-/**
- * Assembles the HTTP server around an open engine. Registration order matters and is explicit: errors and
- * the OpenAPI collector first (their onRoute hooks must see every route), then auth, then the features.
- */
-
 export interface BuildHooks {
   /** Called for every registered route (method, URL pattern), e.g. to list the route table. */
   onRoute?: (method: string, url: string) => void
 }
 
+/**
+ * Assembles the HTTP server around an open engine. Registration order matters and is explicit: errors and
+ * the OpenAPI collector first (their onRoute hooks must see every route), then auth, then the features.
+ */
 export async function buildServer(
   settings: Settings,
   engine: Engine,
@@ -110,32 +107,24 @@ export async function buildServer(
     enabledPacks: await loadPacks(settings.enabledPacks, repoRoot),
     requestTimeoutMs: settings.http.requestTimeoutMs,
   })
-  // After the provider host: domain profiles cti/fimi/crisis pass its gates.
-  await app.register(seedPlugin, { engine, seed: engine.seed })
-  // After the provider host too: a licensed, ready cti pack joins graph validation and strict export.
-  const importRecords = new Counter({
-    name: 'service_stix_import_records_total',
-    help: 'STIX objects by import outcome (requested, created, updated, duplicate, rejected, unresolved_reference, failed).',
-    labelNames: ['outcome'],
-    registers: [app.operations.metrics.registry],
+  // The engine enforces the domain gates in every door (seed-search profiles cti/fimi/crisis, the cti pack in
+  // STIX validation and strict export); the provider host is what answers them.
+  engine.domainGates.use({
+    check: (domain, gateOptions) => app.domainGates.check(domain, gateOptions),
+    validate: (domain, payload, callOptions) => app.domainProviders.validate(domain, payload, callOptions),
   })
-  for (const outcome of IMPORT_METRIC_KEYS) importRecords.inc({ outcome }, 0)
+  await app.register(seedPlugin, { engine, seed: engine.seed })
   await app.register(stixPlugin, {
     engine,
     importMaxBodyBytes: settings.http.importMaxBodyBytes,
-    onImport: (result) => {
-      for (const outcome of IMPORT_METRIC_KEYS) {
-        const n = result.metrics?.[outcome] ?? 0
-        if (n > 0) importRecords.inc({ outcome }, n)
-      }
-    },
+    onImport: app.operations.metrics.stixImported,
   })
   await app.register(cypherPlugin, { engine, requestTimeoutMs: settings.http.requestTimeoutMs })
   await app.register(sessionsPlugin, { engine })
   await app.register(memoryPlugin, {
     engine,
     context: settings.memory,
-    onOperation: memoryMetrics(app.operations.metrics.registry),
+    onOperation: app.operations.metrics.memoryOperation,
   })
   app.operations.sources.refProjection = () => engine.ref.figures()
   await app.register(refPlugin, {
@@ -162,40 +151,4 @@ export async function buildServer(
     done()
   })
   return { app: app as unknown as FastifyInstance, lifecycle }
-}
-
-/** service_memory_operations_total{operation,outcome} and the recall usage histograms. */
-function memoryMetrics(registry: FastifyInstance['operations']['metrics']['registry']) {
-  const registers = [registry]
-  const operations = new Counter({
-    name: 'service_memory_operations_total',
-    help: 'Memory operations by name and outcome (ok or the error code).',
-    labelNames: ['operation', 'outcome'],
-    registers,
-  })
-  const usage = (name: string, help: string, buckets: number[]) =>
-    new Histogram({ name: `service_memory_recall_${name}`, help, buckets, registers })
-  const items = usage('items', 'Items returned per recall.', [0, 1, 10, 100, 1000, 10000])
-  const depth = usage('depth', 'Depth reached per recall.', [0, 1, 2, 3, 4, 8, 16])
-  const bytes = usage('payload_bytes', 'Payload bytes per recall.', [1024, 16384, 262144, 1048576, 16777216])
-  const cost = usage(
-    'cost',
-    'Cost units (edges examined) per recall.',
-    [10, 100, 1000, 10000, 100000, 1000000],
-  )
-  const seconds = usage(
-    'duration_seconds',
-    'Recall time in the engine.',
-    [0.001, 0.005, 0.01, 0.05, 0.1, 1, 10, 60],
-  )
-  return (operation: string, outcome: string, response: MemoryResponse | null) => {
-    operations.inc({ operation, outcome })
-    const u = (response?.result.result as { usage?: Record<string, number> } | undefined)?.usage
-    if (operation !== 'recall' || u === undefined) return
-    items.observe(u.items ?? 0)
-    depth.observe(u.depth ?? 0)
-    bytes.observe(u.payload_bytes ?? 0)
-    cost.observe(u.cost ?? 0)
-    seconds.observe((u.elapsed_ms ?? 0) / 1000)
-  }
 }

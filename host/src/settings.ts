@@ -1,16 +1,10 @@
 import { isAbsolute, join, resolve } from 'node:path'
+import { MEMORY_PERMISSIONS, type MemoryPermission } from '@service/core'
 import { type Domain, PackError, parseEnabledPacks } from '@service/plugin-provider-host'
 import { EnvReader, SettingsError } from './env-reader.js'
 
 export type AuthMode = 'required' | 'local-insecure'
-export type MemoryPermission = 'read' | 'write' | 'trace' | 'forget' | 'consolidate'
-export const MEMORY_PERMISSIONS: readonly MemoryPermission[] = [
-  'read',
-  'write',
-  'trace',
-  'forget',
-  'consolidate',
-]
+export { MEMORY_PERMISSIONS, type MemoryPermission }
 
 export interface Settings {
   http: {

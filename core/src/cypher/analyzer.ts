@@ -1,4 +1,4 @@
-import type { Expr, PatternPart, Span } from './ast.js'
+import type { Clause, Expr, PatternPart, Span } from './ast.js'
 import { type CypherError, positionAt, syntaxError } from './errors.js'
 
 /** What a variable is known to hold; used for type-conflict checks and to plan patterns. */
@@ -200,8 +200,6 @@ export function findAggregates(expr: Expr, text: string, out: Expr[] = []): Expr
   return out
 }
 
-export const containsAggregate = (expr: Expr, text: string): boolean => findAggregates(expr, text).length > 0
-
 /** Free variable names of `expr` (comprehension and pattern-local variables excluded where known). */
 export function freeVariables(
   expr: Expr,
@@ -279,5 +277,40 @@ export class Diagnostics {
   fail(code: string, message: string, at: Span | number): never {
     const offset = typeof at === 'number' ? at : at.start
     throw syntaxError(code, message, positionAt(this.text, offset))
+  }
+}
+
+export const isUpdating = (clause: Clause): boolean =>
+  clause.kind === 'create' ||
+  clause.kind === 'merge' ||
+  clause.kind === 'set' ||
+  clause.kind === 'remove' ||
+  clause.kind === 'delete'
+
+/** Clause order rules (openCypher): RETURN last, WITH between an update and MATCH, no dangling reads. */
+export function checkComposition(clauses: Clause[], index: number, diagnostics: Diagnostics): void {
+  const clause = clauses[index] as Clause
+  const last = index === clauses.length - 1
+  if (clause.kind === 'return' && !last) {
+    diagnostics.report(
+      'INVALID_CLAUSE_COMPOSITION',
+      'RETURN must be the last clause',
+      clauses[index + 1]?.start ?? clause.start,
+    )
+  }
+  const previous = clauses[index - 1]
+  if (clause.kind === 'match' && previous !== undefined && isUpdating(previous)) {
+    diagnostics.report(
+      'INVALID_CLAUSE_COMPOSITION',
+      'a WITH is required between an updating clause and MATCH',
+      clause.start,
+    )
+  }
+  if (last && clause.kind !== 'return' && !isUpdating(clause)) {
+    diagnostics.report(
+      'INVALID_CLAUSE_COMPOSITION',
+      `a query cannot end with ${clause.kind.toUpperCase()}`,
+      clause.start,
+    )
   }
 }

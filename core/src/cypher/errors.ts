@@ -12,7 +12,7 @@ export interface SourcePosition {
  */
 export type CypherErrorPhase = 'compile' | 'runtime' | 'limit'
 
-/** A Cypher failure with a stable code. Codes are listed in `ERROR_CODES` below. */
+/** A Cypher failure with a stable code; its phase decides the answer's status (ValidationFailed or Rejected). */
 export class CypherError extends Error {
   override readonly name = 'CypherError'
   constructor(

@@ -1,7 +1,7 @@
 import { runtimeError, typeError } from './errors.js'
 import type { ExecContext } from './executor/context.js'
 import { checkListSize } from './executor/context.js'
-import { deletedAccess, formatFloat, property } from './operators.js'
+import { deletedAccess, formatFloat } from './operators.js'
 import {
   type CypherMap,
   checkInt,
@@ -381,6 +381,3 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
   }),
   valuetype: { min: 1, max: 1, fn: ([v]) => typeName(v as Value) },
 }
-
-/** Property lookup by a dynamic key, used by `n[key]`. */
-export const dynamicProperty = property

@@ -10,7 +10,7 @@ import type {
   SingleQuery,
   SortItem,
 } from './ast.js'
-import { ExpressionParser } from './expression-parser.js'
+import { PatternParser } from './pattern-parser.js'
 
 export interface ParseOptions {
   /** Maximum expression nesting; deeper input is a QUERY_BUDGET_EXCEEDED error. */
@@ -53,7 +53,7 @@ export function parseQuery(text: string, options: ParseOptions): Query {
   return new QueryParser(text, options.maxExpressionDepth).parse()
 }
 
-class QueryParser extends ExpressionParser {
+class QueryParser extends PatternParser {
   parse(): Query {
     const parts: SingleQuery[] = [this.parseSingle()]
     const unionAll: boolean[] = []

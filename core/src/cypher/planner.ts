@@ -1,4 +1,4 @@
-import { Diagnostics, exprKey, freeVariables, Scope } from './analyzer.js'
+import { checkComposition, Diagnostics, Scope } from './analyzer.js'
 import {
   type Clause,
   type Expr,
@@ -7,22 +7,21 @@ import {
   type Query,
   type SingleQuery,
 } from './ast.js'
-import { type Eval, type ExprEnv, ExpressionCompiler, type Matcher } from './compile-expr.js'
+import { ExpressionCompiler, type Matcher } from './compile-expr.js'
 import type { CypherError } from './errors.js'
-import { chain, type ExecContext, load, type Row, type Stage, type StageFactory } from './executor/context.js'
+import { chain, type ExecContext, type Row, type Stage, type StageFactory } from './executor/context.js'
 import { compileMatch } from './executor/match.js'
-import { compileProjection, countOf, type ProjectionEnv } from './executor/projection.js'
-import { type ScanFilter, scanAggregateShape } from './executor/scan-aggregate.js'
-import { conjunctsOf, scanTopKShape, scanTopKStage } from './executor/scan-topk.js'
+import { compileProjection } from './executor/projection.js'
 import {
   compileCreatePart,
   compileDelete,
   compileRemoveItems,
   compileSetItems,
-  type Mutation,
   runCreatePart,
 } from './executor/write.js'
+import { type ClauseResult, type FusedEnv, fusedScanAggregate, fusedScanTopK } from './fused-scans.js'
 import { parseQuery } from './parser.js'
+import { eager, matcherStage, mutationStage, unwindStage } from './stages.js'
 import { type Value, valueKey } from './values.js'
 
 /** A compiled query: immutable, cached by query text, run many times with different parameters. */
@@ -60,7 +59,7 @@ export function planQuery(text: string, options: PlanOptions): PlanOutcome {
   }
 }
 
-class PlanBuilder implements ProjectionEnv, ExprEnv {
+class PlanBuilder implements FusedEnv {
   slotCount = 0
   readonly exprs: ExpressionCompiler
   readonly diagnostics: Diagnostics
@@ -159,16 +158,18 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
     const clauses = query.clauses
     for (let index = 0; index < clauses.length; index++) {
       const clause = clauses[index] as Clause
-      this.checkComposition(clauses, index)
+      checkComposition(clauses, index, this.diagnostics)
       const following = clauses[index + 1]
       const result =
         (index === 0 && !write
-          ? this.fusedScanTopK(clause, following, scope, () => this.checkComposition(clauses, index + 1))
+          ? fusedScanTopK(this, clause, following, scope, () =>
+              checkComposition(clauses, index + 1, this.diagnostics),
+            )
           : undefined) ??
         (write
           ? undefined
-          : this.fusedScanAggregate(clause, following, scope, () =>
-              this.checkComposition(clauses, index + 1),
+          : fusedScanAggregate(this, clause, following, scope, () =>
+              checkComposition(clauses, index + 1, this.diagnostics),
             )) ??
         this.buildClause(clause, scope)
       if (result.fused) index++
@@ -182,166 +183,6 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
       if (write && index < clauses.length - 1) factories.push(eager)
     }
     return { factories, columns, slots, returns: clauses[clauses.length - 1]?.kind === 'return' }
-  }
-
-  /**
-   * `MATCH (v:Label)` followed by a grouping WITH/RETURN over v's properties: one fused scan-aggregate
-   * operator for both clauses (reads only). Undefined when the shape does not fit.
-   */
-  private fusedScanAggregate(
-    clause: Clause,
-    following: Clause | undefined,
-    scope: Scope,
-    checkFollowing: () => void,
-  ): ClauseResult | undefined {
-    if (following?.kind !== 'with' && following?.kind !== 'return') return undefined
-    const shape = scanAggregateShape(clause, following.projection)
-    if (shape === undefined || clause.kind !== 'match' || scope.has(shape.variable)) return undefined
-    const compiled = compileMatch(this, clause.pattern, clause.where, scope, {
-      countLoaded: true,
-      optional: clause.optional,
-    })
-    this.explain.push(...compiled.plan, 'ScanAggregate')
-    checkFollowing()
-    const nodeSlot = compiled.scope.get(shape.variable)?.slot as number
-    const filter = clause.where && this.scanFilter(clause.where, shape.variable, shape.props, compiled.scope)
-    const projection = compileProjection(
-      this,
-      following.projection,
-      compiled.scope,
-      following.kind,
-      following.kind === 'with' ? following.where : undefined,
-      following.start,
-      { shape, nodeSlot, filter },
-    )
-    return {
-      factories: projection.factories,
-      scope: projection.scope,
-      ...(following.kind === 'return' ? { columns: projection.columns } : {}),
-      fused: true,
-    }
-  }
-
-  /**
-   * A leading `MATCH (v:Label) [WHERE …]` and a final `RETURN … ORDER BY … LIMIT` over v's properties: one
-   * fused scan + filter + top-k operator over the label's property columns (reads only).
-   */
-  private fusedScanTopK(
-    clause: Clause,
-    following: Clause | undefined,
-    scope: Scope,
-    checkFollowing: () => void,
-  ): ClauseResult | undefined {
-    const shape = scanTopKShape(clause, following)
-    if (shape === undefined || clause.kind !== 'match' || following?.kind !== 'return') return undefined
-    const errors = this.diagnostics.errors.length
-    const compiled = compileMatch(this, clause.pattern, clause.where, scope, {
-      countLoaded: true,
-      optional: false,
-    })
-    checkFollowing()
-    const projection = compileProjection(
-      this,
-      following.projection,
-      compiled.scope,
-      'return',
-      undefined,
-      following.start,
-    )
-    // Compile errors are reported by the general compilation above; only a clean query is fused.
-    if (this.diagnostics.errors.length > errors)
-      return { factories: [], scope: projection.scope, fused: true }
-    this.explain.push(...compiled.plan, 'ScanTopK')
-    const nodeSlot = compiled.scope.get(shape.variable)?.slot as number
-    const exprs = this.exprs
-    const {
-      propSlots: keySlots,
-      before,
-      where,
-      substitutions,
-    } = this.scanFilter(clause.where, shape.variable, shape.keys, compiled.scope)
-    exprs.substitutions = substitutions
-    const items = following.projection.items.map((item, i) => ({
-      slot: (projection.columns[i] as { slot: number }).slot,
-      value: exprs.compile(item.expr, compiled.scope),
-    }))
-    // ORDER BY sees the projected names and the incoming ones, and names projected expressions by their text.
-    const sortScope = compiled.scope.copy()
-    for (const [name, binding] of projection.scope.entries()) sortScope.define(name, binding)
-    following.projection.items.forEach((item, i) => {
-      substitutions.set(exprKey(item.expr), items[i]?.slot as number)
-    })
-    const sortKeys = following.projection.orderBy.map((sort) => exprs.compile(sort.expr, sortScope))
-    exprs.substitutions = undefined
-    const projectionClause = following.projection
-    const stage = scanTopKStage({
-      shape,
-      nodeSlot,
-      keySlots,
-      before,
-      where,
-      items,
-      sortKeys,
-      directions: projectionClause.orderBy.map((sort) => (sort.descending ? -1 : 1)),
-      skip: projectionClause.skip ? countOf(this, projectionClause.skip, 'SKIP') : undefined,
-      limit: countOf(this, projectionClause.limit as Expr, 'LIMIT'),
-      blankRow: () => this.blankRow(),
-    })
-    return { factories: [stage], scope: projection.scope, columns: projection.columns, fused: true }
-  }
-
-  /**
-   * Compiles a fused scan's WHERE to read `variable`'s properties `keys` from slots of their own (returned in
-   * `propSlots`, with the substitutions that map each `variable.key` to its slot): conjuncts without the
-   * variable apart, as the row pipeline checks them before scanning.
-   */
-  private scanFilter(
-    where: Expr | undefined,
-    variable: string,
-    keys: string[],
-    scope: Scope,
-  ): ScanFilter & { substitutions: Map<string, number> } {
-    const substitutions = new Map<string, number>()
-    const propSlots = keys.map((key) => {
-      const slot = this.allocSlot()
-      const target: Expr = { kind: 'var', name: variable, start: 0, end: 0 }
-      substitutions.set(exprKey({ kind: 'prop', target, key, start: 0, end: 0 }), slot)
-      return slot
-    })
-    const conjuncts = where ? conjunctsOf(where) : []
-    const mentions = (expr: Expr) => freeVariables(expr).has(variable)
-    this.exprs.substitutions = substitutions
-    const before = conjuncts.filter((c) => !mentions(c)).map((c) => this.exprs.compile(c, scope))
-    const filters = conjuncts.filter(mentions).map((c) => this.exprs.compile(c, scope))
-    this.exprs.substitutions = undefined
-    return { propSlots, before, where: filters, substitutions }
-  }
-
-  private checkComposition(clauses: Clause[], index: number): void {
-    const clause = clauses[index] as Clause
-    const last = index === clauses.length - 1
-    if (clause.kind === 'return' && !last) {
-      this.report(
-        'INVALID_CLAUSE_COMPOSITION',
-        'RETURN must be the last clause',
-        clauses[index + 1]?.start ?? clause.start,
-      )
-    }
-    const previous = clauses[index - 1]
-    if (clause.kind === 'match' && previous !== undefined && isUpdating(previous)) {
-      this.report(
-        'INVALID_CLAUSE_COMPOSITION',
-        'a WITH is required between an updating clause and MATCH',
-        clause.start,
-      )
-    }
-    if (last && clause.kind !== 'return' && !isUpdating(clause)) {
-      this.report(
-        'INVALID_CLAUSE_COMPOSITION',
-        `a query cannot end with ${clause.kind.toUpperCase()}`,
-        clause.start,
-      )
-    }
   }
 
   private buildClause(clause: Clause, scope: Scope): ClauseResult {
@@ -480,73 +321,6 @@ class PlanBuilder implements ProjectionEnv, ExprEnv {
       scope: matched.scope,
     }
   }
-}
-
-interface ClauseResult {
-  factories: StageFactory[]
-  scope: Scope
-  columns?: { name: string; slot: number }[]
-  /** The clause after this one was compiled into it (a fused scan-aggregate). */
-  fused?: boolean
-}
-
-const isUpdating = (clause: Clause): boolean =>
-  clause.kind === 'create' ||
-  clause.kind === 'merge' ||
-  clause.kind === 'set' ||
-  clause.kind === 'remove' ||
-  clause.kind === 'delete'
-
-const eager: StageFactory = (_ctx, next) => {
-  const rows: Row[] = []
-  return {
-    push(row) {
-      rows.push(row)
-      return true
-    },
-    finish() {
-      for (const row of rows) if (!next.push(row)) break
-      next.finish()
-    },
-  }
-}
-
-function matcherStage(matcher: Matcher): StageFactory {
-  return (ctx, next) => {
-    const emit = (row: Row): boolean => next.push(row)
-    return {
-      push: (row) => matcher(row, ctx, emit),
-      finish: () => next.finish(),
-    }
-  }
-}
-
-function unwindStage(list: Eval, slot: number): StageFactory {
-  return (ctx, next) => ({
-    push(row) {
-      const value = list(row, ctx)
-      if (value === null) return true
-      const items = Array.isArray(value) ? value : [value]
-      for (const item of items) {
-        load(ctx)
-        const out = row.slice()
-        out[slot] = item
-        if (!next.push(out)) return false
-      }
-      return true
-    },
-    finish: () => next.finish(),
-  })
-}
-
-function mutationStage(mutations: Mutation[]): StageFactory {
-  return (ctx, next) => ({
-    push(row) {
-      for (const mutation of mutations) mutation(row, ctx)
-      return next.push(row)
-    },
-    finish: () => next.finish(),
-  })
 }
 
 function collectParams(node: unknown, out: Set<string> = new Set()): string[] {

@@ -42,7 +42,6 @@ export function checkInt(value: bigint): bigint {
   return value
 }
 
-export const isMap = (value: Value): value is CypherMap => value instanceof Map
 export const isNumber = (value: Value): value is number | bigint =>
   typeof value === 'number' || typeof value === 'bigint'
 

@@ -1,4 +1,5 @@
-import { GraphStore, IdSpace } from './store.js'
+import { IdSpace } from './id-space.js'
+import { GraphStore } from './store.js'
 
 export const DEFAULT_WORKSPACE_ID = 'workspace--http-default'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { openEngine } from '../engine/engine.js'
+import { openEngine } from '../runtime/index.js'
 
 describe('one id space per engine', () => {
   it('never hands the same node or relationship id to two workspaces (old directories: storage/main-format-compat.test.ts)', async () => {

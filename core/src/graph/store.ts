@@ -1,45 +1,18 @@
 import { EngineError } from '../errors.js'
+import { NO_RELS, removeId } from './adjacency.js'
 import { ColumnCache, type PropertyColumn } from './columns.js'
 import { type CommitOp, type CommitRecord, createdNodes, decodeValue, type EncodedValue } from './commit.js'
 import { IdList } from './id-list.js'
+import { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
 import { PropertyMap } from './property-map.js'
 import { Transaction } from './transaction.js'
 import { type GraphReader, Interner, type NodeRecord, type PropertyValue } from './types.js'
 
 const INITIAL_RELS = 1024
-/**
- * The adjacency of a node without relationships, shared: two empty arrays per node were a fifth of the
- * heap of an edgeless graph. Frozen, so a stray push fails loudly; the store replaces it on the first edge.
- */
-export const NO_RELS = Object.freeze([]) as unknown as number[]
 const NO_LABELS = Object.freeze([]) as unknown as number[]
 /** Above this degree an adjacency list is grown by push (V8 may make a huge `new Array(n)` sparse). */
 const PREALLOCATE_MAX = 32_768
-
-/**
- * Node and relationship ids handed out across all the workspaces of one engine: an id names one record in one
- * workspace only, so an id from another workspace is a hidden target (NOT_FOUND), never a record of this one.
- * Ids stay dense per engine, not per workspace: a workspace's arrays reach up to the highest id it holds.
- * Directories written before keep their ids (recovery raises the space above every recovered id).
- */
-export class IdSpace {
-  node = 0
-  rel = 0
-
-  /** The next node id for a workspace whose own next id is `local` (taken: later calls get higher ids). */
-  takeNode(local: number): number {
-    const id = Math.max(local, this.node)
-    this.node = id + 1
-    return id
-  }
-
-  takeRel(local: number): number {
-    const id = Math.max(local, this.rel)
-    this.rel = id + 1
-    return id
-  }
-}
 
 /**
  * The published version of one workspace graph. Nodes are one small record each (labels and keys
@@ -512,12 +485,6 @@ function appendRun(list: number[], ids: Int32Array, from: number, to: number): n
   for (let i = 0; i < list.length; i++) out[i] = list[i] as number
   for (let i = from, at = list.length; i < to; i++, at++) out[at] = ids[i] as number
   return out
-}
-
-export function removeId(list: number[], id: number): void {
-  // Recently added relationships are the likeliest to be removed, so search from the end.
-  const at = list.lastIndexOf(id)
-  if (at >= 0) list.splice(at, 1)
 }
 
 function corrupt(message: string): EngineError {

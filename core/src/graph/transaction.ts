@@ -1,8 +1,8 @@
 import { EngineError } from '../errors.js'
+import { NO_RELS, removeId } from './adjacency.js'
 import { type CommitOp, type CommitRecord, createdNodes, encodeProps, encodeValue } from './commit.js'
+import type { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
-import type { GraphStore } from './store.js'
-import { NO_RELS, removeId } from './store.js'
 import type { GraphReader, Interner, NodeRecord, PropertyValue, RelationshipRecord } from './types.js'
 
 /**
@@ -12,6 +12,18 @@ import type { GraphReader, Interner, NodeRecord, PropertyValue, RelationshipReco
  * reaches the store until the caller publishes the redo record from `prepare()`, so abandoning the
  * transaction is free.
  */
+/** The published graph a transaction overlays: a reader that also interns label sets. */
+export interface TransactionBase extends GraphReader {
+  /** Next ids to hand out: a transaction allocates above them. */
+  readonly nextNodeId: number
+  readonly nextRelId: number
+  /** The engine-wide id space new ids come from (see IdSpace). */
+  readonly ids: IdSpace
+  relProperty(id: number, key: number): PropertyValue | undefined
+  /** The shared, frozen list for a set of label ids. */
+  labelSet(labels: readonly number[]): number[]
+}
+
 export class Transaction implements GraphReader {
   readonly names: Interner
   /** Touched nodes: the copy, or null once deleted. */
@@ -69,7 +81,7 @@ export class Transaction implements GraphReader {
     return this.deletedRelTypesMap
   }
 
-  constructor(private readonly base: GraphStore) {
+  constructor(private readonly base: TransactionBase) {
     this.names = base.names
     this.nextNodeId = base.nextNodeId
     this.firstNewNode = base.nextNodeId

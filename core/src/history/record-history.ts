@@ -48,7 +48,7 @@ export interface HistoryStats {
  * `floorSeq` rises; boundaries below the floor can no longer be read.
  */
 /** A growable array of creation sequences indexed by record id: 8 bytes a record instead of a Map entry. */
-class SeqColumn {
+export class SeqColumn {
   private data = new Float64Array(1024)
 
   get(id: number): number {

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { openEngine } from '../engine/engine.js'
 import { isEngineError } from '../errors.js'
+import { openEngine } from '../runtime/index.js'
 import {
   type ConformanceFixture,
   checkMemoryConformance,

@@ -208,12 +208,3 @@ export function mergeProvenance(a: readonly Provenance[], b: readonly Provenance
   }
   return out
 }
-
-/** Active, not expired and inside its validity window at `nowMs`: what ordinary recall may return. */
-export function isRecallable(r: MemoryRecord | RelationshipRecord, nowMs: number): boolean {
-  if (r.lifecycle !== 'active') return false
-  if (r.expires_at !== null && Date.parse(r.expires_at) <= nowMs) return false
-  if (r.valid_from !== null && Date.parse(r.valid_from) > nowMs) return false
-  if (r.valid_until !== null && Date.parse(r.valid_until) <= nowMs) return false
-  return true
-}

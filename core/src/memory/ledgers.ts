@@ -1,4 +1,4 @@
-import type { Ledger } from '../engine/ledger.js'
+import type { Ledger } from '../kernel/ledger.js'
 import type { Lifecycle, MemoryResponse } from './types.js'
 
 /**

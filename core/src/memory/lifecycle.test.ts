@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type Engine, openEngine } from '../engine/engine.js'
+import { type Engine, openEngine } from '../runtime/index.js'
 import { injectStorageFailure } from '../testing/index.js'
 import { context, inner, limits, memoryInput, op } from './test-support.js'
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { type Engine, openEngine } from '../engine/engine.js'
+import { type Engine, openEngine } from '../runtime/index.js'
 import { context, inner, limits, memoryInput, op } from './test-support.js'
 import { PERMISSIONS } from './types.js'
 

@@ -1,6 +1,6 @@
 import type { GraphStore } from '../graph/store.js'
-import type { SeedSearch } from '../seed/search.js'
 import { parseId, relationshipId } from './layout.js'
+import type { ObjectiveSearch } from './objective-search.js'
 import { isRecallableMemory, recordKeys, relationshipRecallable, type WalkResult } from './recall.js'
 import { type RankPlan, rankRecall, type TextEvidence } from './recall-rank.js'
 import {
@@ -53,7 +53,7 @@ type ReadGraph = <T>(workspaceId: string, fn: (store: GraphStore) => T) => Promi
  * published version of the workspace graph.
  */
 export async function runRecall(
-  seed: SeedSearch,
+  seed: ObjectiveSearch,
   readGraph: ReadGraph,
   q: RecallQuery,
 ): Promise<RecallAnswer> {

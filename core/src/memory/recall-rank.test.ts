@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { type Engine, openEngine } from '../engine/engine.js'
+import { type Engine, openEngine } from '../runtime/index.js'
 import { seedBudget } from './recall-rank.js'
 import { matchRelations, relationRoot, withoutRelationWords } from './recall-relations.js'
 import { context, inner, limits, op } from './test-support.js'

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { type Engine, openEngine } from '../engine/engine.js'
+import { type Engine, openEngine } from '../runtime/index.js'
 import { rankRecall } from './recall-rank.js'
 import { NO_RELATION } from './recall-relations.js'
 import { memoryResponseBody } from './response-json.js'

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine/engine.js'
+import type { Engine } from '../runtime/index.js'
 import type { MemoryContext, MemoryPermission, MemoryResponse } from './types.js'
 import { PERMISSIONS } from './types.js'
 

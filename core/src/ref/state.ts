@@ -4,7 +4,7 @@
  * trigger, the audit trail and file jobs. Only hashed keys are stored. `apply` is deterministic: publish,
  * WAL replay and checkpoint images all go through it.
  */
-import type { Ledger } from '../engine/ledger.js'
+import type { Ledger } from '../kernel/ledger.js'
 import type { WriteAuthority } from './request.js'
 
 export const REF_LEDGER = 'ref-writes'

@@ -1,9 +1,10 @@
-import type { Engine } from '../engine/engine.js'
-import type { LedgerWriter } from '../engine/ledger.js'
-import { EngineError, isEngineError } from '../errors.js'
+import { isEngineError } from '../errors.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
+import type { LedgerWriter } from '../kernel/ledger.js'
+import type { GraphAccess } from '../kernel/types.js'
 import type { WriteFailure } from './apply.js'
+import { type AuthorityPort, type AuthorityRequest, assignAuthority, suspendWrites } from './authority.js'
 import { messageOf, RefErrors } from './codes.js'
 import {
   auditGroup,
@@ -22,13 +23,12 @@ import type { ReferenceClient } from './reference-client.js'
 import {
   type FileDescriptor,
   type RefWriteRequest,
-  ROLLBACK_TRIGGERS,
   requestProblem,
-  WRITE_AUTHORITIES,
   WRITE_OPERATIONS,
   type WriteAuthority,
 } from './request.js'
 import { type OutboxEntry, REF_LEDGER, type RefLedgerEntry, RefState, type StoredResponse } from './state.js'
+import { projectionFigures, type StatusView, statusCounters, statusReport } from './status-report.js'
 
 export interface RefOptions {
   /** SERVICE_OPENCTI_SYNC_MAX_OPERATIONS: operations one write may carry (bulk items; merge target + sources). */
@@ -54,13 +54,7 @@ export interface WriteCall {
 }
 
 export type AuthorityTarget = WriteAuthority
-
-export interface AuthorityRequest {
-  target: AuthorityTarget
-  reference_healthy: boolean
-  replay_complete: boolean
-  parity_verified: boolean
-}
+export type { AuthorityRequest }
 
 /** What `figures()` reports, for the operations plugin's sources. */
 export type RefFigures = ReturnType<RefWrites['figures']>
@@ -74,7 +68,6 @@ class AtomicAbort {
   constructor(readonly response: StoredResponse) {}
 }
 
-const STATUS_LIST_MAX = 1024
 const DEFERRED = { deferDurability: true }
 
 export class RefWrites {
@@ -96,7 +89,7 @@ export class RefWrites {
   }
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: GraphAccess,
     options: RefOptions,
     /** The published graph of a workspace (the relationship index is rebuilt from it after recovery). */
     private readonly storeOf: (workspaceId: string) => GraphStore,
@@ -400,71 +393,24 @@ export class RefWrites {
 
   /** The live figures /metrics and /version read (projection gauges, authority, mode). */
   figures() {
-    const prepared = this.state.count('prepared')
-    const pending = this.state.count('pending')
-    return {
-      outbox_depth: prepared + pending,
-      lag: this.state.unresolved(),
-      retries_total: this.projector?.retriesTotal ?? 0,
-      quarantined: this.state.count('quarantined'),
-      reconstruction_total: this.tally.reconstruction_runs,
-      authority: this.state.authority,
-      mode: this.mode,
-    }
+    return projectionFigures(this.statusView())
   }
 
   /** The status counters (FACTS §8 `result`), without the lists. */
   counters() {
-    const f = this.figures()
-    const pending = this.state.count('pending')
-    return {
-      pending_reconciliation: pending,
-      fully_reconciled: pending === 0 && f.quarantined === 0,
-      applied_operations: this.tally.applied_operations,
-      failed_operations: this.tally.failed_operations,
-      idempotent_replays: this.tally.idempotent_replays,
-      quarantined_reconciliation: f.quarantined,
-      projection_outbox_depth: f.outbox_depth,
-      projection_lag: f.lag,
-      projection_retries: f.retries_total,
-      projection_quarantined: f.quarantined,
-      write_authority: f.authority,
-      write_authority_trigger: this.state.trigger,
-      fully_synchronized: f.lag === 0,
-      reconstruction_runs: f.reconstruction_total,
-      ref_mode: f.mode,
-      high_water_sequence: this.state.nextSequence - 1,
-    }
+    return statusCounters(this.statusView())
   }
 
   status() {
-    const entries = [...this.state.entries.values()].slice(-STATUS_LIST_MAX)
-    const reconciliations = entries
-      .filter((e) => e.status !== 'prepared')
-      .map((e) => ({
-        idempotency_key_hash: e.key,
-        correlation_id: e.correlation_id,
-        status:
-          e.status === 'delivered'
-            ? ('reconciled' as const)
-            : e.status === 'quarantined'
-              ? ('quarantined' as const)
-              : ('pending' as const),
-        attempts: e.attempts,
-        diagnostic: e.diagnostic,
-      }))
+    return statusReport(this.statusView())
+  }
+
+  private statusView(): StatusView {
     return {
-      ok: true as const,
-      result: this.counters(),
-      reconciliations,
-      projections: entries.map((e) => ({
-        sequence: e.sequence,
-        ordering_key_hash: e.ordering_key_hash,
-        status: e.status,
-        attempts: e.attempts,
-        diagnostic: e.diagnostic,
-      })),
-      audits: this.state.audits(STATUS_LIST_MAX),
+      state: this.state,
+      retriesTotal: this.projector?.retriesTotal ?? 0,
+      tally: this.tally,
+      mode: this.mode,
     }
   }
 
@@ -492,62 +438,17 @@ export class RefWrites {
     }
   }
 
-  async suspend(trigger: string): Promise<{ authority: 'writes_suspended' }> {
-    if (!(ROLLBACK_TRIGGERS as readonly string[]).includes(trigger))
-      throw new EngineError(
-        'INVALID_REQUEST',
-        `trigger must be one of ${ROLLBACK_TRIGGERS.join(', ')}`,
-        'invalid',
-      )
-    await this.saveAuthority({
-      k: 'authority',
-      authority: 'writes_suspended',
-      trigger,
-      resolve_quarantine: false,
-    })
-    return { authority: 'writes_suspended' }
+  suspend(trigger: string): Promise<{ authority: 'writes_suspended' }> {
+    return suspendWrites(this.authorityPort(), trigger)
   }
 
-  /**
-   * Gated authority transitions (FACTS §8): writes_suspended always; reference_primary from writes_suspended
-   * with all three evidence flags and nothing prepared or pending; back to service_primary with replay and
-   * parity evidence and nothing prepared or pending. Both non-suspend targets resolve quarantined entries.
-   */
-  async assignAuthority(request: AuthorityRequest): Promise<{ authority: WriteAuthority }> {
-    const target = request.target
-    if (!(WRITE_AUTHORITIES as readonly string[]).includes(target))
-      throw new EngineError(
-        'INVALID_REQUEST',
-        `target must be one of ${WRITE_AUTHORITIES.join(', ')}`,
-        'invalid',
-      )
-    if (target !== 'writes_suspended') {
-      const refused: string[] = []
-      if (target === 'reference_primary' && this.state.authority !== 'writes_suspended')
-        refused.push(`writes are not suspended (authority is ${this.state.authority})`)
-      if (target === 'reference_primary' && !request.reference_healthy)
-        refused.push('reference_healthy is false')
-      if (!request.replay_complete) refused.push('replay_complete is false')
-      if (!request.parity_verified) refused.push('parity_verified is false')
-      const unsettled = this.state.count('prepared') + this.state.count('pending')
-      if (unsettled > 0) refused.push(`${unsettled} outbox entries are prepared or pending`)
-      if (refused.length > 0) throw RefErrors.gateFailed(`authority ${target} refused: ${refused.join('; ')}`)
-    }
-    await this.saveAuthority({
-      k: 'authority',
-      authority: target,
-      trigger: target === 'service_primary' ? null : this.state.trigger,
-      resolve_quarantine: target !== 'writes_suspended',
-    })
-    return { authority: target }
+  /** Gated authority transitions (FACTS §8); see authority.ts. */
+  assignAuthority(request: AuthorityRequest): Promise<{ authority: WriteAuthority }> {
+    return assignAuthority(this.authorityPort(), request)
   }
 
-  private async saveAuthority(entry: RefLedgerEntry): Promise<void> {
-    try {
-      await this.commitLedger([entry])
-    } catch (error) {
-      throw RefErrors.authorityFailed(`the authority could not be saved: ${messageOf(error)}`)
-    }
+  private authorityPort(): AuthorityPort {
+    return { state: this.state, commit: (entries) => this.commitLedger(entries) }
   }
 
   // ---- files -----------------------------------------------------------------------------------

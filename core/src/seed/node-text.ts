@@ -6,12 +6,6 @@ import { ownValue } from '../own-key.js'
 /** Node ids as Cypher results and the explorer print them. */
 export const nodeElementId = (id: number): string => `node--${id}`
 
-/** `node--12` -> 12; anything else -> null. */
-export function parseNodeElementId(value: string): number | null {
-  const m = /^node--(\d+)$/.exec(value)
-  return m?.[1] === undefined ? null : Number(m[1])
-}
-
 function prop(reader: GraphReader, node: NodeRecord, key: string): PropertyValue | undefined {
   const id = reader.names.lookup(key)
   return id < 0 ? undefined : node.props.get(id)

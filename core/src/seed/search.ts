@@ -1,8 +1,15 @@
-import type { Engine } from '../engine/engine.js'
 import { EngineError } from '../errors.js'
+import { DomainGates } from '../gates/domain-gates.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { GraphStore } from '../graph/store.js'
 import type { NodeRecord } from '../graph/types.js'
+import type { DerivedIndex, GraphAccess } from '../kernel/types.js'
+import type {
+  ObjectiveHit,
+  ObjectiveHits,
+  ObjectiveSearch,
+  TermCorrection,
+} from '../memory/objective-search.js'
 import { type Bm25Index, bestOf, lexicalScore } from './bm25-index.js'
 import { EmbeddingSlot, normalizeInPlace } from './embeddings/provider.js'
 import {
@@ -52,29 +59,12 @@ export interface SeedSearchOptions {
   embeddings?: EmbeddingSlot | undefined
   /** Dense share of hybrid's content slot (default HYBRID_DENSE_SHARE). */
   hybridDenseShare?: number | undefined
+  /** Domain gates for the enterprise profiles (cti, fimi, crisis); without them those profiles are refused. */
+  gates?: Pick<DomainGates, 'checkProfile'> | undefined
 }
 
 export interface SearchCallOptions {
   signal?: AbortSignal | undefined
-}
-
-/** One objective hit for memory recall: which signals selected it and how strongly (each 0..1). */
-export interface ObjectiveHit {
-  id: number
-  lexical: number
-  dense: number
-  score: number
-  matched: string[]
-}
-
-export interface ObjectiveHits {
-  hits: ObjectiveHit[]
-  /** Whether an embedding provider took part. */
-  dense: boolean
-  /** Objective words read as near indexed terms. */
-  corrections: TermCorrection[]
-  /** The search terms used, corrections applied. */
-  terms: string[]
 }
 
 /** A scored node before selection (its explanation is written only if it is chosen). */
@@ -93,24 +83,29 @@ const NOT_EVIDENCE = 'a seed score ranks retrieval relevance; it is not evidence
 /**
  * Natural-language seed search over graph nodes: the embedded API behind `POST /v1/seed/search`.
  * `SeedSearch.attach(engine)` registers its derived index with the engine; `search` validates (400s),
- * scores and applies the 422 rules. Domain-profile gates are the caller's (the HTTP plugin runs them
- * between validation and search).
+ * scores and applies the 422 rules. Domain-profile gates run between validation and search, here, so every
+ * door applies them.
  */
-export class SeedSearch {
+export class SeedSearch implements ObjectiveSearch {
   readonly embeddings: EmbeddingSlot
   private readonly index: SeedIndex
   private readonly denseShare: number
+  private readonly gates: Pick<DomainGates, 'checkProfile'>
 
   private constructor(
-    private readonly engine: Pick<Engine, 'readGraph'>,
+    private readonly engine: Pick<GraphAccess, 'readGraph'>,
     options: SeedSearchOptions,
   ) {
+    this.gates = options.gates ?? new DomainGates()
     this.embeddings = options.embeddings ?? new EmbeddingSlot()
     this.index = new SeedIndex(this.embeddings)
     this.denseShare = options.hybridDenseShare ?? HYBRID_DENSE_SHARE
   }
 
-  static attach(engine: Pick<Engine, 'readGraph' | 'registerDerivedIndex'>, options: SeedSearchOptions = {}) {
+  static attach(
+    engine: Pick<GraphAccess, 'readGraph'> & { registerDerivedIndex(index: DerivedIndex): void },
+    options: SeedSearchOptions = {},
+  ) {
     const search = new SeedSearch(engine, options)
     engine.registerDerivedIndex(search.index)
     // Index the recovered graph in the background; a search before it is done catches up itself.
@@ -152,6 +147,8 @@ export class SeedSearch {
   }
 
   async run(req: ParsedSeedRequest, options: SearchCallOptions = {}): Promise<SeedSearchResult> {
+    // FACTS §4 order: the 400s (parsing), then the domain gates, then search and its 422s.
+    this.gates.checkProfile(req.profile)
     const words = termWords(req.objective)
     if (words.size === 0) throw noTermsError()
     const workspaceId = req.workspaceId ?? DEFAULT_WORKSPACE_ID
@@ -368,12 +365,6 @@ export class SeedSearch {
     }
     return out
   }
-}
-
-/** An objective word the workspace does not have, read as a near term it does have. */
-export interface TermCorrection {
-  word: string
-  term: string
 }
 
 /** Shorter terms are not corrected: one edit turns most four-letter words into another word. */

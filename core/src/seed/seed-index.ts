@@ -1,7 +1,7 @@
-import type { DerivedIndex } from '../engine/engine.js'
 import type { CommitOp } from '../graph/commit.js'
 import { grown, IdList } from '../graph/id-list.js'
 import type { GraphStore } from '../graph/store.js'
+import type { DerivedIndex } from '../kernel/types.js'
 import { memoize } from '../memo.js'
 import { Bm25Index, type IndexedDocument } from './bm25-index.js'
 import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { EngineError } from '../errors.js'
+import type { JournaledState } from '../kernel/types.js'
 import { type AuditEntry, AuditLog, type LogPage, type LogQuery } from './audit-log.js'
 import {
   type ActorKind,
@@ -36,7 +37,10 @@ const noJournal: SessionJournal = { record: async () => {} }
  * Sessions, their state machine, the idle time-to-live and the audit log. Expiry runs on a timer, so an idle
  * session stops on time even when no request arrives.
  */
-export class SessionManager {
+export class SessionManager implements JournaledState {
+  readonly recordKinds = ['session', 'audit'] as const
+  readonly lineKinds = ['session', 'audit'] as const
+
   private readonly sessions = new Map<string, SessionRecord>()
   readonly audit = new AuditLog()
   private readonly now: () => number
@@ -204,8 +208,12 @@ export class SessionManager {
     }
   }
 
+  loadLine(line: { kind: string }): void {
+    this.applyRecord(line.kind, (line as { kind: string; body?: unknown }).body)
+  }
+
   /** Checkpoint image: every session, then every audit entry. */
-  *checkpointRecords(): Iterable<{ kind: 'session' | 'audit'; body: unknown }> {
+  *imageLines(): Iterable<{ kind: 'session' | 'audit'; body: unknown }> {
     for (const s of this.sessions.values()) yield { kind: 'session', body: s }
     for (const e of this.audit.all()) yield { kind: 'audit', body: e }
   }

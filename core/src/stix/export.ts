@@ -10,10 +10,10 @@
  * predefined TLP markings must stay byte-exact).
  */
 
-import type { Engine } from '../engine/engine.js'
 import { EngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import { canonicalize, uuidV5 } from './canonical.js'
+import type { StixHost } from './host.js'
 import { byKeys } from './order.js'
 import {
   collectRecords,
@@ -115,7 +115,7 @@ function emit(r: PlannedRecord): string {
  */
 const PIECE_CHARS = 48 * 1024
 
-export async function exportStix(engine: Engine, given: StixExportRequest = {}): Promise<StixExport> {
+export async function exportStix(engine: StixHost, given: StixExportRequest = {}): Promise<StixExport> {
   const request = givenIds(given)
   const params = parameters(request)
   const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID

@@ -5,11 +5,11 @@
  * transaction (nothing committed) and is reported in a normal result (FACTS §5).
  */
 
-import type { Engine } from '../engine/engine.js'
 import { isEngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import { bundleObjects, parseRecords } from './bundle.js'
 import { type EvidenceEnvelope, parseEvidence } from './evidence.js'
+import type { StixHost } from './host.js'
 import { P, STIX_EVIDENCE_LABEL } from './mapping.js'
 import { type ImportOutcome, type ImportResult, importResult } from './outcomes.js'
 import { givenIds } from './request-ids.js'
@@ -39,7 +39,7 @@ class AtomicAbort extends Error {
   }
 }
 
-function sessionExists(engine: Engine, sessionId: string | undefined): sessionId is string {
+function sessionExists(engine: StixHost, sessionId: string | undefined): sessionId is string {
   if (sessionId === undefined) return false
   try {
     engine.sessions.assertExists(sessionId)
@@ -50,7 +50,7 @@ function sessionExists(engine: Engine, sessionId: string | undefined): sessionId
 }
 
 /** Imports one bundle. Throws EngineError (category invalid) for the 400 cases. */
-export async function importStix(engine: Engine, given: StixImportRequest): Promise<StixImportReport> {
+export async function importStix(engine: StixHost, given: StixImportRequest): Promise<StixImportReport> {
   const request = givenIds(given)
   const records = parseRecords(bundleObjects(request.bundle))
   const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID

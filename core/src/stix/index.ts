@@ -11,6 +11,7 @@ export {
   type StixExportRequest,
   strictFailure,
 } from './export.js'
+export type { StixHost } from './host.js'
 export { importStix, type StixImportReport, type StixImportRequest } from './import.js'
 export { hasError, type StixIssue } from './issues.js'
 export {
@@ -32,5 +33,6 @@ export {
 export type { CtiNodePayload, Finding, ProviderIssue, ValidateNode } from './plan.js'
 export { type CorrectionsSummary, PLAYBOOKS, type PlaybookApplied } from './playbooks.js'
 export { STIX_SCHEMAS } from './schemas/index.js'
+export { type StixCallOptions, StixService } from './service.js'
 export { validateObject, validateObjects } from './validate.js'
 export { type StixValidateRequest, type StixValidationResult, validateStix } from './validate-request.js'

@@ -62,28 +62,6 @@ export const CTI_RELATIONSHIP_TYPES: Readonly<Record<string, string>> = {
   'related-to': 'RelatedTo',
 }
 
-export const SDO_TYPES = new Set([
-  'attack-pattern',
-  'campaign',
-  'course-of-action',
-  'grouping',
-  'identity',
-  'incident',
-  'indicator',
-  'infrastructure',
-  'intrusion-set',
-  'location',
-  'malware',
-  'malware-analysis',
-  'note',
-  'observed-data',
-  'opinion',
-  'report',
-  'threat-actor',
-  'tool',
-  'vulnerability',
-])
-
 export const SCO_TYPES = new Set([
   'artifact',
   'autonomous-system',

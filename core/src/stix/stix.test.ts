@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { openEngine } from '../engine/engine.js'
 import { isEngineError } from '../errors.js'
+import { openEngine } from '../runtime/index.js'
 import { MAX_NESTING, nestingDepth } from './bundle.js'
 import { canonicalize, fnv1a64Hex, uuidV5 } from './canonical.js'
 import { exportStix } from './export.js'

@@ -4,11 +4,11 @@
  * (and the cti pack's node.validate when given) over the stored STIX records. No playbooks in graph mode.
  */
 
-import type { Engine } from '../engine/engine.js'
 import { EngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import { bundleObjects } from './bundle.js'
 import { EXPORT_DEFAULTS } from './export.js'
+import type { StixHost } from './host.js'
 import { importStix } from './import.js'
 import { hasError, type StixIssue } from './issues.js'
 import { P, STIX_LABEL } from './mapping.js'
@@ -43,7 +43,7 @@ export interface StixValidationResult {
 const bad = (code: string, message: string) => new EngineError(code, message, 'invalid')
 
 export async function validateStix(
-  engine: Engine,
+  engine: StixHost,
   given: StixValidateRequest,
 ): Promise<StixValidationResult> {
   const request = givenIds(given)
@@ -86,7 +86,7 @@ export async function validateStix(
 }
 
 async function validateGraph(
-  engine: Engine,
+  engine: StixHost,
   workspaceId: string,
   request: StixValidateRequest,
 ): Promise<StixValidationResult> {

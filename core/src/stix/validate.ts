@@ -18,7 +18,7 @@ import { schemaErrors } from './schemas/index.js'
 
 type Obj = Record<string, unknown>
 const IDENTIFIER = new RegExp(IDENTIFIER_PATTERN)
-const TIMESTAMP = new RegExp(TIMESTAMP_PATTERN)
+const _TIMESTAMP = new RegExp(TIMESTAMP_PATTERN)
 
 const fieldOf = (pointer: string): string =>
   pointer
@@ -142,5 +142,3 @@ export function validateObjects(objects: readonly unknown[], options: BundleChec
   }
   return out
 }
-
-export const isTimestamp = (value: unknown): boolean => typeof value === 'string' && TIMESTAMP.test(value)

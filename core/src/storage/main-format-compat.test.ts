@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { openEngine } from '../engine/engine.js'
+import { openEngine } from '../runtime/index.js'
 
 // A directory written by main at 2093a74 (the format before the performance work): a checkpoint (node batches,
 // relationship columns, counters, history) and WAL records above it, left as after kill -9. `make.mjs.txt`

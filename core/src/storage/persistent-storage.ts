@@ -10,10 +10,10 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
-import type { DurabilityReport, RecoveryReport } from '../engine/durability.js'
 import { EngineError } from '../errors.js'
 import { fsyncDirectory } from './atomic-file.js'
 import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
+import type { DurabilityReport, RecoveryReport } from './durability.js'
 import { acquireDirectoryLock, type DirectoryLock } from './lock.js'
 import {
   type Manifest,

@@ -11,5 +11,6 @@ export const STATUS_OF_CATEGORY: Record<EngineErrorCategory, number> = {
   timeout: 504,
   cancelled: 408,
   too_large: 413,
+  bad_gateway: 502,
   internal: 500,
 }

@@ -1,6 +1,7 @@
 import type { Engine } from '@service/core'
 import { SERVICE_VERSION } from '@service/core'
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import { memoryOperationMetrics, stixImportMetrics } from './feature-metrics.js'
 import { LIFECYCLE_STATES, type Lifecycle } from './lifecycle.js'
 import { RequestDurationHistogram } from './request-histogram.js'
 import { type HealthSources, WRITE_AUTHORITIES } from './sources.js'
@@ -9,6 +10,10 @@ export interface ServiceMetrics {
   registry: Registry
   httpDuration: RequestDurationHistogram
   activeRequests: Gauge
+  /** Counts a STIX import's objects by outcome (service_stix_import_records_total). */
+  stixImported: ReturnType<typeof stixImportMetrics>
+  /** Counts a memory operation and, for recall, observes its usage (service_memory_*). */
+  memoryOperation: ReturnType<typeof memoryOperationMetrics>
 }
 
 export const REQUEST_DURATION_BUCKETS = [
@@ -230,5 +235,11 @@ export function createMetrics(
     REQUEST_DURATION_BUCKETS,
     registry,
   )
-  return { registry, httpDuration, activeRequests }
+  return {
+    registry,
+    httpDuration,
+    activeRequests,
+    stixImported: stixImportMetrics(registry),
+    memoryOperation: memoryOperationMetrics(registry),
+  }
 }

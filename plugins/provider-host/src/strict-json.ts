@@ -60,9 +60,6 @@ export function expectCapabilities(value: unknown, what: string): Capability[] {
   })
 }
 
-export const hasCapability = (list: readonly Capability[], wanted: Capability): boolean =>
-  list.some((c) => c.name === wanted.name && c.version === wanted.version)
-
 /** Parses JSON text, reporting a syntax fault as a TypeError naming `what`. */
 export function parseJson(text: string, what: string): unknown {
   try {

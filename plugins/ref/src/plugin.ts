@@ -175,4 +175,8 @@ async function refPlugin(app: FastifyInstance, options: RefPluginOptions): Promi
   )
 }
 
-export default fp(refPlugin, { name: 'service-ref', fastify: '5.x' })
+export default fp(refPlugin, {
+  name: '@service/plugin-ref',
+  fastify: '5.x',
+  dependencies: ['@service/plugin-errors'],
+})

@@ -25,13 +25,11 @@ async function build(gates?: (domain: string) => void) {
   app = Fastify()
   app.setValidatorCompiler(validatorCompiler())
   await app.register(errorsPlugin)
-  // A stand-in gate: it only has to throw or pass; the provider it would return is never used here.
+  // A stand-in for the provider host: its gate only has to throw or pass; no provider is called here.
   if (gates)
-    app.decorate('domainGates', {
-      check: (d: string) => {
-        gates(d)
-        return undefined as never
-      },
+    engine.domainGates.use({
+      check: (d: string) => gates(d),
+      validate: () => Promise.reject(new Error('no provider in this test')),
     })
   await app.register(seedPlugin, { engine, env: { SERVICE_SEED_EMBEDDING_PROVIDER: 'none' } })
   await app.ready()
@@ -80,5 +78,44 @@ describe('POST /v1/seed/search', () => {
     expect(await code({ objective: 'alarm', mode: 'vector' })).toBe('503 SEMANTIC_PROVIDER_UNAVAILABLE')
     const r = await post({ objective: 'turbine' })
     expect(r.json().error.message).toMatch(/\(fix: .+\)$/)
+  })
+})
+
+// The domain gates are a core rule: the embedded door (engine.seed.search) and HTTP answer the same codes.
+describe('domain gates in every door', () => {
+  async function bothDoors(profile: string): Promise<{ embedded: string; http: string }> {
+    const body = { objective: 'alarm suppression', domain_profile: profile }
+    const embedded = await engine.seed.search(body).then(
+      () => 'ok',
+      (error: { code?: string }) => error.code ?? 'thrown',
+    )
+    const res = await post(body)
+    return { embedded, http: res.statusCode === 200 ? 'ok' : res.json().error.code }
+  }
+
+  it('with no provider host wired, the enterprise profiles are not part of the deployment', async () => {
+    await build()
+    for (const profile of ['cti', 'fimi', 'crisis'])
+      expect(await bothDoors(profile)).toEqual({
+        embedded: 'FEATURE_NOT_AVAILABLE',
+        http: 'FEATURE_NOT_AVAILABLE',
+      })
+    expect(await bothDoors('cross_domain')).toEqual({ embedded: 'ok', http: 'ok' })
+  })
+
+  it('the wired gates decide for both doors alike', async () => {
+    await build((domain) => {
+      if (domain === 'cti') throw new GateError('LICENSE_MODULE_MISSING', 403)
+      if (domain === 'fimi') throw new GateError('DOMAIN_PROVIDER_NOT_READY', 503)
+    })
+    expect(await bothDoors('cti')).toEqual({
+      embedded: 'LICENSE_MODULE_MISSING',
+      http: 'LICENSE_MODULE_MISSING',
+    })
+    expect(await bothDoors('fimi')).toEqual({
+      embedded: 'DOMAIN_PROVIDER_NOT_READY',
+      http: 'DOMAIN_PROVIDER_NOT_READY',
+    })
+    expect(await bothDoors('crisis')).toEqual({ embedded: 'ok', http: 'ok' })
   })
 })

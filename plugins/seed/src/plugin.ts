@@ -1,5 +1,5 @@
 import type { Engine } from '@service/core'
-import { GATED_PROFILES, parseSeedRequest, SeedSearch } from '@service/core/seed'
+import { parseSeedRequest, SeedSearch } from '@service/core/seed'
 import { errorResponses } from '@service/plugin-errors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -14,12 +14,8 @@ export interface SeedPluginOptions {
   env?: Record<string, string | undefined> | undefined
 }
 
-interface DomainGatesLike {
-  check(domain: string, options: { capability: null }): unknown
-}
-
 async function seedPlugin(app: FastifyInstance, options: SeedPluginOptions): Promise<void> {
-  const seed = options.seed ?? SeedSearch.attach(options.engine)
+  const seed = options.seed ?? SeedSearch.attach(options.engine, { gates: options.engine.domainGates })
   startEmbeddings(seed.embeddings, options.env ?? process.env)
   app.decorate('seedSearch', seed)
 
@@ -34,13 +30,8 @@ async function seedPlugin(app: FastifyInstance, options: SeedPluginOptions): Pro
       },
     },
     async (request: FastifyRequest<{ Body: SeedSearchBody }>) => {
-      // FACTS §4 order: the 400s, then the domain gates, then search and its 422s.
+      // The engine runs the domain gates between these 400s and its own 422s, as for every door.
       const parsed = parseSeedRequest(request.body)
-      if (GATED_PROFILES.has(parsed.profile) && app.hasDecorator('domainGates')) {
-        ;(app as unknown as { domainGates: DomainGatesLike }).domainGates.check(parsed.profile, {
-          capability: null,
-        })
-      }
       const result = await seed.run(parsed, { signal: request.abortSignal })
       return { ok: true as const, result }
     },

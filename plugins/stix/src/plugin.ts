@@ -1,16 +1,9 @@
 import { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
 import type { Engine } from '@service/core'
-import {
-  exportStix,
-  type ImportResult,
-  importStix,
-  type StixImportRequest,
-  type ValidateNode,
-  validateStix,
-} from '@service/core/stix'
+import type { ImportResult, StixImportRequest } from '@service/core/stix'
 import { errorResponses, HttpError } from '@service/plugin-errors'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { readFileImport } from './multipart.js'
 import {
@@ -30,40 +23,10 @@ export interface StixPluginOptions {
   onImport?: (result: ImportResult) => void
 }
 
-/** What the plugin needs of the provider host, structurally (it is optional: no cti pack, no calls). */
-interface CtiHost {
-  domainGates?: { check(domain: string): unknown }
-  domainProviders?: {
-    validate(
-      domain: string,
-      payload: unknown,
-      options?: { signal?: AbortSignal },
-    ): Promise<{ status: string; issues: { code: string; message: string }[] }>
-  }
-}
-
-/** DECISIONS "Gating": the cti pack's node.validate joins only when it is deployed, licensed and ready. */
-function ctiValidator(app: FastifyInstance, request: FastifyRequest): ValidateNode | undefined {
-  const host = app as unknown as CtiHost
-  const providers = host.domainProviders
-  if (host.domainGates === undefined || providers === undefined) return undefined
-  try {
-    host.domainGates.check('cti')
-  } catch {
-    return undefined
-  }
-  return async (payload) => {
-    const reply = await providers.validate('cti', payload, { signal: request.abortSignal })
-    if (reply.status === 'failed')
-      throw new HttpError('DOMAIN_PROVIDER_ERROR', 502, 'the cti provider failed to validate a node')
-    return reply
-  }
-}
-
 async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Promise<void> {
   const { engine, importMaxBodyBytes } = options
   const run = async (input: StixImportRequest) => {
-    const report = await importStix(engine, input)
+    const report = await engine.stix.import(input)
     options.onImport?.(report.result)
     return { ok: true as const, result: report.result }
   }
@@ -134,15 +97,17 @@ async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Pro
     },
     async (request) => {
       const body = request.body
-      const result = await validateStix(engine, {
-        source: body.source,
-        bundle: body.bundle,
-        workspaceId: body.workspace_id,
-        sessionId: body.session_id,
-        budgetRef: body.budget_ref,
-        snapshotId: body.snapshot_id,
-        validateNode: ctiValidator(app, request),
-      })
+      const result = await engine.stix.validate(
+        {
+          source: body.source,
+          bundle: body.bundle,
+          workspaceId: body.workspace_id,
+          sessionId: body.session_id,
+          budgetRef: body.budget_ref,
+          snapshotId: body.snapshot_id,
+        },
+        { signal: request.abortSignal },
+      )
       if (result.persistence !== null) options.onImport?.(result.persistence)
       return { ok: true as const, result }
     },
@@ -160,15 +125,17 @@ async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Pro
     },
     async (request, reply) => {
       const q = request.query
-      const out = await exportStix(engine, {
-        workspaceId: q.workspace_id,
-        snapshotId: q.snapshot_id,
-        transactionId: q.transaction_id,
-        exporterVersion: q.exporter_version,
-        mode: q.mode,
-        profile: q.profile,
-        validateNode: ctiValidator(app, request),
-      })
+      const out = await engine.stix.export(
+        {
+          workspaceId: q.workspace_id,
+          snapshotId: q.snapshot_id,
+          transactionId: q.transaction_id,
+          exporterVersion: q.exporter_version,
+          mode: q.mode,
+          profile: q.profile,
+        },
+        { signal: request.abortSignal },
+      )
       // Streamed piece by piece with its exact length: a large export is never one string nor one buffer.
       return reply
         .type('application/json; charset=utf-8')

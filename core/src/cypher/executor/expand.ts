@@ -2,7 +2,7 @@ import type { PropertyValue } from '../../graph/types.js'
 import type { Direction } from '../ast.js'
 import { NodeValue, PathValue, RelValue } from '../values.js'
 import { type ExecContext, type Row, tick, walkAdjacency } from './context.js'
-import type { NodeCheck, PropCheck, Step } from './match.js'
+import type { NodeCheck, PropCheck, Step } from './steps.js'
 
 /** Expansion steps of the matcher: one hop, variable length, and path assembly. */
 export interface ExpandSpec {

@@ -7,6 +7,7 @@ import { cachedName } from '../operators.js'
 import { type CypherMap, equals, NodeValue, truth, typeName, type Value } from '../values.js'
 import { type ExecContext, load, type Row, tick } from './context.js'
 import { type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
+import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
 
 export interface MatchEnv {
   readonly exprs: ExpressionCompiler
@@ -24,11 +25,6 @@ export interface CompiledMatch {
   /** Human-readable operator list, for tests and diagnostics. */
   plan: string[]
 }
-
-export type Cont = (row: Row, ctx: ExecContext, emit: (row: Row) => boolean) => boolean
-export type Step = (next: Cont) => Cont
-/** Checks a record's properties against a pattern's property map. */
-export type PropCheck = (row: Row, ctx: ExecContext, get: (key: string) => Value) => boolean
 
 interface Filter {
   vars: Set<string>
@@ -335,8 +331,6 @@ function propCheck(env: MatchEnv, props: Expr, scope: Scope): PropCheck {
     return true
   }
 }
-
-export type NodeCheck = ((id: number, row: Row, ctx: ExecContext) => boolean) | undefined
 
 function nodeCheck(env: MatchEnv, node: NodePattern, scope: Scope): NodeCheck {
   const labels = node.labels.map(cachedName)

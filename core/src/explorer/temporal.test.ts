@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { openEngine } from './engine.js'
+import { openEngine } from '../runtime/index.js'
 
 describe('record history and the explorer (embedded)', () => {
   it('reads the graph as of a snapshot and a timeshot, without copies of unchanged data', async () => {

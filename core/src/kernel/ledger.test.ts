@@ -2,8 +2,8 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { openEngine } from '../runtime/index.js'
 import { injectStorageFailure } from '../testing/index.js'
-import { openEngine } from './engine.js'
 import type { Ledger } from './ledger.js'
 
 /** A ledger that keeps a map of key → value, as receipts and outbox entries do. */

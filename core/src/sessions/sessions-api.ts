@@ -1,5 +1,5 @@
-import type { LogQuery } from '../sessions/audit-log.js'
-import type { SessionManager, StartSession } from '../sessions/session-manager.js'
+import type { LogQuery } from './audit-log.js'
+import type { SessionManager, StartSession } from './session-manager.js'
 
 /** Sessions as the embedded API and the HTTP routes see them. */
 export class SessionsApi {

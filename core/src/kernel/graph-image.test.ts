@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
-import { openEngine } from './engine.js'
+import { openEngine } from '../runtime/index.js'
 
 /** Every node as [id, labels, [key, value][] in the node's own order]: types kept (bigint vs number). */
 function dump(store: GraphStore) {

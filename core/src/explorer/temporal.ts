@@ -1,15 +1,16 @@
 import { EngineError } from '../errors.js'
-import { type ProjectionBudget, parseBudget } from '../explorer/budget.js'
-import { type BoundaryView, type Projection, project } from '../explorer/projection.js'
 import type { GraphCatalog } from '../graph/catalog.js'
-import type { CommitRecord } from '../graph/commit.js'
-import { type HistoryLine, RecordHistory } from '../history/record-history.js'
 import { type Boundary, Timeline, type TimelineNode } from '../history/timeline.js'
+import type { Histories } from '../kernel/histories.js'
+import type { JournaledState } from '../kernel/types.js'
 import type { SessionManager } from '../sessions/session-manager.js'
+import { type ProjectionBudget, parseBudget } from './budget.js'
+import { type BoundaryView, type Projection, project } from './projection.js'
 
-export type TemporalLine =
-  | { kind: 'history'; workspace: string; entry: HistoryLine }
-  | { kind: 'boundary'; body: Boundary }
+export interface BoundaryLine {
+  kind: 'boundary'
+  body: Boundary
+}
 
 export interface GraphQuery {
   boundary_kind?: string | undefined
@@ -25,34 +26,21 @@ const notFound = () =>
   new EngineError('TEMPORAL_BOUNDARY_NOT_FOUND', 'no such boundary in this session', 'not_found')
 
 /**
- * Record history per workspace and the session timelines; the explorer reads the graph as of a boundary
- * from them. Boundaries are journalled through the same WAL as everything else.
+ * The session timelines (snapshots and timeshots) over the kernel's record history; the explorer reads the
+ * graph as of a boundary from them. Boundaries are journalled through the same WAL as everything else.
  */
-export class Temporal {
-  private readonly histories = new Map<string, RecordHistory>()
+export class Temporal implements JournaledState {
   readonly timeline = new Timeline()
+  readonly recordKinds = ['boundary'] as const
+  readonly lineKinds = ['boundary'] as const
 
   constructor(
     private readonly catalog: GraphCatalog,
+    private readonly histories: Histories,
     private readonly sessions: SessionManager,
     private readonly journal: (kind: string, body: unknown) => Promise<void>,
-    private readonly maxVersions: number,
     private readonly now: () => number,
   ) {}
-
-  history(workspace: string): RecordHistory {
-    let h = this.histories.get(workspace)
-    if (h === undefined) {
-      h = new RecordHistory(this.maxVersions)
-      this.histories.set(workspace, h)
-    }
-    return h
-  }
-
-  /** Before a commit is applied: remember what it replaces. */
-  capture(workspace: string, commit: CommitRecord, seq: number): void {
-    this.history(workspace).capture(this.catalog.workspace(workspace), commit, seq)
-  }
 
   async addBoundary(input: Omit<Boundary, 'boundary_id' | 'parent_id' | 'at'>): Promise<Boundary> {
     const boundary = this.timeline.add({ ...input, at: new Date(this.now()).toISOString() })
@@ -113,7 +101,7 @@ export class Temporal {
     }
     const boundary = this.timeline.get(id.trim())
     if (boundary === undefined || boundary.kind !== k || boundary.session_id !== sessionId) throw notFound()
-    const history = this.history(boundary.workspace_id)
+    const history = this.histories.of(boundary.workspace_id)
     if (boundary.sequence < history.floorSeq) {
       throw new EngineError(
         'TEMPORAL_BOUNDARY_NOT_FOUND',
@@ -140,26 +128,18 @@ export class Temporal {
       query.boundary_kind ?? 'current',
       query.boundary_id,
     )
-    return project(this.catalog.workspace(workspace), this.history(workspace), seq, budget, view)
+    return project(this.catalog.workspace(workspace), this.histories.of(workspace), seq, budget, view)
   }
 
-  applyBoundary(boundary: Boundary): void {
-    this.timeline.apply(boundary)
+  applyRecord(_kind: string, body: unknown): void {
+    this.timeline.apply(body as Boundary)
   }
 
-  *imageLines(): Iterable<TemporalLine> {
-    for (const [workspace, history] of this.histories) {
-      for (const entry of history.export()) yield { kind: 'history', workspace, entry }
-    }
+  *imageLines(): Iterable<BoundaryLine> {
     for (const body of this.timeline.all()) yield { kind: 'boundary', body }
   }
 
-  loadLine(line: TemporalLine): void {
-    if (line.kind === 'history') this.history(line.workspace).import(line.entry)
-    else this.timeline.apply(line.body)
-  }
-
-  finishLoad(): void {
-    for (const h of this.histories.values()) h.sortOrder()
+  loadLine(line: { kind: string }): void {
+    this.timeline.apply((line as BoundaryLine).body)
   }
 }

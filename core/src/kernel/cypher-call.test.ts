@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { openEngine } from './engine.js'
+import { openEngine } from '../runtime/index.js'
 
 describe('request shape through the embedded door', () => {
   it('refuses a blank query and blank ids as HTTP does, and trims ids', async () => {

@@ -1,0 +1,58 @@
+import type { Eval, Matcher } from './compile-expr.js'
+import { load, type Row, type StageFactory } from './executor/context.js'
+import type { Mutation } from './executor/write.js'
+
+// The row-pipeline stages the planner chains for its clauses.
+
+/** Collects every row before passing any on: writes see a stable input (Cypher's eagerness). */
+export const eager: StageFactory = (_ctx, next) => {
+  const rows: Row[] = []
+  return {
+    push(row) {
+      rows.push(row)
+      return true
+    },
+    finish() {
+      for (const row of rows) if (!next.push(row)) break
+      next.finish()
+    },
+  }
+}
+
+export function matcherStage(matcher: Matcher): StageFactory {
+  return (ctx, next) => {
+    const emit = (row: Row): boolean => next.push(row)
+    return {
+      push: (row) => matcher(row, ctx, emit),
+      finish: () => next.finish(),
+    }
+  }
+}
+
+export function unwindStage(list: Eval, slot: number): StageFactory {
+  return (ctx, next) => ({
+    push(row) {
+      const value = list(row, ctx)
+      if (value === null) return true
+      const items = Array.isArray(value) ? value : [value]
+      for (const item of items) {
+        load(ctx)
+        const out = row.slice()
+        out[slot] = item
+        if (!next.push(out)) return false
+      }
+      return true
+    },
+    finish: () => next.finish(),
+  })
+}
+
+export function mutationStage(mutations: Mutation[]): StageFactory {
+  return (ctx, next) => ({
+    push(row) {
+      for (const mutation of mutations) mutation(row, ctx)
+      return next.push(row)
+    },
+    finish: () => next.finish(),
+  })
+}

@@ -1,0 +1,386 @@
+import { randomUUID } from 'node:crypto'
+import { CypherEngine, type CypherRequest, type CypherResult, type RunOptions } from '../cypher/index.js'
+import { isEngineError } from '../errors.js'
+import { GraphCatalog } from '../graph/catalog.js'
+import type { CommitRecord } from '../graph/commit.js'
+import type { GraphStore } from '../graph/store.js'
+import type { GraphReader } from '../graph/types.js'
+import { AsOfReader } from '../history/as-of-reader.js'
+import { type DurabilityReport, ephemeralDurability } from '../storage/durability.js'
+import type { PersistentStorage } from '../storage/persistent-storage.js'
+import { Checkpointer } from './checkpointer.js'
+import { KernelErrors } from './errors.js'
+import { graphImage } from './graph-image.js'
+import { Histories } from './histories.js'
+import { type Ledger, type LedgerEntry, LedgerRegistry } from './ledger.js'
+import { type GraphWalBody, recover } from './recovery.js'
+import type {
+  CommitHook,
+  CypherCall,
+  DerivedIndex,
+  EngineState,
+  GraphAccess,
+  JournaledState,
+  KernelOptions,
+  StorageMode,
+  TransactFn,
+  TransactOptions,
+  TransactResult,
+} from './types.js'
+import { VisibilityGate } from './visibility-gate.js'
+
+interface PendingDurability {
+  durables: Promise<void>[]
+  commits: { seq: number; tx: string; workspace: string; ops: CommitRecord['ops'] }[]
+}
+
+/**
+ * The kernel: graph catalog, Cypher executor, commit pipeline (WAL, visibility gate, record history), recovery
+ * and checkpoints. It knows no feature: features register their ledgers, journaled state, derived indexes,
+ * commit hooks, readiness checks and close hooks before `open()`, and the kernel drives them.
+ */
+export class Kernel implements GraphAccess {
+  readonly catalog = new GraphCatalog()
+  readonly cypherEngine: CypherEngine
+  readonly histories: Histories
+  readonly ledgers = new LedgerRegistry()
+  readonly openedAtMs: number
+  readonly now: () => number
+  private readonly gate = new VisibilityGate()
+  private storage: PersistentStorage | null = null
+  private current: EngineState = 'open'
+  private readonly checkpointer: Checkpointer
+  private readonly derived: DerivedIndex[] = []
+  private readonly states: JournaledState[] = []
+  private readonly commitHooks: CommitHook[] = []
+  private readonly readiness: (() => boolean)[] = []
+  private readonly closeHooks: (() => void)[] = []
+  private opened = false
+  /** Commit sequence in ephemeral mode (persistent mode uses the WAL's). */
+  private localSeq = 0
+
+  constructor(
+    readonly storageMode: StorageMode,
+    private readonly options: KernelOptions,
+  ) {
+    this.now = options.now ?? Date.now
+    this.openedAtMs = this.now()
+    this.histories = new Histories(this.catalog, options.historyMaxVersions ?? 2_000_000)
+    this.cypherEngine = new CypherEngine(this.catalog, {
+      ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
+      beforePublish: (commit, workspaceId, _sequence, context) =>
+        this.logCommit(commit, workspaceId, context as PendingDurability | undefined),
+    })
+    this.checkpointer = new Checkpointer(
+      () => this.storage,
+      this.gate,
+      { graphLines: () => this.graphLines(), stateLines: () => this.stateLines() },
+      options.onWarning,
+    )
+  }
+
+  // ── Registration (before open) ─────────────────────────────────────────────────────────────────────
+
+  defineLedger(ledger: Ledger): void {
+    this.ledgers.define(ledger)
+  }
+
+  /** Journaled feature state; its records and checkpoint lines replay at recovery. */
+  registerState(state: JournaledState): void {
+    if (this.opened) throw new Error('journaled state registered after the kernel opened')
+    this.states.push(state)
+  }
+
+  /** Registers an index derived from the graph: rebuilt now and after recovery, updated after every commit. */
+  registerDerivedIndex(index: DerivedIndex): void {
+    this.derived.push(index)
+    index.rebuild(this.workspaces())
+  }
+
+  /** Runs after every durable write, in registration order. */
+  onCommitted(hook: CommitHook): void {
+    this.commitHooks.push(hook)
+  }
+
+  /** `isReady()` is false while any check says so. */
+  addReadinessCheck(check: () => boolean): void {
+    this.readiness.push(check)
+  }
+
+  /** Runs when the kernel starts closing, before the final checkpoint. */
+  onClose(hook: () => void): void {
+    this.closeHooks.push(hook)
+  }
+
+  // ── Lifecycle ──────────────────────────────────────────────────────────────────────────────────────
+
+  async open(): Promise<void> {
+    this.opened = true
+    this.ledgers.seal()
+    const s = this.options.storage
+    if (this.storageMode !== 'persistent' || s === undefined) return
+    if (s.dir === undefined) throw KernelErrors.storageDirRequired()
+    this.storage = await recover({ ...s, dir: s.dir }, this.options, {
+      catalog: this.catalog,
+      histories: this.histories,
+      ledgers: this.ledgers,
+      states: this.states,
+    })
+    this.storage.listen({
+      durable: (seq) => this.gate.durable(seq),
+      failed: (error) => this.gate.logFailed(error),
+    })
+    // Recovery filled the catalog without commits: derived indexes start over from what it holds.
+    const workspaces = this.workspaces()
+    for (const index of this.derived) index.rebuild(workspaces)
+  }
+
+  private workspaces(): ReadonlyMap<string, GraphStore> {
+    return new Map(this.catalog.workspaceIds().map((id) => [id, this.catalog.workspace(id)]))
+  }
+
+  state(): EngineState {
+    return this.current
+  }
+
+  /** True once recovery finished, the log is healthy and every registered check agrees. */
+  isReady(): boolean {
+    return (
+      this.current === 'open' &&
+      this.gate.failed === null &&
+      this.storage?.failed == null &&
+      this.readiness.every((check) => check())
+    )
+  }
+
+  durability(): DurabilityReport {
+    if (this.storage === null) return ephemeralDurability()
+    const report = this.storage.durability()
+    return this.gate.failed ? { ...report, recovery: { ...report.recovery, outcome: 'unavailable' } } : report
+  }
+
+  recoveryFacts() {
+    const r = this.storage?.recovery
+    return {
+      replayed_transactions: r?.replayedTransactions ?? 0,
+      checkpoint_records: r?.checkpointRecords ?? 0,
+      recovery_path: r?.recoveryPath ?? null,
+      elapsed_ms: r?.elapsedMs ?? 0,
+      warnings: r?.warnings ?? [],
+    }
+  }
+
+  assertOpen(): void {
+    if (this.current !== 'open') throw KernelErrors.closed()
+    if (this.gate.failed) throw this.gate.failed
+  }
+
+  /** The commit sequence of the newest published commit. */
+  currentSequence(): number {
+    return this.storage === null ? this.localSeq : this.storage.lastSeq
+  }
+
+  /** Waits until every published commit is visible to readers (none held back by durability). */
+  async settled(): Promise<void> {
+    await this.gate.enterRead()
+    this.gate.exitRead()
+  }
+
+  // ── Journal and commit pipeline ────────────────────────────────────────────────────────────────────
+
+  /** Feature records share the WAL with graph commits (nothing to do when ephemeral). */
+  journal(kind: string, body: unknown): Promise<void> {
+    if (this.storage === null) return Promise.resolve()
+    return this.storage.append(kind, body).durable
+  }
+
+  /**
+   * Called between prepare and publish of a graph write: buffer the WAL line (group commit) and let the write
+   * publish at once; the request itself waits for durability before it is acknowledged. Synchronous: the
+   * commit publishes right after, in the same tick, so no await sits in between.
+   */
+  private logCommit(
+    commit: CommitRecord,
+    workspaceId: string,
+    pending: PendingDurability | undefined,
+    ledgers: LedgerEntry[] = [],
+  ): void {
+    const storage = this.storage
+    if (storage === null) {
+      const seq = ++this.localSeq
+      if (commit.ops.length > 0) this.histories.capture(workspaceId, commit, seq)
+      pending?.commits.push({ seq, tx: `tx--${randomUUID()}`, workspace: workspaceId, ops: commit.ops })
+      return
+    }
+    if (this.gate.failed) throw this.gate.failed
+    const body: GraphWalBody = { workspace: workspaceId, ops: commit.ops }
+    if (ledgers.length > 0) body.ledgers = ledgers
+    const appended = storage.append('graph', body)
+    if (commit.ops.length > 0) this.histories.capture(workspaceId, commit, appended.seq)
+    pending?.commits.push({ seq: appended.seq, tx: appended.tx, workspace: workspaceId, ops: commit.ops })
+    // The log tells the gate per batch (see open()); the promise is shared by the batch's records.
+    this.gate.published(appended.seq)
+    pending?.durables.push(appended.durable)
+  }
+
+  private isWrite(call: CypherCall): boolean {
+    if (call.mode === 'write') return true
+    if (call.mode !== 'auto') return false
+    try {
+      return this.cypherEngine.plan(call.query).isWrite
+    } catch {
+      return false // the run reports the compile error
+    }
+  }
+
+  /** Runs one Cypher call (shape already checked); writes wait for durability and run the commit hooks. */
+  async runCypher(call: CypherCall, workspaceId: string): Promise<CypherResult> {
+    const request: CypherRequest = { query: call.query, mode: call.mode, workspaceId }
+    if (call.params) request.params = call.params
+    const options: RunOptions = {}
+    if (call.signal) options.signal = call.signal
+    if (call.deadline) options.deadline = call.deadline
+    if (call.mode === 'validate') return this.cypherEngine.run(request, options)
+    if (!this.isWrite(call)) {
+      await this.gate.enterRead()
+      try {
+        // Reads execute synchronously inside run(), on a version with no non-durable commit in it.
+        return await this.cypherEngine.run(request, options)
+      } finally {
+        this.gate.exitRead()
+      }
+    }
+    const entered = this.gate.enterWrite()
+    if (entered !== undefined) await entered
+    const pending: PendingDurability = { durables: [], commits: [] }
+    options.context = pending
+    const { result } = await this.cypherEngine.execute(request, options)
+    await this.afterWrite(pending, call.sessionId, undefined)
+    return result
+  }
+
+  /** Derived indexes, durability, then the commit hooks: everything a write does after it publishes. */
+  private async afterWrite(
+    pending: PendingDurability,
+    sessionId: string | undefined,
+    label: string | undefined,
+  ): Promise<void> {
+    for (const c of pending.commits) {
+      if (c.ops.length === 0) continue
+      const store = this.catalog.workspace(c.workspace)
+      for (const index of this.derived) index.onCommit(c.workspace, store, c.ops)
+    }
+    const durables = pending.durables
+    try {
+      // A batch's records share one promise, so there is mostly one to wait for.
+      if (durables.length === 1) await durables[0]
+      else if (durables.length > 1) await Promise.all(durables)
+    } catch (error) {
+      throw isEngineError(error) ? error : KernelErrors.durabilityFailed(error as Error)
+    }
+    if (this.commitHooks.length > 0) {
+      const written = pending.commits.filter((c) => c.ops.length > 0)
+      for (const hook of this.commitHooks) await hook(written, sessionId, label)
+    }
+    this.checkpointer.maybeStart()
+  }
+
+  async transact<T>(
+    workspaceId: string,
+    fn: TransactFn<T>,
+    options: TransactOptions = {},
+  ): Promise<TransactResult<T>> {
+    this.assertOpen()
+    await this.gate.enterWrite()
+    const store = this.catalog.workspace(workspaceId)
+    const pending: PendingDurability = { durables: [], commits: [] }
+    const value = await store.exclusive(async () => {
+      const tx = store.begin()
+      const { writer, entries } = this.ledgers.collector()
+      const value = fn(tx, store, writer)
+      const commit = tx.prepare()
+      if (commit.ops.length > 0 || entries.length > 0) {
+        this.logCommit(commit, workspaceId, pending, entries)
+        if (commit.ops.length > 0) store.publish(commit, store.sequence + 1)
+        this.ledgers.apply(entries)
+      }
+      return value
+    })
+    const durable = this.afterWrite(pending, options.sessionId, options.label)
+    const last = pending.commits.at(-1)
+    const result = { value, sequence: last?.seq ?? null, transaction_id: last?.tx ?? null }
+    if (options.deferDurability !== true) {
+      await durable
+      return result
+    }
+    durable.catch(() => {})
+    return { ...result, durable }
+  }
+
+  async readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T> {
+    this.assertOpen()
+    await this.gate.enterRead()
+    try {
+      return fn(this.catalog.workspace(workspaceId))
+    } finally {
+      this.gate.exitRead()
+    }
+  }
+
+  /**
+   * Runs `fn` on the workspace graph as it was at commit `sequence`, read from record history; null when the
+   * retained history no longer reaches that far back.
+   */
+  async readAsOf<T>(
+    workspaceId: string,
+    sequence: number,
+    fn: (reader: GraphReader) => T,
+  ): Promise<{ value: T } | null> {
+    const history = this.histories.of(workspaceId)
+    if (sequence < history.floorSeq) return null
+    const value = await this.readGraph(workspaceId, (store) => fn(new AsOfReader(store, history, sequence)))
+    return { value }
+  }
+
+  /** Test hook: the next WAL write fails as a broken disk would (persistent mode only). */
+  injectStorageFailure(error: Error): void {
+    if (this.storage === null) throw new Error('injectStorageFailure needs persistent storage')
+    this.storage.injectFailure(error)
+  }
+
+  // ── Checkpoints and close ──────────────────────────────────────────────────────────────────────────
+
+  /** Writes a checkpoint now (persistent mode); a no-op when ephemeral. */
+  checkpoint(): Promise<void> {
+    return this.checkpointer.checkpoint()
+  }
+
+  private *graphLines(): Iterable<string> {
+    for (const line of graphImage(this.catalog, (workspace, kind, id) =>
+      this.histories.createdAt(workspace, kind).get(id),
+    ))
+      yield JSON.stringify(line)
+  }
+
+  private *stateLines(): Iterable<string> {
+    for (const state of this.states) for (const line of state.imageLines()) yield JSON.stringify(line)
+    for (const line of this.histories.imageLines()) yield JSON.stringify(line)
+    for (const line of this.ledgers.imageLines()) yield JSON.stringify(line)
+  }
+
+  /** Flushes, checkpoints (persistent) and releases everything; idempotent. */
+  async close(): Promise<void> {
+    if (this.current !== 'open') return
+    this.current = 'closing'
+    for (const hook of this.closeHooks) hook()
+    try {
+      await this.checkpointer.settle()
+      if (this.storage !== null && this.gate.failed === null && this.storage.failed === null) {
+        await this.checkpoint()
+      }
+    } finally {
+      await this.storage?.close()
+      this.current = 'closed'
+    }
+  }
+}

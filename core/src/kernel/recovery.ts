@@ -1,0 +1,101 @@
+import type { GraphCatalog } from '../graph/catalog.js'
+import type { CommitOp } from '../graph/commit.js'
+import { PersistentStorage } from '../storage/persistent-storage.js'
+import type { WalRecord } from '../storage/wal-record.js'
+import { SERVICE_VERSION } from '../version.js'
+import { type GraphImageLine, GraphImageLoader } from './graph-image.js'
+import type { Histories, HistoryImageLine } from './histories.js'
+import type { LedgerEntry, LedgerRegistry } from './ledger.js'
+import type { JournaledState, KernelOptions, StorageOptions } from './types.js'
+
+/** The WAL body of a graph commit; `ledgers` is absent in records written before ledgers existed. */
+export interface GraphWalBody {
+  workspace: string
+  ops: CommitOp[]
+  ledgers?: LedgerEntry[]
+}
+
+/** Everything recovery fills: the graph, its history, the ledgers and each feature's journaled state. */
+export interface RecoveryTargets {
+  catalog: GraphCatalog
+  histories: Histories
+  ledgers: LedgerRegistry
+  states: readonly JournaledState[]
+}
+
+const GRAPH_LINES = new Set(['graph_batch', 'graph_nodes', 'graph_rels', 'graph_counters'])
+
+/**
+ * Opens the storage directory and rebuilds state from it: the checkpoint image first, then the WAL above it.
+ * Every ledger and journaled state must be registered before this runs, or its records would be skipped.
+ */
+export async function recover(
+  storage: StorageOptions & { dir: string },
+  options: KernelOptions,
+  targets: RecoveryTargets,
+): Promise<PersistentStorage> {
+  const { catalog, histories, ledgers } = targets
+  const recordOwners = ownersBy(targets.states, (s) => s.recordKinds)
+  const lineOwners = ownersBy(targets.states, (s) => s.lineKinds)
+  const loader = new GraphImageLoader(catalog, (workspace, kind) => histories.createdAt(workspace, kind))
+  let imageDone = false
+  const finishImage = () => {
+    if (!imageDone) {
+      loader.finish()
+      histories.finishLoad()
+    }
+    imageDone = true
+  }
+  const applyRecord = (record: WalRecord) => {
+    if (record.kind === 'graph') {
+      const body = record.body as GraphWalBody
+      if (body.ops.length > 0) {
+        const store = catalog.workspace(body.workspace)
+        histories.capture(body.workspace, { ops: body.ops }, record.seq)
+        store.applyCommit({ ops: body.ops }, store.sequence + 1)
+      }
+      if (body.ledgers !== undefined) ledgers.apply(body.ledgers)
+      return
+    }
+    recordOwners.get(record.kind)?.applyRecord(record.kind, record.body)
+  }
+  const opened = await PersistentStorage.open(
+    {
+      dir: storage.dir,
+      requireFsync: storage.requireFsync ?? true,
+      strictRecovery: storage.strictRecovery ?? true,
+      version: SERVICE_VERSION,
+      ...(storage.segmentBytes === undefined ? {} : { segmentBytes: storage.segmentBytes }),
+      ...(storage.checkpointEveryBytes === undefined
+        ? {}
+        : { checkpointEveryBytes: storage.checkpointEveryBytes }),
+      ...(storage.checkpointEveryMs === undefined ? {} : { checkpointEveryMs: storage.checkpointEveryMs }),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.onWarning ? { warn: options.onWarning } : {}),
+    },
+    {
+      loadCheckpointLine: (text) => {
+        const line = JSON.parse(text) as { kind: string }
+        if (line.kind === 'ledger') ledgers.apply([line as unknown as LedgerEntry])
+        else if (GRAPH_LINES.has(line.kind)) loader.add(line as GraphImageLine)
+        else if (line.kind === 'history') histories.loadLine(line as HistoryImageLine)
+        else lineOwners.get(line.kind)?.loadLine(line)
+      },
+      applyRecord: (record: WalRecord) => {
+        finishImage()
+        applyRecord(record)
+      },
+    },
+  )
+  finishImage()
+  return opened
+}
+
+function ownersBy(
+  states: readonly JournaledState[],
+  kinds: (state: JournaledState) => readonly string[],
+): Map<string, JournaledState> {
+  const owners = new Map<string, JournaledState>()
+  for (const state of states) for (const kind of kinds(state)) owners.set(kind, state)
+  return owners
+}

@@ -1,0 +1,130 @@
+import type { CypherBudgets, CypherMode } from '../cypher/index.js'
+import type { CommitRecord } from '../graph/commit.js'
+import type { GraphStore } from '../graph/store.js'
+import type { Transaction } from '../graph/transaction.js'
+import type { LedgerWriter } from './ledger.js'
+
+export type StorageMode = 'ephemeral' | 'persistent'
+
+export interface StorageOptions {
+  mode: StorageMode
+  /** Graph directory; required in persistent mode. */
+  dir?: string
+  requireFsync?: boolean
+  strictRecovery?: boolean
+  /** Advanced: WAL segment size and checkpoint cadence. */
+  segmentBytes?: number
+  checkpointEveryBytes?: number
+  checkpointEveryMs?: number
+}
+
+/** What the kernel itself needs: storage, Cypher budgets, time and history bounds. No feature is named here. */
+export interface KernelOptions {
+  storage?: StorageOptions
+  cypherBudgets?: Partial<CypherBudgets>
+  /** Milliseconds since the epoch; injectable so tests control time. */
+  now?: () => number
+  /** Receives recovery warnings (torn tails truncated, fallbacks taken). */
+  onWarning?: (message: string) => void
+  /** Bound on retained record versions (before-images); older history is dropped past it. */
+  historyMaxVersions?: number
+}
+
+export type EngineState = 'open' | 'closing' | 'closed'
+
+export interface CypherCall {
+  query: string
+  params?: Record<string, unknown> | undefined
+  mode: CypherMode
+  workspaceId?: string | undefined
+  /** Groups the request under a session: its state machine and audit trail. */
+  sessionId?: string | undefined
+  budgetRef?: string | undefined
+  /** The mode the route forced (read/write), for the audit record. */
+  forcedMode?: 'read' | 'write' | null
+  correlationId?: string | undefined
+  signal?: AbortSignal | undefined
+  /** Epoch ms by which an answer is needed; a query still running then stops with REQUEST_TIMEOUT. */
+  deadline?: number | undefined
+}
+
+export type CallOptions = Omit<CypherCall, 'query' | 'params' | 'mode'>
+
+export interface TransactOptions {
+  sessionId?: string | undefined
+  /** Label of the session timeshot recorded for this write. */
+  label?: string | undefined
+  /**
+   * Resolve once published, not once durable; `durable` in the result settles with the fsync. For a commit
+   * that a later awaited commit makes durable anyway (the WAL is one ordered log).
+   */
+  deferDurability?: boolean | undefined
+}
+
+export interface TransactResult<T> {
+  value: T
+  /** Commit sequence, or null when `fn` changed nothing. */
+  sequence: number | null
+  transaction_id: string | null
+  /** With `deferDurability`: settles once the commit is durable (rejects as an awaited commit would throw). */
+  durable?: Promise<void>
+}
+
+export type TransactFn<T> = (tx: Transaction, store: GraphStore, ledger: LedgerWriter) => T
+
+/**
+ * Graph access as features receive it: atomic writes through the commit pipeline and reads of the published
+ * graph. A feature asks for this port, never for the whole engine.
+ */
+export interface GraphAccess {
+  readonly storageMode: StorageMode
+  state(): EngineState
+  /**
+   * Runs `fn` against a write transaction of one workspace and commits what it did atomically (WAL + fsync,
+   * visibility gate, record history, commit hooks). Ledger entries written through `ledger` commit in the same
+   * WAL record. A throw commits nothing. Resolves once durable; a failed durability gate rejects with
+   * DURABILITY_FAILED.
+   */
+  transact<T>(workspaceId: string, fn: TransactFn<T>, options?: TransactOptions): Promise<TransactResult<T>>
+  /** Runs `fn` synchronously on the published graph of a workspace, with no non-durable commit visible. */
+  readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T>
+}
+
+/** A structure derived from the graph (full-text index, vectors, …), kept current by the kernel. */
+export interface DerivedIndex {
+  readonly name: string
+  /** Build from scratch from every workspace (at registration and after recovery). */
+  rebuild(workspaces: ReadonlyMap<string, GraphStore>): void
+  /** After a commit is published: `ops` are its redo ops, `store` the workspace graph as it now is. */
+  onCommit(workspaceId: string, store: GraphStore, ops: CommitRecord['ops']): void
+}
+
+/**
+ * State a feature keeps in the write-ahead log beside graph commits (sessions, audit, timeline boundaries):
+ * the kernel replays its records and checkpoint lines at recovery and writes its image into checkpoints.
+ * Registered before the kernel opens, so its records replay.
+ */
+export interface JournaledState {
+  /** WAL record kinds this state owns (never `graph`). */
+  readonly recordKinds: readonly string[]
+  /** Checkpoint line kinds this state owns. */
+  readonly lineKinds: readonly string[]
+  applyRecord(kind: string, body: unknown): void
+  loadLine(line: { kind: string }): void
+  /** Checkpoint lines, each a JSON object with a `kind` among `lineKinds`. */
+  imageLines(): Iterable<{ kind: string }>
+}
+
+/** A published, non-empty commit as commit hooks see it. */
+export interface CommittedWrite {
+  seq: number
+  tx: string
+  workspace: string
+}
+
+/** Runs after a write is durable (e.g. a session timeshot); `sessionId` and `label` are the caller's. */
+export type CommitHook = (
+  commits: readonly CommittedWrite[],
+  sessionId: string | undefined,
+  label: string | undefined,
+) => Promise<void>

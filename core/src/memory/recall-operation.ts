@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto'
+import type { GraphStore } from '../graph/store.js'
+import { envelope, sha256 } from './envelope.js'
+import type { PageKeyLedger } from './ledgers.js'
+import type { MutationHost } from './mutation.js'
+import type { ObjectiveSearch } from './objective-search.js'
+import { issuePageToken, objectiveBinding, readPageToken } from './page-token.js'
+import { runRecall } from './recall-query.js'
+import type { RecallInput } from './request.js'
+import { prepareRecallJson } from './response-json.js'
+import type { MemoryContext, MemoryResponse } from './types.js'
+
+/** Recent recalls for `trace` of kind recall (reads are not logged durably). */
+const RECALLS_KEPT = 1024
+
+export interface RecallTrace {
+  context: MemoryContext
+  paths: { memory_ids: string[]; relationship_ids: string[]; evidence_source_ids: string[] }[]
+  objective: string
+}
+
+/** What recall needs of the engine: reads, objective seeds, the time, and a write for its page-token key. */
+export interface RecallHost extends MutationHost {
+  readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T>
+  /** The text index recall takes its objective seeds from. */
+  seed(): ObjectiveSearch
+}
+
+/** The recall operation: the ranked walk (recall-query.ts), paging tokens, and the recalls kept for trace. */
+export class RecallOperation {
+  private readonly recalls = new Map<string, RecallTrace>()
+  private pageKeyReady: Promise<string> | null = null
+
+  constructor(
+    private readonly host: RecallHost,
+    private readonly pageKey: PageKeyLedger,
+  ) {}
+
+  async run(
+    input: RecallInput,
+    context: MemoryContext,
+    options: { signal?: AbortSignal | undefined },
+  ): Promise<MemoryResponse> {
+    const started = performance.now()
+    const workspace = context.workspace_id
+    const { limits } = input
+    const nowMs = this.host.now()
+    const binding = objectiveBinding(input.objective, input.seed_ids)
+    const offset =
+      input.page_token === null
+        ? 0
+        : readPageToken(await this.pageSecret(workspace), input.page_token, workspace, binding)
+    const { walked, dense, hits } = await runRecall(this.host.seed(), this.host.readGraph.bind(this.host), {
+      workspace,
+      objective: input.objective,
+      seedIds: input.seed_ids,
+      limits,
+      offset,
+      nowMs,
+      deadline: started + limits.timeout_ms,
+      signal: options.signal,
+    })
+    if (hits === 0 && !dense) walked.outcomes.push('semantic_provider_unavailable')
+    const recallId = `recall--${sha256(
+      JSON.stringify([
+        workspace,
+        input.objective,
+        input.seed_ids,
+        limits,
+        offset,
+        nowMs,
+        randomBytes(8).toString('hex'),
+      ]),
+    ).slice(0, 24)}`
+    this.keep(`${workspace}\u0000${recallId}`, {
+      context,
+      objective: input.objective,
+      paths: walked.items.map((i) => ({
+        ...i.selection_path,
+        evidence_source_ids: i.record.provenance.map((p) => p.source_id),
+      })),
+    })
+    const truncated = walked.outcomes.length > 0 || walked.next_offset !== null
+    const response = envelope('recall', {
+      recall_id: recallId,
+      items: walked.items,
+      relationships: walked.relationships,
+      completeness: { complete: !truncated, truncated, outcomes: walked.outcomes },
+      usage: {
+        items: walked.items.length,
+        depth: walked.depth,
+        payload_bytes: walked.payload_bytes,
+        cost: walked.cost,
+        elapsed_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      },
+      next_page_token:
+        walked.next_offset === null
+          ? null
+          : issuePageToken(await this.pageSecret(workspace), workspace, binding, walked.next_offset),
+    })
+    return prepareRecallJson(response, {
+      items: walked.items,
+      itemsJson: walked.itemsJson,
+      relationships: walked.relationships,
+      relationshipsJson: walked.relationshipsJson,
+    })
+  }
+
+  /** The recall a `trace` of kind recall names, if it is still kept. */
+  traceOf(workspace: string, recallId: string): RecallTrace | undefined {
+    return this.recalls.get(`${workspace}\u0000${recallId}`)
+  }
+
+  private keep(key: string, trace: RecallTrace): void {
+    this.recalls.set(key, trace)
+    if (this.recalls.size > RECALLS_KEPT) this.recalls.delete(this.recalls.keys().next().value as string)
+  }
+
+  private pageSecret(workspace: string): Promise<string> {
+    if (this.pageKey.key !== null) return Promise.resolve(this.pageKey.key)
+    this.pageKeyReady ??= this.host
+      .transact(workspace, (_tx, _store, ledger) => {
+        if (this.pageKey.key === null)
+          ledger.write(this.pageKey.name, { key: randomBytes(32).toString('hex') })
+      })
+      .then(() => this.pageKey.key as string)
+      .finally(() => {
+        this.pageKeyReady = null
+      })
+    return this.pageKeyReady
+  }
+}

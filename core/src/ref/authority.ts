@@ -1,0 +1,81 @@
+import { EngineError } from '../errors.js'
+import { messageOf, RefErrors } from './codes.js'
+import { ROLLBACK_TRIGGERS, WRITE_AUTHORITIES, type WriteAuthority } from './request.js'
+import type { RefLedgerEntry, RefState } from './state.js'
+
+export interface AuthorityRequest {
+  target: WriteAuthority
+  reference_healthy: boolean
+  replay_complete: boolean
+  parity_verified: boolean
+}
+
+/** What the authority transitions need: the outbox state and a durable ledger commit. */
+export interface AuthorityPort {
+  state: RefState
+  commit(entries: RefLedgerEntry[]): Promise<void>
+}
+
+export async function suspendWrites(
+  port: AuthorityPort,
+  trigger: string,
+): Promise<{ authority: 'writes_suspended' }> {
+  if (!(ROLLBACK_TRIGGERS as readonly string[]).includes(trigger))
+    throw new EngineError(
+      'INVALID_REQUEST',
+      `trigger must be one of ${ROLLBACK_TRIGGERS.join(', ')}`,
+      'invalid',
+    )
+  await saveAuthority(port, {
+    k: 'authority',
+    authority: 'writes_suspended',
+    trigger,
+    resolve_quarantine: false,
+  })
+  return { authority: 'writes_suspended' }
+}
+
+/**
+ * Gated authority transitions (FACTS §8): writes_suspended always; reference_primary from writes_suspended
+ * with all three evidence flags and nothing prepared or pending; back to service_primary with replay and
+ * parity evidence and nothing prepared or pending. Both non-suspend targets resolve quarantined entries.
+ */
+export async function assignAuthority(
+  port: AuthorityPort,
+  request: AuthorityRequest,
+): Promise<{ authority: WriteAuthority }> {
+  const target = request.target
+  if (!(WRITE_AUTHORITIES as readonly string[]).includes(target))
+    throw new EngineError(
+      'INVALID_REQUEST',
+      `target must be one of ${WRITE_AUTHORITIES.join(', ')}`,
+      'invalid',
+    )
+  if (target !== 'writes_suspended') {
+    const refused: string[] = []
+    if (target === 'reference_primary' && port.state.authority !== 'writes_suspended')
+      refused.push(`writes are not suspended (authority is ${port.state.authority})`)
+    if (target === 'reference_primary' && !request.reference_healthy)
+      refused.push('reference_healthy is false')
+    if (!request.replay_complete) refused.push('replay_complete is false')
+    if (!request.parity_verified) refused.push('parity_verified is false')
+    const unsettled = port.state.count('prepared') + port.state.count('pending')
+    if (unsettled > 0) refused.push(`${unsettled} outbox entries are prepared or pending`)
+    if (refused.length > 0) throw RefErrors.gateFailed(`authority ${target} refused: ${refused.join('; ')}`)
+  }
+  await saveAuthority(port, {
+    k: 'authority',
+    authority: target,
+    trigger: target === 'service_primary' ? null : port.state.trigger,
+    resolve_quarantine: target !== 'writes_suspended',
+  })
+  return { authority: target }
+}
+
+async function saveAuthority(port: AuthorityPort, entry: RefLedgerEntry): Promise<void> {
+  try {
+    await port.commit([entry])
+  } catch (error) {
+    throw RefErrors.authorityFailed(`the authority could not be saved: ${messageOf(error)}`)
+  }
+}

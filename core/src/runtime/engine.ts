@@ -1,0 +1,97 @@
+import type { CypherResult } from '../cypher/index.js'
+import type { GraphQuery, Temporal } from '../explorer/temporal.js'
+import type { DomainGates } from '../gates/domain-gates.js'
+import type { GraphStore } from '../graph/store.js'
+import type { GraphReader } from '../graph/types.js'
+import type { Ledger } from '../kernel/ledger.js'
+import type {
+  CallOptions,
+  CypherCall,
+  DerivedIndex,
+  EngineState,
+  GraphAccess,
+  KernelOptions,
+  StorageMode,
+  TransactFn,
+  TransactOptions,
+  TransactResult,
+} from '../kernel/types.js'
+import type { MemoryApi } from '../memory/service.js'
+import type { RefOptions, RefWrites } from '../ref/writes.js'
+import type { SeedSearch } from '../seed/search.js'
+import type { SessionsApi } from '../sessions/sessions-api.js'
+import type { StixService } from '../stix/service.js'
+import type { DurabilityReport } from '../storage/durability.js'
+
+export interface EngineOptions extends KernelOptions {
+  /** Idle time-to-live of sessions in ms; 0 disables. */
+  sessionIdleTtlMs?: number
+  /** Ledgers of an embedding application, defined before recovery so their entries replay. */
+  ledgers?: Ledger[]
+  /** Reference-platform writes: bounds and the reference to project to (none: a service-only store). */
+  ref?: RefOptions
+}
+
+export interface ExplorerApi {
+  timeline(sessionId: string): ReturnType<Temporal['timelineOf']>
+  graph(sessionId: string, query?: GraphQuery): ReturnType<Temporal['graph']>
+  /** Pins the session's workspace graph as it is now under a name; returns the boundary. */
+  snapshot(sessionId: string, label?: string): Promise<ReturnType<Temporal['timeline']['add']>>
+}
+
+/**
+ * The embedded API: the kernel's graph access plus every feature. The HTTP server is one door onto it; an
+ * application can hold it in-process, and gets the same rules (gates, auditing, limits).
+ */
+export interface Engine extends GraphAccess {
+  readonly storageMode: StorageMode
+  readonly openedAtMs: number
+  state(): EngineState
+  /** True once recovery finished and the engine accepts work. */
+  isReady(): boolean
+  durability(): DurabilityReport
+  /** Runs a Cypher request in the given mode (read, write, validate or auto). */
+  cypher(call: CypherCall): Promise<CypherResult>
+  /** Read-only Cypher: a query that would write is Rejected with WRITE_PERMISSION_REQUIRED. */
+  read(query: string, params?: Record<string, unknown>, options?: CallOptions): Promise<CypherResult>
+  /** Cypher that may write; acknowledged only once durable (persistent mode) and published. */
+  write(query: string, params?: Record<string, unknown>, options?: CallOptions): Promise<CypherResult>
+  readonly sessions: SessionsApi
+  /** Reference-platform transactional writes, projection outbox and write authority. */
+  readonly ref: RefWrites
+  /** The read-only temporal explorer: timeline, bounded projections and explicit snapshots. */
+  readonly explorer: ExplorerApi
+  /** Natural-language seed search (full-text, semantic, vector, hybrid); set an embedding provider on
+   * `seed.embeddings` for the dense modes. */
+  readonly seed: SeedSearch
+  /** The memory contract v1: `memory.execute(request, context)` answers exactly as POST /v1/memory/operations. */
+  readonly memory: MemoryApi
+  /** STIX 2.1 import, validation and deterministic export. */
+  readonly stix: StixService
+  /** Domain gates of the deployment; the host wires the provider host in with `domainGates.use(port)`. */
+  readonly domainGates: DomainGates
+  transact<T>(workspaceId: string, fn: TransactFn<T>, options?: TransactOptions): Promise<TransactResult<T>>
+  readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T>
+  /**
+   * Runs `fn` on the workspace graph as of a snapshot (or timeshot) boundary, read from record history;
+   * `snapshot--current` is the published graph. An unknown boundary, or one of another workspace, is 404
+   * SNAPSHOT_NOT_FOUND.
+   */
+  readAt<T>(workspaceId: string, snapshotId: string, fn: (reader: GraphReader) => T): Promise<T>
+  /** Registers an index derived from the graph: rebuilt now and after recovery, updated after every commit. */
+  registerDerivedIndex(index: DerivedIndex): void
+  /** The commit sequence of the newest published commit. */
+  currentSequence(): number
+  /** Writes a checkpoint now (persistent mode); a no-op when ephemeral. */
+  checkpoint(): Promise<void>
+  /** Flushes, checkpoints (persistent) and releases everything; idempotent. */
+  close(): Promise<void>
+  /** Facts about the last recovery, for operators and benchmarks. */
+  recoveryFacts(): {
+    replayed_transactions: number
+    checkpoint_records: number
+    recovery_path: string | null
+    elapsed_ms: number
+    warnings: string[]
+  }
+}

@@ -1,0 +1,2 @@
+export type { Engine, EngineOptions, ExplorerApi } from './engine.js'
+export { openEngine } from './open-engine.js'
