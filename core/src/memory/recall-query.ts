@@ -1,7 +1,14 @@
 import type { GraphStore } from '../graph/store.js'
 import { parseId, relationshipId } from './layout.js'
 import type { ObjectiveSearch } from './objective-search.js'
-import { isRecallableMemory, recordKeys, relationshipRecallable, type WalkResult } from './recall.js'
+import {
+  isRecallableMemory,
+  memoryRecallable,
+  type RecordKeys,
+  recordKeys,
+  relationshipRecallable,
+  type WalkResult,
+} from './recall.js'
 import { type RankPlan, rankRecall, type TextEvidence } from './recall-rank.js'
 import {
   matchRelations,
@@ -24,7 +31,7 @@ function usableFact(store: GraphStore, rel: number, nowMs: number): boolean {
   )
 }
 
-/** Objective hits kept as text evidence: enough to fill a page several times over. */
+/** Objective hits kept as text evidence beyond the page (and at least that many in all). */
 export const TEXT_POOL_MIN = 50
 
 export interface RecallQuery {
@@ -57,8 +64,12 @@ export async function runRecall(
   readGraph: ReadGraph,
   q: RecallQuery,
 ): Promise<RecallAnswer> {
-  const accept = (store: GraphStore, id: number) => isRecallableMemory(store, id, q.nowMs)
-  const limit = Math.max(TEXT_POOL_MIN, q.offset + 2 * q.limits.max_items)
+  let keys: RecordKeys | undefined // looked up once: the hit pool asks about hundreds of memories
+  const accept = (store: GraphStore, id: number) => {
+    keys ??= recordKeys(store)
+    return memoryRecallable(store, keys, id, q.nowMs)
+  }
+  const limit = Math.max(TEXT_POOL_MIN, q.offset + q.limits.max_items + TEXT_POOL_MIN)
   const kinds = await readGraph(q.workspace, (store) => [...workspaceKinds(store)])
   const relations =
     kinds.length === 0 ? { ...NO_RELATION, words: new Set<string>() } : matchRelations(q.objective, kinds)
