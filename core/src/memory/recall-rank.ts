@@ -204,19 +204,13 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
         let to = candidates.get(e.other)
         if (to === undefined) {
           to = candidate(e.other, d, from, e.rel)
-          to.cover = from.cover | e.bit
-          to.lastKind = e.kind
-          to.lastOut = e.out
-          to.turns =
-            from.turns + (from.depth > 0 && e.kind === from.lastKind && e.out !== from.lastOut ? 1 : 0)
+          takePath(to, from, e)
           to.reasons.push(`authorized_relationship_depth_${d}`, 'bounded_authorized_neighborhood')
           next.push(to)
           depth = d
         } else if (to.depth > 0 && popcount(from.cover | e.bit) > popcount(to.cover) && to.depth >= d) {
           // A path covering more of the objective's relations explains it better.
-          to.cover = from.cover | e.bit
-          to.parent = from
-          to.via = e.rel
+          takePath(to, from, e)
         }
         to.received += share
         if (to.depth === d) to.activation += share
@@ -231,6 +225,20 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
     for (const r of hit.reasons) if (!c.reasons.includes(r)) c.reasons.push(r)
   }
   return page(reader, plan, fuse(plan, [...candidates.values()]), outcomes, depth, cost)
+}
+
+/** `to` is reached from `from` across `e`: its path, the relations met on it, and its turns. */
+function takePath(
+  to: Candidate,
+  from: Candidate,
+  e: { rel: number; bit: number; kind: string | null; out: boolean },
+): void {
+  to.parent = from
+  to.via = e.rel
+  to.cover = from.cover | e.bit
+  to.turns = from.turns + (from.depth > 0 && e.kind === from.lastKind && e.out !== from.lastOut ? 1 : 0)
+  to.lastKind = e.kind
+  to.lastOut = e.out
 }
 
 /** One score per candidate (see the module comment), best first, ties by id. */
