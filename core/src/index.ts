@@ -58,6 +58,7 @@ export {
   PERMISSIONS as MEMORY_PERMISSIONS,
   RECALL_LIMITS,
   RECALL_OUTCOMES,
+  type RecallItem as MemoryRecallItem,
   type RecallLimits,
   type RelationshipRecord as MemoryRelationshipRecord,
 } from './memory/index.js'

@@ -18,3 +18,4 @@ export {
   type RelationshipRecord,
 } from './types.js'
 export { assertSchema } from './validation.js'
+export type { RecallItem } from './recall.js'

@@ -2,7 +2,7 @@
  * The shapes the page reads from the JSON API. The explorer's own (timeline, projection) are the engine's types,
  * imported as types only; the others list the fields the page uses.
  */
-import type { Boundary, MemoryRecord, Projection, TimelineNode } from '@service/core'
+import type { Boundary, MemoryRecallItem, MemoryRecord, Projection, TimelineNode } from '@service/core'
 import type { SeedCandidate } from '@service/core/seed'
 
 export type { Boundary, MemoryRecord, Projection, SeedCandidate, TimelineNode }
@@ -30,13 +30,7 @@ export type ProjectedRelationship = Projection['relationships'][number]
 /** A property value with its type spelled out (`{type: 'integer', value: 1}`). */
 export type TypedValue = ProjectedNode['properties'][string]
 
-export interface RecallItem {
-  record: MemoryRecord
-  selection_reasons: string[]
-  score: number
-  depth: number
-  selection_path: { memory_ids: string[]; relationship_ids: string[] }
-}
+export type RecallItem = MemoryRecallItem
 
 export interface RecallResult {
   recall_id: string
