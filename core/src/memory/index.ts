@@ -1,4 +1,5 @@
 export { MEMORY_LABEL, MEMORY_RELATION } from './layout.js'
+export type { RecallItem } from './recall.js'
 export { canonicalJson } from './request.js'
 export { memoryResponseBody } from './response-json.js'
 export { IdempotencyKeySchema, MEMORY_INPUT_SCHEMAS, type MemoryInputSchemas } from './schemas.js'
@@ -18,4 +19,3 @@ export {
   type RelationshipRecord,
 } from './types.js'
 export { assertSchema } from './validation.js'
-export type { RecallItem } from './recall.js'
