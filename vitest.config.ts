@@ -13,6 +13,7 @@ export default defineConfig({
             'packs/*/src/**/*.test.ts',
             'host/src/**/*.test.ts',
             'connectors/*/src/**/*.test.ts',
+            'clients/*/src/**/*.test.ts',
             'tools/src/**/*.test.ts',
           ],
           environment: 'node',

@@ -1,6 +1,14 @@
 // `pnpm bench explorer`: maximum-budget projections of a 200k-node / 500k-relationship graph with history,
-// at the current boundary and at an old timeshot; and a 5,000-entry log query out of 1M audit entries.
+// at the current boundary and at an old timeshot; and a 5,000-entry log query out of 1M audit entries. Then
+// the explorer page in Chromium (explorer-page.mjs). BENCH_EXPLORER_PART=json|page runs one part only.
 import { openEngine } from '@service/core'
+
+const PART = process.env.BENCH_EXPLORER_PART ?? 'all'
+if (PART === 'page') {
+  await import('./explorer-page.mjs')
+  process.exit(0)
+}
+
 import { loadGenerated } from './lib/graph-generator.mjs'
 
 const NODES = Number(process.env.BENCH_NODES ?? 200_000)
@@ -104,3 +112,4 @@ console.log('|---|---:|---|')
 for (const r of rows) console.log(`| ${r.name} | ${r.ms.toFixed(1)} | ${r.extra} |`)
 console.log('\ntarget: a maximum-budget projection in under 1 s')
 await engine.close()
+if (PART !== 'json') await import('./explorer-page.mjs')

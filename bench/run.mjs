@@ -17,6 +17,7 @@ const areas = {
   memory: 'memory.mjs',
   ref: 'ref.mjs',
   taxii: 'taxii.mjs',
+  mcp: 'mcp.mjs',
 }
 const area = process.argv[2] ?? 'health'
 const script = areas[area]

@@ -30,8 +30,9 @@ const license = join(devLicense, 'license.pem')
 const publicKey = join(devLicense, 'public-key.pem')
 const licensed = existsSync(license) && existsSync(publicKey)
 
+const DEV_TOKEN = 'dev-token'
 const defaults = {
-  SERVICE_HTTP_AUTH_TOKEN: 'dev-token',
+  SERVICE_HTTP_AUTH_TOKEN: DEV_TOKEN,
   SERVICE_STORAGE_MODE: 'persistent',
   SERVICE_STORAGE_DIR: storageDir,
   ...(existsSync(manifest)
@@ -57,11 +58,27 @@ process.stdout.write(
     licensed
       ? `cti, fimi, crisis: development license ${license}.`
       : 'cti, fimi, crisis: need a license; `npm run dev-license` issues a development one (restart to use it).',
+    explorerLink(env),
     'Ctrl-C stops it gracefully; a second Ctrl-C during the drain stops it at once.',
     '',
     '',
   ].join('\n'),
 )
+
+/**
+ * The explorer page, ready to use: the token rides in the fragment, which the browser keeps to itself (never
+ * sent to the server, removed from the address bar by the page). Only the development token is printed; a
+ * token of your own stays off the terminal and is typed into the page once.
+ */
+function explorerLink(settings) {
+  const host = settings.SERVICE_HTTP_HOST ?? '127.0.0.1'
+  const scheme = settings.SERVICE_TLS_CERTIFICATE_FILE ? 'https' : 'http'
+  const origin = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${settings.SERVICE_HTTP_PORT ?? '8080'}`
+  const token = settings.SERVICE_HTTP_AUTH_TOKEN
+  return token === DEV_TOKEN
+    ? `Explorer: ${origin}/explorer/#token=${encodeURIComponent(token)}`
+    : `Explorer: ${origin}/explorer/ (it asks for the token once)`
+}
 
 const { serve, settingsOrExit } = await import(pathToFileURL(join(root, 'host', 'dist', 'run.js')).href)
 await serve(settingsOrExit(env))

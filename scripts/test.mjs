@@ -23,7 +23,7 @@ run(process.execPath, [
   bin('dependency-cruiser', 'bin', 'dependency-cruise.mjs'),
   '--config',
   '.dependency-cruiser.cjs',
-  ...['core/src', 'plugins', 'host/src', 'connectors', 'tools/src'],
+  ...['core/src', 'plugins', 'host/src', 'connectors', 'clients', 'tools/src'],
 ])
 run(process.execPath, [bin('vitest', 'vitest.mjs'), 'run', '--project', 'unit'], {
   env: { SHARED_DIR: sharedDir },

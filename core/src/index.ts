@@ -21,6 +21,7 @@ export type {
   ScalarProperty,
 } from './graph/index.js'
 export { decodeValue, encodeValue, GraphCatalog, GraphStore, Transaction } from './graph/index.js'
+export { type GraphSchemaSummary, summarizeSchema } from './graph/schema-summary.js'
 export type { Boundary, TimelineNode } from './history/timeline.js'
 export type { Ledger, LedgerWriter } from './kernel/ledger.js'
 export type { StorageFaultReport } from './kernel/storage-fault-recovery.js'
@@ -38,20 +39,27 @@ export type {
   TransactResult,
 } from './kernel/types.js'
 export {
+  assertSchema as assertMemorySchema,
   CONTRACT_VERSION as MEMORY_CONTRACT_VERSION,
+  canonicalJson,
   type ExecuteOptions as MemoryExecuteOptions,
+  IdempotencyKeySchema as MemoryIdempotencyKeySchema,
+  MEMORY_INPUT_SCHEMAS,
   MEMORY_LABEL,
   MEMORY_RELATION,
   type MemoryApi,
   type MemoryContext,
+  type MemoryInputSchemas,
   type MemoryPermission,
   type MemoryRecord,
   type MemoryResponse,
   memoryResponseBody,
   OPERATIONS as MEMORY_OPERATIONS,
+  PERMISSION_OF as MEMORY_PERMISSION_OF,
   PERMISSIONS as MEMORY_PERMISSIONS,
   RECALL_LIMITS,
   RECALL_OUTCOMES,
+  type RecallItem as MemoryRecallItem,
   type RecallLimits,
   type RelationshipRecord as MemoryRelationshipRecord,
 } from './memory/index.js'

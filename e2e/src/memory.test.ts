@@ -394,3 +394,90 @@ describe('memory durability and isolation over HTTP', () => {
     }
   })
 })
+
+const rememberText = async (server: RunningServer, text: string): Promise<string> => {
+  const res = await send(server, 'remember', memory(text))
+  expect(res.status).toBe(200)
+  return res.json.result.result.record.id
+}
+const relateFollows = async (
+  server: RunningServer,
+  source_id: string,
+  target_id: string,
+): Promise<string> => {
+  const res = await send(server, 'relate', {
+    source_id,
+    target_id,
+    kind: 'follows',
+    properties: {},
+    provenance: [{ source_id: 'ids-evidence' }],
+    lifecycle: 'active',
+  })
+  expect(res.status).toBe(200)
+  return res.json.result.result.relationship.id
+}
+const expectNotFound = (res: { status: number; json: unknown }) => expectError(res, 404, 'NOT_FOUND')
+
+describe('memory ids across workspaces', () => {
+  it('an id from another workspace answers NOT_FOUND after a restart into a workspace with records of its own', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'memory-ids-e2e-')), 'graph')
+    const env = { SERVICE_STORAGE_MODE: 'persistent', SERVICE_STORAGE_DIR: dir, SERVICE_LOG_LEVEL: 'warn' }
+    let server = await startServer({ env: { ...env, SERVICE_MEMORY_WORKSPACE_ID: 'workspace--a' } })
+    const a1 = await rememberText(server, 'alpha one')
+    const a2 = await rememberText(server, 'alpha two')
+    const aRel = await relateFollows(server, a1, a2)
+    await server.stop()
+
+    server = await startServer({ env: { ...env, SERVICE_MEMORY_WORKSPACE_ID: 'workspace--b' } })
+    const b1 = await rememberText(server, 'beta one')
+    const b2 = await rememberText(server, 'beta two')
+    const b3 = await rememberText(server, 'beta three')
+    const bRel = await relateFollows(server, b1, b2)
+    await server.stop()
+    // Every id is new: none of B's records took an id A already had.
+    expect(new Set([a1, a2, b1, b2, b3]).size).toBe(5)
+    expect(bRel).not.toBe(aRel)
+
+    server = await startServer({ env: { ...env, SERVICE_MEMORY_WORKSPACE_ID: 'workspace--b' } })
+    try {
+      expectNotFound(await send(server, 'trace', { target: { kind: 'memory', id: a1 } }))
+      expectNotFound(await send(server, 'trace', { target: { kind: 'relationship', id: aRel } }))
+      expectNotFound(
+        await send(server, 'update', { target: { kind: 'memory', id: a2 }, patch: { add_tags: ['x'] } }),
+      )
+      expectNotFound(
+        await send(server, 'update', {
+          target: { kind: 'relationship', id: aRel },
+          patch: { confidence: 0.9 },
+        }),
+      )
+      expectNotFound(await send(server, 'forget', { memory_id: a1, mode: 'tombstone', reason: 'r' }))
+      expectNotFound(
+        await send(server, 'relate', {
+          source_id: a1,
+          target_id: b1,
+          kind: 'follows',
+          properties: {},
+          provenance: [],
+          lifecycle: 'active',
+        }),
+      )
+      // A's id as a seed is no seed at all; B's own ids still answer after the restart.
+      const recall = await send(
+        server,
+        'recall',
+        { objective: 'zzzz', seed_ids: [a1, a2], limits: limits() },
+        null,
+      )
+      expect(recall.status).toBe(200)
+      expect(recall.json.result.result.items).toEqual([])
+      const own = await send(server, 'trace', { target: { kind: 'memory', id: b3 } })
+      expect(own.status).toBe(200)
+      // And a record made after the restart does not reuse an id of either workspace.
+      const b4 = await rememberText(server, 'beta four')
+      expect([a1, a2, b1, b2, b3]).not.toContain(b4)
+    } finally {
+      await server.stop()
+    }
+  })
+})

@@ -5,7 +5,7 @@ import { baseEnv, serverMain } from './harness.js'
 export interface RegisteredRoute {
   method: string
   url: string
-  access: 'admin' | 'bearer' | 'operational'
+  access: 'admin' | 'bearer' | 'operational' | 'public'
 }
 
 /** The route table as the built server registers it (`service-http-server routes`). */

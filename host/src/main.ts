@@ -5,7 +5,8 @@ import { EngineError, inspectStorage, SERVICE_NAME, SERVICE_VERSION, snapshotSto
 import { DEV_LICENSE_MODULES, devLicenseDir, devLicenseReport, issueDevLicense } from './dev-license.js'
 import { ExitCode } from './exit-codes.js'
 import { importFile } from './import-command.js'
-import { registeredRoutes } from './routes.js'
+import { serveMcpStdio } from './mcp-stdio.js'
+import { openapiDocument, registeredRoutes } from './routes.js'
 import { serve, settingsOrExit } from './run.js'
 import { redactedSettings } from './settings.js'
 
@@ -15,6 +16,9 @@ commands:
   start                              start the server (default)
   check-config [--print-effective]   validate the settings from the environment and exit
   routes                             print the registered route table (JSON) and exit
+  openapi                            print the OpenAPI document the server serves at /openapi.json and exit
+  mcp                                serve MCP on stdin/stdout: the engine embedded on the configured storage,
+                                     or a running server with SERVICE_MCP_REMOTE_URL (see README: Use from an agent)
   import FILE [--url URL] [--workspace ID] [--batch-bytes N]
                                      import a large STIX bundle file through a running server, in ordered
                                      batches, with a progress bar (token: SERVICE_HTTP_AUTH_TOKEN)
@@ -62,6 +66,13 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(`${JSON.stringify(routes, null, 2)}\n`)
       return
     }
+    case 'openapi': {
+      const document = await openapiDocument(settingsOrExit())
+      process.stdout.write(`${JSON.stringify(document, null, 2)}\n`)
+      return
+    }
+    case 'mcp':
+      return serveMcpStdio(settingsOrExit(process.env, 'stdio'))
     case 'import': {
       const file = positionals[1]
       const token = process.env.SERVICE_HTTP_AUTH_TOKEN?.trim()

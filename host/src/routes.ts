@@ -27,3 +27,15 @@ export async function registeredRoutes(settings: Settings): Promise<RegisteredRo
     .filter((r) => r.method !== 'HEAD')
     .sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method))
 }
+
+/** The OpenAPI document exactly as /openapi.json serves it, without listening (the client is generated from it). */
+export async function openapiDocument(settings: Settings): Promise<unknown> {
+  const engine = await openEngine({ storage: { mode: 'ephemeral' } })
+  const { app } = await buildServer(settings, engine, createLogger('silent'))
+  await app.ready()
+  // The swagger decorator comes with the openapi plugin, which buildServer always registers.
+  const document = (app as unknown as { swagger(): unknown }).swagger()
+  await app.close()
+  await engine.close()
+  return document
+}

@@ -22,11 +22,61 @@ function fail(message: string, code: number): never {
   process.exit(code)
 }
 
-export function settingsOrExit(env: NodeJS.ProcessEnv = process.env): Settings {
+export function settingsOrExit(
+  env: NodeJS.ProcessEnv = process.env,
+  door: 'http' | 'stdio' = 'http',
+): Settings {
   try {
-    return loadSettings(env)
+    return loadSettings(env, process.cwd(), door)
   } catch (error) {
     if (error instanceof SettingsError) fail(error.message, ExitCode.Config)
+    throw error
+  }
+}
+
+/** The engine as the settings describe it: the server and the embedded MCP stdio server open the same one. */
+export function engineOptions(settings: Settings, logger: Logger): Parameters<typeof openEngine>[0] {
+  return {
+    storage: {
+      mode: settings.storage.mode,
+      ...(settings.storage.dir === null ? {} : { dir: settings.storage.dir }),
+      requireFsync: settings.storage.requireFsync,
+      strictRecovery: settings.storage.strictRecovery,
+      segmentBytes: settings.storage.segmentBytes,
+      checkpointEveryBytes: settings.storage.checkpointEveryBytes,
+    },
+    sessionIdleTtlMs: settings.http.sessionIdleTtlMs,
+    // What one request may materialise (spec: persistent request projection bounds).
+    cypherBudgets: {
+      maxHotNodes: settings.storage.maxHotNodes,
+      maxHotRelationships: settings.storage.maxHotRelationships,
+      maxWarmAdjacencyEntries: settings.storage.maxWarmAdjacencyEntries,
+    },
+    onWarning: (message) => logger.warn({ event: 'storage_warning' }, message),
+    ref: {
+      maxOperations: settings.ref.syncMaxOperations,
+      outboxCapacity: settings.ref.syncMaxReplayIdentities,
+      maxConcurrency: settings.ref.shadowMaxConcurrency,
+      timeoutMs: settings.ref.shadowTimeoutMs,
+      reference:
+        settings.ref.referenceEndpoint === null
+          ? null
+          : httpReference(
+              settings.ref.referenceEndpoint,
+              settings.ref.referenceAuthToken,
+              settings.ref.shadowMaxConcurrency,
+            ),
+    },
+  }
+}
+
+/** Opens the engine, or exits with the start-up failure's code (directory owned, incompatible, recovery). */
+export async function openEngineOrExit(settings: Settings, logger: Logger) {
+  try {
+    return await openEngine(engineOptions(settings, logger))
+  } catch (error) {
+    if (error instanceof EngineError)
+      fail(`${error.code}: ${error.message}`, STARTUP_EXIT_CODES[error.code] ?? ExitCode.Startup)
     throw error
   }
 }
@@ -35,45 +85,7 @@ export function settingsOrExit(env: NodeJS.ProcessEnv = process.env): Settings {
 export async function serve(settings: Settings): Promise<void> {
   capHeapGrowth(settings.heapGrowingPercent)
   const logger: Logger = createLogger(settings.log.level)
-  let engine: Awaited<ReturnType<typeof openEngine>>
-  try {
-    engine = await openEngine({
-      storage: {
-        mode: settings.storage.mode,
-        ...(settings.storage.dir === null ? {} : { dir: settings.storage.dir }),
-        requireFsync: settings.storage.requireFsync,
-        strictRecovery: settings.storage.strictRecovery,
-        segmentBytes: settings.storage.segmentBytes,
-        checkpointEveryBytes: settings.storage.checkpointEveryBytes,
-      },
-      sessionIdleTtlMs: settings.http.sessionIdleTtlMs,
-      // What one request may materialise (spec: persistent request projection bounds).
-      cypherBudgets: {
-        maxHotNodes: settings.storage.maxHotNodes,
-        maxHotRelationships: settings.storage.maxHotRelationships,
-        maxWarmAdjacencyEntries: settings.storage.maxWarmAdjacencyEntries,
-      },
-      onWarning: (message) => logger.warn({ event: 'storage_warning' }, message),
-      ref: {
-        maxOperations: settings.ref.syncMaxOperations,
-        outboxCapacity: settings.ref.syncMaxReplayIdentities,
-        maxConcurrency: settings.ref.shadowMaxConcurrency,
-        timeoutMs: settings.ref.shadowTimeoutMs,
-        reference:
-          settings.ref.referenceEndpoint === null
-            ? null
-            : httpReference(
-                settings.ref.referenceEndpoint,
-                settings.ref.referenceAuthToken,
-                settings.ref.shadowMaxConcurrency,
-              ),
-      },
-    })
-  } catch (error) {
-    if (error instanceof EngineError)
-      fail(`${error.code}: ${error.message}`, STARTUP_EXIT_CODES[error.code] ?? ExitCode.Startup)
-    throw error
-  }
+  const engine = await openEngineOrExit(settings, logger)
 
   let parts: Awaited<ReturnType<typeof buildServer>>
   try {

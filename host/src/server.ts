@@ -13,6 +13,8 @@ import {
   MAX_PARAM_LENGTH,
   validatorCompiler,
 } from '@service/plugin-errors'
+import { explorerPlugin } from '@service/plugin-explorer'
+import { mcpPlugin } from '@service/plugin-mcp'
 import { memoryPlugin } from '@service/plugin-memory'
 import { openapiPlugin } from '@service/plugin-openapi'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
@@ -31,6 +33,7 @@ import Fastify, {
 } from 'fastify'
 import type { Logger } from 'pino'
 import { requestLoggerFactory } from './logger.js'
+import { mcpEngineBackend } from './mcp-backend.js'
 import type { Settings } from './settings.js'
 
 const hostPackageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -146,10 +149,20 @@ export async function buildServer(
   })
   await app.register(cypherPlugin, { engine, requestTimeoutMs: settings.http.requestTimeoutMs })
   await app.register(sessionsPlugin, { engine })
+  // The web page over the routes above (public shell, `/` redirects to it).
+  await app.register(explorerPlugin)
   await app.register(memoryPlugin, {
     engine,
     context: settings.memory,
     onOperation: app.operations.metrics.memoryOperation,
+  })
+  await app.register(mcpPlugin, {
+    backend: mcpEngineBackend(settings, engine),
+    allowedHosts: settings.mcp.allowedHosts,
+    allowedOrigins: settings.mcp.allowedOrigins,
+    maxSessions: settings.mcp.maxSessions,
+    sessionIdleMs: settings.mcp.sessionIdleMs,
+    bodyLimit: settings.http.importMaxBodyBytes,
   })
   app.operations.sources.refProjection = () => engine.ref.figures()
   await app.register(refPlugin, {

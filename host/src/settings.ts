@@ -3,6 +3,7 @@ import { MEMORY_PERMISSIONS, type MemoryPermission } from '@service/core'
 import { WorkspaceSelection } from '@service/core/taxii'
 import { PackError, parseEnabledPacks } from '@service/plugin-provider-host'
 import { EnvReader, SettingsError } from './env-reader.js'
+import { type McpSettings, readMcpSettings } from './mcp-settings.js'
 
 export type AuthMode = 'required' | 'local-insecure'
 export { MEMORY_PERMISSIONS, type MemoryPermission }
@@ -53,6 +54,7 @@ export interface Settings {
     sessionId: string
     permissions: ReadonlySet<MemoryPermission>
   }
+  mcp: McpSettings
   ref: {
     syncMaxOperations: number
     syncMaxReplayIdentities: number
@@ -78,8 +80,15 @@ const MAX_PORT = 65535
 const ONE_DAY_MS = 86_400_000
 const ONE_GIB = 1024 * 1024 * 1024
 
-/** Reads and validates every setting; throws SettingsError listing all problems. */
-export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Settings {
+/**
+ * Reads and validates every setting; throws SettingsError listing all problems. `stdio` is the MCP stdio
+ * server, which serves no HTTP and so needs no bearer token of its own.
+ */
+export function loadSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+  door: 'http' | 'stdio' = 'http',
+): Settings {
   const r = new EnvReader(env)
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p))
 
@@ -89,6 +98,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process
   })
   const authToken = r.secret('SERVICE_HTTP_AUTH_TOKEN')
   if (
+    door === 'http' &&
     authMode === 'required' &&
     authToken === null &&
     !r.has('SERVICE_HTTP_AUTH_TOKEN_FILE') &&
@@ -247,6 +257,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cwd = process
       sessionId: memorySessionId,
       permissions,
     },
+    mcp: readMcpSettings(r, host, authToken),
     ref: {
       syncMaxOperations: r.integer('SERVICE_OPENCTI_SYNC_MAX_OPERATIONS', 512, 1),
       syncMaxReplayIdentities: r.integer('SERVICE_REF_SYNC_MAX_REPLAY_IDENTITIES', 4096, 1),
@@ -288,6 +299,7 @@ export function redactedSettings(settings: Settings): unknown {
       adminToken: hidden(settings.http.adminToken),
     },
     ref: { ...settings.ref, referenceAuthToken: hidden(settings.ref.referenceAuthToken) },
+    mcp: { ...settings.mcp, remoteToken: hidden(settings.mcp.remoteToken) },
     license: {
       pem: hidden(settings.license.pem),
       publicKeyPem: settings.license.publicKeyPem === null ? null : '<set>',

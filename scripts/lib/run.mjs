@@ -41,4 +41,6 @@ export function build() {
   pnpm(['run', '--recursive', '--if-present', 'build:native'])
   run(process.execPath, [join(root, 'packs', 'provider-sdk', 'scripts', 'write-manifest.mjs')])
   run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.json'])
+  // Browser bundles (the explorer page) after tsc, which has type-checked their sources.
+  pnpm(['run', '--recursive', '--if-present', 'build:web'])
 }

@@ -1,3 +1,4 @@
+import { createServiceClient, type ServiceClient } from '@service/client'
 import { IMPORT_METRIC_KEYS, type ImportMetrics, zeroImportMetrics } from '@service/core/stix'
 import type { StixBundle } from './bundles.js'
 import { type HttpDeps, type RetryPolicy, requestWithRetry } from './http.js'
@@ -42,8 +43,9 @@ export async function waitForReady(
   for (let attempt = 1; ; attempt++) {
     let outcome: string
     try {
-      const response = await http.fetch(`${settings.serviceBaseUrl}/health/ready`, {
+      const { response } = await serviceClient(settings, http.fetch).GET('/health/ready', {
         signal: AbortSignal.timeout(Math.min(settings.serviceTimeoutMs, 10_000)),
+        parseAs: 'stream',
       })
       await response.body?.cancel()
       if (response.status === 200) {
@@ -66,40 +68,70 @@ export async function waitForReady(
   }
 }
 
-interface ImportResponse {
-  ok?: unknown
-  result?: { metrics?: Record<string, unknown> }
-  error?: { code?: unknown; message?: unknown }
+/**
+ * The typed client of the server (@service/client, generated from its /openapi.json) over the connector's own
+ * fetch: tests script that fetch, and `send` may add retries.
+ */
+function serviceClient(settings: ServiceSettings, send: HttpDeps['fetch']): ServiceClient {
+  return createServiceClient({
+    baseUrl: settings.serviceBaseUrl,
+    token: settings.serviceAuthToken,
+    fetch: async (request: Request) =>
+      send(request.url, {
+        method: request.method,
+        headers: request.headers,
+        ...(request.body === null ? {} : { body: await request.text() }),
+        signal: request.signal,
+      }),
+  })
 }
 
-/** POSTs one bundle to `/v1/import/stix`; resolves with the result's counts only on 2xx with `ok: true`. */
+/**
+ * POSTs one bundle to `/v1/import/stix` (retrying network errors, 408, 429 and 5xx); resolves with the
+ * result's counts only on 2xx with `ok: true`.
+ */
 export async function importBundle(
   http: HttpDeps,
   policy: RetryPolicy,
   settings: ServiceSettings,
   bundle: StixBundle,
 ): Promise<ImportCounts> {
-  const result = await requestWithRetry(http, policy, 'import', `${settings.serviceBaseUrl}/v1/import/stix`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${settings.serviceAuthToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ bundle, workspace_id: settings.workspaceId }),
-    timeoutMs: settings.serviceTimeoutMs,
-  })
-  let body: ImportResponse | undefined
-  try {
-    body = JSON.parse(result.text) as ImportResponse
-  } catch {
-    body = undefined
+  const retrying: HttpDeps['fetch'] = async (url, init) => {
+    const { signal: _once, ...rest } = init
+    const result = await requestWithRetry(http, policy, 'import', url, {
+      ...rest,
+      timeoutMs: settings.serviceTimeoutMs,
+    })
+    return new Response(result.text === '' ? null : result.text, {
+      status: result.status,
+      headers: result.headers,
+    })
   }
-  const ok = result.status >= 200 && result.status < 300 && body?.ok === true
+  let answer: { data?: unknown; error?: unknown; response: Response }
+  try {
+    answer = await serviceClient(settings, retrying).POST('/v1/import/stix', {
+      body: { bundle: bundle as never, workspace_id: settings.workspaceId },
+    })
+  } catch (error) {
+    if (error instanceof SyntaxError)
+      throw new ImportError('import answered a body that is not JSON', 0, undefined)
+    throw error
+  }
+  const status = answer.response.status
+  const body = (answer.data ?? answer.error) as
+    | {
+        ok?: unknown
+        result?: { metrics?: Record<string, unknown> }
+        error?: { code?: unknown; message?: unknown }
+      }
+    | undefined
+  const ok = status >= 200 && status < 300 && typeof body === 'object' && body?.ok === true
   if (!ok) {
-    const code = typeof body?.error?.code === 'string' ? body.error.code : undefined
-    const message = typeof body?.error?.message === 'string' ? `: ${body.error.message.slice(0, 300)}` : ''
-    throw new ImportError(
-      `import answered HTTP ${result.status}${code ? ` ${code}` : ''}${message}`,
-      result.status,
-      code,
-    )
+    const envelope = typeof body === 'object' ? body : undefined
+    const code = typeof envelope?.error?.code === 'string' ? envelope.error.code : undefined
+    const message =
+      typeof envelope?.error?.message === 'string' ? `: ${envelope.error.message.slice(0, 300)}` : ''
+    throw new ImportError(`import answered HTTP ${status}${code ? ` ${code}` : ''}${message}`, status, code)
   }
   const counts = zeroCounts()
   for (const key of IMPORT_METRIC_KEYS) {

@@ -1,3 +1,4 @@
+import { IdSpace } from './id-space.js'
 import { GraphStore } from './store.js'
 
 export const DEFAULT_WORKSPACE_ID = 'workspace--http-default'
@@ -5,11 +6,13 @@ export const DEFAULT_WORKSPACE_ID = 'workspace--http-default'
 /** One graph store per workspace, created on first use. */
 export class GraphCatalog {
   private readonly stores = new Map<string, GraphStore>()
+  /** One id space for every workspace: ids never collide across workspaces. */
+  private readonly ids = new IdSpace()
 
   workspace(id: string = DEFAULT_WORKSPACE_ID): GraphStore {
     let store = this.stores.get(id)
     if (store === undefined) {
-      store = new GraphStore()
+      store = new GraphStore(this.ids)
       this.stores.set(id, store)
     }
     return store

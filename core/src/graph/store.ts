@@ -3,6 +3,7 @@ import { NO_RELS, removeId } from './adjacency.js'
 import { ColumnCache, type PropertyColumn } from './columns.js'
 import { type CommitOp, type CommitRecord, createdNodes, decodeValue, type EncodedValue } from './commit.js'
 import { IdList } from './id-list.js'
+import { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
 import { PropertyMap } from './property-map.js'
 import { Transaction } from './transaction.js'
@@ -38,11 +39,32 @@ export class GraphStore implements GraphReader {
   /** Relationships restored from a checkpoint whose adjacency `finishRestore` has yet to add. */
   private readonly restored = new IdList()
   /** Next ids to hand out; restored by replay because every create op carries its id. */
-  nextNodeId = 0
-  nextRelId = 0
+  private nextNode = 0
+  private nextRel = 0
   /** Sequence of the last published commit. */
   sequence = 0
   private writeTail: Promise<unknown> = Promise.resolve()
+
+  /** `ids` is shared by every workspace of one engine (see IdSpace). */
+  constructor(readonly ids: IdSpace = new IdSpace()) {}
+
+  get nextNodeId(): number {
+    return this.nextNode
+  }
+
+  set nextNodeId(next: number) {
+    this.nextNode = next
+    if (next > this.ids.node) this.ids.node = next
+  }
+
+  get nextRelId(): number {
+    return this.nextRel
+  }
+
+  set nextRelId(next: number) {
+    this.nextRel = next
+    if (next > this.ids.rel) this.ids.rel = next
+  }
 
   node(id: number): NodeRecord | undefined {
     return this.nodes[id]

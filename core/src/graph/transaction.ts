@@ -1,6 +1,7 @@
 import { EngineError } from '../errors.js'
 import { NO_RELS, removeId } from './adjacency.js'
 import { type CommitOp, type CommitRecord, createdNodes, encodeProps, encodeValue } from './commit.js'
+import type { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
 import type { GraphReader, Interner, NodeRecord, PropertyValue, RelationshipRecord } from './types.js'
 
@@ -16,6 +17,8 @@ export interface TransactionBase extends GraphReader {
   /** Next ids to hand out: a transaction allocates above them. */
   readonly nextNodeId: number
   readonly nextRelId: number
+  /** The engine-wide id space new ids come from (see IdSpace). */
+  readonly ids: IdSpace
   relProperty(id: number, key: number): PropertyValue | undefined
   /** The shared, frozen list for a set of label ids. */
   labelSet(labels: readonly number[]): number[]
@@ -185,7 +188,8 @@ export class Transaction implements GraphReader {
    * node's own, so the caller must not keep or reuse it (any other Map is copied then).
    */
   createNode(labels: number[], props: Map<number, PropertyValue>): number {
-    const id = this.nextNodeId++
+    const id = this.base.ids.takeNode(this.nextNodeId)
+    this.nextNodeId = id + 1
     // Shared until changed: label changes here replace the list, and the first edge copies the adjacency.
     const unique = this.base.labelSet(labels.length < 2 ? labels : [...new Set(labels)])
     const node: NodeRecord = { id, labels: unique, props, out: NO_RELS, in: NO_RELS }
@@ -251,7 +255,8 @@ export class Transaction implements GraphReader {
   createRelationship(type: number, start: number, end: number, props: Map<number, PropertyValue>): number {
     const from = this.touchAdjacency(start)
     const to = this.touchAdjacency(end)
-    const id = this.nextRelId++
+    const id = this.base.ids.takeRel(this.nextRelId)
+    this.nextRelId = id + 1
     this.rels.set(id, { id, type, start, end, props })
     from.out.push(id)
     to.in.push(id)

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import type { GraphStore } from '../graph/store.js'
 import { envelope, sha256 } from './envelope.js'
-import { parseId } from './layout.js'
 import type { PageKeyLedger } from './ledgers.js'
 import type { MutationHost } from './mutation.js'
 import type { ObjectiveSearch } from './objective-search.js'
 import { issuePageToken, objectiveBinding, readPageToken } from './page-token.js'
-import { isRecallableMemory, type RecallSeed, walk } from './recall.js'
+import { runRecall } from './recall-query.js'
 import type { RecallInput } from './request.js'
 import { prepareRecallJson } from './response-json.js'
 import type { MemoryContext, MemoryResponse } from './types.js'
@@ -27,7 +26,7 @@ export interface RecallHost extends MutationHost {
   seed(): ObjectiveSearch
 }
 
-/** The recall operation: objective seeds, the bounded walk, paging tokens, and the recalls kept for trace. */
+/** The recall operation: the ranked walk (recall-query.ts), paging tokens, and the recalls kept for trace. */
 export class RecallOperation {
   private readonly recalls = new Map<string, RecallTrace>()
   private pageKeyReady: Promise<string> | null = null
@@ -51,40 +50,17 @@ export class RecallOperation {
       input.page_token === null
         ? 0
         : readPageToken(await this.pageSecret(workspace), input.page_token, workspace, binding)
-    const wanted = offset + limits.max_items + 1
-    const objective = await this.host
-      .seed()
-      .objectiveHits(
-        workspace,
-        input.objective,
-        wanted,
-        (store, id) => isRecallableMemory(store, id, nowMs),
-        options.signal,
-      )
-    const walked = await this.host.readGraph(workspace, (store) => {
-      const seeds: RecallSeed[] = []
-      for (const seedId of input.seed_ids) {
-        const node = parseId(seedId, 'node')
-        // A seed that is hidden, missing or not recallable is simply not a seed: nothing leaks.
-        if (node !== null && isRecallableMemory(store, node, nowMs))
-          seeds.push({ id: node, reason: 'explicit_seed', score: 1 })
-      }
-      for (const hit of objective.hits)
-        seeds.push({
-          id: hit.id,
-          reason: hit.lexical > 0 ? 'objective_lexical_match' : 'objective_semantic_match',
-          score: hit.score,
-        })
-      return walk(store, {
-        seeds,
-        limits,
-        offset,
-        nowMs,
-        deadline: started + limits.timeout_ms,
-        signal: options.signal,
-      })
+    const { walked, dense, hits } = await runRecall(this.host.seed(), this.host.readGraph.bind(this.host), {
+      workspace,
+      objective: input.objective,
+      seedIds: input.seed_ids,
+      limits,
+      offset,
+      nowMs,
+      deadline: started + limits.timeout_ms,
+      signal: options.signal,
     })
-    if (objective.hits.length === 0 && !objective.dense) walked.outcomes.push('semantic_provider_unavailable')
+    if (hits === 0 && !dense) walked.outcomes.push('semantic_provider_unavailable')
     const recallId = `recall--${sha256(
       JSON.stringify([
         workspace,

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
-import { walk } from './recall.js'
+import { rankRecall } from './recall-rank.js'
+import { NO_RELATION } from './recall-relations.js'
 import { memoryResponseBody } from './response-json.js'
 import { context, inner, limits, memoryInput, op } from './test-support.js'
 import { RECALL_LIMITS } from './types.js'
@@ -53,10 +54,11 @@ describe('recall', () => {
     const res = inner(await recall(engine, ctx, { limits: limits({ max_depth: 2 }) }))
     expect(res.recall_id).toMatch(/^recall--[0-9a-f]{24}$/)
     expect(res.items.map((i: { record: { id: string } }) => i.record.id)).toEqual(ids.slice(0, 3))
-    expect(res.items[0].selection_reasons).toEqual(['objective_lexical_match'])
+    expect(res.items[0].selection_reasons).toEqual(['objective_lexical_match', 'graph_proximity'])
     expect(res.items[1].selection_reasons).toEqual([
       'authorized_relationship_depth_1',
       'bounded_authorized_neighborhood',
+      'graph_proximity',
     ])
     expect(res.items[2].selection_reasons[0]).toBe('authorized_relationship_depth_2')
     expect(res.items[0].score).toBeGreaterThan(res.items[1].score)
@@ -220,8 +222,11 @@ describe('the walk itself', () => {
     const ctx = context()
     await chain(engine, ctx, 300)
     const result = await engine.readGraph(ctx.workspace_id, (store) =>
-      walk(store, {
-        seeds: [{ id: 0, reason: 'explicit_seed', score: 1 }],
+      rankRecall(store, {
+        explicit: [0],
+        hits: [],
+        relations: NO_RELATION,
+        shared: [],
         limits: limits({ max_items: 1000, supernode_threshold: 10_000 }),
         offset: 0,
         nowMs: Date.now(),
@@ -243,12 +248,10 @@ describe('the walk itself', () => {
         limits: limits({ max_depth: 1, supernode_threshold: 3 }),
       }),
     )
-    expect(res.items.map((i: { record: { id: string } }) => i.record.id)).toEqual([
-      spokeIds[0],
-      ids[1],
-      ids[0],
-      ids[2],
-    ])
+    // Explicit seeds rank as the best text hit; the objective's own hit (the anchor) joins them.
+    const returned = res.items.map((i: { record: { id: string } }) => i.record.id)
+    expect(returned).toHaveLength(4)
+    expect(returned).toEqual(expect.arrayContaining([spokeIds[0], ids[1], ids[0], ids[2]]))
     // anchor (a supernode: 6 links) -> spoke 0 and anchor -> first link show from the spoke's and link's side.
     const links = res.relationships.map((r: { source_id: string; target_id: string }) => [
       r.source_id,

@@ -1,14 +1,6 @@
 import type { GraphReader, PropertyValue } from '../graph/types.js'
-import { memoryError } from './errors.js'
-import { memoryRelationshipsOf, readMemory, readRelationship } from './layout.js'
+import { MEMORY_LABEL, memoryRelationshipsOf, readMemory, readRelationship } from './layout.js'
 import type { MemoryRecord, RecallLimits, RecallOutcome, RelationshipRecord } from './types.js'
-
-/** A seed of the walk and the signal that selected it. */
-export interface RecallSeed {
-  id: number
-  reason: 'explicit_seed' | 'objective_lexical_match' | 'objective_semantic_match'
-  score: number
-}
 
 export interface RecallItem {
   record: MemoryRecord
@@ -33,7 +25,7 @@ export interface WalkResult {
   next_offset: number | null
 }
 
-interface Reached {
+export interface Reached {
   id: number
   depth: number
   score: number
@@ -42,118 +34,86 @@ interface Reached {
   via: number | null
 }
 
-const TIME_CHECK_EVERY = 256
+/** Property keys recall reads on every record it passes, looked up once per recall (-1: no record has one). */
+export interface RecordKeys {
+  lifecycle: number
+  expires_at: number
+  valid_from: number
+  valid_until: number
+  kind: number
+  confidence: number
+  memory: number
+}
 
-function prop(reader: GraphReader, props: ReadonlyMap<number, PropertyValue> | undefined, key: string) {
-  const id = reader.names.lookup(key)
-  const v = id < 0 || props === undefined ? undefined : props.get(id)
-  return typeof v === 'string' ? v : null
+export function recordKeys(reader: GraphReader): RecordKeys {
+  const k = (name: string) => reader.names.lookup(name)
+  return {
+    lifecycle: k('lifecycle'),
+    expires_at: k('expires_at'),
+    valid_from: k('valid_from'),
+    valid_until: k('valid_until'),
+    kind: k('kind'),
+    confidence: k('confidence'),
+    memory: k(MEMORY_LABEL),
+  }
 }
 
 /** The recall visibility rule read straight from properties: the walk must not parse JSON per edge. */
-function recallable(
-  reader: GraphReader,
-  props: ReadonlyMap<number, PropertyValue> | undefined,
+function visible(
+  value: (key: number) => PropertyValue | undefined,
+  keys: RecordKeys,
   nowMs: number,
-) {
-  if (prop(reader, props, 'lifecycle') !== 'active') return false
-  const expires = prop(reader, props, 'expires_at')
-  if (expires !== null && Date.parse(expires) <= nowMs) return false
-  const from = prop(reader, props, 'valid_from')
-  if (from !== null && Date.parse(from) > nowMs) return false
-  const until = prop(reader, props, 'valid_until')
-  return until === null || Date.parse(until) > nowMs
+): boolean {
+  if (value(keys.lifecycle) !== 'active') return false
+  const time = (key: number) => {
+    const v = key < 0 ? undefined : value(key)
+    return typeof v === 'string' ? Date.parse(v) : null
+  }
+  const expires = time(keys.expires_at)
+  if (expires !== null && expires <= nowMs) return false
+  const from = time(keys.valid_from)
+  if (from !== null && from > nowMs) return false
+  const until = time(keys.valid_until)
+  return until === null || until > nowMs
+}
+
+/** One property of a relationship, without building its property map when the reader can (most can). */
+export function relValue(reader: GraphReader, rel: number, key: number): PropertyValue | undefined {
+  if (key < 0) return undefined
+  return reader.relProperty ? reader.relProperty(rel, key) : reader.relProps(rel)?.get(key)
+}
+
+export function relationshipRecallable(reader: GraphReader, keys: RecordKeys, rel: number, nowMs: number) {
+  return visible((key) => relValue(reader, rel, key), keys, nowMs)
+}
+
+export function memoryRecallable(reader: GraphReader, keys: RecordKeys, id: number, nowMs: number): boolean {
+  const node = reader.node(id)
+  return (
+    node !== undefined &&
+    keys.memory >= 0 &&
+    node.labels.includes(keys.memory) &&
+    visible((key) => node.props.get(key), keys, nowMs)
+  )
 }
 
 /** All relationships of a node, both directions: the figure `supernode_threshold` bounds. */
-function degree(reader: GraphReader, id: number): number {
+export function degree(reader: GraphReader, id: number): number {
   const node = reader.node(id)
   return node === undefined ? 0 : node.out.length + node.in.length
 }
 
 export function isRecallableMemory(reader: GraphReader, id: number, nowMs: number): boolean {
-  const node = reader.node(id)
-  const label = reader.names.lookup('Memory')
-  return (
-    node !== undefined && label >= 0 && node.labels.includes(label) && recallable(reader, node.props, nowMs)
-  )
+  return memoryRecallable(reader, recordKeys(reader), id, nowMs)
 }
 
 export interface WalkPlan {
-  seeds: RecallSeed[]
   limits: RecallLimits
   offset: number
   nowMs: number
   /** performance.now() value past which the walk stops with outcome timeout. */
   deadline: number
   signal?: AbortSignal | undefined
-}
-
-/**
- * Breadth-first from the seeds through recallable memory relationships of this workspace's graph only,
- * stopping at the first bound it meets (items, depth, cost, supernode, time, payload) and saying which.
- * Items come in discovery order (seeds best first); a page is a window of that order.
- */
-export function walk(reader: GraphReader, plan: WalkPlan): WalkResult {
-  const { limits, offset } = plan
-  const wanted = offset + limits.max_items
-  const outcomes = new Set<RecallOutcome>()
-  const reached = new Map<number, Reached>()
-  const order: Reached[] = []
-  let cost = 0
-  let depth = 0
-  const add = (r: Reached) => {
-    reached.set(r.id, r)
-    order.push(r)
-  }
-  for (const seed of plan.seeds) {
-    if (order.length > wanted) break
-    if (reached.has(seed.id)) continue
-    add({ id: seed.id, depth: 0, score: seed.score, reasons: [seed.reason], parent: null, via: null })
-  }
-  let frontier = [...order]
-  walking: for (let d = 1; d <= limits.max_depth && frontier.length > 0 && order.length <= wanted; d++) {
-    const next: Reached[] = []
-    for (const from of frontier) {
-      if (degree(reader, from.id) > limits.supernode_threshold) {
-        outcomes.add('supernode_blocked')
-        continue
-      }
-      const rels = memoryRelationshipsOf(reader, from.id)
-      for (const rel of rels) {
-        if (cost >= limits.max_cost) {
-          outcomes.add('cost_budget_exhausted')
-          break walking
-        }
-        cost++
-        if (cost % TIME_CHECK_EVERY === 0) {
-          if (plan.signal?.aborted) throw memoryError('CANCELLED', 'the recall was cancelled')
-          if (performance.now() > plan.deadline) {
-            outcomes.add('timeout')
-            break walking
-          }
-        }
-        const start = reader.relStart(rel)
-        const other = start === from.id ? reader.relEnd(rel) : start
-        if (reached.has(other) || !recallable(reader, reader.relProps(rel), plan.nowMs)) continue
-        if (!isRecallableMemory(reader, other, plan.nowMs)) continue
-        const r: Reached = {
-          id: other,
-          depth: d,
-          score: from.score / 2,
-          reasons: [`authorized_relationship_depth_${d}`, 'bounded_authorized_neighborhood'],
-          parent: from,
-          via: rel,
-        }
-        add(r)
-        next.push(r)
-        depth = d
-        if (order.length > wanted) break walking
-      }
-    }
-    frontier = next
-  }
-  return page(reader, plan, order, outcomes, depth, cost)
 }
 
 function pathOf(r: Reached) {
@@ -166,7 +126,8 @@ function pathOf(r: Reached) {
   return { memory_ids, relationship_ids }
 }
 
-function page(
+/** The window `offset .. offset + max_items` of the ranked order, within the payload budget, and the links among it. */
+export function page(
   reader: GraphReader,
   plan: WalkPlan,
   order: Reached[],
@@ -207,6 +168,7 @@ function page(
   /** Each returned memory's place in the working set. */
   const position = new Map(items.map((item, i) => [Number(item.record.id.slice('node--'.length)), i]))
   const found: { id: number; record: RelationshipRecord; json: string }[] = []
+  const keys = recordKeys(reader)
   const threshold = plan.limits.supernode_threshold
   for (const [id, here] of position) {
     // A supernode's edges are not enumerated: its links to other returned items show from their side.
@@ -223,7 +185,7 @@ function page(
       // A link inside the set is met from both ends: it is taken at the earlier one (the payload budget
       // counts links in that order), or at the later one when the earlier is a supernode, not enumerated.
       if (there < here && degree(reader, other) <= threshold) continue
-      if (!recallable(reader, reader.relProps(rel), plan.nowMs)) continue
+      if (!relationshipRecallable(reader, keys, rel, plan.nowMs)) continue
       const record = readRelationship(reader, rel)
       const json = record === null ? null : fitting(record)
       if (record !== null && json !== null) found.push({ id: rel, record, json })

@@ -70,9 +70,10 @@ export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
   const memory = reader.names.lookup(MEMORY_LABEL)
   const isMemory = memory >= 0 && node.labels.includes(memory)
   if (!isMemory) for (const label of node.labels) f.labels.push(labelWords(reader.names.name(label)))
+  if (isMemory) return memoryFields(reader, node, f)
   for (const [key, value] of node.props) {
     const name = reader.names.name(key)
-    if (NOT_TEXT.has(name) || (isMemory && !MEMORY_SEARCH_KEYS.has(name))) continue
+    if (NOT_TEXT.has(name)) continue
     if (name === 'name')
       f.name.unshift(...strings(value)) // first, whatever the property order: the title
     else (NAME_KEYS.has(name) ? f.name : f.body).push(...strings(value))
@@ -94,6 +95,31 @@ export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
     } catch {
       // Not JSON: the raw value is simply not read.
     }
+  }
+  return f
+}
+
+/** A title line: short, and followed by more text (a memory written as "name\ndescription"). */
+const TITLE_LINE_MAX = 160
+
+/**
+ * A memory's fields: identity key, tags and its title line say what it is (the name field, weighted above the
+ * body); its kind reads as a label; the rest of its text is the body. Lifecycle, times and JSON are left out.
+ */
+function memoryFields(reader: GraphReader, node: NodeRecord, f: NodeFields): NodeFields {
+  for (const key of MEMORY_SEARCH_KEYS) {
+    const value = prop(reader, node, key)
+    if (key === 'kind') f.labels.push(...strings(value).map(labelWords))
+    else if (key !== 'text') f.name.push(...strings(value))
+    if (key === 'identity_key') f.ids.push(...strings(value))
+  }
+  const text = prop(reader, node, 'text')
+  if (typeof text === 'string') {
+    const cut = text.indexOf('\n')
+    if (cut > 0 && cut <= TITLE_LINE_MAX) {
+      f.name.unshift(text.slice(0, cut))
+      f.body.push(text.slice(cut + 1))
+    } else f.body.push(text)
   }
   return f
 }

@@ -4,8 +4,13 @@ import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { GraphStore } from '../graph/store.js'
 import type { NodeRecord } from '../graph/types.js'
 import type { DerivedIndex, GraphAccess } from '../kernel/types.js'
-import type { ObjectiveHit, ObjectiveSearch } from '../memory/objective-search.js'
-import { bestOf, lexicalScore } from './bm25-index.js'
+import type {
+  ObjectiveHit,
+  ObjectiveHits,
+  ObjectiveSearch,
+  TermCorrection,
+} from '../memory/objective-search.js'
+import { type Bm25Index, bestOf, lexicalScore } from './bm25-index.js'
 import { EmbeddingSlot, normalizeInPlace } from './embeddings/provider.js'
 import {
   degreeSignal,
@@ -29,7 +34,7 @@ import {
   unprocessable,
 } from './rules.js'
 import { SeedIndex, type WorkspaceSeedIndex } from './seed-index.js'
-import { searchTerms, termWords } from './tokenizer.js'
+import { termWords } from './tokenizer.js'
 
 export interface SeedCandidate {
   node_id: string
@@ -215,10 +220,10 @@ export class SeedSearch implements ObjectiveSearch {
     limit: number,
     accept: (store: GraphStore, id: number) => boolean,
     signal?: AbortSignal,
-  ): Promise<{ hits: ObjectiveHit[]; dense: boolean }> {
+  ): Promise<ObjectiveHits> {
     const ws = this.index.workspace(workspaceId)
     const provider = this.embeddings.provider
-    if (ws === undefined) return { hits: [], dense: provider !== null }
+    if (ws === undefined) return { hits: [], dense: provider !== null, corrections: [], terms: [] }
     let query: Float32Array | null = null
     if (provider !== null) {
       await this.index.flush(ws, signal)
@@ -227,7 +232,7 @@ export class SeedSearch implements ObjectiveSearch {
         : await provider.embed([objective], signal)
       if (q !== undefined && normalizeInPlace(q)) query = q
     }
-    const terms = searchTerms(objective)
+    const { terms, corrections } = correctedTerms(objective, ws.bm25)
     return this.engine.readGraph(workspaceId, (store) => {
       if (query === null) {
         const top = ws.bm25.top(terms, limit, (id) => accept(store, id))
@@ -235,7 +240,7 @@ export class SeedSearch implements ObjectiveSearch {
           const lexical = lexicalScore(raw)
           return { id: doc, lexical, dense: 0, score: lexical, matched: [] as string[] }
         })
-        return { hits, dense: false }
+        return { hits, dense: false, corrections, terms }
       }
       const pool = new Map<number, ObjectiveHit>()
       for (const [id, raw] of ws.bm25.search(terms))
@@ -261,8 +266,27 @@ export class SeedSearch implements ObjectiveSearch {
       hits.sort((a, b) => b.score - a.score || a.id - b.id)
       const chosen = hits.slice(0, limit)
       for (const hit of chosen) hit.matched = ws.bm25.explain(hit.id, terms).matched
-      return { hits: chosen, dense: query !== null }
+      return { hits: chosen, dense: query !== null, corrections, terms }
     })
+  }
+
+  /**
+   * Memory relationships whose kind, text properties or evidence match the search terms (`objectiveHits`
+   * returns them, corrected), best first, at most `limit`, among those `accept` admits.
+   */
+  async relationshipHits(
+    workspaceId: string,
+    terms: readonly string[],
+    limit: number,
+    accept: (store: GraphStore, id: number) => boolean,
+  ): Promise<{ id: number; score: number }[]> {
+    const ws = this.index.workspace(workspaceId)
+    if (ws === undefined || ws.relations.size === 0) return []
+    return this.engine.readGraph(workspaceId, (store) =>
+      ws.relations
+        .top(terms, limit, (id) => accept(store, id))
+        .map(({ doc, raw }) => ({ id: doc, score: lexicalScore(raw) })),
+    )
   }
 
   /** Scores the candidates (synchronously, on one published version of the graph). */
@@ -341,6 +365,30 @@ export class SeedSearch implements ObjectiveSearch {
     }
     return out
   }
+}
+
+/** Shorter terms are not corrected: one edit turns most four-letter words into another word. */
+export const CORRECT_MIN_CHARS = 5
+
+/**
+ * The objective's search terms, each one no document has (and long enough to be a misspelling rather than an
+ * abbreviation, without digits) replaced by the nearest indexed term (`Bm25Index.nearTerm`).
+ */
+export function correctedTerms(
+  objective: string,
+  bm25: Bm25Index,
+): { terms: string[]; corrections: TermCorrection[] } {
+  const corrections: TermCorrection[] = []
+  const terms: string[] = []
+  for (const [term, word] of termWords(objective)) {
+    const near =
+      term.length >= CORRECT_MIN_CHARS && !/\p{N}/u.test(term) && bm25.documentFrequency(term) === 0
+        ? bm25.nearTerm(term)
+        : null
+    if (near !== null) corrections.push({ word, term: near })
+    if (!terms.includes(near ?? term)) terms.push(near ?? term)
+  }
+  return { terms, corrections }
 }
 
 /** Matched stems as the objective wrote them; an identifier also matched as a word is listed once. */

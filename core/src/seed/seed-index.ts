@@ -6,6 +6,7 @@ import { memoize } from '../memo.js'
 import { Bm25Index, type IndexedDocument } from './bm25-index.js'
 import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'
 import { embeddingText, isSearchable, type NodeFields, nodeFields } from './node-text.js'
+import { relationshipDocument } from './relationship-text.js'
 import { analyze, analyzeWithContent } from './tokenizer.js'
 import { VectorIndex } from './vector-index.js'
 
@@ -85,6 +86,11 @@ export class WorkspaceSeedIndex {
   readonly stale = new NodeQueue()
   /** Next node id of a pending whole-graph pass; +Infinity when none is pending. */
   rebuildFrom = Number.POSITIVE_INFINITY
+  /** Memory relationships as searchable facts: kind, text properties and evidence (relationship-text.ts). */
+  readonly relations = new Bm25Index()
+  /** Relationships touched since the last catch-up, and the cursor of a whole-graph pass over them. */
+  readonly staleRelations = new NodeQueue()
+  rebuildRelationsFrom = Number.POSITIVE_INFINITY
 
   constructor(public store: GraphStore) {}
 
@@ -144,7 +150,11 @@ export class SeedIndex implements DerivedIndex {
   /** After recovery (or at attach): every node is stale; the next read (or `warm`) indexes them. */
   rebuild(workspaces: ReadonlyMap<string, GraphStore>): void {
     this.workspaces.clear()
-    for (const [id, store] of workspaces) this.ensure(id, store).rebuildFrom = 0
+    for (const [id, store] of workspaces) {
+      const ws = this.ensure(id, store)
+      ws.rebuildFrom = 0
+      ws.rebuildRelationsFrom = 0
+    }
   }
 
   /**
@@ -156,7 +166,14 @@ export class SeedIndex implements DerivedIndex {
     const ws = this.ensure(workspaceId, store)
     for (const op of ops) {
       if (op.op === 'createRelationship' || op.op === 'deleteRelationship') ws.degreeChanged()
-      else if (op.op !== 'setRelationshipProperty' && op.op !== 'removeRelationshipProperty') {
+      if (
+        op.op === 'createRelationship' ||
+        op.op === 'deleteRelationship' ||
+        op.op === 'setRelationshipProperty' ||
+        op.op === 'removeRelationshipProperty'
+      ) {
+        if (op.id < ws.rebuildRelationsFrom) ws.staleRelations.add(op.id)
+      } else {
         if (op.op === 'deleteNode') ws.degreeChanged()
         if (op.id < ws.rebuildFrom) ws.stale.add(op.id)
       }
@@ -179,7 +196,18 @@ export class SeedIndex implements DerivedIndex {
     if (ws.rebuildFrom >= store.nextNodeId) ws.rebuildFrom = Number.POSITIVE_INFINITY
     while (ws.stale.size > 0 && budget-- > 0) this.refresh(ws, ws.stale.shift(), texts)
     this.embedNow(ws, texts)
-    return ws.rebuildFrom === Number.POSITIVE_INFINITY && ws.stale.size === 0
+    while (ws.rebuildRelationsFrom < store.nextRelId && budget > 0) {
+      this.refreshRelation(ws, ws.rebuildRelationsFrom++)
+      budget--
+    }
+    if (ws.rebuildRelationsFrom >= store.nextRelId) ws.rebuildRelationsFrom = Number.POSITIVE_INFINITY
+    while (ws.staleRelations.size > 0 && budget-- > 0) this.refreshRelation(ws, ws.staleRelations.shift())
+    return (
+      ws.rebuildFrom === Number.POSITIVE_INFINITY &&
+      ws.stale.size === 0 &&
+      ws.rebuildRelationsFrom === Number.POSITIVE_INFINITY &&
+      ws.staleRelations.size === 0
+    )
   }
 
   /**
@@ -215,6 +243,13 @@ export class SeedIndex implements DerivedIndex {
     const fields = node === undefined || !isSearchable(ws.store, node) ? null : nodeFields(ws.store, node)
     if (fields === null || fields.retired) this.unindex(ws, id)
     else texts.set(id, this.index(ws, id, fields))
+  }
+
+  /** One relationship's entry as the store now has it (memory relationships only). */
+  private refreshRelation(ws: WorkspaceSeedIndex, id: number): void {
+    const doc = relationshipDocument(ws.store, id)
+    if (doc === null) ws.relations.remove(id)
+    else ws.relations.upsert(id, doc)
   }
 
   /** Indexes a node's fields; returns the text to embed. */

@@ -1,4 +1,4 @@
-import type { LogQuery } from './audit-log.js'
+import type { AuditEntry, LogQuery } from './audit-log.js'
 import type { SessionManager, StartSession } from './session-manager.js'
 
 /** Sessions as the embedded API and the HTTP routes see them. */
@@ -23,6 +23,11 @@ export class SessionsApi {
 
   logs(sessionId: string, query: LogQuery) {
     return this.manager.logs(sessionId, query)
+  }
+
+  /** Appends a door's own event (e.g. an MCP tool call) to a session's audit log; durable with the next commit. */
+  record(entry: AuditEntry): Promise<void> {
+    return this.manager.recordAudit(entry)
   }
 
   ttlMetrics() {

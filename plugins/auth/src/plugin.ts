@@ -79,6 +79,8 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
 
   app.addHook('onRoute', (route) => {
     const access = routeAccess(route.url)
+    // The page shell carries no data: no guard, no rate limit, no security requirement.
+    if (access === 'public') return
     const guard = { admin, bearer, taxii, operational }[access]
     // Public operational routes get no hook at all: probes and scrapes stay as cheap as possible.
     if (access !== 'operational' || options.operationalPolicy === 'authenticated') {

@@ -1,35 +1,40 @@
-import { MEMORY_OPERATIONS } from '@service/core'
-import { Nullable, StringEnum } from '@service/plugin-errors'
+import { MEMORY_INPUT_SCHEMAS, MEMORY_OPERATIONS, MemoryIdempotencyKeySchema } from '@service/core'
+import { StringEnum } from '@service/plugin-errors'
 import { Type } from 'typebox'
 
-/**
- * The documented request shape. The engine validates it (strictly, in the contract's own order: permission,
- * then shape, then idempotency), so both doors refuse the same requests with the same codes.
- */
-export const MemoryOperationRequest = Type.Object(
-  {
-    contract_version: Type.Literal('v1'),
-    idempotency_key: Type.Optional(
-      Nullable(
-        Type.String({
-          minLength: 1,
-          maxLength: 256,
-          description: 'Required for remember, relate, update, forget and consolidate apply_approved.',
-        }),
+const MUTATIONS = new Set(['remember', 'relate', 'update', 'forget', 'consolidate'])
+
+/** One request shape per operation, its `input` the core schema that validates it. */
+const operationRequest = (operation: (typeof MEMORY_OPERATIONS)[number]) =>
+  Type.Object(
+    {
+      contract_version: Type.Literal('v1'),
+      idempotency_key: Type.Optional(
+        Type.Union([
+          Type.String({
+            ...MemoryIdempotencyKeySchema,
+            description: MUTATIONS.has(operation)
+              ? 'Required (consolidate: for apply_approved). The same key and request replay the receipt.'
+              : 'Not used by this read.',
+          }),
+          Type.Null(),
+        ]),
       ),
-    ),
-    operation: StringEnum(MEMORY_OPERATIONS),
-    input: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'The operation input (README: memory).',
-    }),
-  },
-  {
-    $id: 'MemoryOperationRequest',
-    additionalProperties: false,
-    description:
-      'Workspace, actor, agent, session, permissions and correlation come from the trusted host context.',
-  },
-)
+      operation: Type.Literal(operation),
+      input: MEMORY_INPUT_SCHEMAS[operation],
+    },
+    { additionalProperties: false, title: `${operation} request` },
+  )
+
+/**
+ * The documented request shape. The engine validates it with the same schemas (strictly, in the contract's own
+ * order: permission, then shape, then idempotency), so both doors refuse the same requests with the same codes.
+ */
+export const MemoryOperationRequest = Type.Union(MEMORY_OPERATIONS.map(operationRequest), {
+  $id: 'MemoryOperationRequest',
+  description:
+    'Workspace, actor, agent, session, permissions and correlation come from the trusted host context.',
+})
 
 export const MemoryOperationResponse = Type.Object(
   {

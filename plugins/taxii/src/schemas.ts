@@ -85,8 +85,25 @@ export const Status = Type.Object({
   pendings: StatusDetails,
 })
 
-/** The query string of the object endpoints: TAXII filter names are not identifiers, so any string. */
-export const FilterQuery = Type.Record(Type.String(), Type.Union([Type.String(), Strings]))
+const QueryValue = Type.Union([Type.String(), Strings])
+
+/**
+ * The query string of the object endpoints (TAXII 2.1 section 3.4). The filters are named so the OpenAPI
+ * document (and the typed client made from it) lists them; core checks which ones an endpoint accepts and
+ * refuses an unknown `match[...]`, so other names pass through to it.
+ */
+export const FilterQuery = Type.Object(
+  {
+    added_after: Type.Optional(QueryValue),
+    limit: Type.Optional(QueryValue),
+    next: Type.Optional(QueryValue),
+    'match[id]': Type.Optional(QueryValue),
+    'match[type]': Type.Optional(QueryValue),
+    'match[version]': Type.Optional(QueryValue),
+    'match[spec_version]': Type.Optional(QueryValue),
+  },
+  { additionalProperties: QueryValue },
+)
 
 export const CollectionParams = Type.Object({ collectionId: Type.String({ maxLength: 256 }) })
 export const ObjectParams = Type.Object({

@@ -1,0 +1,152 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { type Engine, openEngine } from '../runtime/index.js'
+import { seedBudget } from './recall-rank.js'
+import { matchRelations, relationRoot, withoutRelationWords } from './recall-relations.js'
+import { context, inner, limits, op } from './test-support.js'
+
+const engines: Engine[] = []
+afterEach(async () => {
+  for (const e of engines.splice(0)) await e.close()
+})
+
+// biome-ignore lint/suspicious/noExplicitAny: items are walked as JSON
+type Item = any
+
+async function graph() {
+  const engine = await openEngine()
+  engines.push(engine)
+  const ctx = context()
+  const remember = async (text: string) =>
+    inner(
+      await op(engine, ctx, 'remember', {
+        kind: 'note',
+        schema_version: '1',
+        content: { format: 'text', value: text },
+        provenance: [],
+        tags: [],
+      }),
+    ).record.id as string
+  const relate = async (a: string, b: string, kind: string, properties: Record<string, unknown> = {}) =>
+    inner(
+      await op(engine, ctx, 'relate', {
+        source_id: a,
+        target_id: b,
+        kind,
+        properties,
+        provenance: [{ source_id: `evidence-${kind}`, locator: 'report page 4' }],
+        lifecycle: 'active',
+      }),
+    ).relationship.id as string
+  const recall = async (objective: string, seed_ids: string[] = [], l: Record<string, number> = {}) =>
+    inner(await op(engine, ctx, 'recall', { objective, seed_ids, limits: limits(l) }))
+  return { engine, ctx, remember, relate, recall }
+}
+
+const ids = (res: { items: Item[] }) => res.items.map((i: Item) => i.record.id)
+
+describe('relation words', () => {
+  it('are learned from the kinds present, by root, and leave the text query', () => {
+    const kinds = ['mitigates', 'uses', 'subtechnique-of', 'attributed-to']
+    expect(relationRoot('mitigations')).toBe('mitig')
+    expect([...matchRelations('what mitigations exist for X', kinds).kinds.keys()]).toEqual(['mitigates'])
+    expect([...matchRelations('software using X', kinds).kinds.keys()]).toEqual(['uses'])
+    expect([...matchRelations('campaigns attributed to G', kinds).kinds.keys()]).toEqual(['attributed-to'])
+    // A kind the workspace does not have is never matched, whatever the word.
+    expect(matchRelations('what mitigates X', ['uses']).kinds.size).toBe(0)
+    const m = matchRelations('what mitigates loss of view', kinds)
+    expect(withoutRelationWords('what mitigates loss of view', m)).toBe('what loss of view')
+    // Nothing left but the relation word: the objective is kept whole.
+    expect(withoutRelationWords('mitigates', matchRelations('mitigates', kinds))).toBe('mitigates')
+  })
+
+  it('the seed budget is a third of the items asked for, 2 to 8', () => {
+    expect([1, 6, 10, 24, 100].map(seedBudget)).toEqual([2, 2, 4, 8, 8])
+  })
+})
+
+describe('recall through the graph', () => {
+  it('reaches across a relationship even when the objective matches more memories than max_items', async () => {
+    const g = await graph()
+    // Thirty memories match the objective (more than max_items), none as well as the technique does.
+    for (let i = 0; i < 30; i++) await g.remember(`a report on the view from control room ${i}`)
+    const technique = await g.remember('Loss of View\nthe operators lose sight of the process')
+    const mitigation = await g.remember('Out-of-Band Communications Channel\na second path for commands')
+    const rel = await g.relate(mitigation, technique, 'mitigates')
+    const res = await g.recall('what mitigates Loss of View', [], { max_items: 5 })
+    expect(ids(res)).toContain(mitigation)
+    const reached = res.items.find((i: Item) => i.record.id === mitigation)
+    expect(reached.depth).toBe(1)
+    expect(reached.selection_path).toEqual({ memory_ids: [technique, mitigation], relationship_ids: [rel] })
+    expect(reached.selection_reasons).toEqual(
+      expect.arrayContaining([
+        'authorized_relationship_depth_1',
+        'graph_proximity',
+        'relation_match:mitigates (objective word "mitigates")',
+      ]),
+    )
+    expect(res.usage.depth).toBeGreaterThanOrEqual(1)
+    expect(res.usage.cost).toBeGreaterThan(0)
+  })
+
+  it('ranks the far end of a two-relation chain above the hop between (multi-hop, anchored)', async () => {
+    const g = await graph()
+    const malware = await g.remember('Stuxnet\na worm')
+    const technique = await g.remember('Program Download\nsends logic to a controller')
+    const sibling = await g.remember('Rootkit\nhides')
+    const mitigation = await g.remember('Code Signing\nsigned logic only')
+    await g.relate(malware, technique, 'uses')
+    await g.relate(malware, sibling, 'uses')
+    await g.relate(mitigation, technique, 'mitigates')
+    const res = await g.recall('mitigations for the techniques Stuxnet uses', [malware])
+    const order = ids(res)
+    expect(order.indexOf(mitigation)).toBeGreaterThan(-1)
+    expect(order.indexOf(mitigation)).toBeLessThan(order.indexOf(technique))
+    const far = res.items.find((i: Item) => i.record.id === mitigation)
+    expect(far.depth).toBe(2)
+    expect(far.selection_path.memory_ids).toEqual([malware, technique, mitigation])
+  })
+
+  it('counts every edge it examines as cost and stops at max_cost', async () => {
+    const g = await graph()
+    const hub = await g.remember('hub memory')
+    for (let i = 0; i < 12; i++) await g.relate(hub, await g.remember(`spoke ${i}`), 'links')
+    const full = await g.recall('hub', [], { max_depth: 1 })
+    expect(full.usage.cost).toBe(12)
+    expect(full.completeness.outcomes).toEqual([])
+    const cut = await g.recall('hub', [], { max_depth: 1, max_cost: 5 })
+    expect(cut.usage.cost).toBe(5)
+    expect(cut.completeness.outcomes).toEqual(['cost_budget_exhausted'])
+    const blocked = await g.recall('hub', [], { max_depth: 1, supernode_threshold: 11 })
+    expect(blocked.usage.cost).toBe(0)
+    expect(blocked.completeness.outcomes).toContain('supernode_blocked')
+  })
+
+  it('finds a relationship by its text and evidence and brings both of its ends', async () => {
+    const g = await graph()
+    const a = await g.remember('first memory')
+    const b = await g.remember('second memory')
+    await g.remember('unrelated memory')
+    const rel = await g.relate(a, b, 'observed_with', { note: 'seen together at the zanzibar relay' })
+    for (const objective of ['zanzibar relay', 'report page']) {
+      const res = await g.recall(objective, [], { max_depth: 1 })
+      expect(ids(res)).toEqual(expect.arrayContaining([a, b]))
+      expect(res.items[0].selection_reasons).toContain(`relationship_match:${rel}`)
+      // The relationship between them comes back with its evidence.
+      expect(res.relationships).toHaveLength(1)
+      expect(res.relationships[0].provenance[0]).toMatchObject({ locator: 'report page 4' })
+    }
+  })
+
+  it('corrects a misspelt word to a near term of the workspace and says so', async () => {
+    const g = await graph()
+    const target = await g.remember('Spearphishing Attachment\nmail with a malicious file')
+    const res = await g.recall('malicous atachment')
+    expect(ids(res)[0]).toBe(target)
+    expect(res.items[0].selection_reasons).toEqual(
+      expect.arrayContaining([
+        'term_correction:malicous->malicious',
+        'term_correction:atachment->attachment',
+      ]),
+    )
+  })
+})

@@ -1,0 +1,272 @@
+import type { GraphReader } from '../graph/types.js'
+import { memoryError } from './errors.js'
+import { memoryRelationshipsOf } from './layout.js'
+import {
+  degree,
+  memoryRecallable,
+  page,
+  type Reached,
+  recordKeys,
+  relationshipRecallable,
+  relValue,
+  type WalkPlan,
+  type WalkResult,
+} from './recall.js'
+import type { RelationMatch } from './recall-relations.js'
+import type { RecallOutcome } from './types.js'
+
+/**
+ * Recall ranking: budgeted seeds, bounded spreading activation from them, then one fused score.
+ *
+ * 1. Seeds. Explicit seeds, then the strongest objective hits: at most `seedBudget(max_items)` of them, and
+ *    none below SEED_GAP x the best hit's score (the score-gap cut). The rest of the hits stay text evidence
+ *    but do not spread: expansion always has room, whatever number of memories the objective matches.
+ * 2. Walk. Activation leaves each seed in proportion to its score and spreads breadth-first, depth by depth
+ *    (personalized-PageRank style: a node passes DAMPING of what it holds, shared among its edges by weight).
+ *    An edge weighs its confidence (0.5 when absent) times 1 + RELATION_BOOST x the strength with which the
+ *    objective names its kind. Only recallable relationships and memories carry activation; a supernode is not
+ *    expanded; every edge looked at costs one unit of `cost`; time and cancellation are checked as it goes.
+ * 3. Fusion (linear, every signal in 0..1): W_TEXT x text (hit score / best hit score; W_TEXT_RELATIONAL when
+ *    the objective names a relation kind)
+ *    + W_GRAPH x proximity (activation received / the most any memory received)
+ *    + W_RELATION x coverage x (1 + proximity) / 2, where coverage is the share of the objective's relation
+ *    kinds met on the path from the seed (the far end of "mitigations of the techniques X uses" covers both),
+ *    divided by 1 + the turns on it: a hop back across the kind just crossed, in the other direction
+ *    (X -uses-> Y <-uses- Z reaches a sibling of X; Z -uses-> Y -uses-> X, a chain, turns nowhere).
+ */
+export const SEED_GAP = 0.5
+export const DAMPING = 0.85
+export const RELATION_BOOST = 4
+export const W_TEXT = 1
+/** Text weight when the objective names a relation: it asks for what lies across it, not for its words. */
+export const W_TEXT_RELATIONAL = 0.6
+export const W_GRAPH = 0.35
+export const W_RELATION = 0.9
+
+/** Seeds that spread: a third of the items asked for, 2 to 8. */
+export const seedBudget = (maxItems: number): number => Math.max(2, Math.min(8, Math.ceil(maxItems / 3)))
+
+const TIME_CHECK_EVERY = 256
+
+/** Text evidence for a memory: its objective-hit score and the reasons that found it. */
+export interface TextEvidence {
+  id: number
+  score: number
+  reasons: string[]
+  /** False for evidence that may rank but not spread (the ends of a matching relationship). */
+  seed?: boolean
+}
+
+export interface RankPlan extends WalkPlan {
+  /** Explicit seeds (already checked recallable), in the caller's order. */
+  explicit: number[]
+  /** Objective hits, best first. */
+  hits: TextEvidence[]
+  relations: RelationMatch
+  /** Reasons every item of this recall carries (term corrections, synonyms). */
+  shared: string[]
+}
+
+interface Candidate extends Reached {
+  /** Named by the caller: it ranks as the best text hit would. */
+  explicit: boolean
+  text: number
+  /** Activation received through relationships (a seed's own share is not counted). */
+  received: number
+  activation: number
+  /** Bit per objective relation kind met on the path here. */
+  cover: number
+  /** The kind and direction of the last hop, and the turns on the path (see the module comment). */
+  lastKind: string | null
+  lastOut: boolean
+  turns: number
+}
+
+const popcount = (n: number) => {
+  let c = 0
+  for (let v = n; v !== 0; v &= v - 1) c++
+  return c
+}
+
+export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
+  const { limits } = plan
+  const outcomes = new Set<RecallOutcome>()
+  const keys = recordKeys(reader)
+  const kindBits = new Map([...plan.relations.kinds.keys()].map((k, i) => [k, 1 << Math.min(i, 30)]))
+  const candidates = new Map<number, Candidate>()
+  const best = plan.hits[0]?.score ?? 0
+  const candidate = (id: number, depth: number, parent: Candidate | null, via: number | null) => {
+    const c: Candidate = {
+      id,
+      depth,
+      score: 0,
+      reasons: [],
+      parent,
+      via,
+      explicit: false,
+      text: 0,
+      received: 0,
+      activation: 0,
+      cover: 0,
+      lastKind: null,
+      lastOut: false,
+      turns: 0,
+    }
+    candidates.set(id, c)
+    return c
+  }
+  // Seeds: explicit first, then the budgeted, gap-cut hits.
+  const seeds: Candidate[] = []
+  for (const id of plan.explicit) {
+    if (candidates.has(id)) continue
+    const c = candidate(id, 0, null, null)
+    c.reasons.push('explicit_seed')
+    c.explicit = true
+    c.activation = 1
+    seeds.push(c)
+  }
+  const budget = seedBudget(limits.max_items)
+  let spreading = 0
+  const textOf = new Map<number, TextEvidence>()
+  for (const hit of plan.hits) {
+    textOf.set(hit.id, hit)
+    const explicit = candidates.get(hit.id)
+    if (explicit !== undefined) {
+      // Named and found: it takes the seed place its text earned.
+      explicit.text = best > 0 ? hit.score / best : 0
+      if (spreading < budget && hit.score >= SEED_GAP * best) spreading++
+    } else if (hit.seed !== false && spreading < budget && hit.score >= SEED_GAP * best) {
+      const c = candidate(hit.id, 0, null, null)
+      c.text = best > 0 ? hit.score / best : 0
+      c.activation = c.text
+      seeds.push(c)
+      spreading++
+    }
+  }
+  // Each seed spreads in proportion to its score: the total let loose is 1.
+  const total = seeds.reduce((s, c) => s + c.activation, 0)
+  for (const c of seeds) c.activation = total > 0 ? c.activation / total : 0
+  let cost = 0
+  let depth = 0
+  let frontier = seeds
+  const edges: {
+    other: number
+    rel: number
+    weight: number
+    bit: number
+    kind: string | null
+    out: boolean
+  }[] = []
+  walking: for (let d = 1; d <= limits.max_depth && frontier.length > 0; d++) {
+    const next: Candidate[] = []
+    for (const from of frontier) {
+      if (degree(reader, from.id) > limits.supernode_threshold) {
+        outcomes.add('supernode_blocked')
+        continue
+      }
+      edges.length = 0
+      let sum = 0
+      for (const rel of memoryRelationshipsOf(reader, from.id)) {
+        if (cost >= limits.max_cost) {
+          outcomes.add('cost_budget_exhausted')
+          break walking
+        }
+        cost++
+        if (cost % TIME_CHECK_EVERY === 0) {
+          if (plan.signal?.aborted) throw memoryError('CANCELLED', 'the recall was cancelled')
+          if (performance.now() > plan.deadline) {
+            outcomes.add('timeout')
+            break walking
+          }
+        }
+        if (!relationshipRecallable(reader, keys, rel, plan.nowMs)) continue
+        const start = reader.relStart(rel)
+        const other = start === from.id ? reader.relEnd(rel) : start
+        if (!candidates.has(other) && !memoryRecallable(reader, keys, other, plan.nowMs)) continue
+        const kind = relValue(reader, rel, keys.kind)
+        const strength = typeof kind === 'string' ? (plan.relations.kinds.get(kind) ?? 0) : 0
+        const confidence = relValue(reader, rel, keys.confidence)
+        const weight =
+          (typeof confidence === 'number' && confidence > 0 ? Math.min(1, confidence) : 0.5) *
+          (1 + RELATION_BOOST * strength)
+        edges.push({
+          other,
+          rel,
+          weight,
+          bit: strength > 0 ? (kindBits.get(kind as string) ?? 0) : 0,
+          kind: typeof kind === 'string' ? kind : null,
+          out: start === from.id,
+        })
+        sum += weight
+      }
+      for (const e of edges) {
+        const share = (from.activation * DAMPING * e.weight) / sum
+        let to = candidates.get(e.other)
+        if (to === undefined) {
+          to = candidate(e.other, d, from, e.rel)
+          takePath(to, from, e)
+          to.reasons.push(`authorized_relationship_depth_${d}`, 'bounded_authorized_neighborhood')
+          next.push(to)
+          depth = d
+        } else if (to.depth > 0 && popcount(from.cover | e.bit) > popcount(to.cover) && to.depth >= d) {
+          // A path covering more of the objective's relations explains it better.
+          takePath(to, from, e)
+        }
+        to.received += share
+        if (to.depth === d) to.activation += share
+      }
+    }
+    frontier = next
+  }
+  // Text evidence joins what the walk reached; hits it did not reach rank on their text alone.
+  for (const hit of textOf.values()) {
+    const c = candidates.get(hit.id) ?? candidate(hit.id, 0, null, null)
+    c.text = best > 0 ? hit.score / best : 0
+    for (const r of hit.reasons) if (!c.reasons.includes(r)) c.reasons.push(r)
+  }
+  return page(reader, plan, fuse(plan, [...candidates.values()]), outcomes, depth, cost)
+}
+
+/** `to` is reached from `from` across `e`: its path, the relations met on it, and its turns. */
+function takePath(
+  to: Candidate,
+  from: Candidate,
+  e: { rel: number; bit: number; kind: string | null; out: boolean },
+): void {
+  to.parent = from
+  to.via = e.rel
+  to.cover = from.cover | e.bit
+  to.turns = from.turns + (from.depth > 0 && e.kind === from.lastKind && e.out !== from.lastOut ? 1 : 0)
+  to.lastKind = e.kind
+  to.lastOut = e.out
+}
+
+/** One score per candidate (see the module comment), best first, ties by id. */
+function fuse(plan: RankPlan, all: Candidate[]): Candidate[] {
+  let most = 0
+  for (const c of all) most = Math.max(most, c.received)
+  const kinds = plan.relations.kinds.size
+  const names = [...plan.relations.kinds.keys()]
+  for (const c of all) {
+    const proximity = most > 0 ? c.received / most : 0
+    // A path that turns back on a kind (X -uses-> Y <-uses- Z) reaches a sibling, not an answer.
+    const coverage = kinds > 0 ? popcount(c.cover) / kinds / (1 + c.turns) : 0
+    const text = c.explicit ? Math.max(1, c.text) : c.text
+    c.score =
+      (kinds > 0 ? W_TEXT_RELATIONAL : W_TEXT) * text +
+      W_GRAPH * proximity +
+      (W_RELATION * coverage * (1 + proximity)) / 2
+    if (proximity > 0) c.reasons.push('graph_proximity')
+    if (coverage > 0)
+      for (let i = 0; i < names.length; i++)
+        if (c.cover & (1 << Math.min(i, 30))) {
+          const kind = names[i] as string
+          const ev = plan.relations.evidence.get(kind)
+          c.reasons.push(
+            `relation_match:${kind}${ev === undefined ? '' : ` (objective word "${ev.word}"${ev.via === 'vector' ? ', word-vector neighbour' : ''})`}`,
+          )
+        }
+    for (const r of plan.shared) if (c.text > 0) c.reasons.push(r)
+  }
+  return all.sort((a, b) => b.score - a.score || a.id - b.id)
+}
