@@ -24,6 +24,7 @@ export { decodeValue, encodeValue, GraphCatalog, GraphStore, Transaction } from 
 export { type GraphSchemaSummary, summarizeSchema } from './graph/schema-summary.js'
 export type { Boundary, TimelineNode } from './history/timeline.js'
 export type { Ledger, LedgerWriter } from './kernel/ledger.js'
+export type { StorageFaultReport } from './kernel/storage-fault-recovery.js'
 export type {
   CallOptions,
   CommittedWrite,

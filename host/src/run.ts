@@ -42,6 +42,8 @@ export function engineOptions(settings: Settings, logger: Logger): Parameters<ty
       ...(settings.storage.dir === null ? {} : { dir: settings.storage.dir }),
       requireFsync: settings.storage.requireFsync,
       strictRecovery: settings.storage.strictRecovery,
+      segmentBytes: settings.storage.segmentBytes,
+      checkpointEveryBytes: settings.storage.checkpointEveryBytes,
     },
     sessionIdleTtlMs: settings.http.sessionIdleTtlMs,
     // What one request may materialise (spec: persistent request projection bounds).

@@ -49,6 +49,8 @@ describe('loadSettings', () => {
       maxHotNodes: 16384,
       maxHotRelationships: 32768,
       maxWarmAdjacencyEntries: 65536,
+      segmentBytes: 64 * 1024 * 1024,
+      checkpointEveryBytes: 64 * 1024 * 1024,
     })
     expect(s.ref).toMatchObject({
       syncMaxOperations: 512,

@@ -37,6 +37,9 @@ export interface Settings {
     maxHotNodes: number
     maxHotRelationships: number
     maxWarmAdjacencyEntries: number
+    /** WAL segment size and checkpoint cadence (advanced; small values make faults reachable in tests). */
+    segmentBytes: number
+    checkpointEveryBytes: number
   }
   providers: { dir: string; manifestFile: string } | null
   /**
@@ -239,6 +242,8 @@ export function loadSettings(
       maxHotNodes: r.integer('SERVICE_STORAGE_MAX_HOT_NODES', 16_384, 1),
       maxHotRelationships: r.integer('SERVICE_STORAGE_MAX_HOT_RELATIONSHIPS', 32_768, 1),
       maxWarmAdjacencyEntries: r.integer('SERVICE_STORAGE_MAX_WARM_ADJACENCY_ENTRIES', 65_536, 1),
+      segmentBytes: r.integer('SERVICE_STORAGE_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
+      checkpointEveryBytes: r.integer('SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES', 64 * 1024 * 1024, 4096),
     },
     providers:
       providerDir !== undefined && providerManifest !== undefined

@@ -139,6 +139,10 @@ export class Temporal implements JournaledState {
     for (const body of this.timeline.all()) yield { kind: 'boundary', body }
   }
 
+  reset(): void {
+    this.timeline.reset()
+  }
+
   loadLine(line: { kind: string }): void {
     this.timeline.apply((line as BoundaryLine).body)
   }

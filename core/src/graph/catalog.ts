@@ -22,6 +22,11 @@ export class GraphCatalog {
     return this.stores.has(id)
   }
 
+  /** Drops every workspace (the kernel rebuilds them from the durable state after a log failure). */
+  reset(): void {
+    this.stores.clear()
+  }
+
   workspaceIds(): string[] {
     return [...this.stores.keys()]
   }

@@ -39,6 +39,11 @@ export class Timeline {
     return boundary
   }
 
+  reset(): void {
+    this.bySession.clear()
+    this.byId.clear()
+  }
+
   /** Replay of a persisted boundary (also the end of `add`). */
   apply(boundary: Boundary): void {
     if (this.byId.has(boundary.boundary_id)) return

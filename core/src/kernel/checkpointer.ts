@@ -8,34 +8,60 @@ export interface CheckpointSource {
   stateLines(): Iterable<string>
 }
 
+/** Told how each checkpoint ended, for /health. */
+export interface CheckpointOutcome {
+  failed(error: Error): void
+  succeeded(): void
+}
+
+const RETRY_FIRST_MS = 1000
+const RETRY_MAX_MS = 60_000
+
 /**
  * Writes checkpoints, one at a time (an explicit call may meet the automatic one), and starts one when the
- * log says the replay has grown enough.
+ * log says the replay has grown enough. A failed checkpoint leaves the previous one and the log as they were
+ * (the manifest switches only after the new file is synced and renamed); the next automatic attempt waits
+ * out a backoff, so a full or failing disk is not hammered by every write.
  */
 export class Checkpointer {
   private running: Promise<void> | null = null
   private tail: Promise<void> = Promise.resolve()
+  private retryDelayMs = 0
+  private retryAfterMs = 0
 
   constructor(
     private readonly storage: () => PersistentStorage | null,
     private readonly gate: VisibilityGate,
     private readonly source: CheckpointSource,
-    private readonly onWarning: ((message: string) => void) | undefined,
+    private readonly outcome: CheckpointOutcome,
   ) {}
 
-  /** After a write: start a checkpoint when due and none is running. */
+  /** After a write: start a checkpoint when due, none is running and no failure's backoff is pending. */
   maybeStart(): void {
-    if (this.storage()?.shouldCheckpoint() && this.running === null) {
+    if (this.running !== null || performance.now() < this.retryAfterMs) return
+    if (this.storage()?.shouldCheckpoint()) {
       this.running = this.checkpoint().finally(() => {
         this.running = null
       })
-      this.running.catch((error: Error) => this.onWarning?.(`checkpoint failed: ${error.message}`))
+      this.running.catch(() => {})
     }
   }
 
   checkpoint(): Promise<void> {
     const run = this.tail.then(() => this.write())
     this.tail = run.catch(() => {})
+    run.then(
+      () => {
+        this.retryDelayMs = 0
+        this.retryAfterMs = 0
+        this.outcome.succeeded()
+      },
+      (error: Error) => {
+        this.retryDelayMs = Math.min(Math.max(this.retryDelayMs * 2, RETRY_FIRST_MS), RETRY_MAX_MS)
+        this.retryAfterMs = performance.now() + this.retryDelayMs
+        this.outcome.failed(error)
+      },
+    )
     return run
   }
 
@@ -53,6 +79,8 @@ export class Checkpointer {
   private async write(): Promise<void> {
     const storage = this.storage()
     if (storage === null) return
+    // A failed log's state is being rebuilt or is unknown past its durable sequence: no image of it now.
+    if (storage.failed !== null) throw storage.failed
     await this.gate.enterRead()
     try {
       const sequence = storage.lastSeq

@@ -26,6 +26,10 @@ export class Histories {
     return h
   }
 
+  reset(): void {
+    this.byWorkspace.clear()
+  }
+
   /** Before a commit is applied: remember what it replaces. */
   capture(workspace: string, commit: CommitRecord, seq: number): void {
     this.of(workspace).capture(this.catalog.workspace(workspace), commit, seq)

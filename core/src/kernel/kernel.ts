@@ -13,7 +13,8 @@ import { KernelErrors } from './errors.js'
 import { graphImage } from './graph-image.js'
 import { Histories } from './histories.js'
 import { type Ledger, type LedgerEntry, LedgerRegistry } from './ledger.js'
-import { type GraphWalBody, recover } from './recovery.js'
+import { type GraphWalBody, recover, reloadDurable } from './recovery.js'
+import { StorageFaultRecovery, type StorageFaultReport } from './storage-fault-recovery.js'
 import type {
   CommitHook,
   CypherCall,
@@ -30,6 +31,8 @@ import type {
 import { VisibilityGate } from './visibility-gate.js'
 
 interface PendingDurability {
+  /** The state generation the write began on: a write that straddles a reload must not commit. */
+  epoch: number
   durables: Promise<void>[]
   commits: { seq: number; tx: string; workspace: string; ops: CommitRecord['ops'] }[]
 }
@@ -58,6 +61,9 @@ export class Kernel implements GraphAccess {
   private opened = false
   /** Commit sequence in ephemeral mode (persistent mode uses the WAL's). */
   private localSeq = 0
+  /** Bumped each time the state is rebuilt from the durable log after a storage failure. */
+  private epoch = 0
+  private readonly faults: StorageFaultRecovery
 
   constructor(
     readonly storageMode: StorageMode,
@@ -71,11 +77,29 @@ export class Kernel implements GraphAccess {
       beforePublish: (commit, workspaceId, _sequence, context) =>
         this.logCommit(commit, workspaceId, context as PendingDurability | undefined),
     })
+    this.faults = new StorageFaultRecovery(
+      {
+        reload: () => this.reloadDurable(),
+        resume: async () => {
+          await this.storage?.resumeLog()
+          this.gate.resumed()
+        },
+        readsUnavailable: (error) => this.gate.readsUnavailable(error),
+      },
+      this.now,
+      options.onWarning,
+    )
     this.checkpointer = new Checkpointer(
       () => this.storage,
       this.gate,
       { graphLines: () => this.graphLines(), stateLines: () => this.stateLines() },
-      options.onWarning,
+      {
+        failed: (error) => {
+          this.faults.checkpointFailed(error)
+          options.onWarning?.(`checkpoint failed: ${error.message}`)
+        },
+        succeeded: () => this.faults.checkpointSucceeded(),
+      },
     )
   }
 
@@ -128,11 +152,38 @@ export class Kernel implements GraphAccess {
     })
     this.storage.listen({
       durable: (seq) => this.gate.durable(seq),
-      failed: (error) => this.gate.logFailed(error),
+      failed: (error) => {
+        this.gate.logFailed(error)
+        this.faults.logFailed(error)
+      },
     })
     // Recovery filled the catalog without commits: derived indexes start over from what it holds.
     const workspaces = this.workspaces()
     for (const index of this.derived) index.rebuild(workspaces)
+  }
+
+  /**
+   * Rebuilds every state from what is durable after a log failure (the published state held commits that
+   * will never be): graph, history, ledgers, journaled state, then the derived indexes. Synchronous.
+   */
+  private reloadDurable(): void {
+    const storage = this.storage
+    if (storage === null) return
+    this.epoch++
+    const seq = reloadDurable(storage, {
+      catalog: this.catalog,
+      histories: this.histories,
+      ledgers: this.ledgers,
+      states: this.states,
+    })
+    const workspaces = this.workspaces()
+    for (const index of this.derived) index.rebuild(workspaces)
+    this.gate.reloaded(seq)
+  }
+
+  /** Storage fault handling as /health and /metrics report it. */
+  storageFaults(): StorageFaultReport {
+    return this.faults.status()
   }
 
   private workspaces(): ReadonlyMap<string, GraphStore> {
@@ -170,9 +221,9 @@ export class Kernel implements GraphAccess {
     }
   }
 
+  /** Reads go on after a storage failure (writes are refused by the gate). */
   assertOpen(): void {
     if (this.current !== 'open') throw KernelErrors.closed()
-    if (this.gate.failed) throw this.gate.failed
   }
 
   /** The commit sequence of the newest published commit. */
@@ -213,6 +264,7 @@ export class Kernel implements GraphAccess {
       return
     }
     if (this.gate.failed) throw this.gate.failed
+    if (pending !== undefined && pending.epoch !== this.epoch) throw KernelErrors.writeOutlivedReload()
     const body: GraphWalBody = { workspace: workspaceId, ops: commit.ops }
     if (ledgers.length > 0) body.ledgers = ledgers
     const appended = storage.append('graph', body)
@@ -252,7 +304,7 @@ export class Kernel implements GraphAccess {
     }
     const entered = this.gate.enterWrite()
     if (entered !== undefined) await entered
-    const pending: PendingDurability = { durables: [], commits: [] }
+    const pending: PendingDurability = { epoch: this.epoch, durables: [], commits: [] }
     options.context = pending
     const { result } = await this.cypherEngine.execute(request, options)
     await this.afterWrite(pending, call.sessionId, undefined)
@@ -293,7 +345,7 @@ export class Kernel implements GraphAccess {
     this.assertOpen()
     await this.gate.enterWrite()
     const store = this.catalog.workspace(workspaceId)
-    const pending: PendingDurability = { durables: [], commits: [] }
+    const pending: PendingDurability = { epoch: this.epoch, durables: [], commits: [] }
     const value = await store.exclusive(async () => {
       const tx = store.begin()
       const { writer, entries } = this.ledgers.collector()
@@ -342,10 +394,15 @@ export class Kernel implements GraphAccess {
     return { value }
   }
 
-  /** Test hook: the next WAL write fails as a broken disk would (persistent mode only). */
+  /** Test hook: the WAL fails now and the storage keeps failing until cleared (persistent mode only). */
   injectStorageFailure(error: Error): void {
     if (this.storage === null) throw new Error('injectStorageFailure needs persistent storage')
     this.storage.injectFailure(error)
+  }
+
+  /** Test hook: the storage answers again; the recovery in place then resumes writes. */
+  clearStorageFailure(): void {
+    this.storage?.clearInjectedFailure()
   }
 
   // ── Checkpoints and close ──────────────────────────────────────────────────────────────────────────
@@ -372,6 +429,7 @@ export class Kernel implements GraphAccess {
   async close(): Promise<void> {
     if (this.current !== 'open') return
     this.current = 'closing'
+    this.faults.stop()
     for (const hook of this.closeHooks) hook()
     try {
       await this.checkpointer.settle()

@@ -16,6 +16,9 @@ class MapLedger implements Ledger<{ key: string; value: number }> {
   *image() {
     for (const [key, value] of this.map) yield { key, value }
   }
+  reset(): void {
+    this.map.clear()
+  }
 }
 
 const dirs: string[] = []
@@ -150,9 +153,10 @@ describe('ledgers beside the graph', () => {
       }),
     ).rejects.toMatchObject({ code: 'DURABILITY_FAILED' })
     expect(engine.isReady()).toBe(false)
-    expect(ledger.map.size).toBe(0)
+    // Reads go on once the published state is rebuilt from what is durable: the refused write is absent.
     const nodes = await engine.read('MATCH (n) RETURN count(n) AS c', {}, { workspaceId: 'w' })
     expect(nodes.data?.rows).toEqual([[0]])
+    expect(ledger.map.size).toBe(0)
     await engine.close()
   })
 })

@@ -16,6 +16,8 @@ export interface Ledger<E = unknown> {
   apply(entry: E): void
   /** Entries that rebuild the current state from empty; written into every checkpoint. */
   image(): Iterable<E>
+  /** Back to empty, before the state is rebuilt from the durable log after a storage failure. */
+  reset(): void
 }
 
 /** What a transaction hands to its function to record ledger entries. */
@@ -57,6 +59,10 @@ export class LedgerRegistry {
         },
       },
     }
+  }
+
+  reset(): void {
+    for (const ledger of this.ledgers.values()) ledger.reset()
   }
 
   apply(entries: readonly LedgerEntry[]): void {

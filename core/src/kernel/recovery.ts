@@ -1,6 +1,6 @@
 import type { GraphCatalog } from '../graph/catalog.js'
 import type { CommitOp } from '../graph/commit.js'
-import { PersistentStorage } from '../storage/persistent-storage.js'
+import { PersistentStorage, type ReplaySink } from '../storage/persistent-storage.js'
 import type { WalRecord } from '../storage/wal-record.js'
 import { SERVICE_VERSION } from '../version.js'
 import { type GraphImageLine, GraphImageLoader } from './graph-image.js'
@@ -34,6 +34,45 @@ export async function recover(
   options: KernelOptions,
   targets: RecoveryTargets,
 ): Promise<PersistentStorage> {
+  const replay = replaySink(targets)
+  const opened = await PersistentStorage.open(
+    {
+      dir: storage.dir,
+      requireFsync: storage.requireFsync ?? true,
+      strictRecovery: storage.strictRecovery ?? true,
+      version: SERVICE_VERSION,
+      ...(storage.segmentBytes === undefined ? {} : { segmentBytes: storage.segmentBytes }),
+      ...(storage.checkpointEveryBytes === undefined
+        ? {}
+        : { checkpointEveryBytes: storage.checkpointEveryBytes }),
+      ...(storage.checkpointEveryMs === undefined ? {} : { checkpointEveryMs: storage.checkpointEveryMs }),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.onWarning ? { warn: options.onWarning } : {}),
+    },
+    replay.sink,
+  )
+  replay.finish()
+  return opened
+}
+
+/**
+ * After a log failure: empties every target and rebuilds it from what is durable (the checkpoint, then the
+ * log up to its durable sequence), leaving no commit that was not acknowledged. Returns that sequence.
+ * Synchronous, so no reader sees a half-built state.
+ */
+export function reloadDurable(storage: PersistentStorage, targets: RecoveryTargets): number {
+  targets.catalog.reset()
+  targets.histories.reset()
+  targets.ledgers.reset()
+  for (const state of targets.states) state.reset()
+  const replay = replaySink(targets)
+  const seq = storage.reloadDurable(replay.sink)
+  replay.finish()
+  return seq
+}
+
+/** The replay sink over the targets: checkpoint lines, then WAL records; `finish` once all are in. */
+function replaySink(targets: RecoveryTargets): { sink: ReplaySink; finish: () => void } {
   const { catalog, histories, ledgers } = targets
   const recordOwners = ownersBy(targets.states, (s) => s.recordKinds)
   const lineOwners = ownersBy(targets.states, (s) => s.lineKinds)
@@ -59,21 +98,8 @@ export async function recover(
     }
     recordOwners.get(record.kind)?.applyRecord(record.kind, record.body)
   }
-  const opened = await PersistentStorage.open(
-    {
-      dir: storage.dir,
-      requireFsync: storage.requireFsync ?? true,
-      strictRecovery: storage.strictRecovery ?? true,
-      version: SERVICE_VERSION,
-      ...(storage.segmentBytes === undefined ? {} : { segmentBytes: storage.segmentBytes }),
-      ...(storage.checkpointEveryBytes === undefined
-        ? {}
-        : { checkpointEveryBytes: storage.checkpointEveryBytes }),
-      ...(storage.checkpointEveryMs === undefined ? {} : { checkpointEveryMs: storage.checkpointEveryMs }),
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.onWarning ? { warn: options.onWarning } : {}),
-    },
-    {
+  return {
+    sink: {
       loadCheckpointLine: (text) => {
         const line = JSON.parse(text) as { kind: string }
         if (line.kind === 'ledger') ledgers.apply([line as unknown as LedgerEntry])
@@ -86,9 +112,8 @@ export async function recover(
         applyRecord(record)
       },
     },
-  )
-  finishImage()
-  return opened
+    finish: finishImage,
+  }
 }
 
 function ownersBy(

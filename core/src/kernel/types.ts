@@ -113,6 +113,8 @@ export interface JournaledState {
   loadLine(line: { kind: string }): void
   /** Checkpoint lines, each a JSON object with a `kind` among `lineKinds`. */
   imageLines(): Iterable<{ kind: string }>
+  /** Back to empty, before the state is rebuilt from the durable log after a storage failure. */
+  reset(): void
 }
 
 /** A published, non-empty commit as commit hooks see it. */

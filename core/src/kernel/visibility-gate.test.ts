@@ -33,16 +33,38 @@ describe('visibility gate', () => {
     expect(await settled(writer!)).toBe(true)
   })
 
-  it('fails only when the log fails with published commits not yet durable', async () => {
+  it('after a log failure refuses writers, holds readers until the durable state is reloaded, then lets them read', async () => {
     const gate = new VisibilityGate()
     gate.published(1)
     gate.durable(1)
-    gate.logFailed(new Error('EIO'))
-    expect(gate.failed).toBeNull()
     gate.published(2)
     const reader = gate.enterRead()
-    gate.logFailed(new Error('EIO'))
+    gate.logFailed(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }))
     expect(gate.failed).toMatchObject({ code: 'DURABILITY_FAILED' })
-    await expect(reader).rejects.toMatchObject({ code: 'DURABILITY_FAILED' })
+    expect(() => gate.enterWrite()).toThrow(/writes are suspended/)
+    // The durable sequence is 1: commit 2 must never be read, so the reader waits for the reload.
+    gate.durable(2)
+    expect(await settled(reader)).toBe(false)
+    gate.reloaded(1)
+    expect(await settled(reader)).toBe(true)
+    gate.exitRead()
+    // Writes stay refused until the log resumes.
+    expect(() => gate.enterWrite()).toThrow(/DURABILITY|suspended/)
+    gate.resumed()
+    expect(gate.failed).toBeNull()
+    expect(gate.enterWrite()).toBeUndefined()
+  })
+
+  it('refuses readers while the durable state cannot be read back, and names a full disk', async () => {
+    const gate = new VisibilityGate()
+    gate.published(1)
+    gate.logFailed(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }))
+    expect(gate.failed?.message).toMatch(/storage is full \(ENOSPC/)
+    const reader = gate.enterRead()
+    gate.readsUnavailable(new Error('EIO: i/o error, open'))
+    await expect(reader).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' })
+    await expect(gate.enterRead()).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' })
+    gate.reloaded(0)
+    expect(await settled(gate.enterRead())).toBe(true)
   })
 })

@@ -1,4 +1,4 @@
-import { EngineError } from '../errors.js'
+import { KernelErrors } from './errors.js'
 
 /**
  * Group commit without exposing non-durable state. A write publishes its commit to the in-memory graph as
@@ -8,6 +8,9 @@ import { EngineError } from '../errors.js'
  *
  * Commits are tracked by WAL sequence: everything is durable once the log's durable sequence reaches the
  * last published one, so the log reports once per batch instead of once per commit.
+ *
+ * After a log failure, writes are refused and readers wait only while the published state is rebuilt from
+ * what is durable (see StorageFaultRecovery); then they read again while writes stay suspended.
  */
 export class VisibilityGate {
   private lastPublished = 0
@@ -15,8 +18,14 @@ export class VisibilityGate {
   private activeReaders = 0
   private waitingReaders: { resolve: () => void; reject: (e: Error) => void }[] = []
   private waitingWriters: { resolve: () => void; reject: (e: Error) => void }[] = []
+  /** Writes are refused while the log is failed (until it resumes). */
   private failure: Error | null = null
+  /** Published state holds commits that will never be durable: readers wait until it is reloaded. */
+  private reloading = false
+  /** The durable state could not be reloaded (the storage cannot even be read): readers are refused. */
+  private readFailure: Error | null = null
 
+  /** Why writes are refused, or null. */
   get failed(): Error | null {
     return this.failure
   }
@@ -31,8 +40,8 @@ export class VisibilityGate {
    */
   async enterRead(): Promise<void> {
     for (;;) {
-      if (this.failure !== null) throw this.failure
-      if (!this.undurable) {
+      if (this.readFailure !== null) throw this.readFailure
+      if (!this.reloading && !this.undurable) {
         this.activeReaders++
         return
       }
@@ -64,12 +73,14 @@ export class VisibilityGate {
   durable(seq: number): void {
     const was = this.undurable
     if (seq > this.durableSeq) this.durableSeq = seq
-    if (was && !this.undurable) {
-      const readers = this.waitingReaders
-      this.waitingReaders = []
-      for (const r of readers) r.resolve()
-      if (this.activeReaders === 0 && this.waitingReaders.length === 0) this.releaseWriters()
-    }
+    if (was && !this.undurable && !this.reloading) this.releaseReaders()
+  }
+
+  private releaseReaders(): void {
+    const readers = this.waitingReaders
+    this.waitingReaders = []
+    for (const r of readers) r.resolve()
+    if (this.activeReaders === 0 && this.waitingReaders.length === 0) this.releaseWriters()
   }
 
   private releaseWriters(): void {
@@ -79,26 +90,38 @@ export class VisibilityGate {
   }
 
   /**
-   * The log failed. Published commits it had not made durable never will be, so if there are any everything
-   * stops here (they must never be read); a failure with none pending only fails later appends.
+   * The log failed: writes stop. Published commits it had not made durable never will be (nor will journal
+   * records of sessions and audit, which are applied before they are logged), so nothing is read until the
+   * durable state is reloaded (`reloaded`).
    */
   logFailed(error: Error): void {
-    if (this.undurable) this.fail(error)
+    if (this.failure === null) {
+      this.failure = KernelErrors.writesSuspended(error)
+      for (const w of this.waitingWriters) w.reject(this.failure)
+      this.waitingWriters = []
+    }
+    this.reloading = true
   }
 
-  /** The disk failed: published-but-not-durable state must never be read, so everything stops here. */
-  fail(error: Error): void {
-    if (this.failure !== null) return
-    this.failure = new EngineError(
-      'DURABILITY_FAILED',
-      `storage failed; restart to recover from the durable log: ${error.message}`,
-      'unavailable',
-      {
-        cause: error,
-      },
-    )
-    for (const w of [...this.waitingReaders, ...this.waitingWriters]) w.reject(this.failure)
+  /** The published state was rebuilt from what is durable, up to `seq`: readers go on. */
+  reloaded(seq: number): void {
+    this.lastPublished = seq
+    this.durableSeq = seq
+    this.reloading = false
+    this.readFailure = null
+    this.releaseReaders()
+  }
+
+  /** The durable state cannot be reloaded for now: readers are refused with `error` until it is. */
+  readsUnavailable(error: Error): void {
+    this.readFailure = KernelErrors.readsUnavailable(error)
+    const readers = this.waitingReaders
     this.waitingReaders = []
-    this.waitingWriters = []
+    for (const r of readers) r.reject(this.readFailure)
+  }
+
+  /** A new log is open after the durable sequence: writes go on. */
+  resumed(): void {
+    this.failure = null
   }
 }

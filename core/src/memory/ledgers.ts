@@ -40,6 +40,10 @@ export class ReceiptLedger implements Ledger<ReceiptEntry | ReplayMark> {
     return this.receipts.values()
   }
 
+  reset(): void {
+    this.receipts.clear()
+  }
+
   get(workspace: string, keyHash: string): ReceiptEntry | undefined {
     return this.receipts.get(scoped(workspace, keyHash))
   }
@@ -89,6 +93,12 @@ export class VersionLedger implements Ledger<VersionEntry> {
     for (const list of this.versions.values()) yield* list
   }
 
+  reset(): void {
+    this.versions.clear()
+    this.byCorrelation.clear()
+    this.relationshipIdentities.clear()
+  }
+
   of(workspace: string, recordId: string): readonly VersionEntry[] {
     return this.versions.get(scoped(workspace, recordId)) ?? []
   }
@@ -113,5 +123,9 @@ export class PageKeyLedger implements Ledger<{ key: string }> {
 
   *image(): Iterable<{ key: string }> {
     if (this.key !== null) yield { key: this.key }
+  }
+
+  reset(): void {
+    this.key = null
   }
 }

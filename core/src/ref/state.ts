@@ -180,6 +180,19 @@ export class RefState implements Ledger<RefLedgerEntry> {
     }
   }
 
+  reset(): void {
+    this.receipts.clear()
+    this.entries.clear()
+    this.delivered.length = 0
+    this.auditGroups = []
+    this.auditCount = 0
+    this.files.clear()
+    this.legacy.clear()
+    this.nextSequence = 1
+    this.authority = 'service_primary'
+    this.trigger = null
+  }
+
   private setStatus(entry: OutboxEntry, status: EntryStatus): void {
     entry.status = status
     if (status !== 'delivered') return

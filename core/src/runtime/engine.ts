@@ -4,6 +4,7 @@ import type { DomainGates } from '../gates/domain-gates.js'
 import type { GraphStore } from '../graph/store.js'
 import type { GraphReader } from '../graph/types.js'
 import type { Ledger } from '../kernel/ledger.js'
+import type { StorageFaultReport } from '../kernel/storage-fault-recovery.js'
 import type {
   CallOptions,
   CypherCall,
@@ -52,6 +53,8 @@ export interface Engine extends GraphAccess {
   /** True once recovery finished and the engine accepts work. */
   isReady(): boolean
   durability(): DurabilityReport
+  /** Storage faults: whether writes are suspended and why, recoveries in place, checkpoint failures. */
+  storageFaults(): StorageFaultReport
   /** Runs a Cypher request in the given mode (read, write, validate or auto). */
   cypher(call: CypherCall): Promise<CypherResult>
   /** Read-only Cypher: a query that would write is Rejected with WRITE_PERMISSION_REQUIRED. */

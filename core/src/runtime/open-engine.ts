@@ -175,6 +175,10 @@ class RuntimeEngine implements Engine {
     return this.kernel.recoveryFacts()
   }
 
+  storageFaults() {
+    return this.kernel.storageFaults()
+  }
+
   async cypher(input: CypherCall): Promise<CypherResult> {
     this.kernel.assertOpen()
     const call = checkCallShape(input)
@@ -258,5 +262,10 @@ class RuntimeEngine implements Engine {
   /** Test hook: the next WAL write fails as a broken disk would (persistent mode only). */
   injectStorageFailure(error: Error): void {
     this.kernel.injectStorageFailure(error)
+  }
+
+  /** Test hook: the injected storage failure clears; writes resume in place. */
+  clearStorageFailure(): void {
+    this.kernel.clearStorageFailure()
   }
 }

@@ -71,6 +71,12 @@ export class AuditLog {
   private readonly parity = new Map<string, RunningParity>()
   size = 0
 
+  reset(): void {
+    this.bySession.clear()
+    this.parity.clear()
+    this.size = 0
+  }
+
   private track(entry: AuditEntry): void {
     const { event, audit_event_id: id, session_id: session } = entry.fields
     let p = this.parity.get(session)

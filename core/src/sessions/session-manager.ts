@@ -208,6 +208,11 @@ export class SessionManager implements JournaledState {
     }
   }
 
+  reset(): void {
+    this.sessions.clear()
+    this.audit.reset()
+  }
+
   loadLine(line: { kind: string }): void {
     this.applyRecord(line.kind, (line as { kind: string; body?: unknown }).body)
   }

@@ -123,6 +123,11 @@ export class StixVersions implements Ledger<VersionsEntry> {
     return [...this.workspaces.entries()].filter(([, w]) => w.size > 0).map(([id]) => id)
   }
 
+  /** Keeps `nextStamp`: a stamp handed out before a storage failure is never reused (date-added order holds). */
+  reset(): void {
+    this.workspaces.clear()
+  }
+
   apply(entry: VersionsEntry): void {
     let w = this.workspaces.get(entry.w)
     if (w === undefined) {

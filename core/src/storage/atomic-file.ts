@@ -1,5 +1,6 @@
-import { closeSync, fsyncSync, openSync, renameSync, writeFileSync } from 'node:fs'
+import { closeSync, fsyncSync, openSync, renameSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { writeAllAt } from './positional-write.js'
 
 /** fsync a directory so a rename or create inside it survives a crash. */
 export function fsyncDirectory(dir: string): void {
@@ -16,7 +17,7 @@ export function writeFileAtomic(path: string, data: string | Buffer): void {
   const temp = `${path}.tmp-${process.pid}`
   const fd = openSync(temp, 'w', 0o600)
   try {
-    writeFileSync(fd, data)
+    writeAllAt(fd, data, 0)
     fsyncSync(fd)
   } finally {
     closeSync(fd)

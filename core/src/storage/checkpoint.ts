@@ -1,19 +1,10 @@
 import { createHash } from 'node:crypto'
-import {
-  closeSync,
-  existsSync,
-  fsync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs'
+import { closeSync, existsSync, fsync, mkdirSync, openSync, readSync, renameSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { RECORD_FORMAT } from '../version.js'
 import { fsyncDirectory } from './atomic-file.js'
+import { writeAllAt } from './positional-write.js'
 
 export const CHECKPOINT_DIR = 'checkpoints'
 export const checkpointName = (seq: number) => `checkpoint-${String(seq).padStart(20, '0')}.jsonl`
@@ -43,6 +34,8 @@ export async function writeCheckpoint(
   lines: Iterable<string>,
   now: Date,
   pause: () => Promise<void> = () => Promise.resolve(),
+  /** Throws to abandon the file before it is renamed into place (it is removed). */
+  beforeRename: () => void = () => {},
 ): Promise<CheckpointFile> {
   const folder = join(dir, CHECKPOINT_DIR)
   mkdirSync(folder, { recursive: true })
@@ -56,7 +49,7 @@ export async function writeCheckpoint(
   let buffer = ''
   const flush = () => {
     const data = Buffer.from(buffer, 'utf8')
-    writeSync(fd, data)
+    writeAllAt(fd, data, bytes)
     fileHash.update(data)
     bytes += data.length
     buffer = ''
@@ -76,10 +69,19 @@ export async function writeCheckpoint(
     buffer += `${JSON.stringify({ end: { records, sha256: recordHash.digest('hex') } })}\n`
     flush()
     await promisify(fsync)(fd)
-  } finally {
+  } catch (error) {
     closeSync(fd)
+    removeTemp(temp)
+    throw error
   }
-  renameSync(temp, join(folder, name))
+  closeSync(fd)
+  try {
+    beforeRename()
+    renameSync(temp, join(folder, name))
+  } catch (error) {
+    removeTemp(temp)
+    throw error
+  }
   fsyncDirectory(folder)
   return { name, sequence, sha256: fileHash.digest('hex'), bytes, records }
 }
@@ -160,6 +162,15 @@ export function readCheckpoint(
     // Once lines were applied a fallback would build on a half-loaded graph: that is a hard failure.
     if (records > 0) throw error
     return { ok: false, reason: `checkpoint ${name} is malformed` }
+  }
+}
+
+/** A failed checkpoint leaves no temp file behind (best effort: the storage may be failing). */
+function removeTemp(path: string): void {
+  try {
+    unlinkSync(path)
+  } catch {
+    // left for the next checkpoint of the same sequence to overwrite
   }
 }
 

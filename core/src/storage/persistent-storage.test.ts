@@ -199,4 +199,28 @@ describe('PersistentStorage', () => {
     expect(s.durability().recovery.outcome).toBe('unavailable')
     await s.close()
   })
+
+  it('reloads what is durable and resumes on a fresh log without the failed batch', async () => {
+    const dir = freshDir()
+    const { s } = await open(dir)
+    await writeN(s, 3)
+    // A batch in flight when the log fails is refused with it.
+    const lost = s.append('test', { n: 'lost' })
+    s.injectFailure(new Error('EIO: disk on fire'))
+    await expectCode(lost.durable, 'DURABILITY_FAILED')
+    expect(s.lastSeq).toBe(3)
+    const reloaded = new Collect()
+    expect(s.reloadDurable(reloaded)).toBe(3)
+    expect(reloaded.records.map((r) => r.seq)).toEqual([1, 2, 3])
+    // The injected storage keeps failing until it is cleared: the resume refuses meanwhile.
+    await expect(s.resumeLog()).rejects.toThrow(/disk on fire/)
+    s.clearInjectedFailure()
+    await s.resumeLog()
+    expect(s.failed).toBeNull()
+    expect(await writeN(s, 2, 10)).toEqual([4, 5])
+    await s.close()
+    const { s: again, sink } = await open(dir)
+    expect(sink.records.map((r) => r.body)).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 10 }, { n: 11 }])
+    await again.close()
+  })
 })

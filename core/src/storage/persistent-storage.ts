@@ -15,6 +15,7 @@ import { fsyncDirectory } from './atomic-file.js'
 import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
 import type { DurabilityReport, RecoveryReport } from './durability.js'
 import { acquireDirectoryLock, type DirectoryLock } from './lock.js'
+import { cutToDurablePrefix, probeStorage } from './log-resume.js'
 import {
   type Manifest,
   type ManifestComponent,
@@ -72,13 +73,15 @@ export class PersistentStorage {
    * segments hold later sequences), so /health and /metrics read it without touching the directory.
    */
   private backlogBytes = 0
+  private listener: WalListener | null = null
+  private injected: Error | null = null
 
   private constructor(
     private readonly options: Required<Omit<PersistentStorageOptions, 'warn'>> &
       Pick<PersistentStorageOptions, 'warn'>,
     private readonly lock: DirectoryLock,
     private manifest: Manifest,
-    private readonly wal: WalWriter,
+    private wal: WalWriter,
     readonly recovery: RecoveryFigures,
   ) {}
 
@@ -115,29 +118,10 @@ export class PersistentStorage {
         writeManifest(options.dir, manifest)
       }
 
-      // Latest valid checkpoint: the current one, else the previous generation (kept for exactly this).
-      let afterSeq = 0
-      let checkpointRecords = 0
-      let loaded: ManifestComponent | null = null
-      const candidates = ['checkpoint', 'previous_checkpoint'].flatMap((n) =>
-        manifest!.components.filter((c) => c.name === n),
-      )
-      for (const component of candidates) {
-        // The digest is verified before any line is applied, so a bad file leaves the sink untouched.
-        const read = readCheckpoint(options.dir, component.path, component.sha256, (line) =>
-          sink.loadCheckpointLine(line),
-        )
-        if (!read.ok) {
-          warn(read.reason)
-          continue
-        }
-        afterSeq = read.sequence
-        checkpointRecords = read.records
-        loaded = component
-        break
-      }
-      const componentsValid = candidates.length === 0 || loaded === candidates[0]
-      if (candidates.length > 0 && loaded === null) {
+      const image = loadLatestCheckpoint(options.dir, manifest, sink, warn)
+      let afterSeq = image.afterSeq
+      const { checkpointRecords, loaded, componentsValid, candidates } = image
+      if (candidates > 0 && loaded === null) {
         const first = listSegments(options.dir)[0]
         if (first === undefined || first.firstSeq > 1) {
           if (options.strictRecovery)
@@ -229,8 +213,9 @@ export class PersistentStorage {
     return this.manifest.graph_id.value
   }
 
+  /** The newest sequence of the log; after a failure, the last durable one (nothing above it will stay). */
   get lastSeq(): number {
-    return this.wal.lastSeq
+    return this.wal.failed === null ? this.wal.lastSeq : this.wal.durableSeq
   }
 
   get durableSeq(): number {
@@ -247,7 +232,55 @@ export class PersistentStorage {
 
   /** Told once per durable batch and on failure, before the batch's writers wake. */
   listen(listener: WalListener): void {
+    this.listener = listener
     this.wal.listener = listener
+  }
+
+  /**
+   * After a log failure: hands `sink` the state as it is durable (the checkpoint, then every record up to the
+   * log's durable sequence) and returns that sequence. Only reads the directory: records past the durable
+   * sequence (the failed batch, perhaps torn) are skipped, and nothing is repaired here.
+   */
+  reloadDurable(sink: ReplaySink): number {
+    const upTo = this.wal.durableSeq
+    const { afterSeq } = loadLatestCheckpoint(this.options.dir, this.manifest, sink, () => {})
+    if (afterSeq > upTo) throw new Error(`checkpoint at ${afterSeq} is past the durable sequence ${upTo}`)
+    const scan = scanWal(this.options.dir, afterSeq, (record) => {
+      if (record.seq <= upTo) sink.applyRecord(record)
+    })
+    if (scan.lastSeq < upTo) {
+      throw new Error(`the log reads back only to ${scan.lastSeq}, below its durable sequence ${upTo}`)
+    }
+    return upTo
+  }
+
+  /**
+   * Resumes writing after a log failure once the storage answers again: probes it with a fresh file, gives
+   * up the failed log's descriptor, cuts its live segment back to the durable prefix, and opens a new log
+   * after the durable sequence. Throws (and changes nothing) while the storage
+   * still fails.
+   */
+  async resumeLog(): Promise<void> {
+    const failed = this.wal
+    if (failed.failed === null) return
+    if (this.injected !== null) throw this.injected
+    probeStorage(join(this.options.dir, WAL_DIR))
+    failed.abandon()
+    const live = failed.liveSegment
+    cutToDurablePrefix(live.path, live.durableBytes)
+    const wal = await WalWriter.open(
+      {
+        dir: this.options.dir,
+        requireFsync: this.options.requireFsync,
+        segmentBytes: this.options.segmentBytes,
+        now: this.options.now,
+      },
+      failed.durableSeq,
+    )
+    wal.listener = this.listener
+    this.wal = wal
+    this.measureSegments()
+    this.walBytesAtCheckpoint = Math.min(this.walBytesAtCheckpoint, this.walBytes())
   }
 
   private walBytes(): number {
@@ -271,6 +304,20 @@ export class PersistentStorage {
     await this.writeCheckpoint(sequence, lines, pause)
   }
 
+  /**
+   * Throws if the log failed (or was replaced) since `wal` was current: the state a checkpoint was being
+   * written from may have been rebuilt meanwhile, so its image must not replace the previous one.
+   */
+  private assertLogUnchanged(wal: WalWriter): void {
+    if (this.wal !== wal || wal.failed !== null) {
+      throw new EngineError(
+        'CHECKPOINT_ABANDONED',
+        'the write-ahead log failed while the checkpoint was written; the previous checkpoint stays',
+        'unavailable',
+      )
+    }
+  }
+
   /** Waits for every appended record to be on disk (or to fail). */
   drain(): Promise<void> {
     return this.wal.drain()
@@ -285,7 +332,15 @@ export class PersistentStorage {
     lines: Iterable<string>,
     pause?: () => Promise<void>,
   ): Promise<void> {
-    const file = await writeCheckpoint(this.options.dir, sequence, lines, new Date(this.options.now()), pause)
+    const wal = this.wal
+    const file = await writeCheckpoint(
+      this.options.dir,
+      sequence,
+      lines,
+      new Date(this.options.now()),
+      pause,
+      () => this.assertLogUnchanged(wal),
+    )
     const current = this.manifest.components.find((c) => c.name === 'checkpoint')
     const previous = this.manifest.components.find((c) => c.name === 'previous_checkpoint')
     const components: ManifestComponent[] = [
@@ -359,7 +414,60 @@ export class PersistentStorage {
     return existsSync(dir) ? readdirSync(dir) : []
   }
 
+  /** Test hook: the log fails now and the storage keeps failing (resumeLog throws) until cleared. */
   injectFailure(error: Error): void {
+    this.injected = error
     this.wal.injectFailure(error)
+  }
+
+  /** Test hook: the injected storage answers again. */
+  clearInjectedFailure(): void {
+    this.injected = null
+  }
+}
+
+interface CheckpointImage {
+  /** The sequence the loaded image stands at (0 when none was loaded). */
+  afterSeq: number
+  checkpointRecords: number
+  loaded: ManifestComponent | null
+  /** The manifest's current checkpoint was the one loaded (or there is none). */
+  componentsValid: boolean
+  candidates: number
+}
+
+/** Loads the latest valid checkpoint: the current one, else the previous generation (kept for exactly this). */
+function loadLatestCheckpoint(
+  dir: string,
+  manifest: Manifest,
+  sink: ReplaySink,
+  warn: (message: string) => void,
+): CheckpointImage {
+  const candidates = ['checkpoint', 'previous_checkpoint'].flatMap((n) =>
+    manifest.components.filter((c) => c.name === n),
+  )
+  for (const component of candidates) {
+    // The digest is verified before any line is applied, so a bad file leaves the sink untouched.
+    const read = readCheckpoint(dir, component.path, component.sha256, (line) =>
+      sink.loadCheckpointLine(line),
+    )
+    if (!read.ok) {
+      warn(read.reason)
+      continue
+    }
+    return {
+      afterSeq: read.sequence,
+      checkpointRecords: read.records,
+      loaded: component,
+      componentsValid: component === candidates[0],
+      candidates: candidates.length,
+    }
+  }
+  return {
+    afterSeq: 0,
+    checkpointRecords: 0,
+    loaded: null,
+    componentsValid: candidates.length === 0,
+    candidates: candidates.length,
   }
 }

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { closeSync, fdatasync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs'
+import { closeSync, fdatasync, fstatSync, mkdirSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import { fsyncDirectory } from './atomic-file.js'
+import { writeAllAt } from './positional-write.js'
+import { storageTrouble } from './storage-trouble.js'
 import { segmentName, WAL_DIR } from './wal-reader.js'
 import { encodeWalRecord } from './wal-record.js'
 
@@ -48,7 +50,7 @@ export interface WalListener {
  * Appends records to the live segment with group commit: every record appended while a write+fsync is in
  * flight joins the next one, so concurrent writers share one fsync. After any write or fsync failure the
  * log is poisoned (fail-stop, as databases do after a failed fsync: the page cache can no longer be trusted)
- * and every later append fails too.
+ * and every later append fails too; PersistentStorage.resumeLog replaces it once the storage answers.
  *
  * Pipelining: the write of a batch is synchronous (page cache) and only the fdatasync runs on the thread
  * pool, so the next batch collects while one is being synced. Writers woken by one fsync come back together
@@ -72,6 +74,9 @@ export class WalWriter {
   private readonly idleWaiters: (() => void)[] = []
   private failure: Error | null = null
   private segmentSize = 0
+  private segmentPath = ''
+  /** Bytes of the live segment known to be on disk: the end of its last durable batch. */
+  private segmentDurableBytes = 0
   private nextSeq: number
   /** Highest sequence known to be on disk. */
   durableSeq: number
@@ -107,8 +112,11 @@ export class WalWriter {
     if (this.fd !== null) closeSync(this.fd)
     this.fd = null
     const path = join(this.options.dir, WAL_DIR, segmentName(firstSeq))
+    this.segmentPath = path
+    this.segmentDurableBytes = 0
     this.fd = openSync(path, 'a')
     this.segmentSize = fstatSync(this.fd).size
+    this.segmentDurableBytes = this.segmentSize
     fsyncDirectory(join(this.options.dir, WAL_DIR))
   }
 
@@ -153,15 +161,16 @@ export class WalWriter {
     let bytes = 0
     try {
       if (this.failure !== null) throw this.failure
-      bytes = writeAll(this.fd!, lines.length === 1 ? lines[0]! : lines.join(''))
+      bytes = writeAllAt(this.fd!, lines.length === 1 ? lines[0]! : lines.join(''), this.segmentSize)
     } catch (error) {
       this.fail(error as Error, batch)
       return
     }
     this.segmentSize += bytes
     this.bytesWritten += bytes
+    const end = this.segmentSize
     if (!this.options.requireFsync) {
-      this.batchDurable(lastSeq, batch)
+      this.batchDurable(lastSeq, batch, end)
       return
     }
     this.syncing = true
@@ -182,7 +191,7 @@ export class WalWriter {
       if (halves) pipeline = splitPays(2 * workMs, syncMs)
       else this.splitAt = splitPays(workMs, syncMs) ? Math.ceil(lines.length / 2) : 0
       this.wokeAt = now
-      this.batchDurable(lastSeq, batch)
+      this.batchDurable(lastSeq, batch, end)
       if (!halves || this.syncing) return
       // Sync the other half now while this one works, or let this one join it at the end of the tick.
       if (pipeline) this.flush()
@@ -190,25 +199,32 @@ export class WalWriter {
     })
   }
 
-  private batchDurable(lastSeq: number, batch: Batch): void {
+  private batchDurable(lastSeq: number, batch: Batch, end: number): void {
     this.durableSeq = lastSeq
+    this.segmentDurableBytes = end
     try {
       if (this.segmentSize >= this.options.segmentBytes) this.startSegment(lastSeq + 1)
     } catch (error) {
       // The batch is on disk; only the next one cannot be written.
-      this.failure ??= error as Error
+      this.noteFailure(error as Error)
     }
     this.listener?.durable(lastSeq)
     batch.resolve()
     if (this.pending.lines.length === 0) this.wakeIdle()
   }
 
-  private fail(error: Error, batch: Batch): void {
-    this.failure ??= error
+  /** The first failure poisons the log and is told once; later ones only fail their own batches. */
+  private noteFailure(error: Error): void {
+    if (this.failure !== null) return
+    this.failure = error
     this.listener?.failed(error)
+  }
+
+  private fail(error: Error, batch: Batch): void {
+    this.noteFailure(error)
     const failure = new EngineError(
       'DURABILITY_FAILED',
-      `write-ahead log append failed: ${error.message}`,
+      `write-ahead log append failed, the write was not acknowledged: ${storageTrouble(error)}`,
       'unavailable',
       { cause: error },
     )
@@ -237,9 +253,28 @@ export class WalWriter {
     this.fd = null
   }
 
-  /** Test hook: make the next write fail as a broken disk would. */
+  /** The live segment and how much of it is durable: after a failure, the rest of it is not to be trusted. */
+  get liveSegment(): { path: string; durableBytes: number } {
+    return { path: this.segmentPath, durableBytes: this.segmentDurableBytes }
+  }
+
+  /**
+   * Gives up a failed log: closes its file without another fsync (after a failed fsync the kernel may have
+   * dropped the dirty pages and a second fsync can report success for data that never reached the disk).
+   */
+  abandon(): void {
+    if (this.fd === null) return
+    try {
+      closeSync(this.fd)
+    } catch {
+      // the descriptor is dropped either way
+    }
+    this.fd = null
+  }
+
+  /** Test hook: the log fails now, as after a failed write or fsync (the listener is told, appends throw). */
   injectFailure(error: Error): void {
-    this.failure = error
+    this.noteFailure(error)
   }
 }
 
@@ -250,14 +285,4 @@ export class WalWriter {
  */
 export function splitPays(workMs: number, syncMs: number): boolean {
   return workMs > syncMs
-}
-
-/** Writes all of `text` (a short write is retried from where it stopped); returns the bytes written. */
-function writeAll(fd: number, text: string): number {
-  const written = writeSync(fd, text)
-  const total = Buffer.byteLength(text)
-  if (written === total) return total
-  const rest = Buffer.from(text).subarray(written)
-  for (let offset = 0; offset < rest.length; ) offset += writeSync(fd, rest, offset)
-  return total
 }

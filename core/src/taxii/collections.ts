@@ -29,6 +29,11 @@ class CollectionIds implements Ledger<CollectionEntry> {
   *image(): Iterable<CollectionEntry> {
     for (const [w, id] of this.byWorkspace) yield { w, id }
   }
+
+  reset(): void {
+    this.byWorkspace.clear()
+    this.byId.clear()
+  }
 }
 
 /** What the registry needs of the engine: a transaction that commits ledger entries. */

@@ -7,6 +7,10 @@ export { openEngine as openTestEngine } from '../runtime/index.js'
 export function injectStorageFailure(engine: Engine, error = new Error('EIO: injected disk failure')): void {
   ;(engine as unknown as { injectStorageFailure(error: Error): void }).injectStorageFailure(error)
 }
+/** The injected storage failure clears: the engine's recovery in place then resumes writes by itself. */
+export function clearStorageFailure(engine: Engine): void {
+  ;(engine as unknown as { clearStorageFailure(): void }).clearStorageFailure()
+}
 export {
   type ConformanceFixture,
   checkMemoryConformance,

@@ -177,6 +177,46 @@ export function createMetrics(
     },
   })
 
+  new Gauge({
+    name: 'service_storage_fault_state',
+    help: 'One-hot storage fault state: healthy, reloading (reads wait), writes_suspended (reads go on).',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      const state = engine.storageFaults().state
+      for (const s of ['healthy', 'reloading', 'writes_suspended'] as const)
+        this.set({ state: s }, state === s ? 1 : 0)
+    },
+  })
+  const faultCounter = (
+    name: string,
+    help: string,
+    key: 'faults_total' | 'recoveries_total' | 'checkpoint_failures_total',
+  ) =>
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        setCounter(this, engine.storageFaults()[key])
+      },
+    })
+  faultCounter(
+    'service_storage_faults_total',
+    'Write-ahead log failures (fsync, write, open).',
+    'faults_total',
+  )
+  faultCounter(
+    'service_storage_fault_recoveries_total',
+    'Recoveries in place after a log failure (writes resumed without a restart).',
+    'recoveries_total',
+  )
+  faultCounter(
+    'service_storage_checkpoint_failures_total',
+    'Checkpoints that failed (the previous one and the log stay in use).',
+    'checkpoint_failures_total',
+  )
+
   const refGauge = (name: string, help: string, key: 'outbox_depth' | 'lag' | 'quarantined') =>
     new Gauge({
       name,

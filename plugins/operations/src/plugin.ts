@@ -92,15 +92,21 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
   const readiness = () => {
     const recovery = engine.durability().recovery.outcome
     const providers = operations.sources.domainProviders()
+    const faults = engine.storageFaults()
     const checks = {
       engine_initialized: engine.state() !== 'closed',
       storage_recovered: recovery === 'ephemeral' || recovery === 'recovered',
       providers_ready: providers.all_required_ready,
       accepting_requests: lifecycle.state === 'ready',
+      storage_writable: faults.state === 'healthy',
     }
     const ready =
-      engine.isReady() && checks.storage_recovered && checks.providers_ready && checks.accepting_requests
-    return { ready, checks }
+      engine.isReady() &&
+      checks.storage_recovered &&
+      checks.providers_ready &&
+      checks.accepting_requests &&
+      checks.storage_writable
+    return { ready, checks, reason: faults.reason }
   }
 
   app.get(
@@ -118,6 +124,7 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
         session_ttl_metrics: operations.sources.sessionTtl(),
         domain_providers: { configured: providers.configured, ready: providers.ready },
         durability: engine.durability(),
+        storage_faults: engine.storageFaults(),
       }
     },
   )
@@ -143,7 +150,7 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
       },
     },
     async (_request, reply) => {
-      const { ready, checks } = readiness()
+      const { ready, checks, reason } = readiness()
       reply.code(ready ? 200 : 503)
       return {
         status: ready ? ('ready' as const) : ('not_ready' as const),
@@ -151,6 +158,7 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
         service: SERVICE_NAME,
         lifecycle_state: lifecycle.state,
         checks,
+        ...(reason === null ? {} : { reason: `writes suspended: ${reason}` }),
       }
     },
   )

@@ -23,6 +23,18 @@ export const DurabilityRecord = Type.Object({
   recovery: RecoveryRecord,
 })
 
+/** Storage faults met by the running process (not part of the spec's record; an extra optional field). */
+export const StorageFaultRecord = Type.Object({
+  state: StringEnum(['healthy', 'reloading', 'writes_suspended']),
+  reason: Nullable(Type.String()),
+  since_ms: Nullable(NonNegativeInteger),
+  faults_total: NonNegativeInteger,
+  recoveries_total: NonNegativeInteger,
+  attempts: NonNegativeInteger,
+  checkpoint_failures_total: NonNegativeInteger,
+  checkpoint_error: Nullable(Type.String()),
+})
+
 export const HealthRecord = Type.Object(
   {
     status: Type.Literal('ok'),
@@ -37,6 +49,7 @@ export const HealthRecord = Type.Object(
     }),
     domain_providers: Type.Object({ configured: NonNegativeInteger, ready: NonNegativeInteger }),
     durability: DurabilityRecord,
+    storage_faults: StorageFaultRecord,
   },
   { $id: 'HealthRecord' },
 )
@@ -47,6 +60,7 @@ const ReadyChecks = Type.Object({
   storage_recovered: Type.Boolean(),
   providers_ready: Type.Boolean(),
   accepting_requests: Type.Boolean(),
+  storage_writable: Type.Boolean(),
 })
 
 export const ReadinessRecord = Type.Object({
@@ -55,6 +69,8 @@ export const ReadinessRecord = Type.Object({
   service: Type.String(),
   lifecycle_state: Type.String(),
   checks: ReadyChecks,
+  /** Why the service is not ready, when a storage fault is the reason. */
+  reason: Type.Optional(Type.String()),
 })
 
 export const LivenessRecord = Type.Object({
