@@ -62,6 +62,17 @@ export interface paths {
                                     derived_state_rebuilt: boolean;
                                 };
                             };
+                            storage_faults: {
+                                /** @enum {string} */
+                                state: "healthy" | "reloading" | "writes_suspended";
+                                reason: string | null;
+                                since_ms: number | null;
+                                faults_total: number;
+                                recoveries_total: number;
+                                attempts: number;
+                                checkpoint_failures_total: number;
+                                checkpoint_error: string | null;
+                            };
                         };
                     };
                 };
@@ -152,7 +163,9 @@ export interface paths {
                                 storage_recovered: boolean;
                                 providers_ready: boolean;
                                 accepting_requests: boolean;
+                                storage_writable: boolean;
                             };
+                            reason?: string;
                         };
                     };
                 };
@@ -173,7 +186,9 @@ export interface paths {
                                 storage_recovered: boolean;
                                 providers_ready: boolean;
                                 accepting_requests: boolean;
+                                storage_writable: boolean;
                             };
+                            reason?: string;
                         };
                     };
                 };
