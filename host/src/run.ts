@@ -151,8 +151,10 @@ export async function serve(settings: Settings): Promise<void> {
       logger.error({ err: error }, 'engine failed to close cleanly')
     }
     lifecycle.set('stopped')
+    // The log destination is asynchronous: let what is in flight land first, so "stopped" is the last line.
+    await flushed(logger)
     logger.info({ event: 'stopped', exit_code: exitCode }, 'stopped')
-    logger.flush()
+    await flushed(logger)
     process.exit(exitCode)
   }
   // `process.on`, not `once`: a signal arriving during the drain must not fall through to Node's default
@@ -177,3 +179,6 @@ export async function serve(settings: Settings): Promise<void> {
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
 }
+
+/** Resolves once the logger's asynchronous destination has written what it holds (never rejects). */
+const flushed = (logger: Logger) => new Promise<void>((resolve) => logger.flush(() => resolve()))
