@@ -35,6 +35,10 @@ describe('memory input schemas', () => {
     expect(fails('remember', { ...note, content: { format: 'html', value: 'x' } }).message).toBe(
       'input.content.format must be one of text, properties, text_and_properties',
     )
+    // Nothing matches any branch of the union (no discriminator at all): still named from the union's place.
+    expect(fails('remember', { ...note, content: { text: 'x' } }).message).toBe(
+      'input.content.format must be one of text, properties, text_and_properties',
+    )
     expect(
       fails('remember', { ...note, provenance: [{ source_id: 's', observed_at: 'yesterday' }] }).message,
     ).toBe('input.provenance[0].observed_at must be an RFC 3339 timestamp')

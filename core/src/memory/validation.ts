@@ -43,7 +43,7 @@ function explain(schema: TSchema, value: unknown, path: string, problems: Proble
   const relevant = problems.filter((p) => p.keyword !== 'boolean' && !p.schemaPath.includes('/anyOf/'))
   relevant.sort((a, b) => rank(a) - rank(b))
   const first = relevant[0]
-  if (!first) return invalid(`${path} does not match its schema`)
+  if (!first) return unionFailure(schema, value, path, problems)
   const at = path + first.instancePath.split('/').slice(1).map(segment).join('')
   const node = pointer(schema, first.schemaPath)
   const found = pointer(value, first.instancePath)
@@ -76,6 +76,18 @@ function pointer(root: unknown, path: string): unknown {
     at = isObject(at) || Array.isArray(at) ? (at as Record<string, unknown>)[key] : undefined
   }
   return at
+}
+
+/**
+ * Every problem lies inside the branches of a union (TypeBox reports no error for the union itself): explain it
+ * from the union's place, which a problem at a branch's root (`…/anyOf/N`) names.
+ */
+function unionFailure(schema: TSchema, value: unknown, path: string, problems: Problem[]): EngineError {
+  const atBranch = problems.find((p) => /\/anyOf\/\d+$/.test(p.schemaPath))
+  if (!atBranch) return invalid(`${path} does not match its schema`)
+  const unionPath = atBranch.schemaPath.replace(/\/anyOf\/\d+$/, '')
+  const at = path + atBranch.instancePath.split('/').slice(1).map(segment).join('')
+  return union(pointer(schema, unionPath), pointer(value, atBranch.instancePath), at)
 }
 
 /** The branch the caller meant, checked alone; or the list of allowed literals. */
