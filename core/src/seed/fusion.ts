@@ -17,12 +17,13 @@ import type { RetrievalMode } from './rules.js'
  */
 export const WEIGHTS = { content: 0.75, degree: 0.1, confidence: 0.1, status: 0.05 } as const
 /**
- * Dense share of hybrid content. Before nodes were embedded with their relationships' context, GloVe means
- * added little (ATT&CK judged set, hybrid nDCG@10: 0 -> 0.739, 0.1 -> 0.742, 0.3 -> 0.737); with it
- * (seed relevance tuning set / memory-recall lookup tuning part): 0 -> 0.790 / 0.710, 0.1 -> 0.796 / 0.733,
- * 0.2 -> 0.801 / 0.738, 0.3 -> 0.808 / 0.743, 0.4 -> 0.809 / 0.741, 0.5 -> 0.800 / 0.741.
+ * Dense share of hybrid content. ATT&CK judged set, hybrid nDCG@10: 0 -> 0.739, 0.05 -> 0.740, 0.1 -> 0.742,
+ * 0.2 -> 0.736, 0.3 -> 0.737: GloVe means add little here; kept so a better provider can help. With the
+ * relationship context in BM25F (seed tuning set / memory-recall lookup tuning part): 0 -> 0.790 / 0.710,
+ * 0.1 -> 0.795 / 0.733, 0.2 -> 0.796 / 0.734. Embedding the context too lifted hybrid to 0.808 at 0.3 but
+ * cost semantic mode recall (0.416 -> 0.369): node vectors stay on the node's own text.
  */
-export const HYBRID_DENSE_SHARE = 0.3
+export const HYBRID_DENSE_SHARE = 0.1
 
 export interface Signals {
   lexical: number | null

@@ -158,12 +158,8 @@ function memoryFields(reader: GraphReader, node: NodeRecord, f: NodeFields): Nod
   return f
 }
 
-/**
- * The text a node is embedded from: name and aliases, the body, then its relationships' context. With the
- * context the word-vector mean carries what the node is used for, and the dense signal starts to tell nodes
- * apart (ATT&CK judged set, hybrid nDCG@10 at dense share 0.3: 0.795 without the context, 0.808 with it).
- */
-export const embeddingText = (f: NodeFields): string => [...f.name, ...f.body, ...f.context].join('\n')
+/** The text a node is embedded from: name and aliases, then the body (not the context: see fusion.ts). */
+export const embeddingText = (f: NodeFields): string => [...f.name, ...f.body].join('\n')
 
 /** A short display title: the name, else the first alias or id, else the start of the body. */
 export function nodeTitle(f: NodeFields): string | undefined {
