@@ -55,7 +55,7 @@ async function memoryPlugin(
           request,
           reply,
           UNPARSEABLE.has(error.code)
-            ? new EngineError('INVALID_REQUEST', 'the request body is not valid JSON', 'invalid')
+            ? new EngineError('INVALID_REQUEST', 'the request body is not valid JSON')
             : error,
         ),
     },
