@@ -68,7 +68,11 @@ describe('Bm25Index (BM25F)', () => {
     const idf = i.idf('relay')
     const w = FIELD_WEIGHT[3] as number // len 2 = the context's average: no length factor
     expect(hits.get(2)).toBeCloseTo((idf * w * 2.2) / (w + 1.2), 12)
-    expect(i.explain(2, ['relay'])).toEqual({ raw: hits.get(2), fields: [0, 0, 0, hits.get(2)], matched: ['relay'] })
+    expect(i.explain(2, ['relay'])).toEqual({
+      raw: hits.get(2),
+      fields: [0, 0, 0, hits.get(2)],
+      matched: ['relay'],
+    })
     // Large frequencies in every field (body capped at 511, the others at 1023) do not bleed into each other.
     const big = new Bm25Index()
     const many = (n: number) => Array.from({ length: n }, () => 'valve')

@@ -27,7 +27,8 @@ describe('seed search reads what relationships say of their ends (the context fi
     expect(await found('hospitals')).toEqual(['Harbour Crew', 'Lantern'])
     expect(await noSeed('example')).toBe('NO_SEED')
     expect(await noSeed('citation')).toBe('NO_SEED')
-    const [hit] = (await engine.seed.search({ objective: 'hospitals', mode: 'full_text', top_k: 2 })).candidates
+    const [hit] = (await engine.seed.search({ objective: 'hospitals', mode: 'full_text', top_k: 2 }))
+      .candidates
     const parts = hit?.explanation.rationale.match(/description ([\d.]+) \+ relationships ([\d.]+)/)
     expect(Number(parts?.[1])).toBe(0)
     expect(Number(parts?.[2])).toBeGreaterThan(0)
