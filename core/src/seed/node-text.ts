@@ -108,6 +108,10 @@ export const CONTEXT_MAX_CHARS = 16_384
 /** The relationship property whose text joins both ends' context. */
 export const CONTEXT_KEY = 'description'
 
+/** Memory relationships keep their properties as one JSON string (memory/layout.ts): its `description` counts. */
+export const CONTEXT_JSON_KEY = 'properties_json'
+const CONTEXT_IN_JSON = `"${CONTEXT_KEY}"`
+
 /** Markdown links keep their text ("[Ryuk](https://…)" -> "Ryuk"); citation markers are references, not words. */
 const LINK = /\[([^\]]*)\]\([^)]*\)/g
 const CITATION = /\(Citation:[^)]*\)/g
@@ -120,17 +124,30 @@ const CITATION = /\(Citation:[^)]*\)/g
  */
 function relationshipContext(reader: GraphReader, node: NodeRecord, out: string[]): void {
   const key = reader.names.lookup(CONTEXT_KEY)
-  if (key < 0 || (node.out.length === 0 && node.in.length === 0)) return
+  const jsonKey = reader.names.lookup(CONTEXT_JSON_KEY)
+  if ((key < 0 && jsonKey < 0) || (node.out.length === 0 && node.in.length === 0)) return
+  const read = (rel: number, k: number) =>
+    k < 0 ? undefined : reader.relProperty ? reader.relProperty(rel, k) : reader.relProps(rel)?.get(k)
   let chars = 0
   for (const rels of [node.out, node.in])
     for (const rel of rels) {
       if (chars >= CONTEXT_MAX_CHARS) return
-      const v = reader.relProperty ? reader.relProperty(rel, key) : reader.relProps(rel)?.get(key)
+      const v = read(rel, key) ?? describedIn(read(rel, jsonKey))
       if (typeof v !== 'string' || v === '') continue
       const text = v.replace(LINK, '$1').replace(CITATION, ' ')
       out.push(text)
       chars += text.length
     }
+}
+
+/** The `description` of a relationship's JSON properties, parsed only when the text names one. */
+function describedIn(json: unknown): unknown {
+  if (typeof json !== 'string' || !json.includes(CONTEXT_IN_JSON)) return undefined
+  try {
+    return (JSON.parse(json) as Record<string, unknown>)[CONTEXT_KEY]
+  } catch {
+    return undefined
+  }
 }
 
 /** A title line: short, and followed by more text (a memory written as "name\ndescription"). */
@@ -155,6 +172,8 @@ function memoryFields(reader: GraphReader, node: NodeRecord, f: NodeFields): Nod
       f.body.push(text.slice(cut + 1))
     } else f.body.push(text)
   }
+  // A memory's relationships say how it meets others, as a STIX relationship's description does.
+  relationshipContext(reader, node, f.context)
   return f
 }
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
+import { context, inner, memoryInput, op } from '../testing/memory-requests.js'
 import { CONTEXT_MAX_CHARS } from './node-text.js'
 
 let engine: Engine
@@ -63,5 +64,28 @@ describe('seed search reads what relationships say of their ends (the context fi
     // The first relationships fill the hub's context; the last one's text reaches only its other end.
     expect((await found('firstword')).filter((t) => t === 'hub')).toEqual(['hub'])
     expect(await found('lastword')).toEqual([`leaf ${count}`])
+  })
+
+  it('reads the description a memory relationship carries in its properties', async () => {
+    engine = await openEngine()
+    const ctx = context()
+    const remember = async (text: string) =>
+      inner(await op(engine, ctx, 'remember', memoryInput(text))).record.id as string
+    const group = await remember('Harbour Crew\na financially motivated group')
+    const tool = await remember('Lantern\na backdoor')
+    const search = (objective: string) =>
+      engine.seed.search({ objective, mode: 'full_text', top_k: 5, workspace_id: ctx.workspace_id })
+    await expect(search('shipyards')).rejects.toMatchObject({ code: 'NO_SEED' })
+    await op(engine, ctx, 'relate', {
+      source_id: group,
+      target_id: tool,
+      kind: 'uses',
+      properties: { description: 'Harbour Crew drops Lantern on shipyards' },
+      provenance: [{ source_id: 'ev-1' }],
+      lifecycle: 'active',
+    })
+    // Both ends, found by words only the relationship says (the index follows the relate at once).
+    const hits = await search('shipyards')
+    expect(hits.candidates.map((c) => c.node_id).sort()).toEqual([group, tool].sort())
   })
 })

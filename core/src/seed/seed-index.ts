@@ -5,7 +5,14 @@ import type { DerivedIndex } from '../kernel/types.js'
 import { memoize } from '../memo.js'
 import { Bm25Index, type IndexedDocument } from './bm25-index.js'
 import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'
-import { CONTEXT_KEY, embeddingText, isSearchable, type NodeFields, nodeFields } from './node-text.js'
+import {
+  CONTEXT_JSON_KEY,
+  CONTEXT_KEY,
+  embeddingText,
+  isSearchable,
+  type NodeFields,
+  nodeFields,
+} from './node-text.js'
 import { relationshipDocument } from './relationship-text.js'
 import { analyze, analyzeWithContent } from './tokenizer.js'
 import { VectorIndex } from './vector-index.js'
@@ -125,13 +132,17 @@ export class WorkspaceSeedIndex {
  */
 function changesContext(op: CommitOp): boolean {
   switch (op.op) {
-    case 'createRelationship':
-      return typeof op.props[CONTEXT_KEY] === 'string'
+    case 'createRelationship': {
+      const json = op.props[CONTEXT_JSON_KEY]
+      return (
+        typeof op.props[CONTEXT_KEY] === 'string' || (typeof json === 'string' && json.includes(CONTEXT_KEY))
+      )
+    }
     case 'deleteRelationship':
       return true
     case 'setRelationshipProperty':
     case 'removeRelationshipProperty':
-      return op.key === CONTEXT_KEY
+      return op.key === CONTEXT_KEY || op.key === CONTEXT_JSON_KEY
     default:
       return false
   }
