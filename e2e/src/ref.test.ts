@@ -314,8 +314,14 @@ describe('reference writes over HTTP with a real reference instance', () => {
     // 3. Reconstruct: the canonical corpus and the high-water mark (the reference is complete: nothing to replay).
     const corpus = await records(primary)
     expect(corpus.high_water_sequence).toBeGreaterThan(0)
-    // 4. Verify parity.
+    // 4. Verify parity: the service computes it and records the report (the assignment checks it).
     await expectParity(primary, reference)
+    const report = await admin<{ result: { verified: boolean } }>(primary, 'parity', {
+      queries: ['Malware'],
+      subjects: [{ subject_id: 'user--e2e', organization_ids: [], marking_ids: [] }],
+      record_ids: ['malware--a'],
+    })
+    expect(report.json.result.verified).toBe(true)
     // 5. Assign reference_primary: every gate refused alone, then allowed.
     for (const flag of ['reference_healthy', 'replay_complete', 'parity_verified'] as const) {
       const gate = await authority(primary, 'reference_primary', { [flag]: false })
@@ -332,6 +338,18 @@ describe('reference writes over HTTP with a real reference instance', () => {
     // 6. Restore traffic gradually: the reversible return to service_primary, gated on replay and parity.
     expect((await authority(primary, 'service_primary', { parity_verified: false })).status).toBe(400)
     expect((await authority(primary, 'service_primary', { replay_complete: false })).status).toBe(400)
+    // The service states replay_complete itself: the return path brings back what the reference accepted
+    // (nothing here), then parity is verified again.
+    expect((await admin<{ result: { replayed: number } }>(primary, 'return')).json.result.replayed).toBe(0)
+    expect(
+      (
+        await admin<{ result: { verified: boolean } }>(primary, 'parity', {
+          queries: ['Malware'],
+          subjects: [],
+          record_ids: [],
+        })
+      ).json.result.verified,
+    ).toBe(true)
     expect((await authority(primary, 'service_primary', { reference_healthy: false })).json).toEqual({
       ok: true,
       authority: 'service_primary',
@@ -394,7 +412,7 @@ describe('reference writes over HTTP with a real reference instance', () => {
     const untagged = await primary.request<ErrorBody>('/v1/ref/files', {
       body: { operation: 'rename', file_ids: ['x'] },
     })
-    expect(untagged.status).toBe(400)
+    expect([untagged.status, untagged.json.error.code]).toEqual([400, 'INVALID_REF_FILE_COMMAND'])
     const deleted = await primary.request('/v1/ref/files', {
       body: { operation: 'delete', file_ids: ['file--1'] },
     })

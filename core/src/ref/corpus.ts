@@ -2,8 +2,8 @@
  * The reconstruction corpus and the rebuild of a clean reference from it. The corpus carries what the
  * projector compares, so a reference rebuilt from it answers the next projected writes exactly as the
  * primary did: each record's raw form (access metadata and merge tombstones — `x_service_merged_ids` — are
- * part of it), its revision, and the canonical answers of the writes not yet delivered (their receipts), so a
- * write the corpus already contains is answered from its receipt when the projector sends it again.
+ * part of it), its revision, and the receipts of the writes the outbox lists, so a write the corpus already
+ * contains is answered from its receipt when the projector sends it again.
  */
 import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader, PropertyValue } from '../graph/types.js'
@@ -34,7 +34,7 @@ export interface Corpus {
   records: RawRecord[]
   /** Revision of each record, by id. */
   revisions: Record<string, number>
-  /** Receipts of the writes not yet delivered to the reference (pending or quarantined). */
+  /** Receipts of the writes the outbox lists (delivered within its retained window, pending, quarantined). */
   receipts: CorpusReceipt[]
 }
 
@@ -69,8 +69,9 @@ export function heldRecords(reader: GraphReader): HeldRecord[] {
 export function readCorpus(reader: GraphReader, state: RefState): Corpus {
   const held = heldRecords(reader)
   const receipts: CorpusReceipt[] = []
+  // Every write the outbox still lists: undelivered ones are answered from them when projected again, and
+  // delivered ones are what the parity report's replay dimension asks the reference about.
   for (const entry of state.entries.values()) {
-    if (entry.status !== 'pending' && entry.status !== 'quarantined') continue
     const receipt = state.receipts.get(entry.key)
     if (receipt !== undefined)
       receipts.push({ key: receipt.key, fingerprint: receipt.fingerprint, response: receipt.response })

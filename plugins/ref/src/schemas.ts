@@ -247,11 +247,19 @@ export const AuthorityResponse = Type.Object({
   authority: StringEnum([...WRITE_AUTHORITIES]),
 })
 
-/** Tagged file command; the core validates the descriptor (400 REF_FILE_ENQUEUE_FAILED). */
-export const FilesBody = Type.Union([
-  Type.Object({ operation: Type.Literal('enqueue'), descriptor: Type.Unknown() }),
-  Type.Object({ operation: Type.Literal('delete'), file_ids: Type.Unknown() }),
-])
+/**
+ * Tagged file command `{operation:'enqueue', descriptor}` or `{operation:'delete', file_ids}`. The core checks
+ * the tag and the rest (400 INVALID_REF_FILE_COMMAND, REF_FILE_ENQUEUE_FAILED, INVALID_REF_FILE_DELETE), so
+ * each fault gets its own code; the route only requires an object with an operation.
+ */
+export const FilesBody = Type.Object(
+  {
+    operation: Type.String({ description: "'enqueue' or 'delete'" }),
+    descriptor: Type.Optional(Type.Unknown({ description: 'with enqueue: the file version to extract' })),
+    file_ids: Type.Optional(Type.Unknown({ description: 'with delete: non-empty list of file ids' })),
+  },
+  { additionalProperties: true },
+)
 export type FilesBody = Static<typeof FilesBody>
 
 export const FilesEnqueued = Type.Object({
