@@ -53,7 +53,11 @@ describe.skipIf(!fiu)('reference-write state failures under storage faults', () 
   it('write, outbox, authority, file and reconstruction failures answer their codes, and clear when the storage does', async () => {
     const control = fiuControl()
     const server = await startServer({
-      env: { ...persistentEnv(graphDir('ref-faults-')), SERVICE_HTTP_ADMIN_AUTH_TOKEN: ADMIN_TOKEN, ...control.env },
+      env: {
+        ...persistentEnv(graphDir('ref-faults-')),
+        SERVICE_HTTP_ADMIN_AUTH_TOKEN: ADMIN_TOKEN,
+        ...control.env,
+      },
     })
     try {
       await control.send(server, FDATASYNC_EIO)
@@ -63,7 +67,12 @@ describe.skipIf(!fiu)('reference-write state failures under storage faults', () 
       // The store now refuses every commit: the next write's intent cannot be persisted.
       const second = await post(server, '/v1/ref/writes', refWrite('fault-2', 'malware--f2'))
       expect(code(second)).toEqual([503, 'REF_PROJECTION_STATE_FAILED'])
-      const suspend = await post(server, '/v1/admin/ref/authority/suspend', { trigger: 'corruption' }, ADMIN_TOKEN)
+      const suspend = await post(
+        server,
+        '/v1/admin/ref/authority/suspend',
+        { trigger: 'corruption' },
+        ADMIN_TOKEN,
+      )
       expect(code(suspend)).toEqual([503, 'REF_AUTHORITY_STATE_FAILED'])
       const deleted = await post(server, '/v1/ref/files', { operation: 'delete', file_ids: ['file--1'] })
       expect(code(deleted)).toEqual([503, 'REF_FILE_DELETE_FAILED'])
@@ -87,9 +96,10 @@ describe.skipIf(!fiu)('reference-write state failures under storage faults', () 
       await eventually(async () => (await readyStatus(server)) === 200)
       const retried = await post(server, '/v1/ref/writes', refWrite('fault-1', 'malware--f1'))
       expect([retried.status, retried.json.outcome?.status]).toEqual([200, 'success'])
-      expect((await post(server, '/v1/admin/ref/authority/suspend', { trigger: 'corruption' }, ADMIN_TOKEN)).json.authority).toBe(
-        'writes_suspended',
-      )
+      expect(
+        (await post(server, '/v1/admin/ref/authority/suspend', { trigger: 'corruption' }, ADMIN_TOKEN)).json
+          .authority,
+      ).toBe('writes_suspended')
     } finally {
       await server.kill()
     }
@@ -154,7 +164,9 @@ describe('a committed write whose receipt cannot be read', () => {
         throw new Error(`${error.message}; stderr: ${second.stderr()}`)
       })
       expect(await readyStatus(second)).toBe(503)
-      const refused = await second.request<ErrorBody>('/v1/ref/writes', { body: refWrite('blocked-2', 'malware--b2') })
+      const refused = await second.request<ErrorBody>('/v1/ref/writes', {
+        body: refWrite('blocked-2', 'malware--b2'),
+      })
       expect([refused.status, refused.json.error.code]).toEqual([503, 'REF_RECOVERY_BLOCKED'])
       expect(refused.json.error.message).toMatch(/receipt cannot be read/)
     } finally {

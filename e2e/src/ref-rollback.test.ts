@@ -25,7 +25,10 @@ const tempDir = () => {
 
 const RUNBOOK = readFileSync(join(repoRoot, 'docs', 'runbooks', 'ref-rollback.md'), 'utf8')
 const BLOCKS = new Map(
-  [...RUNBOOK.matchAll(/```sh\n# runbook: ([a-z-]+)\n([\s\S]*?)```/g)].map((m) => [m[1] as string, m[2] as string]),
+  [...RUNBOOK.matchAll(/```sh\n# runbook: ([a-z-]+)\n([\s\S]*?)```/g)].map((m) => [
+    m[1] as string,
+    m[2] as string,
+  ]),
 )
 const ran = new Set<string>()
 
@@ -184,27 +187,44 @@ describe('the reference rollback, run from the runbook with evidence the service
   it('a clean reference rebuilt from the reconstruction keeps revisions and takes further projected updates and merges without quarantine', async () => {
     const green = ['marking-definition--tlp-green']
     await ok(primary, write('create', { record: malware('malware--a', { object_marking_refs: green }) }))
-    await ok(primary, write('create', { record: malware('malware--b', { granted_refs: ['identity--org-a'] }) }))
+    await ok(
+      primary,
+      write('create', { record: malware('malware--b', { granted_refs: ['identity--org-a'] }) }),
+    )
     await ok(primary, write('create', { record: malware('malware--d') }))
-    await ok(primary, write('create', { record: { id: 'report--r', type: 'report', name: 'report on b', object_refs: ['malware--b'] } }))
+    await ok(
+      primary,
+      write('create', {
+        record: { id: 'report--r', type: 'report', name: 'report on b', object_refs: ['malware--b'] },
+      }),
+    )
     await ok(primary, write('create', { record: rel('relationship--ad', 'malware--a', 'malware--d') }))
     await ok(primary, write('create', { record: rel('relationship--bd', 'malware--b', 'malware--d') }))
     for (let i = 1; i <= 3; i++)
-      await ok(primary, write('update', { id: 'malware--a', expected_revision: i, patch: { description: `v${i}` } }))
+      await ok(
+        primary,
+        write('update', { id: 'malware--a', expected_revision: i, patch: { description: `v${i}` } }),
+      )
     await ok(primary, write('merge', { target_id: 'malware--a', source_ids: ['malware--b'] }))
     let s = (await admin<StatusBody>(primary, 'projection/drain')).json
     expect(s.result).toMatchObject({ projection_lag: 0, projection_quarantined: 0 })
 
     // The reference is lost with two writes still pending.
     proxy.mode = 'outage'
-    await ok(primary, write('update', { id: 'malware--d', patch: { description: 'pending at reconstruction' } }))
+    await ok(
+      primary,
+      write('update', { id: 'malware--d', patch: { description: 'pending at reconstruction' } }),
+    )
     await ok(primary, write('create', { record: malware('malware--e') }))
     expect((await status(primary)).result.projection_lag).toBe(2)
 
     // Step 3 of the runbook: reconstruct, load into a clean reference, point the endpoint at it, drain.
     rebuilt = await startServer({ env: persistent(tempDir()) })
     const out = await runbook('reconstruct', { svc: primary.url, ref: rebuilt.url }, work)
-    const summary = JSON.parse(out.slice(0, out.lastIndexOf('}') + 1)) as { records: number; receipts: number }
+    const summary = JSON.parse(out.slice(0, out.lastIndexOf('}') + 1)) as {
+      records: number
+      receipts: number
+    }
     expect(summary.receipts).toBeGreaterThanOrEqual(2)
     const corpus = JSON.parse(readFileSync(join(work, 'corpus.json'), 'utf8')) as {
       revisions: Record<string, number>
@@ -221,11 +241,45 @@ describe('the reference rollback, run from the runbook with evidence the service
 
     // Further projected updates (with expected revisions), a relationship and a merge: all delivered.
     const current = await revisions(primary)
-    await ok(primary, write('update', { id: 'malware--a', expected_revision: current['malware--a'], patch: { description: 'after rebuild' } }))
-    await ok(primary, write('update', { id: 'relationship--ad', expected_revision: current['relationship--ad'], patch: { description: 'edge' } }))
-    await ok(primary, write('bulk', { atomic: true, operations: [{ operation: 'access_policy_update', id: 'malware--d', expected_revision: current['malware--d'], patch: { object_marking_refs: green } }] }))
+    await ok(
+      primary,
+      write('update', {
+        id: 'malware--a',
+        expected_revision: current['malware--a'],
+        patch: { description: 'after rebuild' },
+      }),
+    )
+    await ok(
+      primary,
+      write('update', {
+        id: 'relationship--ad',
+        expected_revision: current['relationship--ad'],
+        patch: { description: 'edge' },
+      }),
+    )
+    await ok(
+      primary,
+      write('bulk', {
+        atomic: true,
+        operations: [
+          {
+            operation: 'access_policy_update',
+            id: 'malware--d',
+            expected_revision: current['malware--d'],
+            patch: { object_marking_refs: green },
+          },
+        ],
+      }),
+    )
     await ok(primary, write('create', { record: rel('relationship--ed', 'malware--e', 'malware--d') }))
-    await ok(primary, write('merge', { target_id: 'malware--d', source_ids: ['malware--e'], expected_revisions: { 'malware--e': 1 } }))
+    await ok(
+      primary,
+      write('merge', {
+        target_id: 'malware--d',
+        source_ids: ['malware--e'],
+        expected_revisions: { 'malware--e': 1 },
+      }),
+    )
     s = (await admin<StatusBody>(primary, 'projection/drain')).json
     expect(s.result).toMatchObject({
       projection_lag: 0,
@@ -246,21 +300,29 @@ describe('the reference rollback, run from the runbook with evidence the service
     await ok(rebuilt, write('create', { record: malware('malware--rogue') }))
     let refused = await assign(primary, 'reference_primary')
     expect([refused.status, refused.json.error?.code]).toEqual([400, 'REF_AUTHORITY_GATE_FAILED'])
-    expect(refused.json.error?.message).toMatch(/evidence contradicts parity_verified: the reference moved to sequence \d+/)
+    expect(refused.json.error?.message).toMatch(
+      /evidence contradicts parity_verified: the reference moved to sequence \d+/,
+    )
     // A new report sees the difference and names it; the assignment is refused on it.
     const report = await parity(primary)
     expect(report.verified).toBe(false)
     expect(report.dimensions.records.mismatches).toEqual(['malware--rogue'])
     expect(report.dimensions.index_generations.ok).toBe(false)
     refused = await assign(primary, 'reference_primary')
-    expect(refused.json.error?.message).toMatch(/evidence contradicts parity_verified: the last parity report differs in records \(malware--rogue\)/)
+    expect(refused.json.error?.message).toMatch(
+      /evidence contradicts parity_verified: the last parity report differs in records \(malware--rogue\)/,
+    )
     // The reference is repaired; now its readiness probe fails.
     await ok(rebuilt, write('delete', { id: 'malware--rogue' }))
     expect((await parity(primary)).verified).toBe(true)
     proxy.mode = 'outage'
     refused = await assign(primary, 'reference_primary')
-    expect(refused.json.error?.message).toMatch(/evidence contradicts reference_healthy: the readiness probe failed/)
-    expect(refused.json.error?.message).toMatch(/evidence contradicts replay_complete: the reference's receipts could not be read/)
+    expect(refused.json.error?.message).toMatch(
+      /evidence contradicts reference_healthy: the readiness probe failed/,
+    )
+    expect(refused.json.error?.message).toMatch(
+      /evidence contradicts replay_complete: the reference's receipts could not be read/,
+    )
     proxy.mode = 'pass'
     // Back to the service without a handover: only the flags and the outbox gate it.
     expect((await assign(primary, 'service_primary')).json.authority).toBe('service_primary')
@@ -289,23 +351,42 @@ describe('the reference rollback, run from the runbook with evidence the service
     ])
 
     // Writers now write to the reference: a create, an update with its expected revision, a merge.
-    const at = (await admin<{ result: { revisions: Record<string, number> } }>(rebuilt, 'reconstruction')).json
-      .result.revisions
-    await ok(rebuilt, write('create', { record: malware('malware--ref1', { object_marking_refs: ['marking-definition--tlp-green'] }) }))
-    await ok(rebuilt, write('update', { id: 'malware--a', expected_revision: at['malware--a'], patch: { description: 'written at the reference' } }))
+    const at = (await admin<{ result: { revisions: Record<string, number> } }>(rebuilt, 'reconstruction'))
+      .json.result.revisions
+    await ok(
+      rebuilt,
+      write('create', {
+        record: malware('malware--ref1', { object_marking_refs: ['marking-definition--tlp-green'] }),
+      }),
+    )
+    await ok(
+      rebuilt,
+      write('update', {
+        id: 'malware--a',
+        expected_revision: at['malware--a'],
+        patch: { description: 'written at the reference' },
+      }),
+    )
     await ok(rebuilt, write('create', { record: malware('malware--ref2') }))
     await ok(rebuilt, write('merge', { target_id: 'malware--ref1', source_ids: ['malware--ref2'] }))
 
     // Not before the return path has run.
     let back = await assign(primary, 'service_primary')
     expect([back.status, back.json.error?.code]).toEqual([400, 'REF_AUTHORITY_GATE_FAILED'])
-    expect(back.json.error?.message).toMatch(/evidence contradicts replay_complete: the return path has not run/)
+    expect(back.json.error?.message).toMatch(
+      /evidence contradicts replay_complete: the return path has not run/,
+    )
     // A return while the reference still takes writes: what comes after it is not returned yet.
     const early = await admin<{ result: { replayed: number } }>(primary, 'return')
     expect(early.json.result.replayed).toBe(4)
-    await ok(rebuilt, write('update', { id: 'malware--ref1', expected_revision: 2, patch: { description: 'late' } }))
+    await ok(
+      rebuilt,
+      write('update', { id: 'malware--ref1', expected_revision: 2, patch: { description: 'late' } }),
+    )
     back = await assign(primary, 'service_primary')
-    expect(back.json.error?.message).toMatch(/evidence contradicts replay_complete: the reference accepted writes above sequence \d+/)
+    expect(back.json.error?.message).toMatch(
+      /evidence contradicts replay_complete: the reference accepted writes above sequence \d+/,
+    )
 
     // The runbook's way back: stop writes at the reference, return, parity, assign, reopen the reference.
     await runbook('stop-reference-writes', env, work)
@@ -322,9 +403,16 @@ describe('the reference rollback, run from the runbook with evidence the service
     expect(ours).toEqual(theirs)
     expect(ours['malware--ref1']).toBe(3)
     expect(ours['malware--ref2']).toBeUndefined()
-    await ok(primary, write('update', { id: 'malware--ref1', expected_revision: 3, patch: { name: 'back home' } }))
+    await ok(
+      primary,
+      write('update', { id: 'malware--ref1', expected_revision: 3, patch: { name: 'back home' } }),
+    )
     const s = (await admin<StatusBody>(primary, 'projection/drain')).json
-    expect(s.result).toMatchObject({ projection_lag: 0, projection_quarantined: 0, write_authority: 'service_primary' })
+    expect(s.result).toMatchObject({
+      projection_lag: 0,
+      projection_quarantined: 0,
+      write_authority: 'service_primary',
+    })
     expect((await parity(primary)).verified).toBe(true)
   })
 

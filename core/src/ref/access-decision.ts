@@ -26,7 +26,9 @@ function idsOf(record: RawRecord, keys: string[]): string[] {
     for (const item of value) {
       if (typeof item === 'string') out.push(item)
       else if (item !== null && typeof item === 'object') {
-        const id = (item as { id?: unknown; standard_id?: unknown }).id ?? (item as { standard_id?: unknown }).standard_id
+        const id =
+          (item as { id?: unknown; standard_id?: unknown }).id ??
+          (item as { standard_id?: unknown }).standard_id
         if (typeof id === 'string') out.push(id)
       }
     }

@@ -132,7 +132,9 @@ export function compareSnapshots(
       generations.length,
       generations
         .filter((g) => ours.index_generations[g] !== theirs.index_generations[g])
-        .map((g) => `${g}: ${ours.index_generations[g]} here, ${theirs.index_generations[g]} at the reference`),
+        .map(
+          (g) => `${g}: ${ours.index_generations[g]} here, ${theirs.index_generations[g]} at the reference`,
+        ),
     ),
     replay_receipts: dimension(keysAsked, theirs.receipts_missing),
   }

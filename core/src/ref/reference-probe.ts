@@ -72,7 +72,10 @@ export function httpReferenceProbe(writeEndpoint: string, token: string | null):
     },
     async snapshot(inputs) {
       const url = at('parity/snapshot')
-      return expectOk(url.pathname, await call(url, { method: 'POST', body: inputs }, READ_TIMEOUT_MS)) as ParitySnapshot
+      return expectOk(
+        url.pathname,
+        await call(url, { method: 'POST', body: inputs }, READ_TIMEOUT_MS),
+      ) as ParitySnapshot
     },
     async journal(after, limit) {
       const url = at(`writes/journal?after=${after}&limit=${limit}`)

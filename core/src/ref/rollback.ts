@@ -4,15 +4,21 @@
  * that gates every authority assignment, and the return path that brings the reference's writes back.
  */
 import type { GraphStore } from '../graph/store.js'
-import type { LedgerWriter } from '../kernel/ledger.js'
 import type { Transaction } from '../graph/transaction.js'
+import type { LedgerWriter } from '../kernel/ledger.js'
 import { canonicalize } from '../stix/canonical.js'
 import type { AuthorityRequest } from './authority.js'
 import { messageOf, RefErrors } from './codes.js'
 import { type Corpus, loadCorpus, readCorpus } from './corpus.js'
-import { type EvidenceEntry, type EvidenceState, type ParityReport } from './evidence-state.js'
+import type { EvidenceEntry, EvidenceState, ParityReport } from './evidence-state.js'
 import type { JournalEntry, RefJournal } from './journal.js'
-import { compareSnapshots, type ParityInputs, type ParitySnapshot, paritySnapshot, type SnapshotPort } from './parity.js'
+import {
+  compareSnapshots,
+  type ParityInputs,
+  type ParitySnapshot,
+  paritySnapshot,
+  type SnapshotPort,
+} from './parity.js'
 import type { ReferenceProbe } from './reference-probe.js'
 import type { RefState, StoredResponse } from './state.js'
 
@@ -96,7 +102,9 @@ export class RefRollback {
     try {
       return await probe.snapshot(inputs)
     } catch (error) {
-      throw RefErrors.referenceUnavailable(`the reference's parity snapshot could not be read: ${messageOf(error)}`)
+      throw RefErrors.referenceUnavailable(
+        `the reference's parity snapshot could not be read: ${messageOf(error)}`,
+      )
     }
   }
 
@@ -129,7 +137,11 @@ export class RefRollback {
    * write that is already here answers from its receipt. Each answer must equal the reference's; the first
    * that does not stops the return. Records how far it got: the evidence of `replay_complete`.
    */
-  async returnWrites(): Promise<{ returned_through: number; replayed: number; reference_high_water_sequence: number }> {
+  async returnWrites(): Promise<{
+    returned_through: number
+    replayed: number
+    reference_high_water_sequence: number
+  }> {
     const probe = this.requireProbe('the return path')
     const { state, evidence } = this.port
     if (state.authority !== 'reference_primary')
@@ -145,7 +157,9 @@ export class RefRollback {
         try {
           page = await probe.journal(after, RETURN_PAGE)
         } catch (error) {
-          throw RefErrors.referenceUnavailable(`the reference's journal could not be read: ${messageOf(error)}`)
+          throw RefErrors.referenceUnavailable(
+            `the reference's journal could not be read: ${messageOf(error)}`,
+          )
         }
         highWater = page.high_water_sequence
         if (!page.complete)
@@ -173,7 +187,10 @@ export class RefRollback {
     const answer = await this.port.replayWrite(replay)
     const theirs = entry.response.outcome
     const ours = answer.outcome
-    if (ours.status !== 'success' || canonicalize(ours.response) !== canonicalize((theirs as { response?: unknown }).response))
+    if (
+      ours.status !== 'success' ||
+      canonicalize(ours.response) !== canonicalize((theirs as { response?: unknown }).response)
+    )
       throw RefErrors.returnFailed(
         `the write at reference sequence ${entry.sequence} (key ${entry.key}) answered differently here: ` +
           `${ours.status === 'success' ? 'a different response' : canonicalize(ours.error).slice(0, 200)}`,
@@ -200,12 +217,20 @@ export class RefRollback {
         return { refused, record: [] }
       }
       const health = await probe.health()
-      if (!health.healthy) refused.push(contradicts('reference_healthy', `the readiness probe failed: ${health.detail}`))
+      if (!health.healthy)
+        refused.push(contradicts('reference_healthy', `the readiness probe failed: ${health.detail}`))
       let reference: ParitySnapshot | null = null
       try {
-        reference = await probe.snapshot({ queries: [], subjects: [], record_ids: [], keys: this.deliveredKeys() })
+        reference = await probe.snapshot({
+          queries: [],
+          subjects: [],
+          record_ids: [],
+          keys: this.deliveredKeys(),
+        })
       } catch (error) {
-        refused.push(contradicts('replay_complete', `the reference's receipts could not be read: ${messageOf(error)}`))
+        refused.push(
+          contradicts('replay_complete', `the reference's receipts could not be read: ${messageOf(error)}`),
+        )
       }
       if (reference !== null && reference.receipts_missing.length > 0)
         refused.push(
@@ -232,7 +257,9 @@ export class RefRollback {
     if (request.target === 'service_primary' && state.authority === 'reference_primary') {
       const returned = evidence.returnedThrough
       if (returned === null)
-        refused.push(contradicts('replay_complete', 'the return path has not run (POST /v1/admin/ref/return)'))
+        refused.push(
+          contradicts('replay_complete', 'the return path has not run (POST /v1/admin/ref/return)'),
+        )
       else {
         try {
           const page = await this.requireProbe('the return').journal(returned, 1)
@@ -244,7 +271,9 @@ export class RefRollback {
               ),
             )
         } catch (error) {
-          refused.push(contradicts('replay_complete', `the reference's journal could not be read: ${messageOf(error)}`))
+          refused.push(
+            contradicts('replay_complete', `the reference's journal could not be read: ${messageOf(error)}`),
+          )
         }
       }
       refused.push(...this.parityRefusals(highWater, returned))
@@ -257,7 +286,9 @@ export class RefRollback {
   private parityRefusals(highWater: number, referenceHighWater: number | null): string[] {
     const report = this.port.evidence.parity
     if (report === null)
-      return [contradicts('parity_verified', 'no parity report has been computed (POST /v1/admin/ref/parity)')]
+      return [
+        contradicts('parity_verified', 'no parity report has been computed (POST /v1/admin/ref/parity)'),
+      ]
     const out: string[] = []
     if (!report.verified) {
       const failed = Object.entries(report.dimensions)
@@ -295,4 +326,3 @@ export class RefRollback {
     }
   }
 }
-

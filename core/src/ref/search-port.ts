@@ -11,7 +11,12 @@ export function refSearch(seed: SeedSearch): RefSearchPort {
   return {
     async fullText(objective) {
       try {
-        const result = await seed.search({ objective, workspace_id: REF_WORKSPACE_ID, mode: 'full_text', top_k: TOP_K })
+        const result = await seed.search({
+          objective,
+          workspace_id: REF_WORKSPACE_ID,
+          mode: 'full_text',
+          top_k: TOP_K,
+        })
         return result.candidates.map((c) => ({ node_id: c.node_id, score: c.score }))
       } catch (error) {
         // No seed (422) is a result too: nothing matches, on this side.

@@ -6,6 +6,7 @@ import type { GraphAccess } from '../kernel/types.js'
 import type { WriteFailure } from './apply.js'
 import { type AuthorityPort, type AuthorityRequest, assignAuthority, suspendWrites } from './authority.js'
 import { messageOf, RefErrors } from './codes.js'
+import type { Corpus } from './corpus.js'
 import {
   auditGroup,
   type Evaluated,
@@ -14,15 +15,13 @@ import {
   orderingKey,
   touchedIds,
 } from './evaluate.js'
+import { EVIDENCE_LEDGER, type EvidenceEntry, EvidenceState } from './evidence-state.js'
 import { runFileCommand } from './files.js'
 import { fingerprint, hashKey, hashOrderingKey, transactionId } from './identity.js'
-import { Projector } from './projector.js'
-import type { Corpus } from './corpus.js'
-import { EVIDENCE_LEDGER, type EvidenceEntry, EvidenceState } from './evidence-state.js'
 import { JOURNAL_LEDGER, type JournalLedgerEntry, RefJournal } from './journal.js'
+import { Projector } from './projector.js'
 import { CanonicalGraph, indexRelationships, REF_WORKSPACE_ID } from './records.js'
 import { recoveryPlan } from './recovery.js'
-import { RefRollback } from './rollback.js'
 import type { ReferenceClient } from './reference-client.js'
 import type { ReferenceProbe } from './reference-probe.js'
 import {
@@ -32,6 +31,7 @@ import {
   WRITE_OPERATIONS,
   type WriteAuthority,
 } from './request.js'
+import { RefRollback } from './rollback.js'
 import { type OutboxEntry, REF_LEDGER, type RefLedgerEntry, RefState, type StoredResponse } from './state.js'
 import { projectionFigures, type StatusView, statusCounters, statusReport } from './status-report.js'
 

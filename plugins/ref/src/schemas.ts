@@ -102,8 +102,15 @@ export const Corpus = Type.Object(
       description: 'ref_revision of each record, by id',
     }),
     receipts: Type.Array(
-      Type.Object({ key: Type.String({ pattern: '^sha256:[0-9a-f]{64}$' }), fingerprint: Type.String(), response: StoredAnswer }),
-      { description: 'Receipts of the writes the outbox still lists (hashed keys): answered from them on replay' },
+      Type.Object({
+        key: Type.String({ pattern: '^sha256:[0-9a-f]{64}$' }),
+        fingerprint: Type.String(),
+        response: StoredAnswer,
+      }),
+      {
+        description:
+          'Receipts of the writes the outbox still lists (hashed keys): answered from them on replay',
+      },
     ),
   },
   { $id: 'RefCorpus' },
@@ -144,7 +151,10 @@ export type ParityBody = Static<typeof ParityBody>
 
 export const SnapshotBody = Type.Object({
   ...ParityBody.properties,
-  keys: Type.Array(Type.String(), { maxItems: MAX_KEYS, description: 'Hashed keys whose receipts are asked for' }),
+  keys: Type.Array(Type.String(), {
+    maxItems: MAX_KEYS,
+    description: 'Hashed keys whose receipts are asked for',
+  }),
 })
 export type SnapshotBody = Static<typeof SnapshotBody>
 
