@@ -103,7 +103,10 @@ interface StatusBody {
 interface Report {
   verified: boolean
   high_water_sequence: number
-  dimensions: Record<string, { ok: boolean; compared: number; mismatches: string[] }>
+  dimensions: Record<
+    'records' | 'relationships' | 'full_text' | 'access' | 'index_generations' | 'replay_receipts',
+    { ok: boolean; compared: number; mismatches: string[] }
+  >
 }
 
 const post = async (server: RunningServer, body: unknown) => {
