@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, type ErrorBody, type RunningServer, startServer } from './harness.js'
+import { malware, refWriter } from './ref-support.js'
 import {
   eventually,
   fiuControl,
@@ -22,17 +23,8 @@ import {
 const fiu = toolPresent('fiu-run (libfiu)', fiuPresent())
 const FDATASYNC_EIO = 'enable name=posix/io/sync/fdatasync,failinfo=5'
 
-const refWrite = (key: string, id: string) => ({
-  contract_version: { major: 1, minor: 0 },
-  context: {
-    request_id: `req-${key}`,
-    correlation_id: `corr-${key}`,
-    idempotency_key: key,
-    access: { subject_id: 'user--faults', organization_ids: [], marking_ids: [], roles: [], attributes: {} },
-    consistency: 'read_your_writes',
-  },
-  operation: { operation: 'create', request: { record: { id, type: 'malware', name: `Malware ${id}` } } },
-})
+const { write } = refWriter('faults-')
+const refWrite = (key: string, id: string) => write('create', { record: malware(id) }, { key })
 
 interface Answer {
   ok: boolean

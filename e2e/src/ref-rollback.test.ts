@@ -12,6 +12,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, type ErrorBody, type RunningServer, repoRoot, startServer, TOKEN } from './harness.js'
 import { type FaultProxy, startFaultProxy } from './ref-proxy.js'
+import { malware, persistentRefEnv, projectingRefEnv, refWriter, rel } from './ref-support.js'
 
 const run = promisify(execFile)
 const dirs: string[] = []
@@ -60,38 +61,8 @@ async function runbook(tag: string, env: { svc: string; ref: string }, cwd: stri
 
 // ---- writes and admin calls ----------------------------------------------------------------------
 
-const persistent = (dir: string) => ({
-  SERVICE_STORAGE_MODE: 'persistent',
-  SERVICE_STORAGE_DIR: dir,
-  SERVICE_HTTP_ADMIN_AUTH_TOKEN: ADMIN_TOKEN,
-  SERVICE_REF_RATE_LIMIT_PER_SECOND: '100000',
-  SERVICE_REF_RATE_LIMIT_BURST: '100000',
-  SERVICE_LOG_LEVEL: 'warn',
-})
-
-let n = 0
-function write(operation: string, request: unknown, key?: string) {
-  n += 1
-  return {
-    contract_version: { major: 1, minor: 0 },
-    context: {
-      request_id: `rb-req-${n}`,
-      correlation_id: `rb-corr-${n}`,
-      idempotency_key: key ?? `rb-key-${n}`,
-      access: { subject_id: 'user--e2e', organization_ids: [], marking_ids: [], roles: [], attributes: {} },
-      consistency: 'read_your_writes',
-    },
-    operation: { operation, request },
-  }
-}
-const malware = (id: string, extra: object = {}) => ({ id, type: 'malware', name: `Malware ${id}`, ...extra })
-const rel = (id: string, source: string, target: string) => ({
-  id,
-  type: 'relationship',
-  relationship_type: 'uses',
-  source_ref: source,
-  target_ref: target,
-})
+const persistent = (dir: string) => ({ ...persistentRefEnv(dir), SERVICE_LOG_LEVEL: 'warn' })
+const { write } = refWriter('rb-')
 
 interface WriteAnswer {
   outcome: { status: string; response?: { data: Record<string, unknown> }; error?: { code: string } }
@@ -167,13 +138,7 @@ beforeAll(async () => {
   original = await startServer({ env: persistent(tempDir()) })
   proxy = await startFaultProxy(original.url)
   primary = await startServer({
-    env: {
-      ...persistent(tempDir()),
-      SERVICE_REF_SHADOW_REFERENCE_ENDPOINT: `${proxy.url}/v1/ref/writes`,
-      SERVICE_REF_SHADOW_REFERENCE_AUTH_TOKEN: TOKEN,
-      SERVICE_REF_SHADOW_TIMEOUT_MS: '500',
-      SERVICE_REF_SHADOW_MAX_CONCURRENCY: '1',
-    },
+    env: { ...projectingRefEnv(tempDir(), proxy.url), SERVICE_LOG_LEVEL: 'warn' },
   })
   work = tempDir()
 }, 60_000)

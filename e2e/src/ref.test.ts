@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, type ErrorBody, type RunningServer, startServer, TOKEN } from './harness.js'
 import { type FaultProxy, startFaultProxy } from './ref-proxy.js'
+import { malware, persistentRefEnv, projectingRefEnv, refWriter, rel } from './ref-support.js'
 
 const dirs: string[] = []
 const tempDir = () => {
@@ -17,47 +18,11 @@ const tempDir = () => {
   return dir
 }
 
-const persistent = (dir: string) => ({
-  SERVICE_STORAGE_MODE: 'persistent',
-  SERVICE_STORAGE_DIR: dir,
-  SERVICE_HTTP_ADMIN_AUTH_TOKEN: ADMIN_TOKEN,
-  SERVICE_REF_RATE_LIMIT_PER_SECOND: '100000',
-  SERVICE_REF_RATE_LIMIT_BURST: '100000',
-})
-const primaryEnv = (dir: string, proxy: FaultProxy, extra: Record<string, string> = {}) => ({
-  ...persistent(dir),
-  SERVICE_REF_SHADOW_REFERENCE_ENDPOINT: `${proxy.url}/v1/ref/writes`,
-  SERVICE_REF_SHADOW_REFERENCE_AUTH_TOKEN: TOKEN,
-  SERVICE_REF_SHADOW_TIMEOUT_MS: '500',
-  // One projection in flight: arrival order at the reference is then exactly sequence order.
-  SERVICE_REF_SHADOW_MAX_CONCURRENCY: '1',
-  ...extra,
-})
-
-let n = 0
-function write(operation: string, request: unknown, options: { key?: string; deadline?: number } = {}) {
-  n += 1
-  return {
-    contract_version: { major: 1, minor: 0 },
-    context: {
-      request_id: `req-${n}`,
-      correlation_id: `corr-${n}`,
-      idempotency_key: options.key ?? `e2e-key-${n}`,
-      ...(options.deadline === undefined ? {} : { deadline_unix_ms: options.deadline }),
-      access: { subject_id: 'user--e2e', organization_ids: [], marking_ids: [], roles: [], attributes: {} },
-      consistency: 'read_your_writes',
-    },
-    operation: { operation, request },
-  }
-}
-const malware = (id: string, extra: object = {}) => ({ id, type: 'malware', name: `Malware ${id}`, ...extra })
-const rel = (id: string, source: string, target: string) => ({
-  id,
-  type: 'relationship',
-  relationship_type: 'uses',
-  source_ref: source,
-  target_ref: target,
-})
+const persistent = persistentRefEnv
+const primaryEnv = (dir: string, proxy: FaultProxy, extra: Record<string, string> = {}) =>
+  projectingRefEnv(dir, proxy.url, extra)
+const writer = refWriter()
+const write = writer.write
 
 interface WriteAnswer {
   ok: true
@@ -202,7 +167,7 @@ describe('reference writes over HTTP with a real reference instance', () => {
     const seen = proxy.seen.map(
       (s) => (s.body as { context: { correlation_id: string } }).context.correlation_id,
     )
-    expect(seen).toEqual(answers.map((_, i) => `corr-${n - answers.length + 1 + i}`))
+    expect(seen).toEqual(answers.map((_, i) => `corr-${writer.count() - answers.length + 1 + i}`))
     await expectParity(primary, reference)
     // read_your_writes: the write is visible at once through the service, whatever the projection does.
     const cypher = await primary.request<{ result: { data: { rows: unknown[][] } } }>('/v1/cypher/read', {
