@@ -25,11 +25,7 @@ export async function suspendWrites(
   trigger: string,
 ): Promise<{ authority: 'writes_suspended' }> {
   if (!(ROLLBACK_TRIGGERS as readonly string[]).includes(trigger))
-    throw new EngineError(
-      'INVALID_REQUEST',
-      `trigger must be one of ${ROLLBACK_TRIGGERS.join(', ')}`,
-      'invalid',
-    )
+    throw new EngineError('INVALID_REQUEST', `trigger must be one of ${ROLLBACK_TRIGGERS.join(', ')}`)
   await saveAuthority(port, {
     k: 'authority',
     authority: 'writes_suspended',
@@ -50,11 +46,7 @@ export async function assignAuthority(
 ): Promise<{ authority: WriteAuthority }> {
   const target = request.target
   if (!(WRITE_AUTHORITIES as readonly string[]).includes(target))
-    throw new EngineError(
-      'INVALID_REQUEST',
-      `target must be one of ${WRITE_AUTHORITIES.join(', ')}`,
-      'invalid',
-    )
+    throw new EngineError('INVALID_REQUEST', `target must be one of ${WRITE_AUTHORITIES.join(', ')}`)
   let recorded: EvidenceEntry[] = []
   if (target !== 'writes_suspended') {
     const refused: string[] = []
