@@ -195,7 +195,10 @@ describe('the parts', () => {
     const journal = new RefJournal(2)
     const response = {} as StoredResponse
     for (const sequence of [1, 2, 3])
-      journal.apply({ k: 'write', entry: { sequence, key: `k${sequence}`, request: {}, response } })
+      journal.apply({
+        k: 'write',
+        entry: { sequence, key: `k${sequence}`, request: {}, response, bytes: 10 },
+      })
     expect(journal.since(0, 10)).toMatchObject({ complete: false })
     expect(journal.since(1, 10)).toMatchObject({
       complete: true,
@@ -206,6 +209,17 @@ describe('the parts', () => {
     for (const entry of journal.image()) copy.apply(entry)
     expect(copy.since(1, 10)).toEqual(journal.since(1, 10))
     expect(copy.since(0, 10).complete).toBe(false)
+    // The byte bound: a large write pushes older ones out, but the newest is always kept.
+    const sized = new RefJournal(100, 25)
+    for (const [sequence, bytes] of [
+      [1, 10],
+      [2, 10],
+      [3, 10],
+      [4, 40],
+    ] as const)
+      sized.apply({ k: 'write', entry: { sequence, key: 'k', request: {}, response, bytes } })
+    expect(sized.since(0, 10)).toMatchObject({ complete: false, entries: [{ sequence: 4 }] })
+    expect(sized.droppedThrough).toBe(3)
   })
 
   it('evidence state survives its image; a new handover clears the return progress', () => {

@@ -393,10 +393,18 @@ export class RefWrites {
         request: this.projector !== null && projected ? stored : null,
         audit: auditGroup(evaluated.audits, keyHash, context),
       } satisfies RefLedgerEntry)
-      ledger.write(JOURNAL_LEDGER, {
-        k: 'write',
-        entry: { sequence, key: keyHash, request: stored, response: evaluated.response },
-      } satisfies JournalLedgerEntry)
+      // A store that projects nowhere may be serving as the reference: it keeps what a primary pulls back.
+      if (this.projector === null)
+        ledger.write(JOURNAL_LEDGER, {
+          k: 'write',
+          entry: {
+            sequence,
+            key: keyHash,
+            request: stored,
+            response: evaluated.response,
+            bytes: JSON.stringify(stored).length + JSON.stringify(evaluated.response).length,
+          },
+        } satisfies JournalLedgerEntry)
     }
     // Folded in last: a throw above leaves the index as it was.
     const index = this.relationshipIndex()
