@@ -6,11 +6,12 @@ import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { GraphReader } from '../graph/types.js'
 import { AsOfReader } from '../history/as-of-reader.js'
+import type { CheckpointPiece } from '../storage/checkpoint.js'
 import { type DurabilityReport, ephemeralDurability } from '../storage/durability.js'
 import type { PersistentStorage } from '../storage/persistent-storage.js'
 import { Checkpointer } from './checkpointer.js'
 import { KernelErrors } from './errors.js'
-import { graphImage } from './graph-image.js'
+import { checkpointPiece, graphImage } from './graph-image.js'
 import { Histories } from './histories.js'
 import { type Ledger, type LedgerEntry, LedgerRegistry } from './ledger.js'
 import { type GraphWalBody, recover, reloadDurable } from './recovery.js'
@@ -412,11 +413,11 @@ export class Kernel implements GraphAccess {
     return this.checkpointer.checkpoint()
   }
 
-  private *graphLines(): Iterable<string> {
+  private *graphLines(): Iterable<CheckpointPiece> {
     for (const line of graphImage(this.catalog, (workspace, kind, id) =>
       this.histories.createdAt(workspace, kind).get(id),
     ))
-      yield JSON.stringify(line)
+      yield checkpointPiece(line)
   }
 
   private *stateLines(): Iterable<string> {

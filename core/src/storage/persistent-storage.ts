@@ -12,7 +12,7 @@ import {
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import { fsyncDirectory } from './atomic-file.js'
-import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
+import { type CheckpointPiece, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
 import type { DurabilityReport, RecoveryReport } from './durability.js'
 import { acquireDirectoryLock, type DirectoryLock } from './lock.js'
 import { cutToDurablePrefix, probeStorage } from './log-resume.js'
@@ -299,7 +299,11 @@ export class PersistentStorage {
    * Writes a checkpoint of the state at `sequence` (the caller hands lines consistent with it), switches the
    * manifest to it atomically, keeps one previous generation, and compacts WAL segments below that one.
    */
-  async checkpoint(sequence: number, lines: Iterable<string>, pause?: () => Promise<void>): Promise<void> {
+  async checkpoint(
+    sequence: number,
+    lines: Iterable<CheckpointPiece>,
+    pause?: () => Promise<void>,
+  ): Promise<void> {
     await this.wal.drain()
     await this.writeCheckpoint(sequence, lines, pause)
   }
@@ -329,7 +333,7 @@ export class PersistentStorage {
    */
   async writeCheckpoint(
     sequence: number,
-    lines: Iterable<string>,
+    lines: Iterable<CheckpointPiece>,
     pause?: () => Promise<void>,
   ): Promise<void> {
     const wal = this.wal
