@@ -31,6 +31,9 @@ export interface TransactionBase extends GraphReader {
   labelSet(labels: readonly number[]): number[]
 }
 
+/** Shared by every commit without deletions (only read then). */
+const NO_ENDS = new Map<number, number[]>()
+
 export class Transaction implements GraphReader {
   readonly names: Interner
   /** Touched nodes: the copy, or null once deleted. */
@@ -320,8 +323,8 @@ export class Transaction implements GraphReader {
    */
   prepare(): CommitRecord {
     // Relationships of this transaction touching a deleted node, found in one pass (not one per node).
-    const overlayEnds = new Map<number, number[]>()
     const deleted = this.deletedNodesSet?.size ?? 0
+    const overlayEnds = deleted > 0 ? new Map<number, number[]>() : NO_ENDS
     if (deleted > 0) {
       for (const [rel, live] of this.rels) {
         if (!live) continue

@@ -128,5 +128,6 @@ describe('a checkpoint written in slices', () => {
     } finally {
       await reopened.close()
     }
-  })
+    // Two checkpoints of a 4 MB image (the second at close) and two opens: seconds on a busy machine.
+  }, 30_000)
 })

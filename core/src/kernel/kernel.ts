@@ -307,7 +307,10 @@ export class Kernel implements GraphAccess {
     if (entered !== undefined) await entered
     const pending: PendingDurability = { epoch: this.epoch, durables: [], commits: [] }
     options.context = pending
-    const { result } = await this.cypherEngine.execute(request, options)
+    // At once when the workspace has no write queued (the commonest case), else in its turn.
+    const { result } =
+      this.cypherEngine.executeWriteNow(request, options) ??
+      (await this.cypherEngine.execute(request, options))
     await this.afterWrite(pending, call.sessionId, undefined)
     return result
   }

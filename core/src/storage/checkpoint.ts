@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { closeSync, existsSync, fsync, mkdirSync, openSync, readSync, renameSync, unlinkSync } from 'node:fs'
+import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { MessageChannel } from 'node:worker_threads'
@@ -357,9 +358,10 @@ function removeTemp(path: string): void {
   }
 }
 
-export function removeCheckpoint(dir: string, name: string): void {
+/** Removes a checkpoint file on the thread pool (a large one takes a while to unlink). */
+export async function removeCheckpoint(dir: string, name: string): Promise<void> {
   try {
-    unlinkSync(join(dir, CHECKPOINT_DIR, name))
+    await unlink(join(dir, CHECKPOINT_DIR, name))
   } catch {
     // already gone
   }
