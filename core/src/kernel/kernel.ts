@@ -341,10 +341,27 @@ export class Kernel implements GraphAccess {
     this.checkpointer.maybeStart()
   }
 
-  async transact<T>(
+  transact<T>(
     workspaceId: string,
     fn: TransactFn<T>,
     options: TransactOptions = {},
+  ): Promise<TransactResult<T>> {
+    return this.transaction(workspaceId, fn, options)
+  }
+
+  /** A write that waits between its slices holds the workspace's write turn; its overlay stays private. */
+  transactInSlices<T>(
+    workspaceId: string,
+    fn: TransactFn<Promise<T>>,
+    options: TransactOptions = {},
+  ): Promise<TransactResult<T>> {
+    return this.transaction(workspaceId, fn, options)
+  }
+
+  private async transaction<T>(
+    workspaceId: string,
+    fn: TransactFn<T | Promise<T>>,
+    options: TransactOptions,
   ): Promise<TransactResult<T>> {
     this.assertOpen()
     await this.gate.enterWrite()
@@ -353,7 +370,8 @@ export class Kernel implements GraphAccess {
     const value = await store.exclusive(async () => {
       const tx = store.begin()
       const { writer, entries } = this.ledgers.collector()
-      const value = fn(tx, store, writer)
+      const returned = fn(tx, store, writer)
+      const value = returned instanceof Promise ? await returned : returned
       const commit = tx.prepare()
       if (commit.ops.length > 0 || entries.length > 0) {
         this.logCommit(commit, workspaceId, pending, entries)
