@@ -374,7 +374,6 @@ function durabilityFailed(error: unknown): Error {
   return new EngineError(
     'DURABILITY_FAILED',
     `the commit could not be made durable: ${String(error)}`,
-    'unavailable',
     {
       cause: error,
     },

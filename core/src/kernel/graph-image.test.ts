@@ -128,6 +128,5 @@ describe('a checkpoint written in slices', () => {
     } finally {
       await reopened.close()
     }
-    // Two checkpoints of a 4 MB image (the second at close) and two opens: seconds on a busy machine.
-  }, 30_000)
+  }, 30_000) // 40,000 nodes written and reopened: real work, slow on a shared machine
 })
