@@ -371,13 +371,9 @@ function validationError(error: CypherError): CypherValidationError {
 
 function durabilityFailed(error: unknown): Error {
   if (isEngineError(error)) return error
-  return new EngineError(
-    'DURABILITY_FAILED',
-    `the commit could not be made durable: ${String(error)}`,
-    {
-      cause: error,
-    },
-  )
+  return new EngineError('DURABILITY_FAILED', `the commit could not be made durable: ${String(error)}`, {
+    cause: error,
+  })
 }
 
 function failure(error: unknown): CypherOutcome {
