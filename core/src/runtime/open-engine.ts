@@ -234,6 +234,16 @@ class RuntimeEngine implements Engine {
     return this.kernel.transact(workspaceId, fn, options)
   }
 
+  transactInSlices<T>(
+    workspaceId: string,
+    fn: TransactFn<Promise<T>>,
+    options: TransactOptions = {},
+  ): Promise<TransactResult<T>> {
+    this.kernel.assertOpen()
+    if (options.sessionId !== undefined) this.sessionManager.get(options.sessionId)
+    return this.kernel.transactInSlices(workspaceId, fn, options)
+  }
+
   readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T> {
     return this.kernel.readGraph(workspaceId, fn)
   }

@@ -158,6 +158,7 @@ export class SeedIndex implements DerivedIndex {
   readonly name = 'seed-search'
   private readonly workspaces = new Map<string, WorkspaceSeedIndex>()
   private warming: Promise<void> | null = null
+  private warmScheduled = false
 
   constructor(private readonly embeddings: EmbeddingSlot) {
     embeddings.onChange((provider) => {
@@ -224,7 +225,20 @@ export class SeedIndex implements DerivedIndex {
     }
     // A long run of writes with no search in between is indexed in the background, so neither the stale
     // set nor the first search after it grows without bound.
-    if (ws.stale.size >= STALE_BACKGROUND) this.warm().catch(() => {}) // a read catches up whatever is left
+    if (ws.stale.size >= STALE_BACKGROUND) this.warmSoon()
+  }
+
+  /**
+   * Starts the background catch-up on a later event-loop turn, not inside the commit that crossed the mark:
+   * the write is answered first, and its indexing is not charged to it.
+   */
+  private warmSoon(): void {
+    if (this.warming !== null || this.warmScheduled) return
+    this.warmScheduled = true
+    setImmediate(() => {
+      this.warmScheduled = false
+      this.warm().catch(() => {}) // a read catches up whatever is left
+    })
   }
 
   /** Indexes what commits left stale, synchronously: `max` nodes at most (all by default). */
