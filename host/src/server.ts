@@ -168,6 +168,7 @@ export async function buildServer(
   await app.register(refPlugin, {
     engine,
     importMaxBodyBytes: settings.http.importMaxBodyBytes,
+    batchMax: settings.ref.projectionBatchMax,
     metricsRegistry: app.operations.metrics.registry,
   })
 
