@@ -201,7 +201,7 @@ export class Projector {
                   this.settling.add(outcome.sequence)
                   this.backoff.settled(outcome.sequence)
                   // The reference answers again: entries that failed with it need not wait out their delay.
-                  if (outcome.status === 'delivered') this.backoff.reset()
+                  if (outcome.status === 'delivered' && this.backoff.failing) this.backoff.reset()
                 }
                 if (outcome.status !== 'delivered') stopped = true
                 outcomes.push(outcome)
