@@ -16,9 +16,15 @@ export type BatchEntryAnswer =
   | { result: 'refused'; error: EngineError }
   | { result: 'skipped' }
 
-/** Shared by the entries of one batch: set once one is not applied. */
+/** Shared by the entries of one batch: the position of the first entry not applied (Infinity: none yet). */
 export interface BatchGate {
-  stopped: boolean
+  stopAt: number
+}
+
+/** Entry `index` of the batch may commit only while no earlier entry failed. */
+export interface BatchSlot {
+  gate: BatchGate
+  index: number
 }
 
 export interface BatchPort<A> {
@@ -26,7 +32,7 @@ export interface BatchPort<A> {
   admit(body: unknown, call: { correlationId?: string | undefined }): { answer: StoredResponse } | A
   takePermit(): void
   releasePermit(): void
-  run(admitted: A, gate: BatchGate): Promise<StoredResponse | null>
+  run(admitted: A, slot: BatchSlot): Promise<StoredResponse | null>
 }
 
 const SKIPPED: BatchEntryAnswer = { result: 'skipped' }
@@ -39,16 +45,19 @@ export async function writeBatch<A extends object>(
   if (!Array.isArray(bodies) || bodies.length === 0 || bodies.length > port.batchMax)
     throw RefErrors.batchInvalid(`writes must hold 1 to ${port.batchMax} write requests`)
   port.takePermit()
-  const gate: BatchGate = { stopped: false }
-  const refused = (error: unknown): BatchEntryAnswer => {
-    gate.stopped = true
+  const gate: BatchGate = { stopAt: Number.POSITIVE_INFINITY }
+  const stop = (index: number) => {
+    gate.stopAt = Math.min(gate.stopAt, index)
+  }
+  const refused = (index: number, error: unknown): BatchEntryAnswer => {
+    stop(index)
     if (isEngineError(error) && error.category !== 'internal') return { result: 'refused', error }
     throw error
   }
   const answers: Promise<BatchEntryAnswer>[] = []
   try {
-    for (const body of bodies) {
-      if (gate.stopped) {
+    for (const [index, body] of bodies.entries()) {
+      if (gate.stopAt < index) {
         answers.push(Promise.resolve(SKIPPED))
         continue
       }
@@ -56,22 +65,20 @@ export async function writeBatch<A extends object>(
       try {
         admitted = port.admit(body, call)
       } catch (error) {
-        answers.push(Promise.resolve(refused(error)))
+        answers.push(Promise.resolve(refused(index, error)))
         continue
       }
       if ('answer' in admitted) {
         // A replay answers success and the batch goes on; a failure outcome stops it.
-        if (admitted.answer.outcome.status !== 'success') gate.stopped = true
+        if (admitted.answer.outcome.status !== 'success') stop(index)
         answers.push(Promise.resolve({ result: 'answered', response: admitted.answer }))
         continue
       }
       answers.push(
-        port
-          .run(admitted, gate)
-          .then(
-            (response): BatchEntryAnswer => (response === null ? SKIPPED : { result: 'answered', response }),
-            refused,
-          ),
+        port.run(admitted, { gate, index }).then(
+          (response): BatchEntryAnswer => (response === null ? SKIPPED : { result: 'answered', response }),
+          (error) => refused(index, error),
+        ),
       )
     }
     return await Promise.all(answers)

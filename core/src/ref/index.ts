@@ -1,5 +1,9 @@
 export type { ItemResult, ItemStatus, MergeData, WriteResponse } from './apply.js'
+export { maxAttemptsWithin, nominalDelay, type RetryPolicy } from './backoff.js'
+export type { BatchEntryAnswer } from './batch-writes.js'
 export { fileJobId, hashKey } from './identity.js'
+export type { ProjectionAttempts } from './projector.js'
+export { DEFAULT_RETENTION, type RetentionWindow } from './receipt-retention.js'
 export { MERGED_IDS_KEY, REF_WORKSPACE_ID, REVISION_KEY } from './records.js'
 export { httpReference, type ReferenceAnswer, type ReferenceClient } from './reference-client.js'
 export {

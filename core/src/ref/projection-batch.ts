@@ -3,7 +3,9 @@
  * of consecutive entries goes to the reference's batch form (`POST <write route>/batch`, body
  * `{writes: [request, ...]}`), which answers `{ok: true, results: [...]}` in request order: each result
  * either the status and body the write route would have answered for that entry, or `skipped` once an
- * earlier entry of the batch was not applied. A 404 or 405 means the reference has no batch form.
+ * earlier entry of the batch was not applied. A 404 or 405 means the reference has no batch form; a 400 or
+ * 413 to the batch as a whole means it carries more than the reference takes (each entry's own faults are
+ * answered inside the results).
  */
 import { canonicalize } from '../stix/canonical.js'
 import type { ReferenceAnswer, ReferenceClient } from './reference-client.js'
@@ -18,6 +20,8 @@ export type Sent =
   /** The request as a whole failed: transport error, timeout, or the batch itself was rejected. */
   | { kind: 'failed'; outcome: Decision }
   | { kind: 'unsupported' }
+  /** The batch as a whole was refused as too large (400 over the reference's batch bound, or 413). */
+  | { kind: 'too_large' }
 
 /** A batch result as the reference's batch route answers it. */
 export type BatchResult = { result: 'answered'; status: number; body: unknown } | { result: 'skipped' }
@@ -45,6 +49,7 @@ export async function sendUnit(
       signal,
     )
     if (answer.status === 404 || answer.status === 405) return { kind: 'unsupported' }
+    if (answer.status === 400 || answer.status === 413) return { kind: 'too_large' }
     const results = (answer.body as { results?: unknown } | null)?.results
     if (answer.status !== 200 || !Array.isArray(results))
       return {

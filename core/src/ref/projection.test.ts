@@ -215,6 +215,35 @@ describe('projection batches', () => {
   })
 })
 
+describe('projection batch size', () => {
+  it('halves the batch when the reference refuses it as too large (400), down to what it takes', async () => {
+    const ref = await reference()
+    const sizes: number[] = []
+    const client: ReferenceClient = {
+      post: ref.client.post,
+      postBatch: async (bodies, signal) => {
+        sizes.push(bodies.length)
+        if (bodies.length > 3) return { status: 400, body: { ok: false, error: { code: 'INVALID_REQUEST' } } }
+        return (ref.client.postBatch as NonNullable<ReferenceClient['postBatch']>)(bodies, signal)
+      },
+    }
+    const gate = gated(client)
+    const engine = await open({
+      reference: gate.client,
+      batchMax: 16,
+      maxConcurrency: 1,
+      retryIntervalMs: 60_000,
+    })
+    for (let i = 0; i < 10; i++) await engine.ref.write(create(`malware--z${i}`))
+    gate.open()
+    const status = await engine.ref.drain()
+    expect(status.result.projection_lag).toBe(0)
+    // 10 refused, 5 refused, then runs of 2 (5 halved): never a refused size again.
+    expect(sizes).toEqual([10, 5, 2, 2, 2, 2, 2])
+    expect(await records(ref.engine)).toEqual(await records(engine))
+  })
+})
+
 /** The create request of `id` under a fresh key (a skipped entry sent again alone). */
 const answersRequest = (id: string) => create(id)
 

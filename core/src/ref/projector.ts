@@ -55,6 +55,8 @@ export class Projector {
   private readonly now: () => number
   /** Learnt from the first batch request: a 404/405 means the reference has no batch form. */
   private batchSupported: boolean | null = null
+  /** Entries a batch may carry: `batchMax`, halved each time the reference refuses a batch as too large. */
+  private batchSize: number
   /**
    * Entries whose outcome is decided and being committed: the next round goes on without waiting for that
    * commit to be durable. Safe because a delivery the crash forgets is sent again and the reference answers
@@ -74,6 +76,7 @@ export class Projector {
   ) {
     this.now = options.now ?? Date.now
     this.backoff = new EntryBackoff(options.retry, this.now, options.random)
+    this.batchSize = options.batchMax
   }
 
   get retriesTotal(): number {
@@ -237,7 +240,7 @@ export class Projector {
     const probing = this.backoff.failing && !this.forced
     const slots = probing ? 1 - inflight.size : this.options.maxConcurrency - inflight.size
     if (slots <= 0) return []
-    const size = this.batching() ? this.options.batchMax : 1
+    const size = this.batching() ? this.batchSize : 1
     const others = new Set<string>()
     for (const unit of inflight.values())
       for (const entry of unit) for (const id of entry.touched) others.add(id)
@@ -290,7 +293,7 @@ export class Projector {
   /**
    * Sends one unit and decides its entries in order up to the first that is not delivered; later entries
    * get no outcome and stay pending. A reference without the batch form is remembered, and the unit's
-   * entries are left for single requests.
+   * entries are left for single requests; a batch refused as too large halves the batch size.
    */
   private async attemptUnit(unit: OutboxEntry[]): Promise<Outcome[]> {
     const batch = unit.length > 1 && this.batching()
@@ -299,6 +302,10 @@ export class Projector {
     const sent = await sendUnit(this.reference, batch ? unit : unit.slice(0, 1), this.options.timeoutMs)
     if (sent.kind === 'unsupported') {
       this.batchSupported = false
+      return []
+    }
+    if (sent.kind === 'too_large') {
+      this.batchSize = Math.min(this.batchSize, Math.max(1, Math.floor(unit.length / 2)))
       return []
     }
     if (sent.kind === 'failed') return [{ sequence: (unit[0] as OutboxEntry).sequence, ...sent.outcome }]

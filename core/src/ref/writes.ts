@@ -5,7 +5,7 @@ import type { LedgerWriter } from '../kernel/ledger.js'
 import type { GraphAccess } from '../kernel/types.js'
 import type { WriteFailure } from './apply.js'
 import { type AuthorityPort, type AuthorityRequest, assignAuthority, suspendWrites } from './authority.js'
-import { type BatchEntryAnswer, type BatchGate, writeBatch } from './batch-writes.js'
+import { type BatchEntryAnswer, type BatchSlot, writeBatch } from './batch-writes.js'
 import { messageOf, RefErrors } from './codes.js'
 import {
   auditGroup,
@@ -207,7 +207,7 @@ export class RefWrites {
       releasePermit: () => {
         this.permits -= 1
       },
-      run: (admitted, gate) => this.run(admitted, gate),
+      run: (admitted, slot) => this.run(admitted, slot),
     })
   }
 
@@ -292,13 +292,13 @@ export class RefWrites {
   }
 
   /** Commits an admitted write; null when its batch stopped before it (nothing of it applied). */
-  private async run(admitted: Admitted, gate: BatchGate | null): Promise<StoredResponse | null> {
+  private async run(admitted: Admitted, slot: BatchSlot | null): Promise<StoredResponse | null> {
     const { request, keyHash, print, envelope } = admitted
     const deadline = request.context.deadline_unix_ms ?? null
     if (deadline !== null && this.options.now() > deadline) throw RefErrors.timeout()
     this.inflight.add(keyHash)
     try {
-      return await this.commitWrite(request, keyHash, print, envelope, deadline, gate)
+      return await this.commitWrite(request, keyHash, print, envelope, deadline, slot)
     } finally {
       this.inflight.delete(keyHash)
     }
@@ -310,7 +310,7 @@ export class RefWrites {
     print: string,
     envelope: (outcome: StoredResponse['outcome']) => StoredResponse,
     deadline: number | null,
-    gate: BatchGate | null,
+    slot: BatchSlot | null,
   ): Promise<StoredResponse | null> {
     const context = request.context
     let sequence = 0
@@ -358,12 +358,14 @@ export class RefWrites {
           // The next payload may start once this one has run: it queues behind this transaction, so it
           // publishes after it while both share one group commit.
           try {
-            if (gate?.stopped === true) throw new BatchSkip()
+            if (slot !== null && slot.gate.stopAt < slot.index) throw new BatchSkip()
             const evaluated = this.payload(tx, ledger, request, sequence, keyHash, print, stored, envelope)
-            if (gate !== null && evaluated.applied === 0) gate.stopped = true
+            if (slot !== null && evaluated.applied === 0)
+              slot.gate.stopAt = Math.min(slot.gate.stopAt, slot.index)
             return evaluated
           } catch (error) {
-            if (gate !== null) gate.stopped = true
+            if (slot !== null && !(error instanceof BatchSkip))
+              slot.gate.stopAt = Math.min(slot.gate.stopAt, slot.index)
             throw error
           } finally {
             this.closeTurn(sequence)
