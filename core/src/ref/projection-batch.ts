@@ -8,6 +8,7 @@
  * answered inside the results).
  */
 import { canonicalize } from '../stix/canonical.js'
+import { unpackResponse } from './packed-response.js'
 import type { ReferenceAnswer, ReferenceClient } from './reference-client.js'
 import type { EntryStatus, OutboxEntry } from './state.js'
 
@@ -90,7 +91,7 @@ export function compareAnswer(entry: OutboxEntry, answer: ReferenceAnswer): Outc
       status: 'pending',
       diagnostic: clip(`reference rejected: HTTP ${answer.status} ${codeOf(answer.body)}`),
     }
-  const canonical = entry.response?.outcome
+  const canonical = unpackResponse(entry.response)?.outcome
   const expected = canonical?.status === 'success' ? canonical.response : undefined
   if (canonicalize(outcome.response) === canonicalize(expected))
     return { sequence, status: 'delivered', diagnostic: null }

@@ -17,6 +17,7 @@ import {
 } from './evaluate.js'
 import { runFileCommand } from './files.js'
 import { fingerprint, hashKey, hashOrderingKey, transactionId } from './identity.js'
+import { packResponse, unpackResponse } from './packed-response.js'
 import { type ProjectionAttempts, Projector } from './projector.js'
 import { DEFAULT_RETENTION, type RetentionWindow, receiptExpired } from './receipt-retention.js'
 import { CanonicalGraph, indexRelationships, REF_WORKSPACE_ID, rawRecords } from './records.js'
@@ -270,7 +271,7 @@ export class RefWrites {
           retryable: false,
         })
       this.tally.idempotent_replays += 1
-      return { answer: receipt.response }
+      return { answer: unpackResponse(receipt.response) }
     }
     if (this.blocked !== null) throw RefErrors.notReady(this.blocked)
     if (this.engine.storageMode !== 'persistent')
@@ -420,7 +421,7 @@ export class RefWrites {
           fingerprint: print,
           sequence,
           transaction_id: transactionId(keyHash),
-          response: evaluated.response,
+          response: packResponse(evaluated.response),
           at: this.options.now(),
         },
         project: this.projector !== null,
