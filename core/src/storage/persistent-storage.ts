@@ -103,7 +103,7 @@ export class PersistentStorage {
         options.warn?.(message)
       }
       const fail = (message: string): never => {
-        throw new EngineError('STORAGE_RECOVERY_FAILED', message, 'unavailable')
+        throw new EngineError('STORAGE_RECOVERY_FAILED', message)
       }
 
       let manifest = readManifest(options.dir)
@@ -313,7 +313,6 @@ export class PersistentStorage {
       throw new EngineError(
         'CHECKPOINT_ABANDONED',
         'the write-ahead log failed while the checkpoint was written; the previous checkpoint stays',
-        'unavailable',
       )
     }
   }

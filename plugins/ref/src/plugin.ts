@@ -1,4 +1,4 @@
-import type { Engine } from '@service/core'
+import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { errorEnvelope, errorResponses, mapError } from '@service/plugin-errors'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -21,7 +21,6 @@ import {
 } from './schemas.js'
 
 export interface RefPluginOptions {
-  engine: Engine
   /** Body limit of `/v1/ref/*` (SERVICE_HTTP_IMPORT_MAX_BODY_BYTES); 413 above it. */
   importMaxBodyBytes: number
   /** Most writes one batch request may carry (SERVICE_REF_PROJECTION_BATCH_MAX). */
@@ -32,7 +31,8 @@ export interface RefPluginOptions {
 
 /** HTTP onto `engine.ref`: every rule lives in the core; these routes map bodies, statuses and envelopes. */
 async function refPlugin(app: FastifyInstance, options: RefPluginOptions): Promise<void> {
-  const { engine, importMaxBodyBytes } = options
+  const { importMaxBodyBytes } = options
+  const engine = app.engine
   if (options.metricsRegistry !== undefined) registerMetrics(engine, [options.metricsRegistry])
   const tags = ['ref']
 
@@ -174,5 +174,5 @@ async function refPlugin(app: FastifyInstance, options: RefPluginOptions): Promi
 export default fp(refPlugin, {
   name: '@service/plugin-ref',
   fastify: '5.x',
-  dependencies: ['@service/plugin-errors'],
+  dependencies: ['@service/plugin-errors', ENGINE_PLUGIN],
 })
