@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { maxAttemptsWithin } from '@service/core/ref'
+import { refCreate, refWriteRequest } from '@service/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, type RunningServer, startServer, TOKEN } from './harness.js'
 import { type FaultProxy, startFaultProxy } from './ref-proxy.js'
@@ -37,22 +38,8 @@ const primaryEnv = (proxy: FaultProxy, extra: Record<string, string> = {}) =>
     ...extra,
   })
 
-let n = 0
-const write = (id: string, key = `e2e-projection-${++n}`) => ({
-  contract_version: { major: 1, minor: 0 },
-  context: {
-    request_id: `req-${n}`,
-    correlation_id: `corr-${n}`,
-    idempotency_key: key,
-    access: { subject_id: 'user--e2e', organization_ids: [], marking_ids: [], roles: [], attributes: {} },
-    consistency: 'eventual',
-  },
-  operation: { operation: 'create', request: { record: { id, type: 'malware', name: `Malware ${id}` } } },
-})
-const update = (id: string) => ({
-  ...write(id),
-  operation: { operation: 'update', request: { id, patch: { description: `d${n}` } } },
-})
+const write = (id: string) => refCreate(id)
+const update = (id: string) => refWriteRequest('update', { id, patch: { description: `d-${id}` } })
 
 interface BatchAnswer {
   ok: boolean

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
+import { refCreate, refWriteRequest } from '../testing/ref-requests.js'
 import { EntryBackoff, maxAttemptsWithin, nominalDelay } from './backoff.js'
 import type { ReferenceAnswer, ReferenceClient } from './reference-client.js'
 import type { RefOptions } from './writes.js'
@@ -28,22 +29,8 @@ async function open(ref: RefOptions = {}, dir = tempDir()): Promise<Engine> {
   return engine
 }
 
-let counter = 0
-function request(operation: string, body: unknown, key = `key-${++counter}`) {
-  return {
-    contract_version: { major: 1, minor: 0 },
-    context: {
-      request_id: `req-${counter}`,
-      correlation_id: `corr-${counter}`,
-      idempotency_key: key,
-      access: { subject_id: 'user--1', organization_ids: [], marking_ids: [], roles: [], attributes: {} },
-      consistency: 'eventual',
-    },
-    operation: { operation, request: body },
-  }
-}
-const malware = (id: string, extra: object = {}) => ({ id, type: 'malware', name: `M ${id}`, ...extra })
-const create = (id: string, key?: string) => request('create', { record: malware(id) }, key)
+const request = refWriteRequest
+const create = (id: string, key?: string) => refCreate(id, key)
 const outcome = (r: unknown) =>
   (r as { outcome: { status: string; error?: { code: string; message: string } } }).outcome
 

@@ -5,7 +5,12 @@
  * conflict instead of being applied a second time. Receipts of writes not yet delivered to the reference
  * stay, whatever their age: the projector compares against them.
  */
-import type { Receipt } from './state.js'
+/** What the window reads of a receipt (state.ts's Receipt). */
+interface Receipt {
+  sequence: number
+  /** Commit time (epoch ms); absent in receipts written before the window existed. */
+  at?: number | undefined
+}
 
 export interface RetentionWindow {
   count: number
