@@ -157,7 +157,14 @@ if (part('drain')) {
   for (const concurrency of [4, 16, 64]) {
     let up = false
     const http = httpReference(`${reference.url}/v1/ref/writes`, BENCH_TOKEN, concurrency)
-    const client = { post: (body, signal) => (up ? http.post(body, signal) : down.post()) }
+    // Up to 64 entries a request through the reference's batch form; BENCH_DRAIN_SINGLE=1 sends one entry
+    // a request, as before the batch form existed (same run, same machine state: compare the two).
+    const client = {
+      post: (body, signal) => (up ? http.post(body, signal) : down.post()),
+      ...(process.env.BENCH_DRAIN_SINGLE === '1'
+        ? {}
+        : { postBatch: (bodies, signal) => (up ? http.postBatch(bodies, signal) : down.post()) }),
+    }
     const engine = await openEngine({
       storage: { mode: 'persistent', dir: join(root, `drain-${concurrency}`), requireFsync: true },
       ref: {

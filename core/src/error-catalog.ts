@@ -98,6 +98,7 @@ export const ERROR_CATALOG = {
 
   // Reference-platform writes (FACTS §8, `OPENCTI` spelled `REF`)
   INVALID_REF_WRITE_OPERATION: 'invalid',
+  INVALID_REF_WRITE_BATCH: 'invalid',
   INVALID_REF_FILE_COMMAND: 'invalid',
   INVALID_REF_FILE_DELETE: 'invalid',
   REF_IDEMPOTENCY_KEY_REQUIRED: 'invalid',

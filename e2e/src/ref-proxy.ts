@@ -1,6 +1,7 @@
 /**
- * A fault-injecting HTTP proxy between a primary and its reference platform, controlled by the test:
- * `pass` forwards (POST and GET: writes, and the readiness, parity and journal reads of the rollback); `outage` drops the connection; `timeout` never answers; `slow` forwards after `delayMs`;
+ * A fault-injecting HTTP proxy between a primary and its reference platform (its write route, the batch form
+ * beside it, and the readiness, parity and journal reads of the rollback), controlled by the test:
+ * `pass` forwards; `outage` drops the connection; `timeout` never answers; `slow` forwards after `delayMs`;
  * `divergent` forwards and changes the successful answer; `lost_answer` forwards (the reference applies the
  * write) but drops the reply, as a crash or network cut right after the reference committed would.
  */
@@ -16,8 +17,14 @@ export interface FaultProxy {
   target: string
   mode: ProxyMode
   delayMs: number
-  /** Projected writes that reached the proxy, by mode at arrival. */
+  /** Write requests that reached the proxy, by mode at arrival (each entry of a batch on its own). */
   seen: { mode: ProxyMode; body: unknown }[]
+  /** Write requests (single or batch) that reached the proxy: a batch counts once. */
+  requests: number
+  /** Requests to the batch form. */
+  batchRequests: number
+  /** Plays a reference without the batch form: its route answers 404. */
+  noBatch: boolean
   close(): Promise<void>
 }
 
@@ -32,8 +39,13 @@ const readBody = (req: IncomingMessage): Promise<string> =>
     req.on('error', reject)
   })
 
-/** Divergent on purpose: the revision the reference reports is off by 100. */
+/** Divergent on purpose: a successful answer gains a field; in a batch answer, every answered entry. */
 function diverge(body: unknown): unknown {
+  const results = (body as { results?: { result?: string; body?: unknown }[] } | null)?.results
+  if (Array.isArray(results)) {
+    for (const result of results) if (result.result === 'answered') diverge(result.body)
+    return body
+  }
   const outcome = (body as { outcome?: { status?: string; response?: { data?: Record<string, unknown> } } })
     .outcome
   const data = outcome?.response?.data
@@ -49,6 +61,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     mode: 'pass',
     delayMs: 0,
     seen: [],
+    requests: 0,
+    noBatch: false,
+    batchRequests: 0,
     close: async () => {
       for (const res of hanging) res.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))
@@ -61,7 +76,19 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     try {
       parsed = JSON.parse(text)
     } catch {}
-    if (req.method === 'POST' && req.url === '/v1/ref/writes') proxy.seen.push({ mode, body: parsed })
+    const url = req.url ?? ''
+    const write = req.method === 'POST' && (url === '/v1/ref/writes' || url === '/v1/ref/writes/batch')
+    if (write) {
+      proxy.requests += 1
+      if (url.endsWith('/batch')) proxy.batchRequests += 1
+    }
+    if (proxy.noBatch && url.endsWith('/batch')) {
+      res.writeHead(404, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ ok: false, error: { code: 'NOT_FOUND', message: 'no such route' } }))
+      return
+    }
+    const writes = (parsed as { writes?: unknown } | null)?.writes
+    if (write) for (const body of Array.isArray(writes) ? writes : [parsed]) proxy.seen.push({ mode, body })
     if (mode === 'outage') {
       req.socket.destroy()
       return

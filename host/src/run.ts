@@ -58,6 +58,13 @@ export function engineOptions(settings: Settings, logger: Logger): Parameters<ty
       outboxCapacity: settings.ref.syncMaxReplayIdentities,
       maxConcurrency: settings.ref.shadowMaxConcurrency,
       timeoutMs: settings.ref.shadowTimeoutMs,
+      batchMax: settings.ref.projectionBatchMax,
+      retryIntervalMs: settings.ref.projectionRetryBaseMs,
+      retryMaxMs: settings.ref.projectionRetryMaxMs,
+      receiptRetention: {
+        count: settings.ref.receiptRetentionCount,
+        ageMs: settings.ref.receiptRetentionMs,
+      },
       reference:
         settings.ref.referenceEndpoint === null
           ? null

@@ -166,6 +166,7 @@ export async function buildServer(
   app.operations.sources.refProjection = () => engine.ref.figures()
   await app.register(refPlugin, {
     importMaxBodyBytes: settings.http.importMaxBodyBytes,
+    batchMax: settings.ref.projectionBatchMax,
     metricsRegistry: app.operations.metrics.registry,
   })
 

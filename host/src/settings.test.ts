@@ -89,6 +89,37 @@ describe('loadSettings', () => {
     )
   })
 
+  it('reads the projection batch, backoff and receipt window settings, at their edges', () => {
+    const s = loadSettings(base, '/srv')
+    expect(s.ref).toMatchObject({
+      projectionBatchMax: 64,
+      projectionRetryBaseMs: 1000,
+      projectionRetryMaxMs: 30_000,
+      receiptRetentionCount: 100_000,
+      receiptRetentionMs: 604_800_000,
+    })
+    expect(problemsOf({ ...base, SERVICE_REF_PROJECTION_BATCH_MAX: '1' })).toEqual([])
+    expect(problemsOf({ ...base, SERVICE_REF_PROJECTION_BATCH_MAX: '4096' })).toEqual([])
+    expect(problemsOf({ ...base, SERVICE_REF_PROJECTION_BATCH_MAX: '0' })[0]).toContain(
+      'SERVICE_REF_PROJECTION_BATCH_MAX',
+    )
+    expect(problemsOf({ ...base, SERVICE_REF_PROJECTION_BATCH_MAX: '4097' })[0]).toContain(
+      'SERVICE_REF_PROJECTION_BATCH_MAX',
+    )
+    const retry = { SERVICE_REF_PROJECTION_RETRY_BASE_MS: '500', SERVICE_REF_PROJECTION_RETRY_MAX_MS: '500' }
+    expect(problemsOf({ ...base, ...retry })).toEqual([])
+    expect(problemsOf({ ...base, ...retry, SERVICE_REF_PROJECTION_RETRY_MAX_MS: '499' })[0]).toContain(
+      'SERVICE_REF_PROJECTION_RETRY_MAX_MS must be at least',
+    )
+    expect(problemsOf({ ...base, SERVICE_REF_RECEIPT_RETENTION_COUNT: '1' })).toEqual([])
+    expect(problemsOf({ ...base, SERVICE_REF_RECEIPT_RETENTION_COUNT: '0' })[0]).toContain(
+      'SERVICE_REF_RECEIPT_RETENTION_COUNT',
+    )
+    expect(problemsOf({ ...base, SERVICE_REF_RECEIPT_RETENTION_MS: '0' })[0]).toContain(
+      'SERVICE_REF_RECEIPT_RETENTION_MS',
+    )
+  })
+
   it('enables the built-in packs by default, and takes pack package names beside the short names', () => {
     expect(loadSettings(base, '/srv').enabledPacks).toEqual(['cti', 'fimi', 'crisis', 'medical', 'research'])
     expect(

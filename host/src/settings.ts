@@ -64,6 +64,14 @@ export interface Settings {
     referenceVersion: string
     /** Secret; never logged. */
     referenceAuthToken: string | null
+    /** Entries per projection batch request (and the most a batch request here may carry). */
+    projectionBatchMax: number
+    /** Projection retry backoff: first delay and ceiling (ms), doubling with jitter. */
+    projectionRetryBaseMs: number
+    projectionRetryMaxMs: number
+    /** Receipts kept for replay: the newest `receiptRetentionCount`, none older than `receiptRetentionMs`. */
+    receiptRetentionCount: number
+    receiptRetentionMs: number
   }
   license: { pem: string | null; publicKeyPem: string | null; licensedModules: string | null }
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }
@@ -190,6 +198,12 @@ export function loadSettings(
     r.problem('SERVICE_REF_SHADOW_REFERENCE_ENDPOINT must be an http(s) URL')
   }
 
+  const projectionRetryBaseMs = r.integer('SERVICE_REF_PROJECTION_RETRY_BASE_MS', 1000, 1, ONE_DAY_MS)
+  const projectionRetryMaxMs = r.integer('SERVICE_REF_PROJECTION_RETRY_MAX_MS', 30_000, 1, ONE_DAY_MS)
+  if (projectionRetryMaxMs < projectionRetryBaseMs) {
+    r.problem('SERVICE_REF_PROJECTION_RETRY_MAX_MS must be at least SERVICE_REF_PROJECTION_RETRY_BASE_MS')
+  }
+
   const selection = (name: string, fallback: string): string => {
     const text = r.string(name, fallback)
     try {
@@ -266,6 +280,11 @@ export function loadSettings(
       referenceEndpoint,
       referenceVersion: r.string('SERVICE_REF_SHADOW_REFERENCE_VERSION', 'unconfigured'),
       referenceAuthToken: r.secret('SERVICE_REF_SHADOW_REFERENCE_AUTH_TOKEN'),
+      projectionBatchMax: r.integer('SERVICE_REF_PROJECTION_BATCH_MAX', 64, 1, 4096),
+      projectionRetryBaseMs,
+      projectionRetryMaxMs,
+      receiptRetentionCount: r.integer('SERVICE_REF_RECEIPT_RETENTION_COUNT', 100_000, 1),
+      receiptRetentionMs: r.integer('SERVICE_REF_RECEIPT_RETENTION_MS', 7 * ONE_DAY_MS, 1),
     },
     license: { pem: licensePem, publicKeyPem: licenseKey, licensedModules },
     log: {

@@ -5604,6 +5604,172 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ref/writes/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apply a run of writes in order, each with its own key and answer; the first not applied stops the rest */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 1 to 64 write requests (SERVICE_REF_PROJECTION_BATCH_MAX), applied in order */
+                        writes: ({
+                            contract_version?: unknown;
+                            context?: unknown;
+                            operation?: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            results: ({
+                                /** @enum {string} */
+                                result: "answered";
+                                /** @description the status POST /v1/ref/writes would have answered */
+                                status: number;
+                                /** @description its body: the write response or the error envelope */
+                                body: unknown;
+                            } | {
+                                /** @enum {string} */
+                                result: "skipped";
+                                reason: string;
+                            })[];
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ref/writes/status": {
         parameters: {
             query?: never;

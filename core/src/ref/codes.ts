@@ -4,6 +4,7 @@ import { EngineError } from '../errors.js'
 export const RefErrors = {
   invalidOperation: (name: string) =>
     new EngineError('INVALID_REF_WRITE_OPERATION', `${name} is not a write operation`),
+  batchInvalid: (why: string) => new EngineError('INVALID_REF_WRITE_BATCH', why),
   keyRequired: () =>
     new EngineError('REF_IDEMPOTENCY_KEY_REQUIRED', 'context.idempotency_key must not be blank'),
   backpressure: (permits: number) =>

@@ -5,12 +5,14 @@
  * part of it), its revision, and the receipts of the writes the outbox lists, so a write the corpus already
  * contains is answered from its receipt when the projector sends it again.
  */
+
 import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader, PropertyValue } from '../graph/types.js'
 import type { LedgerWriter } from '../kernel/ledger.js'
 import { P } from '../stix/mapping.js'
 import { RefErrors } from './codes.js'
 import { transactionId } from './identity.js'
+import { packResponse, unpackResponse } from './packed-response.js'
 import {
   CanonicalGraph,
   endpointIds,
@@ -74,7 +76,12 @@ export function readCorpus(reader: GraphReader, state: RefState): Corpus {
   for (const entry of state.entries.values()) {
     const receipt = state.receipts.get(entry.key)
     if (receipt !== undefined)
-      receipts.push({ key: receipt.key, fingerprint: receipt.fingerprint, response: receipt.response })
+      receipts.push({
+        key: receipt.key,
+        fingerprint: receipt.fingerprint,
+        // Receipts keep bulk answers packed (packed-response.ts); the corpus carries the answer itself.
+        response: unpackResponse(receipt.response),
+      })
   }
   return {
     high_water_sequence: state.nextSequence - 1,
@@ -143,7 +150,12 @@ export function loadCorpus(
   for (const receipt of corpus.receipts)
     ledger.write(REF_LEDGER, {
       k: 'image_receipt',
-      receipt: { ...receipt, sequence: 0, transaction_id: transactionId(receipt.key) },
+      receipt: {
+        ...receipt,
+        response: packResponse(receipt.response),
+        sequence: 0,
+        transaction_id: transactionId(receipt.key),
+      },
     } satisfies RefLedgerEntry)
   return { records: corpus.records.length, receipts: corpus.receipts.length }
 }

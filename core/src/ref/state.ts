@@ -5,6 +5,7 @@
  * WAL replay and checkpoint images all go through it.
  */
 import type { Ledger } from '../kernel/ledger.js'
+import { ReceiptRetention } from './receipt-retention.js'
 import type { WriteAuthority } from './request.js'
 
 export const REF_LEDGER = 'ref-writes'
@@ -24,6 +25,8 @@ export interface Receipt {
   sequence: number
   transaction_id: string
   response: StoredResponse
+  /** When it committed (epoch ms); absent in receipts written before retention existed (kept by count). */
+  at?: number
 }
 
 export interface OutboxEntry {
@@ -90,6 +93,7 @@ export type RefLedgerEntry =
   | { k: 'image_entry'; entry: OutboxEntry }
   | { k: 'image_audits'; groups: AuditGroup[] }
   | { k: 'image_file'; job: FileJob }
+  | { k: 'image_retired'; keys: string[] }
 
 /** Bounds of what the status keeps around (older delivered entries and audits are dropped). */
 export const RETAINED_DELIVERED = 1024
@@ -97,7 +101,9 @@ export const RETAINED_AUDITS = 4096
 
 export class RefState implements Ledger<RefLedgerEntry> {
   readonly name = REF_LEDGER
+  /** Receipts by key hash, oldest commit first; pruned to the retention window (receipt-retention.ts). */
   readonly receipts = new Map<string, Receipt>()
+  readonly retention = new ReceiptRetention()
   /** Outbox entries by sequence; Map order is sequence order because sequences only grow. */
   readonly entries = new Map<number, OutboxEntry>()
   private readonly delivered: number[] = []
@@ -124,6 +130,7 @@ export class RefState implements Ledger<RefLedgerEntry> {
       }
       case 'commit': {
         this.receipts.set(e.receipt.key, e.receipt)
+        this.retention.prune(this.receipts, e.receipt.at, (sequence) => this.holdsReceipt(sequence))
         const entry = this.entries.get(e.sequence)
         if (!e.project) this.entries.delete(e.sequence)
         else if (entry !== undefined) {
@@ -177,11 +184,15 @@ export class RefState implements Ledger<RefLedgerEntry> {
       case 'image_audits':
         this.addAudits(e.groups)
         return
+      case 'image_retired':
+        this.retention.restore(e.keys)
+        return
     }
   }
 
   reset(): void {
     this.receipts.clear()
+    this.retention.clear()
     this.entries.clear()
     this.delivered.length = 0
     this.auditGroups = []
@@ -253,6 +264,7 @@ export class RefState implements Ledger<RefLedgerEntry> {
       yield { k: 'image_entry', entry: shared ? { ...entry, response: null } : entry }
     }
     if (this.auditGroups.length > 0) yield { k: 'image_audits', groups: this.auditGroups }
+    if (this.retention.retiredCount > 0) yield { k: 'image_retired', keys: this.retention.retiredKeys() }
     for (const job of this.files.values()) yield { k: 'image_file', job }
   }
 
@@ -260,6 +272,12 @@ export class RefState implements Ledger<RefLedgerEntry> {
     let n = 0
     for (const entry of this.entries.values()) if (entry.status === status) n++
     return n
+  }
+
+  /** An undelivered entry still needs its receipt (its canonical answer is compared with the reference's). */
+  private holdsReceipt(sequence: number): boolean {
+    const status = this.entries.get(sequence)?.status
+    return status !== undefined && status !== 'delivered'
   }
 
   /** Entries not yet delivered: what fills the bounded outbox. */

@@ -5,6 +5,7 @@ import type { LedgerWriter } from '../kernel/ledger.js'
 import type { GraphAccess } from '../kernel/types.js'
 import type { WriteFailure } from './apply.js'
 import { type AuthorityPort, type AuthorityRequest, assignAuthority, suspendWrites } from './authority.js'
+import { type BatchEntryAnswer, type BatchSlot, writeBatch } from './batch-writes.js'
 import { messageOf, RefErrors } from './codes.js'
 import type { Corpus } from './corpus.js'
 import {
@@ -19,7 +20,9 @@ import { EVIDENCE_LEDGER, type EvidenceEntry, EvidenceState } from './evidence-s
 import { runFileCommand } from './files.js'
 import { fingerprint, hashKey, hashOrderingKey, transactionId } from './identity.js'
 import { JOURNAL_LEDGER, type JournalLedgerEntry, RefJournal } from './journal.js'
-import { Projector } from './projector.js'
+import { packResponse, unpackResponse } from './packed-response.js'
+import { type ProjectionAttempts, Projector } from './projector.js'
+import { DEFAULT_RETENTION, type RetentionWindow, receiptExpired } from './receipt-retention.js'
 import { CanonicalGraph, indexRelationships, REF_WORKSPACE_ID } from './records.js'
 import { recoveryPlan } from './recovery.js'
 import type { ReferenceClient } from './reference-client.js'
@@ -48,8 +51,14 @@ export interface RefOptions {
   reference?: ReferenceClient | null
   /** The reference's readiness, parity snapshot and journal, for the rollback's evidence (null: none). */
   referenceProbe?: ReferenceProbe | null
-  /** Pause before a failed projection is retried in the background. */
+  /** Backoff of a failed projection: delay after its first failure (doubling, with jitter). */
   retryIntervalMs?: number
+  /** Ceiling of that delay. */
+  retryMaxMs?: number
+  /** Entries in one projection batch request, and the most a batch request here may carry. */
+  batchMax?: number
+  /** Receipts kept for replay (receipt-retention.ts): the newest `count`, none older than `ageMs`. */
+  receiptRetention?: RetentionWindow
   /** Where a 0.3.0 deployment left its dual-write state (`<storage dir>/runtime/opencti-write-state.json`). */
   legacyStateFile?: string | null
   now?: () => number
@@ -78,6 +87,20 @@ class AtomicAbort {
   constructor(readonly response: StoredResponse) {}
 }
 
+/** Thrown inside a batch entry's payload transaction when an earlier entry of its batch was not applied. */
+class BatchSkip {}
+
+/** A write that passed its checks, ready to commit. */
+interface Admitted {
+  request: RefWriteRequest
+  keyHash: string
+  print: string
+  envelope: (outcome: StoredResponse['outcome']) => StoredResponse
+  /** False for a write the return path brings back from the reference: it is not projected there again. */
+  projected: boolean
+}
+type Admission = { answer: StoredResponse } | Admitted
+
 const DEFERRED = { deferDurability: true }
 
 /** Full-text search on the canonical workspace, for the parity report (wired by the runtime). */
@@ -93,7 +116,9 @@ export class RefWrites {
   /** Every ledger of reference writes, defined on the kernel before recovery. */
   readonly ledgers = [this.state, this.journal, this.evidence] as const
   readonly rollback: RefRollback
-  private readonly options: Required<Omit<RefOptions, 'reference' | 'referenceProbe' | 'legacyStateFile'>>
+  private readonly options: Required<
+    Omit<RefOptions, 'reference' | 'referenceProbe' | 'legacyStateFile' | 'receiptRetention'>
+  >
   private readonly reference: ReferenceClient | null
   private readonly projector: Projector | null
   private relIndex: Map<string, number> | null = null
@@ -122,9 +147,12 @@ export class RefWrites {
       maxConcurrency: options.maxConcurrency ?? 4,
       timeoutMs: options.timeoutMs ?? 2000,
       retryIntervalMs: options.retryIntervalMs ?? 1000,
+      retryMaxMs: options.retryMaxMs ?? Math.max(30_000, options.retryIntervalMs ?? 1000),
+      batchMax: options.batchMax ?? 64,
       now: options.now ?? Date.now,
     }
     this.legacyStateFile = options.legacyStateFile ?? null
+    this.state.retention.window = options.receiptRetention ?? DEFAULT_RETENTION
     this.reference = options.reference ?? null
     this.projector =
       this.reference === null
@@ -139,7 +167,8 @@ export class RefWrites {
             {
               maxConcurrency: this.options.maxConcurrency,
               timeoutMs: this.options.timeoutMs,
-              retryIntervalMs: this.options.retryIntervalMs,
+              retry: { baseMs: this.options.retryIntervalMs, maxMs: this.options.retryMaxMs },
+              batchMax: this.options.batchMax,
             },
           )
     this.rollback = new RefRollback({
@@ -203,6 +232,39 @@ export class RefWrites {
   // ---- writes --------------------------------------------------------------------------------
 
   async write(body: unknown, call: WriteCall = {}): Promise<StoredResponse> {
+    const admitted = this.admit(body, call)
+    if ('answer' in admitted) return admitted.answer
+    this.takePermit()
+    try {
+      return (await this.run(admitted, null)) as StoredResponse
+    } finally {
+      this.permits -= 1
+    }
+  }
+
+  /**
+   * The projection batch form: `bodies` in order, each its own write (own key, own answer), under one permit;
+   * the first entry not applied stops the batch and later ones are skipped (batch-writes.ts).
+   */
+  writeBatch(bodies: unknown, call: WriteCall = {}): Promise<BatchEntryAnswer[]> {
+    return writeBatch(bodies, call, {
+      batchMax: this.options.batchMax,
+      admit: (body, c) => this.admit(body, c),
+      takePermit: () => this.takePermit(),
+      releasePermit: () => {
+        this.permits -= 1
+      },
+      run: (admitted, slot) => this.run(admitted, slot),
+    })
+  }
+
+  private takePermit(): void {
+    if (this.permits >= this.options.maxConcurrency) throw RefErrors.backpressure(this.options.maxConcurrency)
+    this.permits += 1
+  }
+
+  /** The checks before a write commits: an answer now (replay, failure), a thrown HTTP-level code, or go. */
+  private admit(body: unknown, call: WriteCall): Admission {
     const loose = (body ?? {}) as {
       contract_version?: { major?: number; minor?: number }
       context?: { idempotency_key?: unknown; correlation_id?: unknown }
@@ -222,9 +284,9 @@ export class RefWrites {
       correlation_id: correlationId,
       outcome,
     })
-    const fail = (failure: WriteFailure): StoredResponse => {
+    const fail = (failure: WriteFailure) => {
       this.tally.failed_operations += 1
-      return envelope({ status: 'failure', error: failure })
+      return { answer: envelope({ status: 'failure', error: failure }) }
     }
 
     const problem = requestProblem(body)
@@ -241,6 +303,12 @@ export class RefWrites {
     if (this.inflight.has(keyHash))
       throw RefErrors.suspended('a write with this idempotency key is still in progress; retry with it')
     const receipt = this.state.receipts.get(keyHash)
+    if (
+      receipt === undefined
+        ? this.state.retention.isRetired(keyHash)
+        : !this.state.retention.fresh(receipt, this.options.now())
+    )
+      return fail(receiptExpired(this.state.retention.window))
     if (receipt !== undefined) {
       if (receipt.fingerprint !== print)
         return fail({
@@ -249,7 +317,7 @@ export class RefWrites {
           retryable: false,
         })
       this.tally.idempotent_replays += 1
-      return receipt.response
+      return { answer: unpackResponse(receipt.response) }
     }
     if (this.blocked !== null) throw RefErrors.notReady(this.blocked)
     if (this.engine.storageMode !== 'persistent')
@@ -268,17 +336,19 @@ export class RefWrites {
       throw RefErrors.suspended(
         `the projection outbox is full (${this.options.outboxCapacity} unresolved entries); retry with the same key`,
       )
-    if (this.permits >= this.options.maxConcurrency) throw RefErrors.backpressure(this.options.maxConcurrency)
+    return { request, keyHash, print, envelope, projected: !returned }
+  }
+
+  /** Commits an admitted write; null when its batch stopped before it (nothing of it applied). */
+  private async run(admitted: Admitted, slot: BatchSlot | null): Promise<StoredResponse | null> {
+    const { request, keyHash, print, envelope } = admitted
     const deadline = request.context.deadline_unix_ms ?? null
     if (deadline !== null && this.options.now() > deadline) throw RefErrors.timeout()
-
-    this.permits += 1
     this.inflight.add(keyHash)
     try {
-      return await this.commitWrite(request, keyHash, print, envelope, deadline, !returned)
+      return await this.commitWrite(request, keyHash, print, envelope, deadline, slot, admitted.projected)
     } finally {
       this.inflight.delete(keyHash)
-      this.permits -= 1
     }
   }
 
@@ -288,8 +358,9 @@ export class RefWrites {
     print: string,
     envelope: (outcome: StoredResponse['outcome']) => StoredResponse,
     deadline: number | null,
+    slot: BatchSlot | null,
     projected: boolean,
-  ): Promise<StoredResponse> {
+  ): Promise<StoredResponse | null> {
     const context = request.context
     let sequence = 0
     // The intent is not awaited on its own: the payload is appended after it to the same ordered WAL, so the
@@ -336,7 +407,25 @@ export class RefWrites {
           // The next payload may start once this one has run: it queues behind this transaction, so it
           // publishes after it while both share one group commit.
           try {
-            return this.payload(tx, ledger, request, sequence, keyHash, print, stored, envelope, projected)
+            if (slot !== null && slot.gate.stopAt < slot.index) throw new BatchSkip()
+            const evaluated = this.payload(
+              tx,
+              ledger,
+              request,
+              sequence,
+              keyHash,
+              print,
+              stored,
+              envelope,
+              projected,
+            )
+            if (slot !== null && evaluated.applied === 0)
+              slot.gate.stopAt = Math.min(slot.gate.stopAt, slot.index)
+            return evaluated
+          } catch (error) {
+            if (slot !== null && !(error instanceof BatchSkip))
+              slot.gate.stopAt = Math.min(slot.gate.stopAt, slot.index)
+            throw error
           } finally {
             this.closeTurn(sequence)
           }
@@ -344,6 +433,10 @@ export class RefWrites {
         answer = result.value
         await intentDurable
       } catch (error) {
+        if (error instanceof BatchSkip) {
+          await this.drop(sequence)
+          return null
+        }
         if (error instanceof AtomicAbort) {
           await this.drop(sequence)
           answer = { response: error.response, applied: 0, failed: 1 }
@@ -387,7 +480,8 @@ export class RefWrites {
           fingerprint: print,
           sequence,
           transaction_id: transactionId(keyHash),
-          response: evaluated.response,
+          response: packResponse(evaluated.response),
+          at: this.options.now(),
         },
         project: this.projector !== null && projected,
         request: this.projector !== null && projected ? stored : null,
@@ -451,6 +545,19 @@ export class RefWrites {
   /** The live figures /metrics and /version read (projection gauges, authority, mode). */
   figures() {
     return projectionFigures(this.statusView())
+  }
+
+  /** Projection requests, attempted entries, retries and the backoff's next retry (for /metrics). */
+  projectionAttempts(): ProjectionAttempts {
+    return (
+      this.projector?.attempts() ?? {
+        requests_total: 0,
+        entries_total: 0,
+        retries_total: 0,
+        next_retry_at_ms: null,
+        batch_supported: null,
+      }
+    )
   }
 
   /** The status counters (FACTS §8 `result`), without the lists. */

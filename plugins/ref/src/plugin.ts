@@ -1,12 +1,15 @@
-import type { Engine } from '@service/core'
 import { ENGINE_PLUGIN } from '@service/plugin-engine'
-import { errorResponses } from '@service/plugin-errors'
+import { errorEnvelope, errorResponses, mapError } from '@service/plugin-errors'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { Counter, Gauge, type Registry } from 'prom-client'
+import type { Registry } from 'prom-client'
+import { registerMetrics } from './metrics.js'
 import {
   AuthorityBody,
   AuthorityResponse,
+  type BatchBody,
+  BatchResponse,
+  batchBody,
   Corpus,
   FilesBody,
   FilesDeleted,
@@ -30,50 +33,10 @@ import {
 export interface RefPluginOptions {
   /** Body limit of `/v1/ref/*` (SERVICE_HTTP_IMPORT_MAX_BODY_BYTES); 413 above it. */
   importMaxBodyBytes: number
+  /** Most writes one batch request may carry (SERVICE_REF_PROJECTION_BATCH_MAX). */
+  batchMax?: number
   /** Where the write counters are exposed (the projection gauges come through the operations sources). */
   metricsRegistry?: Registry
-}
-
-function registerMetrics(engine: Engine, registers: Registry[]): void {
-  const counters = () => engine.ref.counters()
-  const operations = new Counter({
-    name: 'service_ref_write_operations_total',
-    help: 'Reference write operations by outcome (applied, failed), since the process started.',
-    labelNames: ['outcome'],
-    registers,
-    collect() {
-      const c = counters()
-      this.reset()
-      this.inc({ outcome: 'applied' }, c.applied_operations)
-      this.inc({ outcome: 'failed' }, c.failed_operations)
-    },
-  })
-  operations.inc({ outcome: 'applied' }, 0)
-  new Counter({
-    name: 'service_ref_write_idempotent_replays_total',
-    help: 'Reference writes answered from their receipt (same key, same request).',
-    registers,
-    collect() {
-      this.reset()
-      this.inc(counters().idempotent_replays)
-    },
-  })
-  new Gauge({
-    name: 'service_ref_write_reconciliation_pending',
-    help: 'Committed reference writes not yet reconciled with the reference.',
-    registers,
-    collect() {
-      this.set(counters().pending_reconciliation)
-    },
-  })
-  new Gauge({
-    name: 'service_ref_write_reconciliation_quarantined',
-    help: 'Committed reference writes quarantined for divergence.',
-    registers,
-    collect() {
-      this.set(counters().quarantined_reconciliation)
-    },
-  })
 }
 
 /** HTTP onto `engine.ref`: every rule lives in the core; these routes map bodies, statuses and envelopes. */
@@ -98,6 +61,38 @@ async function refPlugin(app: FastifyInstance, options: RefPluginOptions): Promi
       ok: true as const,
       ...(await engine.ref.write(request.body, { correlationId: request.id })),
     }),
+  )
+
+  const SKIP_REASON = 'an earlier write of this batch was not applied; nothing of this one was'
+  app.post<{ Body: BatchBody }>(
+    '/v1/ref/writes/batch',
+    {
+      bodyLimit: importMaxBodyBytes,
+      schema: {
+        tags,
+        summary:
+          'Apply a run of writes in order, each with its own key and answer; the first not applied stops the rest',
+        body: batchBody(options.batchMax ?? 64),
+        response: { 200: BatchResponse, ...errorResponses(400, 401, 413, 415, 429, 503) },
+      },
+    },
+    async (request) => {
+      const answers = await engine.ref.writeBatch(request.body.writes, { correlationId: request.id })
+      return {
+        ok: true as const,
+        results: answers.map((answer) => {
+          if (answer.result === 'skipped') return { result: 'skipped' as const, reason: SKIP_REASON }
+          if (answer.result === 'answered')
+            return { result: 'answered' as const, status: 200, body: { ok: true, ...answer.response } }
+          const mapped = mapError(answer.error)
+          return {
+            result: 'answered' as const,
+            status: mapped.status,
+            body: errorEnvelope(mapped.code, mapped.message, request.id),
+          }
+        }),
+      }
+    },
   )
 
   app.get(

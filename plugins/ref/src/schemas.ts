@@ -33,6 +33,34 @@ export const WriteResponse = Type.Object({
   outcome: Outcome,
 })
 
+/** The projection batch form: a run of write requests applied in order, each answered on its own. */
+export const batchBody = (batchMax: number) =>
+  Type.Object({
+    writes: Type.Array(WriteBody, {
+      minItems: 1,
+      maxItems: batchMax,
+      description: `1 to ${batchMax} write requests (SERVICE_REF_PROJECTION_BATCH_MAX), applied in order`,
+    }),
+  })
+export type BatchBody = Static<ReturnType<typeof batchBody>>
+
+export const BatchResponse = Type.Object({
+  ok: Type.Literal(true),
+  results: Type.Array(
+    Type.Union([
+      Type.Object({
+        result: Type.Literal('answered'),
+        status: Type.Integer({ description: 'the status POST /v1/ref/writes would have answered' }),
+        body: Type.Unknown({ description: 'its body: the write response or the error envelope' }),
+      }),
+      Type.Object({
+        result: Type.Literal('skipped'),
+        reason: Type.String(),
+      }),
+    ]),
+  ),
+})
+
 const Counters = Type.Object({
   pending_reconciliation: Type.Integer(),
   fully_reconciled: Type.Boolean(),
