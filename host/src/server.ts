@@ -111,6 +111,7 @@ export async function buildServer(
     engine,
     lifecycle,
     requestTimeoutMs: settings.http.requestTimeoutMs,
+    readYourWritesTimeoutMs: settings.storage.readYourWritesTimeoutMs,
     build: { commit: process.env.SERVICE_BUILD_COMMIT, target: undefined },
   })
 

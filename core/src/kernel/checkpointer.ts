@@ -1,4 +1,4 @@
-import type { PersistentStorage } from '../storage/persistent-storage.js'
+import type { DurableStore } from '../storage/durable-store.js'
 import type { VisibilityGate } from './visibility-gate.js'
 
 /** Where a checkpoint's lines come from: the graph, then every other state, each line a JSON object. */
@@ -30,7 +30,7 @@ export class Checkpointer {
   private retryAfterMs = 0
 
   constructor(
-    private readonly storage: () => PersistentStorage | null,
+    private readonly storage: () => DurableStore | null,
     private readonly gate: VisibilityGate,
     private readonly source: CheckpointSource,
     private readonly outcome: CheckpointOutcome,

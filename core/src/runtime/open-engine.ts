@@ -179,6 +179,18 @@ class RuntimeEngine implements Engine {
     return this.kernel.storageFaults()
   }
 
+  replication() {
+    return this.kernel.replication()
+  }
+
+  waitForSequence(sequence: number, timeoutMs: number) {
+    return this.kernel.waitForSequence(sequence, timeoutMs)
+  }
+
+  durableSequence() {
+    return this.kernel.durableSequence()
+  }
+
   async cypher(input: CypherCall): Promise<CypherResult> {
     this.kernel.assertOpen()
     const call = checkCallShape(input)
