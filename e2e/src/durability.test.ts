@@ -18,7 +18,11 @@ describe('durability under kill -9', () => {
     async ({ signal }) => {
       const root = mkdtempSync(join(tmpdir(), 'kill9-'))
       try {
-        const env = { SERVICE_STORAGE_MODE: 'persistent', SERVICE_STORAGE_DIR: join(root, 'graph'), SERVICE_LOG_LEVEL: 'warn' }
+        const env = {
+          SERVICE_STORAGE_MODE: 'persistent',
+          SERVICE_STORAGE_DIR: join(root, 'graph'),
+          SERVICE_LOG_LEVEL: 'warn',
+        }
         await killNineRounds(env, ROUNDS, signal)
       } finally {
         rmSync(root, { recursive: true, force: true })

@@ -71,65 +71,63 @@ describe.runIf(availability.run)('PostgreSQL as the durable store', () => {
       const code = await second.exited
       expect(code).toBe(4)
       expect(second.stderr()).toContain('STORAGE_OWNED_BY_ANOTHER_PRIMARY')
-      expect(server.stdout() + server.stderr() + second.stdout() + second.stderr()).not.toContain('pg-secret-word')
+      expect(server.stdout() + server.stderr() + second.stdout() + second.stderr()).not.toContain(
+        'pg-secret-word',
+      )
     } finally {
       await server.stop()
     }
   }, 60_000)
 
-  it(
-    'PostgreSQL restarted under load: writes fail clearly while it is down, nothing half-applied, resumes after',
-    async () => {
-      await createDatabase('restart')
-      const server: RunningServer = await startServer({ env: env('restart') })
-      const acked = new Set<string>()
-      const refused = new Map<string, number>()
-      try {
-        const stop = { now: false }
-        const load = writeUntilStopped(server, 0, acked, stop, refused)
-        await new Promise((r) => setTimeout(r, 500))
-        pg.stop()
-        // While the database is down: writes are refused with a clear code.
-        await new Promise((r) => setTimeout(r, 1000))
-        const down = await server.request<{ ok: boolean; error: { code: string; message: string } }>(
-          '/v1/cypher/write',
-          { body: { query: 'CREATE (:Down {k: 1})' } },
-        )
-        expect(down.status).toBe(503)
-        expect(['DURABILITY_FAILED', 'STORAGE_UNAVAILABLE']).toContain(down.json.error.code)
-        const health = await server.request<Health>('/health', { token: null })
-        expect(health.json.storage_faults.state).not.toBe('healthy')
-        pg.start()
-        // The service resumes by itself once the database answers.
-        const deadline = Date.now() + 30_000
-        let resumed = false
-        while (Date.now() < deadline) {
-          const res = await server.request<CypherEnvelope>('/v1/cypher/write', {
-            body: { query: 'CREATE (:Back {k: 1})' },
-          })
-          if (res.status === 200) {
-            resumed = true
-            break
-          }
-          await new Promise((r) => setTimeout(r, 200))
+  it('PostgreSQL restarted under load: writes fail clearly while it is down, nothing half-applied, resumes after', async () => {
+    await createDatabase('restart')
+    const server: RunningServer = await startServer({ env: env('restart') })
+    const acked = new Set<string>()
+    const refused = new Map<string, number>()
+    try {
+      const stop = { now: false }
+      const load = writeUntilStopped(server, 0, acked, stop, refused)
+      await new Promise((r) => setTimeout(r, 500))
+      pg.stop()
+      // While the database is down: writes are refused with a clear code.
+      await new Promise((r) => setTimeout(r, 1000))
+      const down = await server.request<{ ok: boolean; error: { code: string; message: string } }>(
+        '/v1/cypher/write',
+        { body: { query: 'CREATE (:Down {k: 1})' } },
+      )
+      expect(down.status).toBe(503)
+      expect(['DURABILITY_FAILED', 'STORAGE_UNAVAILABLE']).toContain(down.json.error.code)
+      const health = await server.request<Health>('/health', { token: null })
+      expect(health.json.storage_faults.state).not.toBe('healthy')
+      pg.start()
+      // The service resumes by itself once the database answers.
+      const deadline = Date.now() + 30_000
+      let resumed = false
+      while (Date.now() < deadline) {
+        const res = await server.request<CypherEnvelope>('/v1/cypher/write', {
+          body: { query: 'CREATE (:Back {k: 1})' },
+        })
+        if (res.status === 200) {
+          resumed = true
+          break
         }
-        expect(resumed).toBe(true)
-        await new Promise((r) => setTimeout(r, 300))
-        stop.now = true
-        await load
-        expect(refused.size).toBeGreaterThan(0)
-        await expectWhole(server, 1, acked)
-      } finally {
-        await server.stop()
+        await new Promise((r) => setTimeout(r, 200))
       }
-      // And after a restart of the server, the same: everything acknowledged, nothing half-applied.
-      const again = await startServer({ env: env('restart') })
-      try {
-        await expectWhole(again, 1, acked)
-      } finally {
-        await again.stop()
-      }
-    },
-    120_000,
-  )
+      expect(resumed).toBe(true)
+      await new Promise((r) => setTimeout(r, 300))
+      stop.now = true
+      await load
+      expect(refused.size).toBeGreaterThan(0)
+      await expectWhole(server, 1, acked)
+    } finally {
+      await server.stop()
+    }
+    // And after a restart of the server, the same: everything acknowledged, nothing half-applied.
+    const again = await startServer({ env: env('restart') })
+    try {
+      await expectWhole(again, 1, acked)
+    } finally {
+      await again.stop()
+    }
+  }, 120_000)
 })

@@ -276,6 +276,12 @@ export class Kernel implements GraphAccess {
     if (this.current !== 'open') throw KernelErrors.closed()
   }
 
+  /** A follower or a fenced primary refuses writes with its own reason, before any storage fault's. */
+  private assertWritable(): void {
+    const refusal = this.storage?.writeRefusal()
+    if (refusal) throw refusal
+  }
+
   /** The commit sequence of the newest published commit. */
   currentSequence(): number {
     return this.storage === null ? this.localSeq : this.storage.lastSeq
@@ -356,6 +362,7 @@ export class Kernel implements GraphAccess {
         this.gate.exitRead()
       }
     }
+    this.assertWritable()
     const entered = this.gate.enterWrite()
     if (entered !== undefined) await entered
     const pending: PendingDurability = { epoch: this.epoch, durables: [], commits: [] }
@@ -397,6 +404,7 @@ export class Kernel implements GraphAccess {
     options: TransactOptions = {},
   ): Promise<TransactResult<T>> {
     this.assertOpen()
+    this.assertWritable()
     await this.gate.enterWrite()
     const store = this.catalog.workspace(workspaceId)
     const pending: PendingDurability = { epoch: this.epoch, durables: [], commits: [] }
