@@ -1,7 +1,7 @@
+import { type PostgresCluster, postgresAvailability, startPostgres } from '@service/tools/postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningServer, startServer } from './harness.js'
+import { freePort, type RunningServer, startServer } from './harness.js'
 import type { CypherEnvelope } from './kill9-support.js'
-import { type PostgresCluster, postgresAvailability, startPostgres } from './postgres-cluster.js'
 
 const availability = postgresAvailability()
 if (!availability.run) process.stderr.write(`${availability.reason}\n`)
@@ -57,7 +57,7 @@ const keysOf = async (server: RunningServer, label: string) => {
 describe.runIf(availability.run)('read followers and failover on PostgreSQL', () => {
   let pg: PostgresCluster
   beforeAll(async () => {
-    pg = await startPostgres()
+    pg = startPostgres(await freePort())
   }, 120_000)
   afterAll(() => pg?.destroy())
 
@@ -70,19 +70,8 @@ describe.runIf(availability.run)('read followers and failover on PostgreSQL', ()
     ...extra,
   })
 
-  async function createDatabase(name: string): Promise<void> {
-    const { default: pgLib } = await import('pg')
-    const client = new pgLib.Client({ connectionString: pg.url })
-    await client.connect()
-    try {
-      await client.query(`CREATE DATABASE ${name}`)
-    } finally {
-      await client.end()
-    }
-  }
-
   it('a follower answers reads that match the primary, reports its lag, refuses writes, reads its writes', async () => {
-    await createDatabase('follow')
+    pg.createDatabase('follow')
     const primary = await startServer({ env: env('follow') })
     // Some state exists before the follower starts (recovered), some arrives while it tails.
     for (let i = 0; i < 20; i++) {
@@ -172,7 +161,7 @@ describe.runIf(availability.run)('read followers and failover on PostgreSQL', ()
   }, 90_000)
 
   it('failover: the paused primary is fenced after a follower takes over, and nothing it did not acknowledge appears', async () => {
-    await createDatabase('failover')
+    pg.createDatabase('failover')
     const primary = await startServer({ env: env('failover') })
     const follower = await startServer({
       env: env('failover', { SERVICE_STORAGE_ROLE: 'follower', SERVICE_STORAGE_PROMOTE: 'auto' }),

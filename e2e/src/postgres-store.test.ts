@@ -1,7 +1,7 @@
+import { type PostgresCluster, postgresAvailability, startPostgres } from '@service/tools/postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningServer, startServer } from './harness.js'
+import { freePort, type RunningServer, startServer } from './harness.js'
 import { type CypherEnvelope, expectWhole, killNineRounds, writeUntilStopped } from './kill9-support.js'
-import { type PostgresCluster, postgresAvailability, startPostgres } from './postgres-cluster.js'
 
 const availability = postgresAvailability()
 if (!availability.run) process.stderr.write(`${availability.reason}\n`)
@@ -17,7 +17,7 @@ interface Health {
 describe.runIf(availability.run)('PostgreSQL as the durable store', () => {
   let pg: PostgresCluster
   beforeAll(async () => {
-    pg = await startPostgres()
+    pg = startPostgres(await freePort())
   }, 120_000)
   afterAll(() => pg?.destroy())
 
@@ -28,28 +28,17 @@ describe.runIf(availability.run)('PostgreSQL as the durable store', () => {
     SERVICE_LOG_LEVEL: 'warn',
   })
 
-  async function createDatabase(name: string): Promise<void> {
-    const { default: pgLib } = await import('pg')
-    const client = new pgLib.Client({ connectionString: pg.url })
-    await client.connect()
-    try {
-      await client.query(`CREATE DATABASE ${name}`)
-    } finally {
-      await client.end()
-    }
-  }
-
   it(
     `keeps every acknowledged write under kill -9 and never a half-applied one (${ROUNDS} rounds)`,
     async ({ signal }) => {
-      await createDatabase('kill9')
+      pg.createDatabase('kill9')
       await killNineRounds(env('kill9'), ROUNDS, signal)
     },
     120_000 + ROUNDS * 10_000,
   )
 
   it('reports the backend, refuses a second primary, and keeps the password out of the output', async () => {
-    await createDatabase('owner')
+    pg.createDatabase('owner')
     const withPassword = { ...env('owner') }
     withPassword.SERVICE_STORAGE_POSTGRES_URL = withPassword.SERVICE_STORAGE_POSTGRES_URL.replace(
       'postgres@',
@@ -80,7 +69,7 @@ describe.runIf(availability.run)('PostgreSQL as the durable store', () => {
   }, 60_000)
 
   it('PostgreSQL restarted under load: writes fail clearly while it is down, nothing half-applied, resumes after', async () => {
-    await createDatabase('restart')
+    pg.createDatabase('restart')
     const server: RunningServer = await startServer({ env: env('restart') })
     const acked = new Set<string>()
     const refused = new Map<string, number>()

@@ -2,10 +2,9 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort } from './harness.js'
 
 /**
- * A throwaway PostgreSQL cluster for a test file: initdb in a temporary directory, started by pg_ctl on a
+ * A throwaway PostgreSQL cluster for a test file or a benchmark: initdb in a temporary directory, started by pg_ctl on a
  * free loopback port with its unix socket inside that directory, as an unprivileged user (PostgreSQL
  * refuses to run as root: under root the commands run as `nobody` through runuser).
  */
@@ -14,6 +13,8 @@ export interface PostgresCluster {
   port: number
   dir: string
   /** pg_ctl stop (fast: sessions end at once), then start again on the same port. */
+  /** Creates a database and returns its URL. */
+  createDatabase(name: string): string
   restart(): void
   stop(): void
   start(): void
@@ -58,7 +59,8 @@ function run(bin: string, args: string[]): void {
   }
 }
 
-export async function startPostgres(): Promise<PostgresCluster> {
+/** Starts a cluster on `port` (a free loopback port the caller picked). */
+export function startPostgres(port: number): PostgresCluster {
   const bin = postgresBin()
   if (bin === null) throw new Error('PostgreSQL is not installed')
   const dir = mkdtempSync(join(tmpdir(), 'service-pg-'))
@@ -68,7 +70,6 @@ export async function startPostgres(): Promise<PostgresCluster> {
     chmodSync(dir, 0o755)
     chownSync(dir, 65534, 65534)
   }
-  const port = await freePort()
   run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'])
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`
   const start = () =>
@@ -82,6 +83,17 @@ export async function startPostgres(): Promise<PostgresCluster> {
     dir,
     start,
     stop,
+    createDatabase: (name: string) => {
+      const created = spawnSync(
+        join(bin, 'createdb'),
+        ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', name],
+        {
+          encoding: 'utf8',
+        },
+      )
+      if (created.status !== 0) throw new Error(`createdb ${name} failed: ${created.stderr}`)
+      return `postgres://postgres@127.0.0.1:${port}/${name}`
+    },
     restart: () => {
       stop()
       start()
