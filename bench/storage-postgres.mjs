@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import { openEngine } from '@service/core'
 import { postgresBin, startPostgres } from '@service/tools/postgres'
 import { durableBulk, durableSingleWrites } from './lib/durable-writes.mjs'
@@ -32,9 +33,37 @@ function child(args) {
   return JSON.parse(run.stdout.trim().split('\n').at(-1))
 }
 
+/** A follower engine on a worker thread: `applied(seq)` resolves once it has applied that sequence. */
+async function followerThread(storage) {
+  const worker = new Worker(join(here, 'storage-follower-worker.mjs'), { workerData: { storage } })
+  const waiting = new Map()
+  let next = 0
+  await new Promise((resolve, reject) => {
+    worker.once('error', reject)
+    worker.once('message', resolve)
+  })
+  worker.on('message', (message) => {
+    waiting.get(message.id)?.(message.applied)
+    waiting.delete(message.id)
+  })
+  return {
+    applied: (seq) =>
+      new Promise((resolve) => {
+        const id = next++
+        waiting.set(id, resolve)
+        worker.postMessage({ id, seq })
+      }),
+    close: async () => {
+      worker.postMessage('close')
+      await new Promise((resolve) => worker.once('message', resolve))
+      await worker.terminate()
+    },
+  }
+}
+
 /**
  * Writes at `rate` per second for `seconds` on the primary; after each acknowledged write, the time until
- * the follower has applied its sequence (what a read-your-writes read would wait).
+ * the follower (its own thread) has applied its sequence: what a read-your-writes read would wait.
  */
 async function followerLag(primary, follower, rate, seconds) {
   const lags = []
@@ -52,8 +81,7 @@ async function followerLag(primary, follower, rate, seconds) {
         })
         .then(async ({ sequence }) => {
           const acked = performance.now()
-          if (await follower.waitForSequence(sequence, 10_000)) lags.push(performance.now() - acked)
-          else lags.push(10_000)
+          lags.push((await follower.applied(sequence)) ? performance.now() - acked : 10_000)
         }),
     )
   }
@@ -107,13 +135,13 @@ export async function postgresFigures(row, { seconds, nodes, rels, fileSingle64 
 
     const lagDb = cluster.createDatabase('lag')
     const primary = await openEngine({ storage: store(lagDb) })
-    const follower = await openEngine({ storage: store(lagDb, 'follower') })
+    const follower = await followerThread(store(lagDb, 'follower'))
     const lag = await followerLag(primary, follower, LAG_RATE, Math.max(seconds, 5))
     row(
       `PostgreSQL: follower lag p95 at ${LAG_RATE} writes/s`,
       lag.p95,
       'ms',
-      `acknowledged write to applied on the follower (same process); p50 ${lag.p50.toFixed(1)} ms, max ${lag.max.toFixed(1)} ms, ${Math.round(lag.achieved)} writes/s achieved; target <= 100 ms`,
+      `acknowledged write to applied on the follower (own thread); p50 ${lag.p50.toFixed(1)} ms, max ${lag.max.toFixed(1)} ms, ${Math.round(lag.achieved)} writes/s achieved; target <= 100 ms`,
     )
     await follower.close()
     await primary.close()

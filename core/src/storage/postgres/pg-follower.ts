@@ -20,6 +20,7 @@ export class FollowerTail {
   lastError: string | null = null
   private listener: PgClient | null = null
   private timer: NodeJS.Timeout | null = null
+  private dueAt = 0
   private running = false
   private again = false
   private stopped = false
@@ -64,9 +65,15 @@ export class FollowerTail {
     this.logSeq = Math.max(this.logSeq, applied)
   }
 
+  /** Runs a tick in `ms`, never later than one already due (a notification must not wait for the poll). */
   private schedule(ms: number): void {
     if (this.stopped) return
-    if (this.timer !== null) clearTimeout(this.timer)
+    const due = performance.now() + ms
+    if (this.timer !== null) {
+      if (this.dueAt <= due) return
+      clearTimeout(this.timer)
+    }
+    this.dueAt = due
     this.timer = setTimeout(() => void this.tick(), ms)
     this.timer.unref()
   }

@@ -306,6 +306,8 @@ export class PostgresStorage implements DurableStore {
   }
 
   async checkpoint(sequence: number, lines: Iterable<string>, pause?: () => Promise<void>): Promise<void> {
+    // Only the owner writes images; a follower's close or an explicit checkpoint on it has nothing to do.
+    if (this.role === 'follower') return
     const writer = this.writer
     if (writer === null || this.ownedEpoch === null)
       throw this.writeRefusal() ?? PgStoreErrors.fenced('no ownership')
