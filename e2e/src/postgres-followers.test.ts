@@ -100,6 +100,60 @@ describe.runIf(availability.run)('read followers and failover on PostgreSQL', ()
       // Read-your-writes: with the write's sequence the follower answers only once it has it.
       expect(await count(follower, 'Late', { 'x-service-min-seq': String(lastSeq) })).toBe(50)
       expect(await keysOf(follower, 'Tail')).toEqual(await keysOf(primary, 'Tail'))
+      // Memory, seed search, explorer and TAXII reads answer on the follower as on the primary.
+      const remember = await primary.request('/v1/memory/operations', {
+        body: {
+          contract_version: 'v1',
+          idempotency_key: 'primary-remember-1',
+          operation: 'remember',
+          input: {
+            kind: 'note',
+            schema_version: '1',
+            content: {
+              format: 'text_and_properties',
+              value: { text: 'replicated heliotrope memory', properties: {} },
+            },
+            provenance: [{ source_id: 'e2e', locator: 'line 1', observed_at: '2026-01-01T00:00:00Z' }],
+            confidence: 0.5,
+            tags: ['e2e'],
+          },
+        },
+      })
+      expect(remember.status).toBe(200)
+      const rememberSeq = String(remember.headers['x-service-commit-seq'])
+      const recall = {
+        contract_version: 'v1',
+        operation: 'recall',
+        input: {
+          objective: 'heliotrope',
+          seed_ids: [],
+          limits: {
+            max_items: 20,
+            max_depth: 2,
+            max_payload_bytes: 100000,
+            max_cost: 1000,
+            timeout_ms: 5000,
+            supernode_threshold: 50,
+          },
+        },
+      }
+      const onFollower = await follower.request<{ result: { result: { items: unknown[] } } }>(
+        '/v1/memory/operations',
+        { body: recall, headers: { 'x-service-min-seq': rememberSeq } },
+      )
+      expect(onFollower.status, onFollower.text).toBe(200)
+      expect(JSON.stringify(onFollower.json)).toContain('replicated heliotrope memory')
+      for (const [path, body] of [
+        ['/v1/seed/search', { objective: 'heliotrope' }],
+        ['/v1/explorer/sessions', undefined],
+        ['/taxii2/', undefined],
+      ] as const) {
+        const options = body === undefined ? { method: 'GET' } : { body }
+        const a = await primary.request(path, options)
+        const b = await follower.request(path, options)
+        expect({ path, status: b.status }).toEqual({ path, status: a.status })
+        expect(b.status).not.toBe(503)
+      }
       const exported = await follower.request<{ type: string; objects: unknown[] }>(
         '/v1/export/stix?mode=permissive',
       )

@@ -65,7 +65,13 @@ class RuntimeEngine implements Engine {
     this.sessionManager = new SessionManager({
       idleTtlMs: options.sessionIdleTtlMs ?? 0,
       now,
-      journal: { record: (kind, body) => kernel.journal(kind, body) },
+      // A follower's own reads are audited in its memory only: the shared log is the primary's to write.
+      journal: {
+        record: (kind, body) =>
+          kind === 'audit' && kernel.replication()?.role === 'follower'
+            ? Promise.resolve()
+            : kernel.journal(kind, body),
+      },
     })
     kernel.registerState(this.sessionManager)
     kernel.onClose(() => this.sessionManager.close())
