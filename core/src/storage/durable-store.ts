@@ -1,8 +1,23 @@
 import type { EngineError } from '../errors.js'
-import type { DurabilityReport } from './durability.js'
-import type { RecoveryFigures, ReplaySink } from './persistent-storage.js'
+import type { DurabilityReport, RecoveryReport } from './durability.js'
 import type { WalRecord } from './wal-record.js'
 import type { Appended, WalListener } from './wal-writer.js'
+
+export interface ReplaySink {
+  /** One record line of a checkpoint image, as the engine wrote it. */
+  loadCheckpointLine(line: string): void
+  /** One committed transaction from the write-ahead log, in sequence order. */
+  applyRecord(record: WalRecord): void
+}
+
+export interface RecoveryFigures {
+  report: RecoveryReport
+  replayedTransactions: number
+  checkpointRecords: number
+  recoveryPath: 'checkpoint_and_bounded_replay' | 'full_replay'
+  warnings: string[]
+  elapsedMs: number
+}
 
 /** Where the durable state lives and what this process may do with it, for /health and /metrics. */
 export interface ReplicationReport {

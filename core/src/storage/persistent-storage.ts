@@ -13,8 +13,8 @@ import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import { fsyncDirectory } from './atomic-file.js'
 import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
-import type { DurabilityReport, RecoveryReport } from './durability.js'
-import type { DurableStore, ReplicationReport } from './durable-store.js'
+import type { DurabilityReport } from './durability.js'
+import type { DurableStore, RecoveryFigures, ReplaySink, ReplicationReport } from './durable-store.js'
 import { acquireDirectoryLock, type DirectoryLock } from './lock.js'
 import { cutToDurablePrefix, probeStorage } from './log-resume.js'
 import {
@@ -28,13 +28,6 @@ import { listSegments, scanWal, WAL_DIR, type WalDamage } from './wal-reader.js'
 import type { WalRecord } from './wal-record.js'
 import { type Appended, type WalListener, WalWriter } from './wal-writer.js'
 
-export interface ReplaySink {
-  /** One record line of a checkpoint image, as the engine wrote it. */
-  loadCheckpointLine(line: string): void
-  /** One committed transaction from the write-ahead log, in sequence order. */
-  applyRecord(record: WalRecord): void
-}
-
 export interface PersistentStorageOptions {
   dir: string
   requireFsync: boolean
@@ -47,14 +40,7 @@ export interface PersistentStorageOptions {
   warn?: (message: string) => void
 }
 
-export interface RecoveryFigures {
-  report: RecoveryReport
-  replayedTransactions: number
-  checkpointRecords: number
-  recoveryPath: 'checkpoint_and_bounded_replay' | 'full_replay'
-  warnings: string[]
-  elapsedMs: number
-}
+export type { RecoveryFigures, ReplaySink } from './durable-store.js'
 
 const QUARANTINE_DIR = 'quarantine'
 

@@ -2,8 +2,13 @@ import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { EngineError } from '../../errors.js'
 import type { DurabilityReport } from '../durability.js'
-import type { DurableStore, ReplicationReport, TailListener } from '../durable-store.js'
-import type { RecoveryFigures, ReplaySink } from '../persistent-storage.js'
+import type {
+  DurableStore,
+  RecoveryFigures,
+  ReplaySink,
+  ReplicationReport,
+  TailListener,
+} from '../durable-store.js'
 import type { WalRecord } from '../wal-record.js'
 import type { Appended, WalListener } from '../wal-writer.js'
 import { readPgCheckpoint, writePgCheckpoint } from './pg-checkpoint.js'
