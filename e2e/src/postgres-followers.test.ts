@@ -1,25 +1,15 @@
-import { type PostgresCluster, postgresAvailability, startPostgres } from '@service/tools/postgres'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, type RunningServer, startServer } from './harness.js'
+import type { ReplicationReport } from '@service/core'
+import { describe, expect, it } from 'vitest'
+import { type RunningServer, startServer } from './harness.js'
 import type { CypherEnvelope } from './kill9-support.js'
 
-const availability = postgresAvailability()
-if (!availability.run) process.stderr.write(`${availability.reason}\n`)
+import { postgresForTests, postgresTestsRun } from './postgres-support.js'
 
-interface Replication {
-  backend: string
-  role: string
-  epoch: number | null
-  applied_sequence: number
-  log_sequence: number
-  lag_sequences: number
-  lag_ms: number
-  reason: string | null
-  primary_url: string | null
-}
+const run = postgresTestsRun()
+
 interface Health {
   storage_backend: string
-  replication: Replication
+  replication: ReplicationReport
 }
 interface ErrorBody {
   ok: false
@@ -54,24 +44,11 @@ const keysOf = async (server: RunningServer, label: string) => {
   return res.json.result.data!.rows.map((r) => r[0] as string)
 }
 
-describe.runIf(availability.run)('read followers and failover on PostgreSQL', () => {
-  let pg: PostgresCluster
-  beforeAll(async () => {
-    pg = startPostgres(await freePort())
-  }, 120_000)
-  afterAll(() => pg?.destroy())
-
-  const env = (database: string, extra: Record<string, string> = {}) => ({
-    SERVICE_STORAGE_MODE: 'persistent',
-    SERVICE_STORAGE_POSTGRES_URL: `${pg.url.replace(/\/postgres$/, '')}/${database}`,
-    SERVICE_STORAGE_POSTGRES_LEASE_MS: '1500',
-    SERVICE_STORAGE_FOLLOWER_POLL_MS: '100',
-    SERVICE_LOG_LEVEL: 'warn',
-    ...extra,
-  })
+describe.runIf(run)('read followers and failover on PostgreSQL', () => {
+  const { cluster, env } = postgresForTests()
 
   it('a follower answers reads that match the primary, reports its lag, refuses writes, reads its writes', async () => {
-    pg.createDatabase('follow')
+    cluster().createDatabase('follow')
     const primary = await startServer({ env: env('follow') })
     // Some state exists before the follower starts (recovered), some arrives while it tails.
     for (let i = 0; i < 20; i++) {
@@ -215,7 +192,7 @@ describe.runIf(availability.run)('read followers and failover on PostgreSQL', ()
   }, 90_000)
 
   it('failover: the paused primary is fenced after a follower takes over, and nothing it did not acknowledge appears', async () => {
-    pg.createDatabase('failover')
+    cluster().createDatabase('failover')
     const primary = await startServer({ env: env('failover') })
     const follower = await startServer({
       env: env('failover', { SERVICE_STORAGE_ROLE: 'follower', SERVICE_STORAGE_PROMOTE: 'auto' }),

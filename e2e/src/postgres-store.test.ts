@@ -1,10 +1,10 @@
-import { type PostgresCluster, postgresAvailability, startPostgres } from '@service/tools/postgres'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, type RunningServer, startServer } from './harness.js'
+import { describe, expect, it } from 'vitest'
+import { type RunningServer, startServer } from './harness.js'
 import { type CypherEnvelope, expectWhole, killNineRounds, writeUntilStopped } from './kill9-support.js'
 
-const availability = postgresAvailability()
-if (!availability.run) process.stderr.write(`${availability.reason}\n`)
+import { postgresForTests, postgresTestsRun } from './postgres-support.js'
+
+const run = postgresTestsRun()
 const ROUNDS = Number(process.env.PG_KILL9_ROUNDS ?? 6)
 
 interface Health {
@@ -14,36 +14,22 @@ interface Health {
   storage_faults: { state: string; reason: string | null }
 }
 
-describe.runIf(availability.run)('PostgreSQL as the durable store', () => {
-  let pg: PostgresCluster
-  beforeAll(async () => {
-    pg = startPostgres(await freePort())
-  }, 120_000)
-  afterAll(() => pg?.destroy())
-
-  const env = (database: string) => ({
-    SERVICE_STORAGE_MODE: 'persistent',
-    SERVICE_STORAGE_POSTGRES_URL: `${pg.url.replace(/\/postgres$/, '')}/${database}`,
-    SERVICE_STORAGE_POSTGRES_LEASE_MS: '1500',
-    SERVICE_LOG_LEVEL: 'warn',
-  })
+describe.runIf(run)('PostgreSQL as the durable store', () => {
+  const { cluster, env } = postgresForTests()
 
   it(
     `keeps every acknowledged write under kill -9 and never a half-applied one (${ROUNDS} rounds)`,
     async ({ signal }) => {
-      pg.createDatabase('kill9')
+      cluster().createDatabase('kill9')
       await killNineRounds(env('kill9'), ROUNDS, signal)
     },
     120_000 + ROUNDS * 10_000,
   )
 
   it('reports the backend, refuses a second primary, and keeps the password out of the output', async () => {
-    pg.createDatabase('owner')
-    const withPassword = { ...env('owner') }
-    withPassword.SERVICE_STORAGE_POSTGRES_URL = withPassword.SERVICE_STORAGE_POSTGRES_URL.replace(
-      'postgres@',
-      'postgres:pg-secret-word@',
-    )
+    // The cluster trusts local connections, so the password is never checked: only its redaction is.
+    const url = cluster().createDatabase('owner').replace('postgres@', 'postgres:pg-secret-word@')
+    const withPassword = env('owner', { SERVICE_STORAGE_POSTGRES_URL: url })
     const server = await startServer({ env: { ...withPassword, SERVICE_LOG_LEVEL: 'info' } })
     try {
       const health = await server.request<Health>('/health', { token: null })
@@ -69,7 +55,7 @@ describe.runIf(availability.run)('PostgreSQL as the durable store', () => {
   }, 60_000)
 
   it('PostgreSQL restarted under load: writes fail clearly while it is down, nothing half-applied, resumes after', async () => {
-    pg.createDatabase('restart')
+    cluster().createDatabase('restart')
     const server: RunningServer = await startServer({ env: env('restart') })
     const acked = new Set<string>()
     const refused = new Map<string, number>()
@@ -77,7 +63,7 @@ describe.runIf(availability.run)('PostgreSQL as the durable store', () => {
       const stop = { now: false }
       const load = writeUntilStopped(server, 0, acked, stop, refused)
       await new Promise((r) => setTimeout(r, 500))
-      pg.stop()
+      cluster().stop()
       // While the database is down: writes are refused with a clear code.
       await new Promise((r) => setTimeout(r, 1000))
       const down = await server.request<{ ok: boolean; error: { code: string; message: string } }>(
@@ -88,7 +74,7 @@ describe.runIf(availability.run)('PostgreSQL as the durable store', () => {
       expect(['DURABILITY_FAILED', 'STORAGE_UNAVAILABLE']).toContain(down.json.error.code)
       const health = await server.request<Health>('/health', { token: null })
       expect(health.json.storage_faults.state).not.toBe('healthy')
-      pg.start()
+      cluster().start()
       // The service resumes by itself once the database answers.
       const deadline = Date.now() + 30_000
       let resumed = false

@@ -37,47 +37,44 @@ export async function recover(
   targets: RecoveryTargets,
 ): Promise<DurableStore> {
   const replay = replaySink(targets)
+  // What both stores take: durability controls, checkpoint cadence, clock and warnings.
+  const common = {
+    requireFsync: storage.requireFsync ?? true,
+    strictRecovery: storage.strictRecovery ?? true,
+    ...(storage.checkpointEveryBytes === undefined
+      ? {}
+      : { checkpointEveryBytes: storage.checkpointEveryBytes }),
+    ...(storage.checkpointEveryMs === undefined ? {} : { checkpointEveryMs: storage.checkpointEveryMs }),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.onWarning ? { warn: options.onWarning } : {}),
+  }
+  let opened: DurableStore
   if (storage.postgres !== undefined) {
     const pg = storage.postgres
-    const opened = await PostgresStorage.open(
+    opened = await PostgresStorage.open(
       {
+        ...common,
         url: pg.url,
         role: pg.role,
         promote: pg.promote,
         primaryUrl: pg.primaryUrl ?? null,
-        requireFsync: storage.requireFsync ?? true,
-        strictRecovery: storage.strictRecovery ?? true,
         ...(pg.leaseMs === undefined ? {} : { leaseMs: pg.leaseMs }),
         ...(pg.pollMs === undefined ? {} : { pollMs: pg.pollMs }),
-        ...(storage.checkpointEveryBytes === undefined
-          ? {}
-          : { checkpointEveryBytes: storage.checkpointEveryBytes }),
-        ...(storage.checkpointEveryMs === undefined ? {} : { checkpointEveryMs: storage.checkpointEveryMs }),
-        ...(options.now ? { now: options.now } : {}),
-        ...(options.onWarning ? { warn: options.onWarning } : {}),
       },
       replay.sink,
     )
-    replay.finish()
-    return opened
+  } else {
+    if (storage.dir === undefined) throw new Error('persistent storage needs a directory or a PostgreSQL URL')
+    opened = await PersistentStorage.open(
+      {
+        ...common,
+        dir: storage.dir,
+        version: SERVICE_VERSION,
+        ...(storage.segmentBytes === undefined ? {} : { segmentBytes: storage.segmentBytes }),
+      },
+      replay.sink,
+    )
   }
-  if (storage.dir === undefined) throw new Error('persistent storage needs a directory or a PostgreSQL URL')
-  const opened = await PersistentStorage.open(
-    {
-      dir: storage.dir,
-      requireFsync: storage.requireFsync ?? true,
-      strictRecovery: storage.strictRecovery ?? true,
-      version: SERVICE_VERSION,
-      ...(storage.segmentBytes === undefined ? {} : { segmentBytes: storage.segmentBytes }),
-      ...(storage.checkpointEveryBytes === undefined
-        ? {}
-        : { checkpointEveryBytes: storage.checkpointEveryBytes }),
-      ...(storage.checkpointEveryMs === undefined ? {} : { checkpointEveryMs: storage.checkpointEveryMs }),
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.onWarning ? { warn: options.onWarning } : {}),
-    },
-    replay.sink,
-  )
   replay.finish()
   return opened
 }

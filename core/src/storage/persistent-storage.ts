@@ -25,7 +25,6 @@ import {
   writeManifest,
 } from './manifest.js'
 import { listSegments, scanWal, WAL_DIR, type WalDamage } from './wal-reader.js'
-import type { WalRecord } from './wal-record.js'
 import { type Appended, type WalListener, WalWriter } from './wal-writer.js'
 
 export interface PersistentStorageOptions {
