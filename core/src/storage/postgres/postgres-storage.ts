@@ -65,6 +65,8 @@ export class PostgresStorage implements DurableStore {
   private bytesAtCheckpoint = 0
   private injected: Error | null = null
   private promoting = false
+  private retaking = false
+  private closed = false
   private nextLockTry = 0
   private readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
   private readonly opts: Required<Omit<PostgresStorageOptions, 'warn'>> & Pick<PostgresStorageOptions, 'warn'>
@@ -185,12 +187,48 @@ export class PostgresStorage implements DurableStore {
     }
   }
 
+  /**
+   * The ownership session ended (the database restarted, or this process stalled past the lease). Writes go
+   * on meanwhile: the epoch, not the lock, keeps them safe. The lock is taken back in the background; if
+   * another primary raised the epoch meanwhile, this server fences itself.
+   */
   private leaseLost(error: Error): void {
     if (this.role !== 'primary' || this.writer === null) return
-    this.opts.warn?.(
-      `the PostgreSQL ownership session ended (${error.message}); writes wait until it is renewed`,
-    )
-    this.writer.injectFailure(new Error(`the ownership session ended: ${error.message}`))
+    this.opts.warn?.(`the PostgreSQL ownership session ended (${error.message}); taking it back`)
+    void this.retakeLease()
+  }
+
+  private async retakeLease(): Promise<void> {
+    if (this.retaking) return
+    this.retaking = true
+    try {
+      while (this.role === 'primary' && !this.closed) {
+        try {
+          const owner = await this.openOwnerSession()
+          const mine = this.epoch
+          const locked = await owner.tryLock()
+          const current = await owner.currentEpoch()
+          if (current !== mine) {
+            this.fenceWriter(`another primary took over (epoch ${current}, this server had ${mine})`)
+            return
+          }
+          if (locked) {
+            this.opts.warn?.('the PostgreSQL ownership session is back; the epoch is unchanged')
+            return
+          }
+        } catch {
+          // the database does not answer yet: try again after a while
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.max(50, Math.floor(this.opts.leaseMs / 3))))
+      }
+    } finally {
+      this.retaking = false
+    }
+  }
+
+  private fenceWriter(reason: string): void {
+    this.fence(reason)
+    this.writer?.injectFailure(PgStoreErrors.fenced(reason))
   }
 
   private isFenced(): boolean {
@@ -460,6 +498,7 @@ export class PostgresStorage implements DurableStore {
   }
 
   private shutdown(): void {
+    this.closed = true
     this.tail?.stop()
     this.owner?.close()
     dropClient(this.writerClient)
