@@ -6,7 +6,8 @@ export {
   DEFAULT_BUDGETS,
   type MutationSummary,
 } from './cypher/index.js'
-export { EngineError, type EngineErrorCategory, isEngineError } from './errors.js'
+export { ERROR_CATALOG } from './error-catalog.js'
+export { EngineError, type EngineErrorCategory, type ErrorCode, isEngineError } from './errors.js'
 export { PROJECTION_LIMITS, type ProjectionBudget, parseBudget } from './explorer/budget.js'
 export type { BoundaryView, Projection } from './explorer/projection.js'
 export { type DomainGatePort, DomainGates, GATED_DOMAINS } from './gates/domain-gates.js'

@@ -6,6 +6,7 @@ import type { Engine } from '@service/core'
 import { WorkspaceSelection } from '@service/core/taxii'
 import { authPlugin, OPERATIONAL_ROUTES } from '@service/plugin-auth'
 import { cypherPlugin } from '@service/plugin-cypher'
+import { engineDecorator } from '@service/plugin-engine'
 import {
   correlationIdOf,
   errorsPlugin,
@@ -107,8 +108,9 @@ export async function buildServer(
     rateLimit: settings.http.rateLimit,
     refRateLimit: settings.http.refRateLimit,
   })
+  // Every door reads the engine from one decorator (`app.engine`) and declares it as a dependency.
+  await app.register(engineDecorator, { engine })
   await app.register(operationsPlugin, {
-    engine,
     lifecycle,
     requestTimeoutMs: settings.http.requestTimeoutMs,
     readYourWritesTimeoutMs: settings.storage.readYourWritesTimeoutMs,
@@ -133,14 +135,12 @@ export async function buildServer(
     check: (domain, gateOptions) => app.domainGates.check(domain, gateOptions),
     validate: (domain, payload, callOptions) => app.domainProviders.validate(domain, payload, callOptions),
   })
-  await app.register(seedPlugin, { engine, seed: engine.seed })
+  await app.register(seedPlugin)
   await app.register(stixPlugin, {
-    engine,
     importMaxBodyBytes: settings.http.importMaxBodyBytes,
     onImport: app.operations.metrics.stixImported,
   })
   await app.register(taxiiPlugin, {
-    engine,
     published: WorkspaceSelection.parse(settings.taxii.published),
     writable: WorkspaceSelection.parse(settings.taxii.writable),
     pageDefault: settings.taxii.pageDefault,
@@ -148,12 +148,11 @@ export async function buildServer(
     importMaxBodyBytes: settings.http.importMaxBodyBytes,
     onImport: app.operations.metrics.stixImported,
   })
-  await app.register(cypherPlugin, { engine, requestTimeoutMs: settings.http.requestTimeoutMs })
-  await app.register(sessionsPlugin, { engine })
+  await app.register(cypherPlugin, { requestTimeoutMs: settings.http.requestTimeoutMs })
+  await app.register(sessionsPlugin)
   // The web page over the routes above (public shell, `/` redirects to it).
   await app.register(explorerPlugin)
   await app.register(memoryPlugin, {
-    engine,
     context: settings.memory,
     onOperation: app.operations.metrics.memoryOperation,
   })
@@ -167,7 +166,6 @@ export async function buildServer(
   })
   app.operations.sources.refProjection = () => engine.ref.figures()
   await app.register(refPlugin, {
-    engine,
     importMaxBodyBytes: settings.http.importMaxBodyBytes,
     metricsRegistry: app.operations.metrics.registry,
   })

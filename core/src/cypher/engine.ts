@@ -172,7 +172,6 @@ export class CypherEngine {
             throw new EngineError(
               'DURABILITY_FAILED',
               `the commit could not be made durable: ${String(error)}`,
-              'unavailable',
               {
                 cause: error,
               },

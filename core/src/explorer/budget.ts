@@ -11,7 +11,7 @@ export const PROJECTION_LIMITS = {
 
 export type ProjectionBudget = { -readonly [K in keyof typeof PROJECTION_LIMITS]: number }
 
-const invalid = (message: string) => new EngineError('INVALID_VISUALIZATION_PROJECTION', message, 'invalid')
+const invalid = (message: string) => new EngineError('INVALID_VISUALIZATION_PROJECTION', message)
 
 /** Parses each budget from text (a query string), refusing anything outside [min, max] by name. */
 export function parseBudget(

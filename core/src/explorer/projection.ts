@@ -203,7 +203,6 @@ export function project(
     throw new EngineError(
       'INVALID_VISUALIZATION_PROJECTION',
       'the budget admits no record at all: raise max_payload_bytes or max_computation_units',
-      'invalid',
     )
   }
   return {

@@ -22,8 +22,7 @@ export interface GraphQuery {
   max_computation_units?: string | number | undefined
 }
 
-const notFound = () =>
-  new EngineError('TEMPORAL_BOUNDARY_NOT_FOUND', 'no such boundary in this session', 'not_found')
+const notFound = () => new EngineError('TEMPORAL_BOUNDARY_NOT_FOUND', 'no such boundary in this session')
 
 /**
  * The session timelines (snapshots and timeshots) over the kernel's record history; the explorer reads the
@@ -84,7 +83,6 @@ export class Temporal implements JournaledState {
         throw new EngineError(
           'INVALID_TEMPORAL_BOUNDARY',
           'boundary_id must not be given with boundary_kind current',
-          'invalid',
         )
       }
       return { view: { kind: 'current' }, workspace: session.workspace_id, seq: Number.MAX_SAFE_INTEGER }
@@ -93,11 +91,10 @@ export class Temporal implements JournaledState {
       throw new EngineError(
         'INVALID_TEMPORAL_BOUNDARY',
         'boundary_kind must be current, snapshot or timeshot',
-        'invalid',
       )
     }
     if (id === undefined || id.trim() === '') {
-      throw new EngineError('INVALID_TEMPORAL_BOUNDARY', `boundary_kind ${k} needs a boundary_id`, 'invalid')
+      throw new EngineError('INVALID_TEMPORAL_BOUNDARY', `boundary_kind ${k} needs a boundary_id`)
     }
     const boundary = this.timeline.get(id.trim())
     if (boundary === undefined || boundary.kind !== k || boundary.session_id !== sessionId) throw notFound()
@@ -106,7 +103,6 @@ export class Temporal implements JournaledState {
       throw new EngineError(
         'TEMPORAL_BOUNDARY_NOT_FOUND',
         'the boundary is older than the retained record history',
-        'not_found',
       )
     }
     return {

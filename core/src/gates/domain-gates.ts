@@ -52,11 +52,7 @@ export class DomainGates {
     return async (payload) => {
       const reply = await port.validate('cti', payload, { signal })
       if (reply.status === 'failed')
-        throw new EngineError(
-          'DOMAIN_PROVIDER_ERROR',
-          'the cti provider failed to validate a node',
-          'bad_gateway',
-        )
+        throw new EngineError('DOMAIN_PROVIDER_ERROR', 'the cti provider failed to validate a node')
       return reply
     }
   }
@@ -66,5 +62,4 @@ const notAvailable = (domain: string) =>
   new EngineError(
     'FEATURE_NOT_AVAILABLE',
     `the ${domain} domain is not part of this deployment (its pack is not enabled)`,
-    'forbidden',
   )

@@ -488,5 +488,5 @@ function appendRun(list: number[], ids: Int32Array, from: number, to: number): n
 }
 
 function corrupt(message: string): EngineError {
-  return new EngineError('COMMIT_REPLAY_FAILED', `cannot apply commit: ${message}`, 'internal')
+  return new EngineError('COMMIT_REPLAY_FAILED', `cannot apply commit: ${message}`)
 }

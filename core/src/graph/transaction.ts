@@ -332,7 +332,6 @@ export class Transaction implements GraphReader {
           throw new EngineError(
             'DELETE_CONNECTED_NODE',
             `cannot delete node ${id} because it still has relationships; use DETACH DELETE`,
-            'conflict',
           )
         }
       }
@@ -376,8 +375,7 @@ export class Transaction implements GraphReader {
     const copy = this.nodes.get(id)
     if (copy) return copy
     const node = copy === null ? undefined : this.base.node(id)
-    if (node === undefined)
-      throw new EngineError('ENTITY_NOT_FOUND', `node ${id} does not exist`, 'not_found')
+    if (node === undefined) throw new EngineError('ENTITY_NOT_FOUND', `node ${id} does not exist`)
     const record: NodeRecord = { id, labels: node.labels, props: node.props, out: node.out, in: node.in }
     this.nodes.set(id, record)
     return record
@@ -397,7 +395,7 @@ export class Transaction implements GraphReader {
     const copy = this.rels.get(id)
     if (copy) return copy
     const type = copy === null ? -1 : this.base.relType(id)
-    if (type < 0) throw new EngineError('ENTITY_NOT_FOUND', `relationship ${id} does not exist`, 'not_found')
+    if (type < 0) throw new EngineError('ENTITY_NOT_FOUND', `relationship ${id} does not exist`)
     const rel: RelationshipRecord = {
       id,
       type,

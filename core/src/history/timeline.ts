@@ -51,7 +51,6 @@ export class Timeline {
       throw new EngineError(
         'INVALID_TEMPORAL_LINEAGE',
         `boundary ${boundary.boundary_id} names an unknown parent`,
-        'internal',
       )
     }
     let list = this.bySession.get(boundary.session_id)

@@ -22,13 +22,13 @@ export function checkCallShape<T extends CallShape>(call: T): T {
   // A query that starts with a printable ASCII character is not blank; only the others need trimming.
   const first = call.query.charCodeAt(0)
   if (!(first > 32 && first < 127) && call.query.trim() === '')
-    throw new EngineError('INVALID_QUERY', 'query must not be blank', 'invalid')
+    throw new EngineError('INVALID_QUERY', 'query must not be blank')
   let trimmed: T | undefined
   for (const [key, field, code] of IDS) {
     const value = call[key]
     if (value === undefined) continue
     const bare = value.trim()
-    if (bare === '') throw new EngineError(code, `${field} must not be blank`, 'invalid')
+    if (bare === '') throw new EngineError(code, `${field} must not be blank`)
     if (bare === value) continue
     trimmed ??= { ...call }
     trimmed[key] = bare as T[typeof key]

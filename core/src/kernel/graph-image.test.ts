@@ -128,5 +128,5 @@ describe('a checkpoint written in slices', () => {
     } finally {
       await reopened.close()
     }
-  })
+  }, 30_000) // 40,000 nodes written and reopened: real work, slow on a shared machine
 })

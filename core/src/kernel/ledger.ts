@@ -53,8 +53,7 @@ export class LedgerRegistry {
       entries,
       writer: {
         write: (ledger, entry) => {
-          if (!this.ledgers.has(ledger))
-            throw new EngineError('INTERNAL', `unknown ledger ${ledger}`, 'internal')
+          if (!this.ledgers.has(ledger)) throw new EngineError('INTERNAL', `unknown ledger ${ledger}`)
           entries.push({ ledger, entry })
         },
       },
@@ -70,11 +69,7 @@ export class LedgerRegistry {
       const target = this.ledgers.get(ledger)
       // A directory written by a build with a ledger this one lacks cannot be served without losing state.
       if (target === undefined)
-        throw new EngineError(
-          'STORAGE_RECOVERY_FAILED',
-          `the log names an unknown ledger ${ledger}`,
-          'unavailable',
-        )
+        throw new EngineError('STORAGE_RECOVERY_FAILED', `the log names an unknown ledger ${ledger}`)
       target.apply(entry)
     }
   }

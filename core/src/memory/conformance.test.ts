@@ -8,7 +8,7 @@ import {
   checkMemoryConformance,
   type MemoryDoor,
 } from '../testing/memory-conformance.js'
-import { context } from './test-support.js'
+import { context } from '../testing/memory-requests.js'
 
 const fixtureFile = join(
   resolve(process.env.SHARED_DIR ?? '/work/shared'),

@@ -1,27 +1,27 @@
-import { EngineError, type EngineErrorCategory } from '../errors.js'
+import { EngineError, type ErrorCode } from '../errors.js'
 
-/** The memory contract's error codes (spec "Memory codes (v1)") and the category each maps to. */
-const CATEGORY = {
-  INVALID_REQUEST: 'invalid',
-  INVALID_BUDGET: 'unprocessable',
-  PERMISSION_DENIED: 'forbidden',
-  NOT_FOUND: 'not_found',
-  VERSION_CONFLICT: 'conflict',
-  IDEMPOTENCY_CONFLICT: 'conflict',
-  IDEMPOTENCY_KEY_REQUIRED: 'invalid',
-  BUDGET_EXCEEDED: 'unprocessable',
-  CANCELLED: 'cancelled',
-  OVERLOADED: 'unavailable',
-  SEMANTIC_PROVIDER_UNAVAILABLE: 'unavailable',
-  DURABILITY_FAILED: 'unavailable',
-  POLICY_APPROVAL_REQUIRED: 'forbidden',
-  INTERNAL: 'internal',
-} as const satisfies Record<string, EngineErrorCategory>
+/** The memory contract's error codes (spec "Memory codes (v1)"); their categories are in the catalog. */
+const MEMORY_CODES = [
+  'INVALID_REQUEST',
+  'INVALID_BUDGET',
+  'PERMISSION_DENIED',
+  'NOT_FOUND',
+  'VERSION_CONFLICT',
+  'IDEMPOTENCY_CONFLICT',
+  'IDEMPOTENCY_KEY_REQUIRED',
+  'BUDGET_EXCEEDED',
+  'CANCELLED',
+  'OVERLOADED',
+  'SEMANTIC_PROVIDER_UNAVAILABLE',
+  'DURABILITY_FAILED',
+  'POLICY_APPROVAL_REQUIRED',
+  'INTERNAL',
+] as const satisfies readonly ErrorCode[]
 
-export type MemoryErrorCode = keyof typeof CATEGORY
+export type MemoryErrorCode = (typeof MEMORY_CODES)[number]
 
 export const memoryError = (code: MemoryErrorCode, message: string): EngineError =>
-  new EngineError(code, message, CATEGORY[code])
+  new EngineError(code, message)
 
 export const invalid = (message: string): EngineError => memoryError('INVALID_REQUEST', message)
 

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
 import { injectStorageFailure } from '../testing/index.js'
-import { context, inner, limits, memoryInput, op } from './test-support.js'
+import { context, inner, limits, memoryInput, op } from '../testing/memory-requests.js'
 
 const dirs: string[] = []
 const engines: Engine[] = []

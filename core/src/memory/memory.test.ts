@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
-import { context, inner, limits, memoryInput, op } from './test-support.js'
+import { context, inner, limits, memoryInput, op } from '../testing/memory-requests.js'
 import { PERMISSIONS } from './types.js'
 
 const engines: Engine[] = []

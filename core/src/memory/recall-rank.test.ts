@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
+import { context, inner, limits, op } from '../testing/memory-requests.js'
 import { seedBudget } from './recall-rank.js'
 import { matchRelations, relationRoot, withoutRelationWords } from './recall-relations.js'
-import { context, inner, limits, op } from './test-support.js'
 
 const engines: Engine[] = []
 afterEach(async () => {

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
+import { context, inner, limits, memoryInput, op } from '../testing/memory-requests.js'
 import { rankRecall } from './recall-rank.js'
 import { NO_RELATION } from './recall-relations.js'
 import { memoryResponseBody } from './response-json.js'
-import { context, inner, limits, memoryInput, op } from './test-support.js'
 import { RECALL_LIMITS } from './types.js'
 
 const engines: Engine[] = []

@@ -21,11 +21,7 @@ export async function suspendWrites(
   trigger: string,
 ): Promise<{ authority: 'writes_suspended' }> {
   if (!(ROLLBACK_TRIGGERS as readonly string[]).includes(trigger))
-    throw new EngineError(
-      'INVALID_REQUEST',
-      `trigger must be one of ${ROLLBACK_TRIGGERS.join(', ')}`,
-      'invalid',
-    )
+    throw new EngineError('INVALID_REQUEST', `trigger must be one of ${ROLLBACK_TRIGGERS.join(', ')}`)
   await saveAuthority(port, {
     k: 'authority',
     authority: 'writes_suspended',
@@ -46,11 +42,7 @@ export async function assignAuthority(
 ): Promise<{ authority: WriteAuthority }> {
   const target = request.target
   if (!(WRITE_AUTHORITIES as readonly string[]).includes(target))
-    throw new EngineError(
-      'INVALID_REQUEST',
-      `target must be one of ${WRITE_AUTHORITIES.join(', ')}`,
-      'invalid',
-    )
+    throw new EngineError('INVALID_REQUEST', `target must be one of ${WRITE_AUTHORITIES.join(', ')}`)
   if (target !== 'writes_suspended') {
     const refused: string[] = []
     if (target === 'reference_primary' && port.state.authority !== 'writes_suspended')

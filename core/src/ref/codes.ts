@@ -3,36 +3,31 @@ import { EngineError } from '../errors.js'
 
 export const RefErrors = {
   invalidOperation: (name: string) =>
-    new EngineError('INVALID_REF_WRITE_OPERATION', `${name} is not a write operation`, 'invalid'),
+    new EngineError('INVALID_REF_WRITE_OPERATION', `${name} is not a write operation`),
   keyRequired: () =>
-    new EngineError('REF_IDEMPOTENCY_KEY_REQUIRED', 'context.idempotency_key must not be blank', 'invalid'),
+    new EngineError('REF_IDEMPOTENCY_KEY_REQUIRED', 'context.idempotency_key must not be blank'),
   backpressure: (permits: number) =>
     new EngineError(
       'REF_WRITE_BACKPRESSURE',
       `all ${permits} write permits are busy; retry with the same idempotency key`,
-      'unavailable',
     ),
-  suspended: (why: string) => new EngineError('REF_PRIMARY_WRITE_SUSPENDED', why, 'unavailable'),
+  suspended: (why: string) => new EngineError('REF_PRIMARY_WRITE_SUSPENDED', why),
   timeout: () =>
-    new EngineError('REF_PRIMARY_WRITE_TIMEOUT', 'the write deadline passed before it committed', 'timeout'),
-  writeFailed: (why: string) => new EngineError('REF_PRIMARY_WRITE_FAILED', why, 'unavailable'),
-  stateFailed: (why: string) => new EngineError('REF_PROJECTION_STATE_FAILED', why, 'unavailable'),
-  authorityFailed: (why: string) => new EngineError('REF_AUTHORITY_STATE_FAILED', why, 'unavailable'),
-  gateFailed: (why: string) => new EngineError('REF_AUTHORITY_GATE_FAILED', why, 'invalid'),
+    new EngineError('REF_PRIMARY_WRITE_TIMEOUT', 'the write deadline passed before it committed'),
+  writeFailed: (why: string) => new EngineError('REF_PRIMARY_WRITE_FAILED', why),
+  stateFailed: (why: string) => new EngineError('REF_PROJECTION_STATE_FAILED', why),
+  authorityFailed: (why: string) => new EngineError('REF_AUTHORITY_STATE_FAILED', why),
+  gateFailed: (why: string) => new EngineError('REF_AUTHORITY_GATE_FAILED', why),
   reconstructionNeedsPersistence: () =>
-    new EngineError(
-      'REF_RECONSTRUCTION_REQUIRES_PERSISTENCE',
-      'reconstruction needs persistent storage',
-      'unavailable',
-    ),
-  reconstructionFailed: (why: string) => new EngineError('REF_RECONSTRUCTION_FAILED', why, 'unavailable'),
+    new EngineError('REF_RECONSTRUCTION_REQUIRES_PERSISTENCE', 'reconstruction needs persistent storage'),
+  reconstructionFailed: (why: string) => new EngineError('REF_RECONSTRUCTION_FAILED', why),
   fileStorageRequired: () =>
-    new EngineError('REF_FILE_STORAGE_REQUIRED', 'file jobs need persistent storage', 'unavailable'),
-  fileEnqueueFailed: (why: string) => new EngineError('REF_FILE_ENQUEUE_FAILED', why, 'invalid'),
-  fileDeleteInvalid: (why: string) => new EngineError('INVALID_REF_FILE_DELETE', why, 'invalid'),
-  fileDeleteFailed: (why: string) => new EngineError('REF_FILE_DELETE_FAILED', why, 'unavailable'),
-  fileCommandInvalid: (why: string) => new EngineError('INVALID_REF_FILE_COMMAND', why, 'invalid'),
-  notReady: (why: string) => new EngineError('REF_RECOVERY_BLOCKED', why, 'unavailable'),
+    new EngineError('REF_FILE_STORAGE_REQUIRED', 'file jobs need persistent storage'),
+  fileEnqueueFailed: (why: string) => new EngineError('REF_FILE_ENQUEUE_FAILED', why),
+  fileDeleteInvalid: (why: string) => new EngineError('INVALID_REF_FILE_DELETE', why),
+  fileDeleteFailed: (why: string) => new EngineError('REF_FILE_DELETE_FAILED', why),
+  fileCommandInvalid: (why: string) => new EngineError('INVALID_REF_FILE_COMMAND', why),
+  notReady: (why: string) => new EngineError('REF_RECOVERY_BLOCKED', why),
 } as const
 
 /** The message of a caught error, for the `why` of the codes above. */

@@ -1,4 +1,4 @@
-import { EngineError } from '../errors.js'
+import { EngineError, type ErrorCode } from '../errors.js'
 import { ownValue } from '../own-key.js'
 
 /**
@@ -35,7 +35,7 @@ const MODE_ALIASES: Readonly<Record<string, RetrievalMode>> = {
   'full-text': 'full_text',
 }
 
-const invalid = (code: string, message: string) => new EngineError(code, message, 'invalid')
+const invalid = (code: ErrorCode, message: string) => new EngineError(code, message)
 
 function oneOf<T extends string>(
   raw: string | undefined,
@@ -70,8 +70,8 @@ export function parseSeedRequest(request: SeedRequest): ParsedSeedRequest {
 }
 
 /** 422 with the reference's message shape: "<reason> (fix: <hint>)". */
-export const unprocessable = (code: string, reason: string, hint: string) =>
-  new EngineError(code, `${reason} (fix: ${hint})`, 'unprocessable')
+export const unprocessable = (code: ErrorCode, reason: string, hint: string) =>
+  new EngineError(code, `${reason} (fix: ${hint})`)
 
 /** Scores closer than this are a tie at the cut. */
 export const TIE_EPSILON = 1e-9

@@ -159,7 +159,6 @@ export class SeedSearch implements ObjectiveSearch {
       throw new EngineError(
         'SEMANTIC_PROVIDER_UNAVAILABLE',
         `${req.mode} retrieval needs an embedding provider: ${this.embeddings.detail}`,
-        'unavailable',
       )
     let query: Float32Array | null = null
     if (provider !== null && ws !== undefined && req.mode !== 'full_text') {

@@ -112,13 +112,9 @@ export class AuditLog {
   query(sessionId: string, query: LogQuery): LogPage {
     const limit = query.limit ?? LOG_PAGE_LIMIT.default
     if (!Number.isInteger(limit) || limit < 1 || limit > LOG_PAGE_LIMIT.max)
-      throw new EngineError(
-        'INVALID_REQUEST',
-        `limit must be an integer from 1 to ${LOG_PAGE_LIMIT.max}`,
-        'invalid',
-      )
+      throw new EngineError('INVALID_REQUEST', `limit must be an integer from 1 to ${LOG_PAGE_LIMIT.max}`)
     if (query.fromMs !== undefined && query.toMs !== undefined && query.fromMs > query.toMs) {
-      throw new EngineError('INVALID_TIME_RANGE', 'from_ms must not be after to_ms', 'invalid')
+      throw new EngineError('INVALID_TIME_RANGE', 'from_ms must not be after to_ms')
     }
     const list = this.bySession.get(sessionId) ?? []
     const start = query.fromMs === undefined ? 0 : lowerBound(list, query.fromMs)

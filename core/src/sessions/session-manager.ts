@@ -70,7 +70,7 @@ export class SessionManager implements JournaledState {
       ['actor_id', input.actor_id],
     ] as const) {
       if (typeof value !== 'string' || value.trim() === '') {
-        throw new EngineError('INVALID_SESSION_REQUEST', `${field} must be a non-blank string`, 'invalid')
+        throw new EngineError('INVALID_SESSION_REQUEST', `${field} must be a non-blank string`)
       }
     }
     const actorKind: ActorKind = parseActorKind(input.actor_kind)
@@ -93,8 +93,7 @@ export class SessionManager implements JournaledState {
 
   get(sessionId: string): SessionRecord {
     const session = this.sessions.get(sessionId)
-    if (session === undefined)
-      throw new EngineError('SESSION_NOT_FOUND', `no session ${sessionId}`, 'not_found')
+    if (session === undefined) throw new EngineError('SESSION_NOT_FOUND', `no session ${sessionId}`)
     return session
   }
 
@@ -138,7 +137,7 @@ export class SessionManager implements JournaledState {
   beginRequest(sessionId: string): SessionRecord {
     const session = this.get(sessionId)
     if (session.status === 'stopped') {
-      throw new EngineError('INVALID_STATUS_TRANSITION', `session ${sessionId} is stopped`, 'invalid')
+      throw new EngineError('INVALID_STATUS_TRANSITION', `session ${sessionId} is stopped`)
     }
     if (session.status === 'idle') this.move(session, 'working')
     if (session.status === 'working') this.move(session, 'processing')

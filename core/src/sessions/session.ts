@@ -41,7 +41,6 @@ export function assertTransition(from: SessionStatus, to: SessionStatus, session
     throw new EngineError(
       'INVALID_STATUS_TRANSITION',
       `session ${sessionId} cannot move from ${from} to ${to}`,
-      'invalid',
     )
   }
 }
@@ -52,11 +51,7 @@ export function parseActorKind(input: string | undefined): ActorKind {
   const normalized = input.trim().toLowerCase().replace(/-/g, '_')
   const hit = ACTOR_KINDS.find((k) => k === normalized || k.replace(/_/g, '') === normalized)
   if (hit === undefined) {
-    throw new EngineError(
-      'INVALID_ACTOR_KIND',
-      `actor_kind must be one of ${ACTOR_KINDS.join(', ')}`,
-      'invalid',
-    )
+    throw new EngineError('INVALID_ACTOR_KIND', `actor_kind must be one of ${ACTOR_KINDS.join(', ')}`)
   }
   return hit
 }

@@ -1,5 +1,5 @@
 /** Bundle-shape checks shared by import and validation (FACTS §5 400 codes). */
-import { EngineError } from '../errors.js'
+import { EngineError, type ErrorCode } from '../errors.js'
 import { canonicalize } from './canonical.js'
 import { isRelationshipObject } from './mapping.js'
 
@@ -16,7 +16,7 @@ export interface ParsedRecord {
   repeat: boolean
 }
 
-const bad = (code: string, message: string) => new EngineError(code, message, 'invalid')
+const bad = (code: ErrorCode, message: string) => new EngineError(code, message)
 const isObject = (v: unknown): v is StixObject => v !== null && typeof v === 'object' && !Array.isArray(v)
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null)
 

@@ -4,7 +4,7 @@
  * and per-object annotations (evidence refs, 0..100 confidence, status candidate). Checked whole before
  * anything is written; each fault is a 400 with the FACTS §5 code.
  */
-import { EngineError } from '../errors.js'
+import { EngineError, type ErrorCode } from '../errors.js'
 import { MAX_NESTING, nestingDepth } from './bundle.js'
 
 export interface EvidenceRecord {
@@ -30,7 +30,7 @@ export interface EvidenceEnvelope {
   annotations: Map<string, Annotation>
 }
 
-const bad = (code: string, message: string) => new EngineError(code, message, 'invalid')
+const bad = (code: ErrorCode, message: string) => new EngineError(code, message)
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v)
 const nonBlank = (v: unknown): v is string => typeof v === 'string' && v.trim() !== ''

@@ -10,7 +10,7 @@
  * predefined TLP markings must stay byte-exact).
  */
 
-import { EngineError } from '../errors.js'
+import { EngineError, type ErrorCode } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import { canonicalize, uuidV5 } from './canonical.js'
 import type { StixHost } from './host.js'
@@ -61,7 +61,7 @@ export interface StixExport {
   readonly bundle: Record<string, unknown>
 }
 
-const bad = (code: string, message: string) => new EngineError(code, message, 'invalid')
+const bad = (code: ErrorCode, message: string) => new EngineError(code, message)
 
 /** The provenance id of a stored STIX record: derived, so it needs no storage and never drifts. */
 export const sourceRecordId = (stixId: string): string => `record--${uuidV5(stixId)}`

@@ -4,7 +4,7 @@
  * (and the cti pack's node.validate when given) over the stored STIX records. No playbooks in graph mode.
  */
 
-import { EngineError } from '../errors.js'
+import { EngineError, type ErrorCode } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import { bundleObjects } from './bundle.js'
 import { EXPORT_DEFAULTS } from './export.js'
@@ -40,7 +40,7 @@ export interface StixValidationResult {
   errors: string[]
 }
 
-const bad = (code: string, message: string) => new EngineError(code, message, 'invalid')
+const bad = (code: ErrorCode, message: string) => new EngineError(code, message)
 
 export async function validateStix(
   engine: StixHost,

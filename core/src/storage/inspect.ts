@@ -29,8 +29,7 @@ export interface StorageInspection {
  * every checkpoint's digest and trailer, and every WAL line above the checkpoint; says what recovery would do.
  */
 export function inspectStorage(dir: string): StorageInspection {
-  if (!existsSync(dir))
-    throw new EngineError('STORAGE_NOT_FOUND', `no storage directory at ${dir}`, 'not_found')
+  if (!existsSync(dir)) throw new EngineError('STORAGE_NOT_FOUND', `no storage directory at ${dir}`)
   const lock = lockPathOf(dir)
   const owner = existsSync(lock) ? readFileSync(lock, 'utf8').trim().replace(/\n/g, ', ') : null
   const manifest = readManifest(dir)
@@ -98,11 +97,7 @@ export function inspectStorage(dir: string): StorageInspection {
  */
 export function snapshotStorage(dir: string, destination: string): StorageInspection {
   if (existsSync(join(destination, MANIFEST_FILE))) {
-    throw new EngineError(
-      'SNAPSHOT_DESTINATION_EXISTS',
-      `${destination} already holds a storage directory`,
-      'conflict',
-    )
+    throw new EngineError('SNAPSHOT_DESTINATION_EXISTS', `${destination} already holds a storage directory`)
   }
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
@@ -123,7 +118,7 @@ export function snapshotStorage(dir: string, destination: string): StorageInspec
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 4) throw error
     }
   }
-  throw new EngineError('SNAPSHOT_FAILED', 'the directory kept changing during the copy', 'unavailable')
+  throw new EngineError('SNAPSHOT_FAILED', 'the directory kept changing during the copy')
 }
 
 function place(from: string, to: string, immutable: boolean): void {

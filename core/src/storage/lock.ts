@@ -85,7 +85,6 @@ export function acquireDirectoryLock(dir: string, version: string): DirectoryLoc
         throw new EngineError(
           'STORAGE_DIRECTORY_OWNED',
           `storage directory ${dir} is owned by process ${owner.pid} (version ${owner.version}, started ${owner.started_at}); one directory has exactly one owning process`,
-          'unavailable',
         )
       }
       // Stale lock (dead owner or unreadable content): remove it and race again for the link.
@@ -95,7 +94,7 @@ export function acquireDirectoryLock(dir: string, version: string): DirectoryLoc
         // someone else removed it first
       }
     }
-    throw new EngineError('STORAGE_DIRECTORY_OWNED', `could not take the lock ${path}`, 'unavailable')
+    throw new EngineError('STORAGE_DIRECTORY_OWNED', `could not take the lock ${path}`)
   } finally {
     try {
       unlinkSync(temp)

@@ -52,24 +52,21 @@ export function readManifest(dir: string): Manifest | null {
     throw new EngineError(
       'STORAGE_RECOVERY_FAILED',
       `manifest ${path} is not valid JSON: ${(error as Error).message}`,
-      'unavailable',
     )
   }
   if (parsed === null || typeof parsed !== 'object') {
-    throw new EngineError('STORAGE_RECOVERY_FAILED', `manifest ${path} is not an object`, 'unavailable')
+    throw new EngineError('STORAGE_RECOVERY_FAILED', `manifest ${path} is not an object`)
   }
   if (parsed.storage_version !== STORAGE_VERSION || parsed.record_format !== RECORD_FORMAT) {
     throw new EngineError(
       'STORAGE_INCOMPATIBLE',
       `storage directory ${dir} has storage_version ${JSON.stringify(parsed.storage_version)} and record_format ${JSON.stringify(parsed.record_format)}; this build supports ${STORAGE_VERSION}/${RECORD_FORMAT} only`,
-      'unavailable',
     )
   }
   if (blank(parsed.graph_id?.value) || blank(parsed.created_at?.value) || blank(parsed.updated_at?.value)) {
     throw new EngineError(
       'STORAGE_RECOVERY_FAILED',
       `manifest ${path} has a blank graph_id, created_at or updated_at`,
-      'unavailable',
     )
   }
   const components = Array.isArray(parsed.components) ? parsed.components : []
@@ -80,11 +77,7 @@ export function readManifest(dir: string): Manifest | null {
       !Number.isSafeInteger(c.sequence) ||
       c.path.includes('/')
     ) {
-      throw new EngineError(
-        'STORAGE_RECOVERY_FAILED',
-        `manifest ${path} lists a malformed component`,
-        'unavailable',
-      )
+      throw new EngineError('STORAGE_RECOVERY_FAILED', `manifest ${path} lists a malformed component`)
     }
   }
   return { ...(parsed as Manifest), components }

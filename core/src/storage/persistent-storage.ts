@@ -89,7 +89,7 @@ export class PersistentStorage implements DurableStore {
         options.warn?.(message)
       }
       const fail = (message: string): never => {
-        throw new EngineError('STORAGE_RECOVERY_FAILED', message, 'unavailable')
+        throw new EngineError('STORAGE_RECOVERY_FAILED', message)
       }
 
       let manifest = readManifest(options.dir)
@@ -327,7 +327,6 @@ export class PersistentStorage implements DurableStore {
       throw new EngineError(
         'CHECKPOINT_ABANDONED',
         'the write-ahead log failed while the checkpoint was written; the previous checkpoint stays',
-        'unavailable',
       )
     }
   }

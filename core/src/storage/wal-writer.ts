@@ -125,7 +125,6 @@ export class WalWriter {
       throw new EngineError(
         'DURABILITY_FAILED',
         `the write-ahead log is unavailable after an earlier failure: ${this.failure.message}`,
-        'unavailable',
       )
     }
     const seq = this.nextSeq++
@@ -225,7 +224,6 @@ export class WalWriter {
     const failure = new EngineError(
       'DURABILITY_FAILED',
       `write-ahead log append failed, the write was not acknowledged: ${storageTrouble(error)}`,
-      'unavailable',
       { cause: error },
     )
     batch.reject(failure)

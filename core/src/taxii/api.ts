@@ -32,8 +32,8 @@ export interface CollectionResource {
   media_types: string[]
 }
 
-const notFound = (what: string) => new EngineError('TAXII_NOT_FOUND', `${what} not found`, 'not_found')
-const forbidden = (message: string) => new EngineError('TAXII_FORBIDDEN', message, 'forbidden')
+const notFound = (what: string) => new EngineError('TAXII_NOT_FOUND', `${what} not found`)
+const forbidden = (message: string) => new EngineError('TAXII_FORBIDDEN', message)
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v)
 
@@ -137,13 +137,12 @@ export class TaxiiApi {
     const c = this.collection(collectionId)
     if (!c.can_write) throw forbidden('this collection is not writable')
     if (!isObject(envelope) || !Array.isArray(envelope.objects))
-      throw new EngineError('TAXII_INVALID_ENVELOPE', 'the body must be an envelope with objects', 'invalid')
+      throw new EngineError('TAXII_INVALID_ENVELOPE', 'the body must be an envelope with objects')
     const objects = envelope.objects.map((o, i) => {
       if (!isObject(o) || typeof o.id !== 'string' || typeof o.type !== 'string')
         throw new EngineError(
           'TAXII_INVALID_ENVELOPE',
           `objects[${i}] is not a STIX object with a type and an id`,
-          'invalid',
         )
       return { id: o.id, version: versionOf(o) }
     })

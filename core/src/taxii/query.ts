@@ -26,7 +26,7 @@ export interface ObjectQuery {
 /** The raw query string values, as Fastify hands them over (a repeated parameter arrives as an array). */
 export type RawQuery = Record<string, string | string[] | undefined>
 
-const bad = (message: string) => new EngineError('TAXII_INVALID_FILTER', message, 'invalid')
+const bad = (message: string) => new EngineError('TAXII_INVALID_FILTER', message)
 
 function single(query: RawQuery, name: string): string | undefined {
   const value = query[name]

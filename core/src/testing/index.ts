@@ -17,3 +17,10 @@ export {
   type DoorAnswer,
   type MemoryDoor,
 } from './memory-conformance.js'
+export {
+  context as memoryContext,
+  inner as memoryInner,
+  limits as memoryLimits,
+  memoryInput,
+  op as memoryOperation,
+} from './memory-requests.js'

@@ -1,4 +1,5 @@
-import type { CypherMode, Engine } from '@service/core'
+import type { CypherMode } from '@service/core'
+import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { errorResponses } from '@service/plugin-errors'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -6,15 +7,12 @@ import { parseMode } from './mode.js'
 import { CypherRequestBody, CypherResponse } from './schemas.js'
 
 export interface CypherPluginOptions {
-  engine: Engine
   /** The handler budget: queries are stopped by the clock at this point (504 REQUEST_TIMEOUT). */
   requestTimeoutMs: number
 }
 
-async function cypherPlugin(
-  app: FastifyInstance,
-  { engine, requestTimeoutMs }: CypherPluginOptions,
-): Promise<void> {
+async function cypherPlugin(app: FastifyInstance, { requestTimeoutMs }: CypherPluginOptions): Promise<void> {
+  const engine = app.engine
   const route = (path: string, summary: string, forced: CypherMode | null) =>
     app.post<{ Body: CypherRequestBody }>(
       path,
@@ -52,5 +50,5 @@ async function cypherPlugin(
 export default fp(cypherPlugin, {
   name: '@service/plugin-cypher',
   fastify: '5.x',
-  dependencies: ['@service/plugin-errors', '@service/plugin-operations'],
+  dependencies: ['@service/plugin-errors', '@service/plugin-operations', ENGINE_PLUGIN],
 })

@@ -6,14 +6,14 @@ import { mapError } from './plugin.js'
 
 describe('mapError', () => {
   it('maps engine errors by category and hides internal messages', () => {
-    expect(mapError(new EngineError('SESSION_NOT_FOUND', 'no session x', 'not_found'))).toEqual({
+    expect(mapError(new EngineError('SESSION_NOT_FOUND', 'no session x'))).toEqual({
       status: 404,
       code: 'SESSION_NOT_FOUND',
       message: 'no session x',
     })
-    expect(mapError(new EngineError('BROKEN', 'stack details', 'internal'))).toEqual({
+    expect(mapError(new EngineError('COMMIT_REPLAY_FAILED', 'stack details'))).toEqual({
       status: 500,
-      code: 'BROKEN',
+      code: 'COMMIT_REPLAY_FAILED',
       message: 'internal error',
     })
   })

@@ -1,4 +1,5 @@
 import { MEMORY_INPUT_SCHEMAS, MEMORY_OPERATIONS, MEMORY_PERMISSIONS, openEngine } from '@service/core'
+import { engineDecorator } from '@service/plugin-engine'
 import { errorsPlugin, validatorCompiler } from '@service/plugin-errors'
 import { openapiPlugin } from '@service/plugin-openapi'
 import Fastify from 'fastify'
@@ -15,8 +16,8 @@ describe('/openapi.json for POST /v1/memory/operations', () => {
     app.setValidatorCompiler(validatorCompiler())
     await app.register(errorsPlugin)
     await app.register(openapiPlugin)
+    await app.register(engineDecorator, { engine })
     await app.register(memoryPlugin, {
-      engine,
       context: {
         workspaceId: 'w',
         actorId: 'a',

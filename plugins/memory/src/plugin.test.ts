@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Engine, MEMORY_PERMISSIONS, openEngine } from '@service/core'
 import { injectStorageFailure } from '@service/core/testing'
+import { engineDecorator } from '@service/plugin-engine'
 import { correlationIdOf, errorsPlugin, validatorCompiler } from '@service/plugin-errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -26,8 +27,8 @@ async function build(persistent = false) {
   app = Fastify({ genReqId: correlationIdOf, requestIdHeader: false })
   app.setValidatorCompiler(validatorCompiler())
   await app.register(errorsPlugin)
+  await app.register(engineDecorator, { engine })
   await app.register(memoryPlugin, {
-    engine,
     context: {
       workspaceId: 'workspace--plugin',
       actorId: 'actor--plugin',

@@ -1,5 +1,4 @@
 import {
-  type Engine,
   EngineError,
   isEngineError,
   type MemoryContext,
@@ -7,6 +6,7 @@ import {
   type MemoryResponse,
   memoryResponseBody,
 } from '@service/core'
+import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { errorResponses, sendError } from '@service/plugin-errors'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -22,7 +22,6 @@ export interface TrustedMemorySettings {
 }
 
 export interface MemoryPluginOptions {
-  engine: Engine
   context: TrustedMemorySettings
   /** Told of every operation's outcome (`ok` or the error code), e.g. for metrics. */
   onOperation?: (operation: string, outcome: string, response: MemoryResponse | null) => void
@@ -32,8 +31,9 @@ const UNPARSEABLE = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY
 
 async function memoryPlugin(
   app: FastifyInstance,
-  { engine, context, onOperation }: MemoryPluginOptions,
+  { context, onOperation }: MemoryPluginOptions,
 ): Promise<void> {
+  const engine = app.engine
   const permissions = [...context.permissions]
   app.post(
     '/v1/memory/operations',
@@ -55,7 +55,7 @@ async function memoryPlugin(
           request,
           reply,
           UNPARSEABLE.has(error.code)
-            ? new EngineError('INVALID_REQUEST', 'the request body is not valid JSON', 'invalid')
+            ? new EngineError('INVALID_REQUEST', 'the request body is not valid JSON')
             : error,
         ),
     },
@@ -87,5 +87,5 @@ async function memoryPlugin(
 export default fp(memoryPlugin, {
   name: '@service/plugin-memory',
   fastify: '5.x',
-  dependencies: ['@service/plugin-errors'],
+  dependencies: ['@service/plugin-errors', ENGINE_PLUGIN],
 })

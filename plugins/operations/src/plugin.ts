@@ -1,4 +1,5 @@
-import { type Engine, RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from '@service/core'
+import { RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from '@service/core'
+import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { HttpErrors, OPERATIONAL_ROUTES } from '@service/plugin-errors'
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
@@ -9,7 +10,6 @@ import { HealthRecord, LivenessRecord, ReadinessRecord, VersionRecord } from './
 import { defaultHealthSources, type HealthSources } from './sources.js'
 
 export interface OperationsOptions {
-  engine: Engine
   lifecycle: Lifecycle
   /** Handler time budget; a request still unanswered then gets 504 REQUEST_TIMEOUT. */
   requestTimeoutMs: number
@@ -32,7 +32,8 @@ declare module 'fastify' {
 }
 
 async function operationsPlugin(app: FastifyInstance, options: OperationsOptions): Promise<void> {
-  const { engine, lifecycle } = options
+  const { lifecycle } = options
+  const engine = app.engine
   const operations: Operations = {
     lifecycle,
     sources: defaultHealthSources(),
@@ -213,5 +214,5 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
 export default fp(operationsPlugin, {
   name: '@service/plugin-operations',
   fastify: '5.x',
-  dependencies: ['@service/plugin-errors'],
+  dependencies: ['@service/plugin-errors', ENGINE_PLUGIN],
 })

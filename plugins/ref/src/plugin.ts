@@ -1,4 +1,5 @@
 import type { Engine } from '@service/core'
+import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { errorResponses } from '@service/plugin-errors'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -17,7 +18,6 @@ import {
 } from './schemas.js'
 
 export interface RefPluginOptions {
-  engine: Engine
   /** Body limit of `/v1/ref/*` (SERVICE_HTTP_IMPORT_MAX_BODY_BYTES); 413 above it. */
   importMaxBodyBytes: number
   /** Where the write counters are exposed (the projection gauges come through the operations sources). */
@@ -68,7 +68,8 @@ function registerMetrics(engine: Engine, registers: Registry[]): void {
 
 /** HTTP onto `engine.ref`: every rule lives in the core; these routes map bodies, statuses and envelopes. */
 async function refPlugin(app: FastifyInstance, options: RefPluginOptions): Promise<void> {
-  const { engine, importMaxBodyBytes } = options
+  const { importMaxBodyBytes } = options
+  const engine = app.engine
   if (options.metricsRegistry !== undefined) registerMetrics(engine, [options.metricsRegistry])
   const tags = ['ref']
 
@@ -178,5 +179,5 @@ async function refPlugin(app: FastifyInstance, options: RefPluginOptions): Promi
 export default fp(refPlugin, {
   name: '@service/plugin-ref',
   fastify: '5.x',
-  dependencies: ['@service/plugin-errors'],
+  dependencies: ['@service/plugin-errors', ENGINE_PLUGIN],
 })

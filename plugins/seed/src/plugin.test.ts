@@ -1,4 +1,5 @@
 import { type Engine, openEngine } from '@service/core'
+import { engineDecorator } from '@service/plugin-engine'
 import { errorsPlugin, validatorCompiler } from '@service/plugin-errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -31,7 +32,8 @@ async function build(gates?: (domain: string) => void) {
       check: (d: string) => gates(d),
       validate: () => Promise.reject(new Error('no provider in this test')),
     })
-  await app.register(seedPlugin, { engine, env: { SERVICE_SEED_EMBEDDING_PROVIDER: 'none' } })
+  await app.register(engineDecorator, { engine })
+  await app.register(seedPlugin, { env: { SERVICE_SEED_EMBEDDING_PROVIDER: 'none' } })
   await app.ready()
   await engine.write(
     `CREATE (:Technique {name: 'Alarm Suppression', evidence_refs: ['ev-9']}), (:Technique {name: 'Modify Alarm Settings'}), (:Note {name: 'twin'}), (:Note {name: 'twin'})`,

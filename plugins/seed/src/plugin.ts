@@ -1,5 +1,5 @@
-import type { Engine } from '@service/core'
-import { parseSeedRequest, SeedSearch } from '@service/core/seed'
+import { parseSeedRequest, type SeedSearch } from '@service/core/seed'
+import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { errorResponses } from '@service/plugin-errors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -7,15 +7,12 @@ import { startEmbeddings } from './embeddings.js'
 import { SeedSearchBody, SeedSearchResponse } from './schemas.js'
 
 export interface SeedPluginOptions {
-  engine: Engine
-  /** The engine's seed search when the host already attached one (the embedded facade); else attached here. */
-  seed?: SeedSearch | undefined
   /** Embedding settings (`SERVICE_SEED_EMBEDDING_*`); default process.env. */
   env?: Record<string, string | undefined> | undefined
 }
 
 async function seedPlugin(app: FastifyInstance, options: SeedPluginOptions): Promise<void> {
-  const seed = options.seed ?? SeedSearch.attach(options.engine, { gates: options.engine.domainGates })
+  const seed = app.engine.seed
   startEmbeddings(seed.embeddings, options.env ?? process.env)
   app.decorate('seedSearch', seed)
 
@@ -47,5 +44,5 @@ declare module 'fastify' {
 export default fp(seedPlugin, {
   name: '@service/plugin-seed',
   fastify: '5.x',
-  dependencies: ['@service/plugin-errors'],
+  dependencies: ['@service/plugin-errors', ENGINE_PLUGIN],
 })

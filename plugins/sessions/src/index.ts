@@ -1,1 +1,1 @@
-export { default as sessionsPlugin, type SessionsPluginOptions } from './plugin.js'
+export { default as sessionsPlugin } from './plugin.js'

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream'
-import type { Engine } from '@service/core'
+import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { badRequest, errorResponses } from '@service/plugin-errors'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -19,14 +19,11 @@ import {
   TimelineResponse,
 } from './schemas.js'
 
-export interface SessionsPluginOptions {
-  engine: Engine
-}
-
 type Params = { Params: Static<typeof SessionParams> }
 const errors = errorResponses(400, 401, 404, 429, 503, 504)
 
-async function sessionsPlugin(app: FastifyInstance, { engine }: SessionsPluginOptions): Promise<void> {
+async function sessionsPlugin(app: FastifyInstance): Promise<void> {
+  const engine = app.engine
   const sessions = engine.sessions
 
   app.post<{ Body: Static<typeof StartBody> }>(
@@ -163,5 +160,5 @@ async function sessionsPlugin(app: FastifyInstance, { engine }: SessionsPluginOp
 export default fp(sessionsPlugin, {
   name: '@service/plugin-sessions',
   fastify: '5.x',
-  dependencies: ['@service/plugin-errors', '@service/plugin-operations'],
+  dependencies: ['@service/plugin-errors', '@service/plugin-operations', ENGINE_PLUGIN],
 })

@@ -1,4 +1,5 @@
 import { openEngine } from '@service/core'
+import { engineDecorator } from '@service/plugin-engine'
 import { errorsPlugin, validatorCompiler } from '@service/plugin-errors'
 import Fastify from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -35,7 +36,8 @@ async function build() {
   const app = Fastify()
   app.setValidatorCompiler(validatorCompiler())
   await app.register(errorsPlugin)
-  await app.register(stixPlugin, { engine, importMaxBodyBytes: LIMIT })
+  await app.register(engineDecorator, { engine })
+  await app.register(stixPlugin, { importMaxBodyBytes: LIMIT })
   await app.ready()
   apps.push(app, engine)
   return app

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
-import type { Engine } from '@service/core'
 import type { ImportResult, StixImportRequest } from '@service/core/stix'
+import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { errorResponses, HttpError } from '@service/plugin-errors'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -16,7 +16,6 @@ import {
 } from './schemas.js'
 
 export interface StixPluginOptions {
-  engine: Engine
   /** Body limit of the import and validate routes (SERVICE_HTTP_IMPORT_MAX_BODY_BYTES); 413 above it. */
   importMaxBodyBytes: number
   /** Called with every import result (e.g. to count service_stix_import_records_total by outcome). */
@@ -24,7 +23,8 @@ export interface StixPluginOptions {
 }
 
 async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Promise<void> {
-  const { engine, importMaxBodyBytes } = options
+  const { importMaxBodyBytes } = options
+  const engine = app.engine
   const run = async (input: StixImportRequest) => {
     const report = await engine.stix.import(input)
     options.onImport?.(report.result)
@@ -148,5 +148,5 @@ async function stixPlugin(app: FastifyInstance, options: StixPluginOptions): Pro
 export default fp(stixPlugin, {
   name: '@service/plugin-stix',
   fastify: '5.x',
-  dependencies: ['@service/plugin-errors'],
+  dependencies: ['@service/plugin-errors', ENGINE_PLUGIN],
 })

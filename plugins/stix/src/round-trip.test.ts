@@ -33,6 +33,6 @@ describe.skipIf(!stixDataPresent)('ATT&CK and OASIS examples round trip (SHARED_
       expect(changed).toEqual([])
       expect(invalid.slice(0, 5)).toEqual([])
       await engine.close()
-    })
+    }, 30_000) // whole ATT&CK bundles, imported and exported twice
   }
 })

@@ -3,10 +3,10 @@
  * manifest, additions and their status. Only maps the protocol onto core's TaxiiApi: the rules
  * (publication, page bounds, versions, the import) live there.
  */
-import type { Engine } from '@service/core'
 import type { ImportResult } from '@service/core/stix'
 import { formatMicros } from '@service/core/stix'
 import { type Page, type RawQuery, TaxiiApi, type WorkspaceSelection } from '@service/core/taxii'
+import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { HttpError } from '@service/plugin-errors'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -29,7 +29,6 @@ import {
 } from './schemas.js'
 
 export interface TaxiiPluginOptions {
-  engine: Engine
   /** SERVICE_TAXII_PUBLISHED_COLLECTIONS: workspaces readable as collections (`*`: all holding STIX objects). */
   published: WorkspaceSelection
   /** SERVICE_TAXII_WRITABLE_COLLECTIONS: workspaces that accept additions. */
@@ -83,7 +82,7 @@ const objectTexts = (page: Page) => `[${page.items.map((i) => i.text).join(',')}
 const versionText = (row: Page['items'][number]['row']) => row.version || formatMicros(row.added)
 
 async function taxiiPlugin(app: FastifyInstance, options: TaxiiPluginOptions): Promise<void> {
-  const api = new TaxiiApi(options.engine, {
+  const api = new TaxiiApi(app.engine, {
     published: options.published,
     writable: options.writable,
     limits: { defaultSize: options.pageDefault, maxSize: options.pageMax },
@@ -303,5 +302,5 @@ async function taxiiPlugin(app: FastifyInstance, options: TaxiiPluginOptions): P
 export default fp(taxiiPlugin, {
   name: '@service/plugin-taxii',
   fastify: '5.x',
-  dependencies: ['@service/plugin-errors'],
+  dependencies: ['@service/plugin-errors', ENGINE_PLUGIN],
 })

@@ -1,4 +1,4 @@
-import { type CypherResult, type Engine, isEngineError } from '@service/core'
+import { type CypherResult, type Engine, ERROR_CATALOG, isEngineError } from '@service/core'
 import { InvariantViolation, invariant } from './target.js'
 
 /**
@@ -10,7 +10,8 @@ export async function engineFailureOnly<T>(work: () => Promise<T>): Promise<T | 
     return await work()
   } catch (error) {
     if (error instanceof InvariantViolation) throw error
-    if (isEngineError(error) && typeof error.code === 'string' && error.code !== '') return undefined
+    // A code outside the catalog is a defect too: a door could not map it to a status.
+    if (isEngineError(error) && Object.hasOwn(ERROR_CATALOG, error.code)) return undefined
     throw new InvariantViolation(`non-engine failure: ${describe(error)}`)
   }
 }

@@ -100,7 +100,7 @@ export function checkDeadline(ctx: ExecContext): void {
   if (ctx.signal?.aborted) throw new CypherError('QUERY_ABORTED', 'query was aborted', 'limit')
   const now = Date.now()
   if (ctx.deadline !== undefined && now > ctx.deadline) {
-    throw new EngineError('REQUEST_TIMEOUT', 'the request exceeded its time budget', 'timeout')
+    throw new EngineError('REQUEST_TIMEOUT', 'the request exceeded its time budget')
   }
   const elapsed = now - ctx.startedAt
   if (elapsed > ctx.budgets.maxExecutionMs)

@@ -37,8 +37,7 @@ export function httpEmbeddingOptionsFromEnv(
   }
 }
 
-const unavailable = (message: string) =>
-  new EngineError('SEMANTIC_PROVIDER_UNAVAILABLE', message, 'unavailable')
+const unavailable = (message: string) => new EngineError('SEMANTIC_PROVIDER_UNAVAILABLE', message)
 
 async function post(
   options: HttpEmbeddingOptions,

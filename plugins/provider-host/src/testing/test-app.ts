@@ -1,4 +1,5 @@
 import { openTestEngine } from '@service/core/testing'
+import { engineDecorator } from '@service/plugin-engine'
 import { errorsPlugin, validatorCompiler } from '@service/plugin-errors'
 import { Lifecycle, operationsPlugin } from '@service/plugin-operations'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -34,7 +35,8 @@ export async function buildProviderHostTestApp(options: TestAppOptions = {}): Pr
   app.addHook('onClose', async () => engine.close())
   const requestTimeoutMs = options.requestTimeoutMs ?? 5000
   await app.register(errorsPlugin)
-  await app.register(operationsPlugin, { engine, lifecycle: new Lifecycle(), requestTimeoutMs })
+  await app.register(engineDecorator, { engine })
+  await app.register(operationsPlugin, { lifecycle: new Lifecycle(), requestTimeoutMs })
   const license =
     options.license === undefined || options.license === null
       ? null

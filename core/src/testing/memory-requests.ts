@@ -1,8 +1,8 @@
+import type { MemoryContext, MemoryPermission, MemoryResponse } from '../memory/types.js'
+import { PERMISSIONS } from '../memory/types.js'
 import type { Engine } from '../runtime/index.js'
-import type { MemoryContext, MemoryPermission, MemoryResponse } from './types.js'
-import { PERMISSIONS } from './types.js'
 
-/** Test helpers shared by the memory unit tests (not exported by the package). */
+/** Memory requests for tests: a context with every permission, limits, and operation envelopes. */
 
 export const context = (overrides: Partial<MemoryContext> = {}): MemoryContext => ({
   workspace_id: 'workspace--a',
