@@ -30,7 +30,6 @@ export function readYourWrites(app: FastifyInstance, engine: Engine, timeoutMs: 
     throw new EngineError(
       'STORAGE_FOLLOWER_LAGGING',
       `this server has applied commits up to ${seen}, not yet ${wanted}, after waiting ${timeoutMs} ms; retry, or read from the primary`,
-      'unavailable',
     )
   })
   app.addHook('onSend', async (request, reply, payload) => {

@@ -6,13 +6,11 @@ export const PgStoreErrors = {
     new EngineError(
       'STORAGE_OWNED_BY_ANOTHER_PRIMARY',
       'another primary holds the PostgreSQL store (its ownership lock is taken); start this server as a follower (SERVICE_STORAGE_ROLE=follower) or stop the other primary',
-      'conflict',
     ),
   fenced: (reason: string) =>
     new EngineError(
       'STORAGE_FENCED',
       `this server no longer owns the PostgreSQL store and refuses writes: ${reason}`,
-      'unavailable',
     ),
   readOnlyFollower: (primaryUrl: string | null) =>
     new EngineError(
@@ -20,25 +18,18 @@ export const PgStoreErrors = {
       primaryUrl === null
         ? 'this server is a read follower; send writes to the primary'
         : `this server is a read follower; send writes to the primary at ${primaryUrl}`,
-      'unavailable',
     ),
   logFailed: (cause: Error) =>
     new EngineError(
       'DURABILITY_FAILED',
       `PostgreSQL did not commit the write-ahead log rows, the write was not acknowledged: ${cause.message}`,
-      'unavailable',
       { cause },
     ),
   unavailableAfterFailure: (cause: Error) =>
     new EngineError(
       'DURABILITY_FAILED',
       `the PostgreSQL write-ahead log is unavailable after an earlier failure: ${cause.message}`,
-      'unavailable',
     ),
-  recoveryFailed: (message: string) => new EngineError('STORAGE_RECOVERY_FAILED', message, 'unavailable'),
+  recoveryFailed: (message: string) => new EngineError('STORAGE_RECOVERY_FAILED', message),
 }
 
-/** A takeover happened (the epoch moved, or a sequence was already taken by another primary). */
-export function isFencing(error: unknown): boolean {
-  return error instanceof EngineError && error.code === 'STORAGE_FENCED'
-}
