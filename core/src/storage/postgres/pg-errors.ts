@@ -32,4 +32,3 @@ export const PgStoreErrors = {
     ),
   recoveryFailed: (message: string) => new EngineError('STORAGE_RECOVERY_FAILED', message),
 }
-

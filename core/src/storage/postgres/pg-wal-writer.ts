@@ -90,7 +90,11 @@ export class PgWalWriter {
     this.inFlight = true
     try {
       if (this.failure !== null) throw this.failure
-      const result = await this.client.query<{ n: number }>(APPEND_SQL, [batch.seqs, batch.lines, this.epoch])
+      const result = await this.client.query<{ n: number }>(APPEND_SQL, [
+        batch.seqs[0],
+        batch.lines.join('\n'),
+        this.epoch,
+      ])
       if (result.rows[0]?.n !== batch.seqs.length) {
         throw PgStoreErrors.fenced(`the ownership epoch moved past ${this.epoch} (another primary took over)`)
       }

@@ -53,12 +53,14 @@ export async function ensureSchema(client: ClientBase): Promise<void> {
 }
 
 /**
- * The fenced append: rows are inserted only while the owner row still carries `epoch`. The owner row is
+ * The fenced append: rows are inserted only while the owner row still carries `epoch` ($3). The owner row is
  * locked FOR SHARE, so a takeover's epoch bump waits for this transaction, and an append that starts after
- * the bump sees the new epoch and inserts nothing.
+ * the bump sees the new epoch and inserts nothing. The batch travels as one text of newline-joined lines
+ * ($2, JSON lines hold no raw newline) numbered from the first sequence ($1): no per-element array escaping.
  */
 export const FENCED_INSERT_SQL = `WITH owner AS (
     SELECT epoch FROM service_owner WHERE id = 1 AND epoch = $3 FOR SHARE
   )
   INSERT INTO service_wal (seq, epoch, line)
-  SELECT t.seq, owner.epoch, t.line FROM unnest($1::bigint[], $2::text[]) AS t(seq, line), owner`
+  SELECT $1::bigint + t.n - 1, owner.epoch, t.line
+  FROM unnest(string_to_array($2::text, E'\\n')) WITH ORDINALITY AS t(line, n), owner`
