@@ -152,7 +152,10 @@ const cases = [
   ],
 ]
 const results = []
+// BENCH_ONLY: a regular expression picking the cases to time (for profiling one of them).
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null
 for (const [name, query, params, iterations] of cases) {
+  if (only !== null && !only.test(name)) continue
   for (let i = 0; i < Math.min(20, iterations); i++) await subject.run(query, params()) // warm-up
   const times = []
   const t0 = performance.now()

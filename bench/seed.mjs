@@ -2,7 +2,10 @@
 // product's STIX import, plus synthetic nodes whose text is drawn from ATT&CK's own vocabulary). Prints
 // index build and update throughput, p50/p95 latency per mode over ANSWERED requests (a 422 is not a fast
 // answer) with the 422 count beside it, and the relevance table per mode beside SQLite FTS5's BM25 over
-// the same objects in the same run. Needs `pnpm build` first (reads dist).
+// the same objects in the same run, on two parts of the judged set: `tuning` (attack-judgements.json, the
+// objectives the weights were chosen on) and `kept_aside` (attack-judgements-kept-aside.json, written before
+// the ranking was last changed and never tuned on: only its aggregate figures are printed). Needs
+// `pnpm build` first (reads dist).
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -102,6 +105,8 @@ for (let i = 0; i < UPDATES; i++)
 const updateMs = ms(t)
 
 const judgements = readJudgements()
+const keptAside = readJudgements(join(root, 'core/src/seed/relevance/attack-judgements-kept-aside.json'))
+const parts = { tuning: judgements, kept_aside: keptAside }
 const objectives = [
   ...judgements.map((j) => j.objective),
   'Industroyer2',
@@ -143,12 +148,19 @@ for (const mode of modes) {
 // as a caller gets them (top_k 10, a 422 is an empty list); and inside the 100k graph for reference.
 const figures = (f) => ({ ndcg10: round3(f.ndcg10), recall10: round3(f.recall10), served_422: f.refused })
 const relevance = {}
-for (const mode of modes) {
-  relevance[mode] = figures(await judge(judgements, embeddedRanker(seed, mode, ATTACK_WS, attackStixOf)))
-  relevance[mode].at_100k = figures(await judge(judgements, embeddedRanker(seed, mode, WS, stixOf)))
-}
 const db = new Database(':memory:')
-relevance.sqlite_fts5_bm25 = figures(await judge(judgements, fts5Ranker(db, objects)))
+const fts5 = fts5Ranker(db, objects)
+for (const [part, set] of Object.entries(parts)) {
+  const byMode = { objectives: set.length }
+  for (const mode of modes) {
+    byMode[mode] = figures(await judge(set, embeddedRanker(seed, mode, ATTACK_WS, attackStixOf)))
+    byMode[mode].at_100k = figures(await judge(set, embeddedRanker(seed, mode, WS, stixOf)))
+  }
+  byMode.sqlite_fts5_bm25 = figures(await judge(set, fts5))
+  const ratio = (mode) => +(byMode[mode].ndcg10 / byMode.sqlite_fts5_bm25.ndcg10).toFixed(3)
+  byMode.ndcg10_vs_fts5 = { hybrid: ratio('hybrid'), full_text: ratio('full_text'), target_hybrid: 1.1 }
+  relevance[part] = byMode
+}
 db.close()
 
 console.log(
@@ -167,7 +179,7 @@ console.log(
       terms: stats.terms,
       latency,
       targets: { full_text_p95_ms: 5, hybrid_p95_ms: 15 },
-      relevance_objectives: judgements.length,
+      relevance_objectives: { tuning: judgements.length, kept_aside: keptAside.length },
       relevance,
       rss_mb: Math.round(process.memoryUsage().rss / 1e6),
     },

@@ -6,6 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { loopDelay } from './lib/loop-delay.mjs'
 import { BENCH_TOKEN, repoRoot, startService } from './lib/server.mjs'
 
 const sharedDir = resolve(repoRoot, process.env.SHARED_DIR ?? '../shared')
@@ -161,4 +162,37 @@ async function main() {
   console.table(rows)
 }
 
-await main()
+/**
+ * The event loop during a 100k-object import, embedded: each chunk's text parsed (as the server's body
+ * parser does) and imported on a persistent, fsync-on engine, with a 1 ms timer noting how late its turns
+ * came; beside the same figures over an idle stretch just before (the machine's own noise floor).
+ */
+async function importStall() {
+  const { openEngine } = await import('@service/core')
+  const dir = mkdtempSync(join(tmpdir(), 'bench-stix-stall-'))
+  const engine = await openEngine({
+    storage: { mode: 'persistent', dir: join(dir, 'graph'), requireFsync: true },
+  })
+  try {
+    const texts = []
+    for (let s = 0; s < NODES; s += CHUNK)
+      texts.push(JSON.stringify(syntheticChunk(s, Math.min(NODES, s + CHUNK))))
+    const idle = await loopDelay(() => new Promise((r) => setTimeout(r, 2000)))
+    const busy = await loopDelay(async () => {
+      for (const text of texts) {
+        await new Promise((r) => setImmediate(r)) // a request arrives on its own turn
+        await engine.stix.import({ bundle: JSON.parse(text), workspaceId: 'workspace--stall' })
+      }
+    })
+    const f = (n) => n.toFixed(1)
+    console.log(
+      `event-loop stall during an embedded import of ${NODES} objects + ${NODES * RELS_PER_NODE} relationships (${texts.length} bundles): longest ${f(busy.max)} ms, p99 ${f(busy.p99)} ms; idle floor longest ${f(idle.max)} ms, p99 ${f(idle.p99)} ms`,
+    )
+  } finally {
+    await engine.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+if (process.env.STIX_BENCH_STALL_ONLY !== '1') await main()
+await importStall()

@@ -46,8 +46,13 @@ export function pinning() {
   return { serverCpu: cpus - 1, loadCpu: 0 }
 }
 
+/** `BENCH_SERVER_PROFILE=dir`: the servers a bench starts write a V8 CPU profile there when they stop. */
+const profileArgs = () =>
+  process.env.BENCH_SERVER_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE}`] : []
+
 /** `spawn`, on the server CPU when `pin` is set. */
 export function spawnServer(args, options, pin = null) {
+  args = [...profileArgs(), ...args]
   return pin === null
     ? spawn(process.execPath, args, options)
     : spawn('taskset', ['-c', String(pin.serverCpu), process.execPath, ...args], options)

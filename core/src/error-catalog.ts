@@ -119,6 +119,11 @@ export const ERROR_CATALOG = {
   REF_FILE_STORAGE_REQUIRED: 'unavailable',
   REF_FILE_ENQUEUE_FAILED: 'invalid',
   REF_FILE_DELETE_FAILED: 'unavailable',
+  REF_REFERENCE_NOT_CONFIGURED: 'conflict',
+  REF_REFERENCE_UNAVAILABLE: 'unavailable',
+  REF_RECONSTRUCTION_INVALID: 'invalid',
+  REF_RECONSTRUCTION_TARGET_NOT_EMPTY: 'conflict',
+  REF_RETURN_FAILED: 'conflict',
 } as const satisfies Record<string, EngineErrorCategory>
 
 export type ErrorCode = keyof typeof ERROR_CATALOG

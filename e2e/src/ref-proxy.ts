@@ -1,6 +1,6 @@
 /**
  * A fault-injecting HTTP proxy between a primary and its reference platform, controlled by the test:
- * `pass` forwards; `outage` drops the connection; `timeout` never answers; `slow` forwards after `delayMs`;
+ * `pass` forwards (POST and GET: writes, and the readiness, parity and journal reads of the rollback); `outage` drops the connection; `timeout` never answers; `slow` forwards after `delayMs`;
  * `divergent` forwards and changes the successful answer; `lost_answer` forwards (the reference applies the
  * write) but drops the reply, as a crash or network cut right after the reference committed would.
  */
@@ -12,9 +12,11 @@ export type ProxyMode = 'pass' | 'outage' | 'timeout' | 'slow' | 'divergent' | '
 
 export interface FaultProxy {
   url: string
+  /** Where requests are forwarded; a test may point it at another reference (a rebuilt one). */
+  target: string
   mode: ProxyMode
   delayMs: number
-  /** Requests that reached the proxy, by mode at arrival. */
+  /** Projected writes that reached the proxy, by mode at arrival. */
   seen: { mode: ProxyMode; body: unknown }[]
   close(): Promise<void>
 }
@@ -43,6 +45,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const hanging = new Set<ServerResponse>()
   const proxy: FaultProxy = {
     url: '',
+    target,
     mode: 'pass',
     delayMs: 0,
     seen: [],
@@ -58,7 +61,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     try {
       parsed = JSON.parse(text)
     } catch {}
-    proxy.seen.push({ mode, body: parsed })
+    if (req.method === 'POST' && req.url === '/v1/ref/writes') proxy.seen.push({ mode, body: parsed })
     if (mode === 'outage') {
       req.socket.destroy()
       return
@@ -68,13 +71,14 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       return
     }
     if (mode === 'slow') await new Promise((r) => setTimeout(r, proxy.delayMs))
-    const upstream = await undiciRequest(`${target}${req.url ?? ''}`, {
-      method: 'POST',
+    const method = req.method === 'GET' ? 'GET' : 'POST'
+    const upstream = await undiciRequest(`${proxy.target}${req.url ?? ''}`, {
+      method,
       headers: {
         'content-type': 'application/json',
         authorization: String(req.headers.authorization ?? ''),
       },
-      body: text,
+      ...(method === 'GET' ? {} : { body: text }),
     })
     const answer = await upstream.body.text()
     if (mode === 'lost_answer') {

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, type ErrorBody, type RunningServer, startServer, TOKEN } from './harness.js'
 import { type FaultProxy, startFaultProxy } from './ref-proxy.js'
+import { malware, persistentRefEnv, projectingRefEnv, refWriter, rel } from './ref-support.js'
 
 const dirs: string[] = []
 const tempDir = () => {
@@ -17,47 +18,11 @@ const tempDir = () => {
   return dir
 }
 
-const persistent = (dir: string) => ({
-  SERVICE_STORAGE_MODE: 'persistent',
-  SERVICE_STORAGE_DIR: dir,
-  SERVICE_HTTP_ADMIN_AUTH_TOKEN: ADMIN_TOKEN,
-  SERVICE_REF_RATE_LIMIT_PER_SECOND: '100000',
-  SERVICE_REF_RATE_LIMIT_BURST: '100000',
-})
-const primaryEnv = (dir: string, proxy: FaultProxy, extra: Record<string, string> = {}) => ({
-  ...persistent(dir),
-  SERVICE_REF_SHADOW_REFERENCE_ENDPOINT: `${proxy.url}/v1/ref/writes`,
-  SERVICE_REF_SHADOW_REFERENCE_AUTH_TOKEN: TOKEN,
-  SERVICE_REF_SHADOW_TIMEOUT_MS: '500',
-  // One projection in flight: arrival order at the reference is then exactly sequence order.
-  SERVICE_REF_SHADOW_MAX_CONCURRENCY: '1',
-  ...extra,
-})
-
-let n = 0
-function write(operation: string, request: unknown, options: { key?: string; deadline?: number } = {}) {
-  n += 1
-  return {
-    contract_version: { major: 1, minor: 0 },
-    context: {
-      request_id: `req-${n}`,
-      correlation_id: `corr-${n}`,
-      idempotency_key: options.key ?? `e2e-key-${n}`,
-      ...(options.deadline === undefined ? {} : { deadline_unix_ms: options.deadline }),
-      access: { subject_id: 'user--e2e', organization_ids: [], marking_ids: [], roles: [], attributes: {} },
-      consistency: 'read_your_writes',
-    },
-    operation: { operation, request },
-  }
-}
-const malware = (id: string, extra: object = {}) => ({ id, type: 'malware', name: `Malware ${id}`, ...extra })
-const rel = (id: string, source: string, target: string) => ({
-  id,
-  type: 'relationship',
-  relationship_type: 'uses',
-  source_ref: source,
-  target_ref: target,
-})
+const persistent = persistentRefEnv
+const primaryEnv = (dir: string, proxy: FaultProxy, extra: Record<string, string> = {}) =>
+  projectingRefEnv(dir, proxy.url, extra)
+const writer = refWriter()
+const write = writer.write
 
 interface WriteAnswer {
   ok: true
@@ -202,7 +167,7 @@ describe('reference writes over HTTP with a real reference instance', () => {
     const seen = proxy.seen.map(
       (s) => (s.body as { context: { correlation_id: string } }).context.correlation_id,
     )
-    expect(seen).toEqual(answers.map((_, i) => `corr-${n - answers.length + 1 + i}`))
+    expect(seen).toEqual(answers.map((_, i) => `corr-${writer.count() - answers.length + 1 + i}`))
     await expectParity(primary, reference)
     // read_your_writes: the write is visible at once through the service, whatever the projection does.
     const cypher = await primary.request<{ result: { data: { rows: unknown[][] } } }>('/v1/cypher/read', {
@@ -314,8 +279,14 @@ describe('reference writes over HTTP with a real reference instance', () => {
     // 3. Reconstruct: the canonical corpus and the high-water mark (the reference is complete: nothing to replay).
     const corpus = await records(primary)
     expect(corpus.high_water_sequence).toBeGreaterThan(0)
-    // 4. Verify parity.
+    // 4. Verify parity: the service computes it and records the report (the assignment checks it).
     await expectParity(primary, reference)
+    const report = await admin<{ result: { verified: boolean } }>(primary, 'parity', {
+      queries: ['Malware'],
+      subjects: [{ subject_id: 'user--e2e', organization_ids: [], marking_ids: [] }],
+      record_ids: ['malware--a'],
+    })
+    expect(report.json.result.verified).toBe(true)
     // 5. Assign reference_primary: every gate refused alone, then allowed.
     for (const flag of ['reference_healthy', 'replay_complete', 'parity_verified'] as const) {
       const gate = await authority(primary, 'reference_primary', { [flag]: false })
@@ -332,6 +303,18 @@ describe('reference writes over HTTP with a real reference instance', () => {
     // 6. Restore traffic gradually: the reversible return to service_primary, gated on replay and parity.
     expect((await authority(primary, 'service_primary', { parity_verified: false })).status).toBe(400)
     expect((await authority(primary, 'service_primary', { replay_complete: false })).status).toBe(400)
+    // The service states replay_complete itself: the return path brings back what the reference accepted
+    // (nothing here), then parity is verified again.
+    expect((await admin<{ result: { replayed: number } }>(primary, 'return')).json.result.replayed).toBe(0)
+    expect(
+      (
+        await admin<{ result: { verified: boolean } }>(primary, 'parity', {
+          queries: ['Malware'],
+          subjects: [],
+          record_ids: [],
+        })
+      ).json.result.verified,
+    ).toBe(true)
     expect((await authority(primary, 'service_primary', { reference_healthy: false })).json).toEqual({
       ok: true,
       authority: 'service_primary',
@@ -394,7 +377,7 @@ describe('reference writes over HTTP with a real reference instance', () => {
     const untagged = await primary.request<ErrorBody>('/v1/ref/files', {
       body: { operation: 'rename', file_ids: ['x'] },
     })
-    expect(untagged.status).toBe(400)
+    expect([untagged.status, untagged.json.error.code]).toEqual([400, 'INVALID_REF_FILE_COMMAND'])
     const deleted = await primary.request('/v1/ref/files', {
       body: { operation: 'delete', file_ids: ['file--1'] },
     })

@@ -26,8 +26,8 @@ import type { RetrievalMode } from '../../core/src/seed/rules.js'
 import { SeedSearch } from '../../core/src/seed/search.js'
 import { type RunningServer, sharedDir, startServer } from './harness.js'
 
-/** Ratchet: raise it when the ranking improves (measured 0.720 on 74 objectives). */
-const HYBRID_NDCG10_FLOOR = 0.7
+/** Ratchet: raise it when the ranking improves (measured 0.795 on 74 objectives). */
+const HYBRID_NDCG10_FLOOR = 0.77
 /** Ceiling on refusals in the default mode: at most one objective in 30. */
 const MAX_REFUSED_SHARE = 1 / 30
 

@@ -1,5 +1,5 @@
 import { EngineError, openEngine, SERVICE_VERSION } from '@service/core'
-import { httpReference } from '@service/core/ref'
+import { httpReference, httpReferenceProbe } from '@service/core/ref'
 import type { Logger } from 'pino'
 import { ExitCode } from './exit-codes.js'
 import { capHeapGrowth } from './heap-growth.js'
@@ -68,6 +68,10 @@ export function engineOptions(settings: Settings, logger: Logger): Parameters<ty
               settings.ref.referenceAuthToken,
               settings.ref.shadowMaxConcurrency,
             ),
+      referenceProbe:
+        settings.ref.referenceEndpoint === null
+          ? null
+          : httpReferenceProbe(settings.ref.referenceEndpoint, settings.ref.referenceAuthToken),
     },
   }
 }

@@ -5756,13 +5756,14 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        operation: "enqueue";
-                        descriptor: unknown;
-                    } | {
-                        /** @enum {string} */
-                        operation: "delete";
-                        file_ids: unknown;
+                        /** @description 'enqueue' or 'delete' */
+                        operation: string;
+                        /** @description with enqueue: the file version to extract */
+                        descriptor?: unknown;
+                        /** @description with delete: non-empty list of file ids */
+                        file_ids?: unknown;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -6068,12 +6069,7 @@ export interface paths {
                         "application/json": {
                             /** @enum {boolean} */
                             ok: true;
-                            result: {
-                                high_water_sequence: number;
-                                records: {
-                                    [key: string]: unknown;
-                                }[];
-                            };
+                            result: components["schemas"]["RefCorpus"];
                         };
                     };
                 };
@@ -6130,6 +6126,810 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/ref/reconstruction/load": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rebuild this clean store as the reference from a primary reconstruction corpus */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        high_water_sequence: number;
+                        /** @description Raw canonical records sorted by id (access metadata and merge tombstones included) */
+                        records: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description ref_revision of each record, by id */
+                        revisions: {
+                            [key: string]: number;
+                        };
+                        /** @description Receipts of the writes the outbox still lists (hashed keys): answered from them on replay */
+                        receipts: {
+                            key: string;
+                            fingerprint: string;
+                            response: {
+                                contract_version: {
+                                    major: number;
+                                    minor: number;
+                                };
+                                correlation_id: string;
+                                outcome: {
+                                    /** @enum {string} */
+                                    status: "success";
+                                    response: unknown;
+                                } | {
+                                    /** @enum {string} */
+                                    status: "failure";
+                                    error: {
+                                        code: string;
+                                        message: string;
+                                        retryable: boolean;
+                                    };
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            result: {
+                                records: number;
+                                receipts: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/ref/parity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The last recorded parity report (null before the first) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            result: {
+                                verified: boolean;
+                                high_water_sequence: number;
+                                reference_high_water_sequence: number;
+                                computed_at: string;
+                                dimensions: {
+                                    records: {
+                                        ok: boolean;
+                                        compared: number;
+                                        mismatches: string[];
+                                    };
+                                    relationships: {
+                                        ok: boolean;
+                                        compared: number;
+                                        mismatches: string[];
+                                    };
+                                    full_text: {
+                                        ok: boolean;
+                                        compared: number;
+                                        mismatches: string[];
+                                    };
+                                    access: {
+                                        ok: boolean;
+                                        compared: number;
+                                        mismatches: string[];
+                                    };
+                                    index_generations: {
+                                        ok: boolean;
+                                        compared: number;
+                                        mismatches: string[];
+                                    };
+                                    replay_receipts: {
+                                        ok: boolean;
+                                        compared: number;
+                                        mismatches: string[];
+                                    };
+                                };
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Compute and record parity with the reference over stated queries, subjects and records */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Full-text objectives compared on the canonical workspace */
+                        queries: string[];
+                        subjects: {
+                            subject_id: string;
+                            organization_ids: string[];
+                            marking_ids: string[];
+                        }[];
+                        /** @description Records whose access decisions are compared for every subject */
+                        record_ids: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            result: components["schemas"]["RefParityReport"];
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/ref/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replay the reference's writes above the handover mark, in order (the return path) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            result: {
+                                returned_through: number;
+                                replayed: number;
+                                reference_high_water_sequence: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ref/parity/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** This store's side of a parity comparison (a primary asks its reference for it) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Full-text objectives compared on the canonical workspace */
+                        queries: string[];
+                        subjects: {
+                            subject_id: string;
+                            organization_ids: string[];
+                            marking_ids: string[];
+                        }[];
+                        /** @description Records whose access decisions are compared for every subject */
+                        record_ids: string[];
+                        /** @description Hashed keys whose receipts are asked for */
+                        keys: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            result: {
+                                high_water_sequence: number;
+                                records: {
+                                    [key: string]: string;
+                                };
+                                relationships: {
+                                    [key: string]: string;
+                                };
+                                full_text: {
+                                    query: string;
+                                    hits: [
+                                        string,
+                                        string
+                                    ][];
+                                }[];
+                                access: [
+                                    string,
+                                    string,
+                                    boolean
+                                ][];
+                                index_generations: {
+                                    records: number;
+                                    relationships: number;
+                                    full_text_documents: number;
+                                };
+                                receipts_missing: string[];
+                            };
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ref/writes/journal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Applied writes above a sequence, oldest first (what a primary pulls on its return path) */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Writes with a sequence above this one */
+                    after: number;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            result: {
+                                high_water_sequence: number;
+                                /** @description false when writes above `after` were already dropped */
+                                complete: boolean;
+                                entries: {
+                                    sequence: number;
+                                    key: string;
+                                    request: unknown;
+                                    response: {
+                                        contract_version: {
+                                            major: number;
+                                            minor: number;
+                                        };
+                                        correlation_id: string;
+                                        outcome: {
+                                            /** @enum {string} */
+                                            status: "success";
+                                            response: unknown;
+                                        } | {
+                                            /** @enum {string} */
+                                            status: "failure";
+                                            error: {
+                                                code: string;
+                                                message: string;
+                                                retryable: boolean;
+                                            };
+                                        };
+                                    };
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6546,6 +7346,80 @@ export interface components {
             started_at_ms: number;
             updated_at_ms: number;
             auto_stopped_due_to_idle_ttl: boolean;
+        };
+        RefCorpus: {
+            high_water_sequence: number;
+            /** @description Raw canonical records sorted by id (access metadata and merge tombstones included) */
+            records: {
+                [key: string]: unknown;
+            }[];
+            /** @description ref_revision of each record, by id */
+            revisions: {
+                [key: string]: number;
+            };
+            /** @description Receipts of the writes the outbox still lists (hashed keys): answered from them on replay */
+            receipts: {
+                key: string;
+                fingerprint: string;
+                response: {
+                    contract_version: {
+                        major: number;
+                        minor: number;
+                    };
+                    correlation_id: string;
+                    outcome: {
+                        /** @enum {string} */
+                        status: "success";
+                        response: unknown;
+                    } | {
+                        /** @enum {string} */
+                        status: "failure";
+                        error: {
+                            code: string;
+                            message: string;
+                            retryable: boolean;
+                        };
+                    };
+                };
+            }[];
+        };
+        RefParityReport: {
+            verified: boolean;
+            high_water_sequence: number;
+            reference_high_water_sequence: number;
+            computed_at: string;
+            dimensions: {
+                records: {
+                    ok: boolean;
+                    compared: number;
+                    mismatches: string[];
+                };
+                relationships: {
+                    ok: boolean;
+                    compared: number;
+                    mismatches: string[];
+                };
+                full_text: {
+                    ok: boolean;
+                    compared: number;
+                    mismatches: string[];
+                };
+                access: {
+                    ok: boolean;
+                    compared: number;
+                    mismatches: string[];
+                };
+                index_generations: {
+                    ok: boolean;
+                    compared: number;
+                    mismatches: string[];
+                };
+                replay_receipts: {
+                    ok: boolean;
+                    compared: number;
+                    mismatches: string[];
+                };
+            };
         };
     };
     responses: never;

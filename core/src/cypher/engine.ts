@@ -2,6 +2,7 @@ import { EngineError, isEngineError } from '../errors.js'
 import type { GraphCatalog } from '../graph/catalog.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { CommitRecord } from '../graph/commit.js'
+import type { GraphStore } from '../graph/store.js'
 import type { GraphReader } from '../graph/types.js'
 import { budgetError, CypherError, type SourcePosition } from './errors.js'
 import {
@@ -109,12 +110,31 @@ export class CypherEngine {
     }
   }
 
+  /**
+   * An auto-commit write run to the end now, when its workspace's writer queue is idle: plan (cached), run,
+   * prepare, `beforePublish` (which must be synchronous here) and publish in one synchronous call, so a
+   * single write costs no promise until the caller waits for durability. Undefined when the write has to
+   * take its turn in the queue (`execute` then).
+   */
+  executeWriteNow(request: CypherRequest, options: RunOptions = {}): CypherOutcome | undefined {
+    const store = this.catalog.workspace(request.workspaceId ?? DEFAULT_WORKSPACE_ID)
+    if (!store.writerIdle) return undefined
+    try {
+      const outcome = this.executeOrThrow(request, options.signal, options.deadline, options.context, true)
+      if (outcome instanceof Promise) throw new Error('a synchronous write returned a promise')
+      return outcome
+    } catch (error) {
+      return failure(error)
+    }
+  }
+
   /** Synchronous for reads and validation; writes return the promise of their turn in the writer queue. */
   private executeOrThrow(
     request: CypherRequest,
     signal: AbortSignal | undefined,
     deadline?: number,
     context?: unknown,
+    now = false,
   ): CypherOutcome | Promise<CypherOutcome> {
     const budgets = this.budgets
     const query = request.query
@@ -156,33 +176,50 @@ export class CypherEngine {
       outcome.classification = 'read'
       return outcome
     }
-    return store.exclusive(async () => {
-      const tx = store.begin()
-      const ctx = this.context(tx, tx, params, signal, deadline)
-      const outcome = this.collect(plan, ctx)
-      const commit = tx.prepare()
-      if (commit.ops.length > 0) {
-        const sequence = store.sequence + 1
-        if (this.options.beforePublish) {
-          try {
-            const logged = this.options.beforePublish(commit, workspaceId, sequence, context)
-            if (logged !== undefined) await logged
-          } catch (error) {
-            if (isEngineError(error)) throw error
-            throw new EngineError(
-              'DURABILITY_FAILED',
-              `the commit could not be made durable: ${String(error)}`,
-              {
-                cause: error,
-              },
-            )
-          }
-        }
-        store.publish(commit, sequence)
-      }
-      outcome.classification = 'write'
+    if (now) return this.write(store, workspaceId, plan, params, signal, deadline, context, true)
+    return store.exclusive(
+      async () => await this.write(store, workspaceId, plan, params, signal, deadline, context, false),
+    )
+  }
+
+  /** Runs a write plan on a transaction and publishes it; synchronous when `now` (beforePublish too). */
+  private write(
+    store: GraphStore,
+    workspaceId: string,
+    plan: Plan,
+    params: Map<string, Value>,
+    signal: AbortSignal | undefined,
+    deadline: number | undefined,
+    context: unknown,
+    now: boolean,
+  ): CypherOutcome | Promise<CypherOutcome> {
+    const tx = store.begin()
+    const ctx = this.context(tx, tx, params, signal, deadline)
+    const outcome = this.collect(plan, ctx)
+    outcome.classification = 'write'
+    const commit = tx.prepare()
+    if (commit.ops.length === 0) return outcome
+    const sequence = store.sequence + 1
+    let logged: Promise<void> | void
+    try {
+      logged = this.options.beforePublish?.(commit, workspaceId, sequence, context)
+    } catch (error) {
+      throw durabilityFailed(error)
+    }
+    if (logged === undefined) {
+      store.publish(commit, sequence)
       return outcome
-    })
+    }
+    if (now) throw new Error('beforePublish returned a promise to a synchronous write')
+    return logged.then(
+      () => {
+        store.publish(commit, sequence)
+        return outcome
+      },
+      (error: unknown) => {
+        throw durabilityFailed(error)
+      },
+    )
   }
 
   /** Parses and plans with the LRU cache; compile errors propagate as CypherError. */
@@ -330,6 +367,13 @@ function validationError(error: CypherError): CypherValidationError {
     field: QUERY_FIELD,
     ...(error.position ? { position: error.position } : {}),
   }
+}
+
+function durabilityFailed(error: unknown): Error {
+  if (isEngineError(error)) return error
+  return new EngineError('DURABILITY_FAILED', `the commit could not be made durable: ${String(error)}`, {
+    cause: error,
+  })
 }
 
 function failure(error: unknown): CypherOutcome {

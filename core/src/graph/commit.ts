@@ -48,7 +48,51 @@ export interface CreatedNode {
  * again. Beside the record rather than in it: the record is what the WAL holds, and replay (ops only) gives
  * the same graph.
  */
-export const createdNodes = new WeakMap<CommitRecord, ReadonlyMap<number, CreatedNode>>()
+export const createdNodes = new WeakMap<CommitRecord, CreatedNodeLookup>()
+
+/** The created nodes of a commit by id (undefined for an id it did not create, or created then deleted). */
+export interface CreatedNodeLookup {
+  get(id: number): CreatedNode | undefined
+}
+
+/**
+ * A `createNode` op whose labels and properties are encoded when first read: by the WAL (JSON.stringify calls
+ * `toJSON`, before the commit publishes) or by replay. An ephemeral engine, record history and derived indexes
+ * read only `op` and `id`, so a bulk create in memory never builds an encoded copy of every node. It reads
+ * the node as its transaction leaves it; later ops of the same commit on it only assign, so replaying them
+ * over that state gives the same node.
+ */
+export class CreateNodeOp {
+  readonly op = 'createNode' as const
+  private encoded: { labels: string[]; props: Record<string, EncodedValue> } | undefined
+
+  constructor(
+    readonly id: number,
+    private readonly node: CreatedNode,
+    private readonly name: (id: number) => string,
+  ) {}
+
+  private encode(): { labels: string[]; props: Record<string, EncodedValue> } {
+    this.encoded ??= {
+      labels: this.node.labels.map(this.name),
+      props: encodeProps(this.node.props, this.name),
+    }
+    return this.encoded
+  }
+
+  get labels(): string[] {
+    return this.encode().labels
+  }
+
+  get props(): Record<string, EncodedValue> {
+    return this.encode().props
+  }
+
+  toJSON(): { op: 'createNode'; id: number; labels: string[]; props: Record<string, EncodedValue> } {
+    const { labels, props } = this.encode()
+    return { op: 'createNode', id: this.id, labels, props }
+  }
+}
 
 function encodeScalar(value: ScalarProperty): EncodedScalar {
   switch (typeof value) {

@@ -44,6 +44,7 @@ export class GraphStore implements GraphReader {
   /** Sequence of the last published commit. */
   sequence = 0
   private writeTail: Promise<unknown> = Promise.resolve()
+  private queuedWrites = 0
 
   /** `ids` is shared by every workspace of one engine (see IdSpace). */
   constructor(readonly ids: IdSpace = new IdSpace()) {}
@@ -156,9 +157,17 @@ export class GraphStore implements GraphReader {
    * write does not poison the queue for the next.
    */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.writeTail.then(work, work)
+    this.queuedWrites++
+    const run = this.writeTail.then(work, work).finally(() => {
+      this.queuedWrites--
+    })
     this.writeTail = run.catch(() => undefined)
     return run
+  }
+
+  /** No write is queued or running: a synchronous write may run now, in its turn (see CypherEngine). */
+  get writerIdle(): boolean {
+    return this.queuedWrites === 0
   }
 
   /** Applies a prepared commit as the new published version. Synchronous: no reader sees half of it. */

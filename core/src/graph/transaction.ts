@@ -1,6 +1,13 @@
 import { EngineError } from '../errors.js'
 import { NO_RELS, removeId } from './adjacency.js'
-import { type CommitOp, type CommitRecord, createdNodes, encodeProps, encodeValue } from './commit.js'
+import {
+  type CommitOp,
+  type CommitRecord,
+  CreateNodeOp,
+  createdNodes,
+  encodeProps,
+  encodeValue,
+} from './commit.js'
 import type { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
 import type { GraphReader, Interner, NodeRecord, PropertyValue, RelationshipRecord } from './types.js'
@@ -24,6 +31,9 @@ export interface TransactionBase extends GraphReader {
   labelSet(labels: readonly number[]): number[]
 }
 
+/** Shared by every commit without deletions (only read then). */
+const NO_ENDS = new Map<number, number[]>()
+
 export class Transaction implements GraphReader {
   readonly names: Interner
   /** Touched nodes: the copy, or null once deleted. */
@@ -34,8 +44,8 @@ export class Transaction implements GraphReader {
    * most do, never pays for indexing its records twice (here and again when the store applies them).
    */
   private overlayIndexes: NodeIndexes | undefined
-  /** Nodes created here and not deleted: the store adopts them at publish (see `createdNodes` in commit.ts). */
-  private readonly createdNodes = new Map<number, NodeRecord>()
+  /** Nodes created here (null once deleted): the store adopts them at publish (see `createdNodes` in commit.ts). */
+  private readonly createdNodes = new CreatedList()
   private readonly ops: CommitOp[] = []
   // Made on first use: a write that creates a node or two (the commonest) never needs them.
   private ownAdjacencySet: Set<number> | undefined
@@ -93,8 +103,13 @@ export class Transaction implements GraphReader {
     return this.ops.length
   }
 
+  /** This transaction's record of a node: created or copied here, null once deleted, else undefined. */
+  private own(id: number): NodeRecord | null | undefined {
+    return id >= this.firstNewNode ? (this.createdNodes.get(id) ?? this.nodes.get(id)) : this.nodes.get(id)
+  }
+
   node(id: number): NodeRecord | undefined {
-    const copy = this.nodes.get(id)
+    const copy = this.own(id)
     if (copy !== undefined) return copy ?? undefined
     return this.base.node(id)
   }
@@ -146,6 +161,7 @@ export class Transaction implements GraphReader {
   *allNodeIds(): Iterable<number> {
     for (const id of this.base.allNodeIds()) if (!this.nodes.has(id)) yield id
     for (const [id, node] of this.nodes) if (node !== null) yield id
+    yield* this.createdNodes.ids()
   }
 
   /** Base ids still valid for index answers: not re-indexed here (changed, created or deleted). */
@@ -193,12 +209,10 @@ export class Transaction implements GraphReader {
     // Shared until changed: label changes here replace the list, and the first edge copies the adjacency.
     const unique = this.base.labelSet(labels.length < 2 ? labels : [...new Set(labels)])
     const node: NodeRecord = { id, labels: unique, props, out: NO_RELS, in: NO_RELS }
-    this.nodes.set(id, node)
-    this.createdNodes.set(id, node)
+    this.createdNodes.add(id, node)
     this.overlayIndexes?.addNode(id, node.labels, props)
     this.liveNodeDelta++
-    const name = this.nameOf
-    this.ops.push({ op: 'createNode', id, labels: node.labels.map(name), props: encodeProps(props, name) })
+    this.ops.push(new CreateNodeOp(id, node, this.nameOf))
     return id
   }
 
@@ -244,9 +258,8 @@ export class Transaction implements GraphReader {
     if (this.reindexed.has(id) || id >= this.firstNewNode)
       this.overlayIndexes?.removeNode(id, node.labels, node.props)
     this.reindexed.add(id)
-    this.nodes.set(id, null)
+    if (!this.createdNodes.delete(id)) this.nodes.set(id, null)
     this.deletedNodes.add(id)
-    this.createdNodes.delete(id)
     this.liveNodeDelta--
     this.ops.push({ op: 'deleteNode', id })
     return true
@@ -293,8 +306,8 @@ export class Transaction implements GraphReader {
     const start = this.relStart(id)
     const end = this.relEnd(id)
     // A deleted endpoint keeps its adjacency until prepare() so the dangling edge is detected.
-    const from = this.nodes.get(start) === null ? undefined : this.touchAdjacency(start)
-    const to = this.nodes.get(end) === null ? undefined : this.touchAdjacency(end)
+    const from = this.own(start) === null ? undefined : this.touchAdjacency(start)
+    const to = this.own(end) === null ? undefined : this.touchAdjacency(end)
     if (from !== undefined) removeId(from.out, id)
     if (to !== undefined) removeId(to.in, id)
     this.rels.set(id, null)
@@ -310,8 +323,8 @@ export class Transaction implements GraphReader {
    */
   prepare(): CommitRecord {
     // Relationships of this transaction touching a deleted node, found in one pass (not one per node).
-    const overlayEnds = new Map<number, number[]>()
     const deleted = this.deletedNodesSet?.size ?? 0
+    const overlayEnds = deleted > 0 ? new Map<number, number[]>() : NO_ENDS
     if (deleted > 0) {
       for (const [rel, live] of this.rels) {
         if (!live) continue
@@ -341,7 +354,10 @@ export class Transaction implements GraphReader {
     const ops: CommitOp[] = deleted === 0 ? this.ops : this.ops.filter((op) => op.op !== 'deleteNode')
     if (deleted > 0) for (const op of this.ops) if (op.op === 'deleteNode') ops.push(op)
     const commit: CommitRecord = { ops }
-    if (this.createdNodes.size > 0) createdNodes.set(commit, this.createdNodes)
+    if (this.createdNodes.size > 0) {
+      const created = this.createdNodes
+      createdNodes.set(commit, { get: (id) => created.get(id) ?? undefined })
+    }
     return commit
   }
 
@@ -350,8 +366,8 @@ export class Transaction implements GraphReader {
   private indexes(): NodeIndexes {
     if (this.overlayIndexes === undefined) {
       const indexes = new NodeIndexes()
-      for (const id of [...this.reindexed, ...this.createdNodes.keys()]) {
-        const node = this.nodes.get(id)
+      for (const id of [...this.reindexed, ...this.createdNodes.ids()]) {
+        const node = this.own(id)
         if (node) indexes.addNode(id, node.labels, node.props)
       }
       this.overlayIndexes = indexes
@@ -372,7 +388,7 @@ export class Transaction implements GraphReader {
 
   /** The node's overlay record; labels and properties may still be shared with the store. */
   private shallow(id: number): NodeRecord {
-    const copy = this.nodes.get(id)
+    const copy = this.own(id)
     if (copy) return copy
     const node = copy === null ? undefined : this.base.node(id)
     if (node === undefined) throw new EngineError('ENTITY_NOT_FOUND', `node ${id} does not exist`)
@@ -405,5 +421,47 @@ export class Transaction implements GraphReader {
     }
     this.rels.set(id, rel)
     return rel
+  }
+}
+
+/**
+ * The nodes a transaction created, in an array by id: a transaction's new ids are consecutive, so a bulk
+ * create of thousands of nodes fills a list instead of growing two hash maps. Deleted ones become null.
+ */
+class CreatedList {
+  private first = -1
+  private readonly list: (NodeRecord | null)[] = []
+  size = 0
+
+  add(id: number, node: NodeRecord): void {
+    if (this.first < 0) this.first = id
+    const at = id - this.first
+    // Ids are handed out in order; a gap (another workspace took ids meanwhile) is filled with nulls.
+    while (this.list.length < at) this.list.push(null)
+    this.list[at] = node
+    this.size++
+  }
+
+  get(id: number): NodeRecord | null | undefined {
+    if (this.first < 0 || id < this.first) return undefined
+    const node = this.list[id - this.first]
+    // A null in the list is a deleted node only if it was created here; gaps were never created here.
+    return node === null && !this.deleted.has(id) ? undefined : node
+  }
+
+  private readonly deleted = new Set<number>()
+
+  /** Marks a created node deleted; false when this transaction did not create it. */
+  delete(id: number): boolean {
+    const node = this.get(id)
+    if (node === undefined || node === null) return false
+    this.list[id - this.first] = null
+    this.deleted.add(id)
+    this.size--
+    return true
+  }
+
+  *ids(): Iterable<number> {
+    for (let i = 0; i < this.list.length; i++) if (this.list[i] !== null) yield this.first + i
   }
 }

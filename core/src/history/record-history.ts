@@ -103,8 +103,9 @@ export class RecordHistory {
     // no before-image to keep, and need no entry in the touched sets (a bulk create would fill them).
     const newNodes = store.nextNodeId
     const newRels = store.nextRelId
-    const touchedNodes = new Set<number>()
-    const touchedRels = new Set<number>()
+    // Made on the first change of an existing record: a commit that only creates (most) needs none.
+    let touchedNodes: Set<number> | undefined
+    let touchedRels: Set<number> | undefined
     for (const op of commit.ops) {
       switch (op.op) {
         case 'createNode':
@@ -118,6 +119,7 @@ export class RecordHistory {
         case 'removeLabel':
         case 'setNodeProperty':
         case 'removeNodeProperty':
+          touchedNodes ??= new Set<number>()
           if (op.id < newNodes && !touchedNodes.has(op.id)) {
             touchedNodes.add(op.id)
             this.keep('node', this.nodes, op.id, seq, RecordHistory.nodeState(store, op.id))
@@ -126,6 +128,7 @@ export class RecordHistory {
           if (op.op === 'deleteNode') this.lifetime(this.nodes, op.id).deleted = seq
           break
         default:
+          touchedRels ??= new Set<number>()
           if (op.id < newRels && !touchedRels.has(op.id)) {
             touchedRels.add(op.id)
             this.keep('rel', this.rels, op.id, seq, RecordHistory.relState(store, op.id))

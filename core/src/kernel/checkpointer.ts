@@ -1,9 +1,11 @@
+import type { CheckpointPiece } from '../storage/checkpoint.js'
 import type { DurableStore } from '../storage/durable-store.js'
 import type { VisibilityGate } from './visibility-gate.js'
 
 /** Where a checkpoint's lines come from: the graph, then every other state, each line a JSON object. */
 export interface CheckpointSource {
-  graphLines(): Iterable<string>
+  /** Lines as JSON text, or column lines the storage encodes off the event loop. */
+  graphLines(): Iterable<CheckpointPiece>
   /** Encoded up front, in one go: sessions, history, ledgers and feature state may change meanwhile. */
   stateLines(): Iterable<string>
 }
@@ -85,7 +87,7 @@ export class Checkpointer {
     try {
       const sequence = storage.lastSeq
       const rest = [...this.source.stateLines()]
-      const lines = function* (graph: Iterable<string>) {
+      const lines = function* (graph: Iterable<CheckpointPiece>) {
         yield* graph
         yield* rest
       }

@@ -4,6 +4,7 @@ import { Dictionary } from '../graph/dictionary.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
 import { ownValue, recordOf, setOwn } from '../own-key.js'
+import type { ColumnLine } from '../storage/checkpoint-encoder.js'
 
 /** Records per checkpoint line: few, large JSON.parse calls recover far faster than one per record. */
 const BATCH = 4096
@@ -52,13 +53,14 @@ export interface RelationshipColumns {
   workspace: string
   /** Distinct type names of the batch; `type` holds indices into it. */
   types: string[]
-  id: number[]
-  type: number[]
-  start: number[]
-  end: number[]
+  /** Arrays when read from a file, typed arrays when written. */
+  id: ArrayLike<number>
+  type: ArrayLike<number>
+  start: ArrayLike<number>
+  end: ArrayLike<number>
   /** Properties of the relationships that have some, by position in the batch. */
   props: Record<string, Record<string, ReturnType<typeof encodeValue>>>
-  created: number[]
+  created: ArrayLike<number>
 }
 
 export type CreatedSeq = (workspace: string, kind: 'node' | 'rel', id: number) => number
@@ -89,29 +91,83 @@ export function* graphImage(catalog: GraphCatalog, createdSeq: CreatedSeq): Iter
       }
     }
     if (nodes.size > 0) yield nodes.line()
-    let rels = emptyColumns(workspace)
-    let types = new Dictionary<string>()
-    rels.types = types.values
+    // Relationship columns are filled in typed arrays, handed over as they are (no array per column to grow).
+    let rels = new RelationshipBatch(workspace)
     for (const id of store.allRelIds()) {
-      const typeName = store.names.name(store.relType(id))
-      const position = rels.id.length
-      rels.id.push(id)
-      rels.type.push(types.number(typeName, typeName))
-      rels.start.push(store.relStart(id))
-      rels.end.push(store.relEnd(id))
-      const p = store.relProps(id)
-      if (p !== undefined && p.size > 0) rels.props[position] = props(store, p)
-      rels.created.push(createdSeq(workspace, 'rel', id))
-      if (rels.id.length === BATCH) {
-        yield rels
-        rels = emptyColumns(workspace)
-        types = new Dictionary<string>()
-        rels.types = types.values
+      rels.add(store, id, createdSeq(workspace, 'rel', id))
+      if (rels.size === BATCH) {
+        yield rels.line()
+        rels = new RelationshipBatch(workspace)
       }
     }
-    if (rels.id.length > 0) yield rels
+    if (rels.size > 0) yield rels.line()
   }
 }
+
+/** Builds one `graph_rels` line in typed arrays. */
+class RelationshipBatch {
+  private readonly types = new Dictionary<string>()
+  private readonly id = new Float64Array(BATCH)
+  private readonly type = new Float64Array(BATCH)
+  private readonly start = new Float64Array(BATCH)
+  private readonly end = new Float64Array(BATCH)
+  private readonly created = new Float64Array(BATCH)
+  private readonly props: RelationshipColumns['props'] = {}
+  size = 0
+
+  constructor(private readonly workspace: string) {}
+
+  add(store: GraphStore, id: number, created: number): void {
+    const at = this.size++
+    const typeName = store.names.name(store.relType(id))
+    this.id[at] = id
+    this.type[at] = this.types.number(typeName, typeName)
+    this.start[at] = store.relStart(id)
+    this.end[at] = store.relEnd(id)
+    this.created[at] = created
+    const p = store.relProps(id)
+    if (p !== undefined && p.size > 0) this.props[at] = props(store, p)
+  }
+
+  line(): RelationshipColumns {
+    const n = this.size
+    return {
+      kind: 'graph_rels',
+      workspace: this.workspace,
+      types: this.types.values,
+      id: this.id.subarray(0, n),
+      type: this.type.subarray(0, n),
+      start: this.start.subarray(0, n),
+      end: this.end.subarray(0, n),
+      props: this.props,
+      created: this.created.subarray(0, n),
+    }
+  }
+}
+
+/**
+ * A checkpoint line as the storage takes it: relationship batches (most of a large image) as column lines,
+ * their numbers in typed arrays the encoding worker turns into JSON off the event loop; the rest as JSON.
+ */
+export function checkpointPiece(line: GraphImageLine): string | ColumnLine {
+  if (line.kind !== 'graph_rels') return JSON.stringify(line)
+  return {
+    fields: [
+      ['kind', '"graph_rels"'],
+      ['workspace', JSON.stringify(line.workspace)],
+      ['types', JSON.stringify(line.types)],
+      ['id', floats(line.id)],
+      ['type', floats(line.type)],
+      ['start', floats(line.start)],
+      ['end', floats(line.end)],
+      ['props', JSON.stringify(line.props)],
+      ['created', floats(line.created)],
+    ],
+  }
+}
+
+const floats = (column: ArrayLike<number>) =>
+  column instanceof Float64Array ? column : Float64Array.from(column)
 
 /** Builds one `graph_nodes` line. */
 class NodeColumnsWriter {
@@ -216,20 +272,6 @@ function decodeCell(column: PropertyColumnImage, at: number): PropertyValue | un
   if ('str' in column) return column.str[at] ?? undefined
   const v = column.any[at]
   return v === null || v === undefined ? undefined : decodeValue(v)
-}
-
-function emptyColumns(workspace: string): RelationshipColumns {
-  return {
-    kind: 'graph_rels',
-    workspace,
-    types: [],
-    id: [],
-    type: [],
-    start: [],
-    end: [],
-    props: {},
-    created: [],
-  }
 }
 
 /** The creation-sequence column of a workspace's records, so a loader can write it without a call per record. */

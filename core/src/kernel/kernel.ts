@@ -6,12 +6,13 @@ import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { GraphReader } from '../graph/types.js'
 import { AsOfReader } from '../history/as-of-reader.js'
+import type { CheckpointPiece } from '../storage/checkpoint.js'
 import { type DurabilityReport, ephemeralDurability } from '../storage/durability.js'
 import type { DurableStore, ReplicationReport } from '../storage/durable-store.js'
 import type { WalRecord } from '../storage/wal-record.js'
 import { Checkpointer } from './checkpointer.js'
 import { KernelErrors } from './errors.js'
-import { graphImage } from './graph-image.js'
+import { checkpointPiece, graphImage } from './graph-image.js'
 import { Histories } from './histories.js'
 import { type Ledger, type LedgerEntry, LedgerRegistry } from './ledger.js'
 import { type GraphWalBody, recordApplier, recover, reloadDurable } from './recovery.js'
@@ -367,7 +368,10 @@ export class Kernel implements GraphAccess {
     if (entered !== undefined) await entered
     const pending: PendingDurability = { epoch: this.epoch, durables: [], commits: [] }
     options.context = pending
-    const { result } = await this.cypherEngine.execute(request, options)
+    // At once when the workspace has no write queued (the commonest case), else in its turn.
+    const { result } =
+      this.cypherEngine.executeWriteNow(request, options) ??
+      (await this.cypherEngine.execute(request, options))
     await this.afterWrite(pending, call.sessionId, undefined)
     return result
   }
@@ -398,10 +402,27 @@ export class Kernel implements GraphAccess {
     this.checkpointer.maybeStart()
   }
 
-  async transact<T>(
+  transact<T>(
     workspaceId: string,
     fn: TransactFn<T>,
     options: TransactOptions = {},
+  ): Promise<TransactResult<T>> {
+    return this.transaction(workspaceId, fn, options)
+  }
+
+  /** A write that waits between its slices holds the workspace's write turn; its overlay stays private. */
+  transactInSlices<T>(
+    workspaceId: string,
+    fn: TransactFn<Promise<T>>,
+    options: TransactOptions = {},
+  ): Promise<TransactResult<T>> {
+    return this.transaction(workspaceId, fn, options)
+  }
+
+  private async transaction<T>(
+    workspaceId: string,
+    fn: TransactFn<T | Promise<T>>,
+    options: TransactOptions,
   ): Promise<TransactResult<T>> {
     this.assertOpen()
     this.assertWritable()
@@ -411,7 +432,8 @@ export class Kernel implements GraphAccess {
     const value = await store.exclusive(async () => {
       const tx = store.begin()
       const { writer, entries } = this.ledgers.collector()
-      const value = fn(tx, store, writer)
+      const returned = fn(tx, store, writer)
+      const value = returned instanceof Promise ? await returned : returned
       const commit = tx.prepare()
       if (commit.ops.length > 0 || entries.length > 0) {
         this.logCommit(commit, workspaceId, pending, entries)
@@ -474,11 +496,11 @@ export class Kernel implements GraphAccess {
     return this.checkpointer.checkpoint()
   }
 
-  private *graphLines(): Iterable<string> {
+  private *graphLines(): Iterable<CheckpointPiece> {
     for (const line of graphImage(this.catalog, (workspace, kind, id) =>
       this.histories.createdAt(workspace, kind).get(id),
     ))
-      yield JSON.stringify(line)
+      yield checkpointPiece(line)
   }
 
   private *stateLines(): Iterable<string> {

@@ -102,6 +102,15 @@ export interface GraphAccess {
    * DURABILITY_FAILED.
    */
   transact<T>(workspaceId: string, fn: TransactFn<T>, options?: TransactOptions): Promise<TransactResult<T>>
+  /**
+   * `transact` for a large write done in slices: `fn` may wait (for the next event-loop turn) between parts of
+   * its work; the workspace's write turn is held meanwhile, and readers go on reading the published graph.
+   */
+  transactInSlices<T>(
+    workspaceId: string,
+    fn: TransactFn<Promise<T>>,
+    options?: TransactOptions,
+  ): Promise<TransactResult<T>>
   /** Runs `fn` synchronously on the published graph of a workspace, with no non-durable commit visible. */
   readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T>
 }

@@ -1,5 +1,6 @@
 import { EngineError } from '../errors.js'
 import { messageOf, RefErrors } from './codes.js'
+import type { EvidenceEntry } from './evidence-state.js'
 import { ROLLBACK_TRIGGERS, WRITE_AUTHORITIES, type WriteAuthority } from './request.js'
 import type { RefLedgerEntry, RefState } from './state.js'
 
@@ -10,10 +11,13 @@ export interface AuthorityRequest {
   parity_verified: boolean
 }
 
-/** What the authority transitions need: the outbox state and a durable ledger commit. */
+/** What the authority transitions need: the outbox state, a durable ledger commit, the service's evidence. */
 export interface AuthorityPort {
   state: RefState
-  commit(entries: RefLedgerEntry[]): Promise<void>
+  /** Commits the authority entries and, in the same WAL record, the evidence entries recorded with them. */
+  commit(entries: RefLedgerEntry[], evidence?: EvidenceEntry[]): Promise<void>
+  /** The service's own evidence against an assignment (rollback.ts), and what to record when allowed. */
+  evidence?(request: AuthorityRequest): Promise<{ refused: string[]; record: EvidenceEntry[] }>
 }
 
 export async function suspendWrites(
@@ -43,6 +47,7 @@ export async function assignAuthority(
   const target = request.target
   if (!(WRITE_AUTHORITIES as readonly string[]).includes(target))
     throw new EngineError('INVALID_REQUEST', `target must be one of ${WRITE_AUTHORITIES.join(', ')}`)
+  let recorded: EvidenceEntry[] = []
   if (target !== 'writes_suspended') {
     const refused: string[] = []
     if (target === 'reference_primary' && port.state.authority !== 'writes_suspended')
@@ -53,20 +58,32 @@ export async function assignAuthority(
     if (!request.parity_verified) refused.push('parity_verified is false')
     const unsettled = port.state.count('prepared') + port.state.count('pending')
     if (unsettled > 0) refused.push(`${unsettled} outbox entries are prepared or pending`)
+    // The flags are the operator's word; the service checks them against what it can establish itself.
+    const checked = (await port.evidence?.(request)) ?? { refused: [], record: [] }
+    refused.push(...checked.refused)
     if (refused.length > 0) throw RefErrors.gateFailed(`authority ${target} refused: ${refused.join('; ')}`)
+    recorded = checked.record
   }
-  await saveAuthority(port, {
-    k: 'authority',
-    authority: target,
-    trigger: target === 'service_primary' ? null : port.state.trigger,
-    resolve_quarantine: target !== 'writes_suspended',
-  })
+  await saveAuthority(
+    port,
+    {
+      k: 'authority',
+      authority: target,
+      trigger: target === 'service_primary' ? null : port.state.trigger,
+      resolve_quarantine: target !== 'writes_suspended',
+    },
+    recorded,
+  )
   return { authority: target }
 }
 
-async function saveAuthority(port: AuthorityPort, entry: RefLedgerEntry): Promise<void> {
+async function saveAuthority(
+  port: AuthorityPort,
+  entry: RefLedgerEntry,
+  evidence: EvidenceEntry[] = [],
+): Promise<void> {
   try {
-    await port.commit([entry])
+    await port.commit([entry], evidence)
   } catch (error) {
     throw RefErrors.authorityFailed(`the authority could not be saved: ${messageOf(error)}`)
   }

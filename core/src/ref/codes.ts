@@ -28,6 +28,20 @@ export const RefErrors = {
   fileDeleteFailed: (why: string) => new EngineError('REF_FILE_DELETE_FAILED', why),
   fileCommandInvalid: (why: string) => new EngineError('INVALID_REF_FILE_COMMAND', why),
   notReady: (why: string) => new EngineError('REF_RECOVERY_BLOCKED', why),
+  // The rollback's evidence, reconstruction load and return path (issue 29).
+  referenceNotConfigured: (what: string) =>
+    new EngineError(
+      'REF_REFERENCE_NOT_CONFIGURED',
+      `${what} needs a reference platform (SERVICE_REF_SHADOW_REFERENCE_ENDPOINT is unset)`,
+    ),
+  referenceUnavailable: (why: string) => new EngineError('REF_REFERENCE_UNAVAILABLE', why),
+  reconstructionInvalid: (why: string) => new EngineError('REF_RECONSTRUCTION_INVALID', why),
+  reconstructionTargetNotEmpty: (count: number) =>
+    new EngineError(
+      'REF_RECONSTRUCTION_TARGET_NOT_EMPTY',
+      `a reconstruction loads only into a clean reference: this store already holds ${count} canonical records`,
+    ),
+  returnFailed: (why: string) => new EngineError('REF_RETURN_FAILED', why),
 } as const
 
 /** The message of a caught error, for the `why` of the codes above. */

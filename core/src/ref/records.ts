@@ -144,9 +144,9 @@ export class CanonicalGraph {
     return new Map(values.map(([k, v]) => [this.tx.names.id(k), v]))
   }
 
-  createNode(id: string, raw: RawRecord): number {
+  createNode(id: string, raw: RawRecord, revision = 1): number {
     const labels = nodeLabels(recordTypeOf(raw) ?? 'unknown').map((l) => this.tx.names.id(l))
-    return this.tx.createNode(labels, this.props(id, raw, 1))
+    return this.tx.createNode(labels, this.props(id, raw, revision))
   }
 
   createRelationship(id: string, raw: RawRecord, start: number, end: number, revision = 1): number {

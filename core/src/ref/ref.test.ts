@@ -6,6 +6,7 @@ import { type Engine, openEngine } from '../runtime/index.js'
 import { injectStorageFailure } from '../testing/index.js'
 import { REF_WORKSPACE_ID } from './records.js'
 import type { ReferenceClient } from './reference-client.js'
+import type { ReferenceProbe } from './reference-probe.js'
 import type { RefOptions } from './writes.js'
 
 const dirs: string[] = []
@@ -519,7 +520,15 @@ describe('reference writes: outbox, projector and authority', () => {
   it('gates authority transitions and keeps authority across restart', async () => {
     const dir = tempDir()
     const reference = await engineReference()
-    let engine = await open(dir, { reference: reference.client })
+    // The service's own evidence comes from the reference engine (rollback.test.ts covers its refusals).
+    const referenceProbe: ReferenceProbe = {
+      health: async () => ({ healthy: true, detail: 'ready' }),
+      snapshot: (inputs) => reference.engine.ref.rollback.snapshot(inputs),
+      journal: async (after, limit) => reference.engine.ref.rollback.journal(after, limit),
+    }
+    const options = { reference: reference.client, referenceProbe }
+    const parity = { queries: [], subjects: [], record_ids: [] }
+    let engine = await open(dir, options)
     await engine.ref.write(create(malware('malware--g')))
     await engine.ref.drain()
     const all = { reference_healthy: true, replay_complete: true, parity_verified: true }
@@ -528,6 +537,7 @@ describe('reference writes: outbox, projector and authority', () => {
     })
     await expect(engine.ref.suspend('not-a-trigger')).rejects.toMatchObject({ code: 'INVALID_REQUEST' })
     expect(await engine.ref.suspend('latency_regression')).toEqual({ authority: 'writes_suspended' })
+    expect((await engine.ref.rollback.parity(parity)).verified).toBe(true)
     for (const flag of ['reference_healthy', 'replay_complete', 'parity_verified'] as const)
       await expect(
         engine.ref.assignAuthority({ target: 'reference_primary', ...all, [flag]: false }),
@@ -536,7 +546,7 @@ describe('reference writes: outbox, projector and authority', () => {
       authority: 'reference_primary',
     })
     await engine.close()
-    engine = await open(dir, { reference: reference.client })
+    engine = await open(dir, options)
     expect(engine.ref.status().result.write_authority).toBe('reference_primary')
     await expect(engine.ref.write(create(malware('malware--h')))).rejects.toMatchObject({
       code: 'REF_PRIMARY_WRITE_SUSPENDED',
@@ -544,6 +554,9 @@ describe('reference writes: outbox, projector and authority', () => {
     await expect(
       engine.ref.assignAuthority({ target: 'service_primary', ...all, parity_verified: false }),
     ).rejects.toMatchObject({ code: 'REF_AUTHORITY_GATE_FAILED' })
+    // The handover and the evidence survived the restart: the return path, then parity again.
+    expect((await engine.ref.rollback.returnWrites()).replayed).toBe(0)
+    expect((await engine.ref.rollback.parity(parity)).verified).toBe(true)
     expect(
       await engine.ref.assignAuthority({ target: 'service_primary', ...all, reference_healthy: false }),
     ).toEqual({ authority: 'service_primary' })

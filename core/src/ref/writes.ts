@@ -6,6 +6,7 @@ import type { GraphAccess } from '../kernel/types.js'
 import type { WriteFailure } from './apply.js'
 import { type AuthorityPort, type AuthorityRequest, assignAuthority, suspendWrites } from './authority.js'
 import { messageOf, RefErrors } from './codes.js'
+import type { Corpus } from './corpus.js'
 import {
   auditGroup,
   type Evaluated,
@@ -14,12 +15,15 @@ import {
   orderingKey,
   touchedIds,
 } from './evaluate.js'
+import { EVIDENCE_LEDGER, type EvidenceEntry, EvidenceState } from './evidence-state.js'
 import { runFileCommand } from './files.js'
 import { fingerprint, hashKey, hashOrderingKey, transactionId } from './identity.js'
+import { JOURNAL_LEDGER, type JournalLedgerEntry, RefJournal } from './journal.js'
 import { Projector } from './projector.js'
-import { CanonicalGraph, indexRelationships, REF_WORKSPACE_ID, rawRecords } from './records.js'
+import { CanonicalGraph, indexRelationships, REF_WORKSPACE_ID } from './records.js'
 import { recoveryPlan } from './recovery.js'
 import type { ReferenceClient } from './reference-client.js'
+import type { ReferenceProbe } from './reference-probe.js'
 import {
   type FileDescriptor,
   type RefWriteRequest,
@@ -27,6 +31,7 @@ import {
   WRITE_OPERATIONS,
   type WriteAuthority,
 } from './request.js'
+import { RefRollback } from './rollback.js'
 import { type OutboxEntry, REF_LEDGER, type RefLedgerEntry, RefState, type StoredResponse } from './state.js'
 import { projectionFigures, type StatusView, statusCounters, statusReport } from './status-report.js'
 
@@ -41,6 +46,8 @@ export interface RefOptions {
   timeoutMs?: number
   /** The reference platform; null or absent makes a service-only store. */
   reference?: ReferenceClient | null
+  /** The reference's readiness, parity snapshot and journal, for the rollback's evidence (null: none). */
+  referenceProbe?: ReferenceProbe | null
   /** Pause before a failed projection is retried in the background. */
   retryIntervalMs?: number
   /** Where a 0.3.0 deployment left its dual-write state (`<storage dir>/runtime/opencti-write-state.json`). */
@@ -51,6 +58,9 @@ export interface RefOptions {
 export interface WriteCall {
   /** The HTTP request's correlation id, used when the body's own cannot be read. */
   correlationId?: string | undefined
+  /** A write the reference accepted while primary, brought back by the return path: applied whatever the
+   * authority, never projected back. */
+  returned?: boolean
 }
 
 export type AuthorityTarget = WriteAuthority
@@ -70,9 +80,20 @@ class AtomicAbort {
 
 const DEFERRED = { deferDurability: true }
 
+/** Full-text search on the canonical workspace, for the parity report (wired by the runtime). */
+export interface RefSearchPort {
+  fullText(objective: string): Promise<{ node_id: string; score: number }[]>
+  fullTextDocuments(): Promise<number>
+}
+
 export class RefWrites {
   readonly state = new RefState()
-  private readonly options: Required<Omit<RefOptions, 'reference' | 'legacyStateFile'>>
+  readonly journal = new RefJournal()
+  readonly evidence = new EvidenceState()
+  /** Every ledger of reference writes, defined on the kernel before recovery. */
+  readonly ledgers = [this.state, this.journal, this.evidence] as const
+  readonly rollback: RefRollback
+  private readonly options: Required<Omit<RefOptions, 'reference' | 'referenceProbe' | 'legacyStateFile'>>
   private readonly reference: ReferenceClient | null
   private readonly projector: Projector | null
   private relIndex: Map<string, number> | null = null
@@ -93,6 +114,7 @@ export class RefWrites {
     options: RefOptions,
     /** The published graph of a workspace (the relationship index is rebuilt from it after recovery). */
     private readonly storeOf: (workspaceId: string) => GraphStore,
+    search: RefSearchPort = { fullText: async () => [], fullTextDocuments: async () => 0 },
   ) {
     this.options = {
       maxOperations: options.maxOperations ?? 512,
@@ -120,6 +142,25 @@ export class RefWrites {
               retryIntervalMs: this.options.retryIntervalMs,
             },
           )
+    this.rollback = new RefRollback({
+      state: this.state,
+      journal: this.journal,
+      evidence: this.evidence,
+      probe: options.referenceProbe ?? null,
+      persistent: engine.storageMode === 'persistent',
+      fullText: (objective) => search.fullText(objective),
+      fullTextDocuments: () => search.fullTextDocuments(),
+      readGraph: (fn) => this.engine.readGraph(REF_WORKSPACE_ID, fn),
+      transact: async (fn) =>
+        (await this.engine.transact(REF_WORKSPACE_ID, (tx, _store, ledger) => fn(tx, ledger))).value,
+      commitEvidence: (entries) => this.commitLedger([], entries),
+      relationshipIndex: () => this.relationshipIndex(),
+      resetRelationshipIndex: () => {
+        this.relIndex = null
+      },
+      replayWrite: (request) => this.write(request, { returned: true }),
+      now: () => this.options.now(),
+    })
   }
 
   private readonly legacyStateFile: string | null
@@ -133,9 +174,10 @@ export class RefWrites {
     return this.blocked === null
   }
 
-  private async commitLedger(entries: RefLedgerEntry[]): Promise<void> {
+  private async commitLedger(entries: RefLedgerEntry[], evidence: EvidenceEntry[] = []): Promise<void> {
     await this.engine.transact(REF_WORKSPACE_ID, (_tx, _store, ledger) => {
       for (const entry of entries) ledger.write(REF_LEDGER, entry)
+      for (const entry of evidence) ledger.write(EVIDENCE_LEDGER, entry)
     })
   }
 
@@ -216,12 +258,13 @@ export class RefWrites {
         message: 'reference writes are acknowledged only with persistent storage',
         retryable: true,
       })
-    if (this.state.authority !== 'service_primary')
+    const returned = call.returned === true
+    if (!returned && this.state.authority !== 'service_primary')
       throw RefErrors.suspended(
         `writes are suspended: authority is ${this.state.authority}` +
           (this.state.trigger === null ? '' : ` (trigger ${this.state.trigger})`),
       )
-    if (this.projector !== null && this.state.unresolved() >= this.options.outboxCapacity)
+    if (!returned && this.projector !== null && this.state.unresolved() >= this.options.outboxCapacity)
       throw RefErrors.suspended(
         `the projection outbox is full (${this.options.outboxCapacity} unresolved entries); retry with the same key`,
       )
@@ -232,7 +275,7 @@ export class RefWrites {
     this.permits += 1
     this.inflight.add(keyHash)
     try {
-      return await this.commitWrite(request, keyHash, print, envelope, deadline)
+      return await this.commitWrite(request, keyHash, print, envelope, deadline, !returned)
     } finally {
       this.inflight.delete(keyHash)
       this.permits -= 1
@@ -245,6 +288,7 @@ export class RefWrites {
     print: string,
     envelope: (outcome: StoredResponse['outcome']) => StoredResponse,
     deadline: number | null,
+    projected: boolean,
   ): Promise<StoredResponse> {
     const context = request.context
     let sequence = 0
@@ -292,7 +336,7 @@ export class RefWrites {
           // The next payload may start once this one has run: it queues behind this transaction, so it
           // publishes after it while both share one group commit.
           try {
-            return this.payload(tx, ledger, request, sequence, keyHash, print, stored, envelope)
+            return this.payload(tx, ledger, request, sequence, keyHash, print, stored, envelope, projected)
           } finally {
             this.closeTurn(sequence)
           }
@@ -309,7 +353,7 @@ export class RefWrites {
       }
       this.tally.applied_operations += answer.applied
       this.tally.failed_operations += answer.failed
-      if (answer.applied > 0) this.projector?.kick()
+      if (answer.applied > 0 && projected) this.projector?.kick()
       return answer.response
     } finally {
       this.closeTurn(sequence)
@@ -326,6 +370,7 @@ export class RefWrites {
     print: string,
     stored: RefWriteRequest,
     envelope: (outcome: StoredResponse['outcome']) => StoredResponse,
+    projected: boolean,
   ): Evaluated {
     const context = request.context
     const graph = new CanonicalGraph(tx, this.relationshipIndex())
@@ -344,10 +389,22 @@ export class RefWrites {
           transaction_id: transactionId(keyHash),
           response: evaluated.response,
         },
-        project: this.projector !== null,
-        request: this.projector === null ? null : stored,
+        project: this.projector !== null && projected,
+        request: this.projector !== null && projected ? stored : null,
         audit: auditGroup(evaluated.audits, keyHash, context),
       } satisfies RefLedgerEntry)
+      // A store that projects nowhere may be serving as the reference: it keeps what a primary pulls back.
+      if (this.projector === null)
+        ledger.write(JOURNAL_LEDGER, {
+          k: 'write',
+          entry: {
+            sequence,
+            key: keyHash,
+            request: stored,
+            response: evaluated.response,
+            bytes: JSON.stringify(stored).length + JSON.stringify(evaluated.response).length,
+          },
+        } satisfies JournalLedgerEntry)
     }
     // Folded in last: a throw above leaves the index as it was.
     const index = this.relationshipIndex()
@@ -424,18 +481,11 @@ export class RefWrites {
     return this.status()
   }
 
-  async reconstruction(): Promise<{ high_water_sequence: number; records: Record<string, unknown>[] }> {
-    if (this.engine.storageMode !== 'persistent') throw RefErrors.reconstructionNeedsPersistence()
-    try {
-      const result = await this.engine.readGraph(REF_WORKSPACE_ID, (store) => ({
-        high_water_sequence: this.state.nextSequence - 1,
-        records: rawRecords(store),
-      }))
-      this.tally.reconstruction_runs += 1
-      return result
-    } catch (error) {
-      throw RefErrors.reconstructionFailed(`the canonical records could not be read: ${messageOf(error)}`)
-    }
+  /** The reconstruction corpus (records, revisions, receipts of undelivered writes); counts a run. */
+  async reconstruction(): Promise<Corpus> {
+    const corpus = await this.rollback.corpus()
+    this.tally.reconstruction_runs += 1
+    return corpus
   }
 
   suspend(trigger: string): Promise<{ authority: 'writes_suspended' }> {
@@ -448,7 +498,11 @@ export class RefWrites {
   }
 
   private authorityPort(): AuthorityPort {
-    return { state: this.state, commit: (entries) => this.commitLedger(entries) }
+    return {
+      state: this.state,
+      commit: (entries, evidence) => this.commitLedger(entries, evidence),
+      evidence: (request) => this.rollback.evidenceFor(request),
+    }
   }
 
   // ---- files -----------------------------------------------------------------------------------

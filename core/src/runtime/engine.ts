@@ -87,6 +87,11 @@ export interface Engine extends GraphAccess {
   /** Domain gates of the deployment; the host wires the provider host in with `domainGates.use(port)`. */
   readonly domainGates: DomainGates
   transact<T>(workspaceId: string, fn: TransactFn<T>, options?: TransactOptions): Promise<TransactResult<T>>
+  transactInSlices<T>(
+    workspaceId: string,
+    fn: TransactFn<Promise<T>>,
+    options?: TransactOptions,
+  ): Promise<TransactResult<T>>
   readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T>
   /**
    * Runs `fn` on the workspace graph as of a snapshot (or timeshot) boundary, read from record history;

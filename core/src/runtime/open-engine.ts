@@ -17,6 +17,7 @@ import type {
   TransactResult,
 } from '../kernel/types.js'
 import { MemoryService } from '../memory/service.js'
+import { refSearch } from '../ref/search-port.js'
 import { RefWrites } from '../ref/writes.js'
 import { SeedSearch } from '../seed/search.js'
 import { RequestAudit } from '../sessions/request-audit.js'
@@ -117,8 +118,13 @@ class RuntimeEngine implements Engine {
 
     const dir = options.storage?.dir
     const legacyStateFile = dir === undefined ? null : join(dir, 'runtime', 'opencti-write-state.json')
-    this.ref = new RefWrites(this, { legacyStateFile, ...options.ref }, (id) => kernel.catalog.workspace(id))
-    kernel.defineLedger(this.ref.state)
+    this.ref = new RefWrites(
+      this,
+      { legacyStateFile, ...options.ref },
+      (id) => kernel.catalog.workspace(id),
+      refSearch(this.seed),
+    )
+    for (const ledger of this.ref.ledgers) kernel.defineLedger(ledger)
     kernel.addReadinessCheck(() => this.ref.ready())
     kernel.onClose(() => this.ref.close())
 
@@ -244,6 +250,16 @@ class RuntimeEngine implements Engine {
     // A write under a session needs the session (SESSION_NOT_FOUND otherwise): its timeshot names it.
     if (options.sessionId !== undefined) this.sessionManager.get(options.sessionId)
     return this.kernel.transact(workspaceId, fn, options)
+  }
+
+  transactInSlices<T>(
+    workspaceId: string,
+    fn: TransactFn<Promise<T>>,
+    options: TransactOptions = {},
+  ): Promise<TransactResult<T>> {
+    this.kernel.assertOpen()
+    if (options.sessionId !== undefined) this.sessionManager.get(options.sessionId)
+    return this.kernel.transactInSlices(workspaceId, fn, options)
   }
 
   readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T> {

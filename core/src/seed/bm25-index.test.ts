@@ -22,7 +22,7 @@ describe('Bm25Index (BM25F)', () => {
     expect(hits.get(3)).toBeCloseTo(idf, 12) // tf 1, len 3 = avgdl -> factor 1
     expect(index.explain(1, ['modbus'])).toEqual({
       raw: hits.get(1),
-      fields: [0, 0, hits.get(1)],
+      fields: [0, 0, hits.get(1), 0],
       matched: ['modbus'],
     })
     expect(hits.has(2)).toBe(false)
@@ -53,6 +53,36 @@ describe('Bm25Index (BM25F)', () => {
     expect(both).toBeGreaterThan(hits.get(1) as number)
     expect(both).toBeLessThan((hits.get(1) as number) + (hits.get(2) as number))
     expect(i.explain(3, ['plc']).fields.reduce((a, b) => a + b, 0)).toBeCloseTo(both, 12)
+  })
+
+  it('scores the context field below the body, keeps the four fields apart, and sums them to the raw score', () => {
+    const i = new Bm25Index()
+    const doc = (b: string[], c: string[]) => ({ fields: [[], [], b, c], sequence: [], ids: [] })
+    i.upsert(1, doc(['relay', 'trip'], ['x', 'y']))
+    i.upsert(2, doc(['x', 'y'], ['relay', 'trip']))
+    i.upsert(3, doc(['x', 'y'], ['x', 'y']))
+    const hits = i.search(['relay'])
+    // Same lengths and tf, weight 1 in the body against CONTEXT weight in the context.
+    expect(FIELD_WEIGHT[3]).toBeLessThan(FIELD_WEIGHT[2] as number)
+    expect(hits.get(1)).toBeGreaterThan(hits.get(2) as number)
+    const idf = i.idf('relay')
+    const w = FIELD_WEIGHT[3] as number // len 2 = the context's average: no length factor
+    expect(hits.get(2)).toBeCloseTo((idf * w * 2.2) / (w + 1.2), 12)
+    expect(i.explain(2, ['relay'])).toEqual({
+      raw: hits.get(2),
+      fields: [0, 0, 0, hits.get(2)],
+      matched: ['relay'],
+    })
+    // Large frequencies in every field (body capped at 511, the others at 1023) do not bleed into each other.
+    const big = new Bm25Index()
+    const many = (n: number) => Array.from({ length: n }, () => 'valve')
+    big.upsert(1, { fields: [many(5), many(7), many(600), many(2000)], sequence: [], ids: [] })
+    big.upsert(2, { fields: [['a'], ['b'], ['c'], ['d']], sequence: [], ids: [] })
+    const parts = big.explain(1, ['valve']).fields
+    expect(parts.every((p) => p > 0)).toBe(true)
+    expect(parts.reduce((a, b) => a + b, 0)).toBeCloseTo(big.search(['valve']).get(1) as number, 12)
+    big.remove(1)
+    expect(big.search(['valve']).size).toBe(0)
   })
 
   it('finds ids whole and case-insensitively, and updates and removes incrementally', () => {

@@ -11,20 +11,28 @@ import { addPosting, type IdPostings, removePosting } from '../id-postings.js'
  */
 export const BM25_K1 = 1.2
 
-export const FIELDS = ['name', 'labels', 'body'] as const
+export const FIELDS = ['name', 'labels', 'body', 'context'] as const
 export type Field = (typeof FIELDS)[number]
 
 /**
  * Field weights and length normalisation. A name or alias says what a node is; a label says its kind;
- * a long description mentions many things in passing. Chosen on the ATT&CK judged set (docs/seed-search.md).
+ * a long description mentions many things in passing; the context (what the node's relationships say of it,
+ * node-text.ts) tells how it is used, second hand. Chosen on the ATT&CK judged set (docs/seed-search.md).
  */
-export const FIELD_WEIGHT: readonly number[] = [3, 0.5, 1]
-export const FIELD_B: readonly number[] = [0.5, 0, 0.75]
+export const FIELD_WEIGHT: readonly number[] = [3, 0.5, 1, 0.4]
+export const FIELD_B: readonly number[] = [0.5, 0, 0.75, 0.75]
 
-/** Term frequencies of the three fields packed in one small integer (10 bits each, capped). */
+/**
+ * Term frequencies of the four fields packed in one integer-valued number: name, labels and body in 10 bits
+ * each (body capped at 511, so the low 30 bits stay clear of the sign bit), the context above 2^30 (exact
+ * up to 2^53; read by division, since bit operators see 32 bits).
+ */
 const CAP = 1023
-const FIELD_UNIT = [1, 1024, 1048576]
-const unpack = (v: number, f: number) => (f === 0 ? v & 1023 : f === 1 ? (v >> 10) & 1023 : v >> 20)
+const CONTEXT_UNIT = 1073741824
+const FIELD_UNIT = [1, 1024, 1048576, CONTEXT_UNIT]
+const unpack = (v: number, f: number) =>
+  f === 0 ? v & 1023 : f === 1 ? (v >> 10) & 1023 : f === 2 ? (v >> 20) & 511 : Math.floor(v / CONTEXT_UNIT)
+const FIELD_COUNT = FIELDS.length
 
 export interface LexicalHit {
   /** BM25F sum over the matched terms. */
@@ -132,18 +140,19 @@ class Documents {
 
 /** Searching reads field lengths per posting: a flat array by node id (ids are dense) beats a Map. */
 class FieldLengths {
-  data = new Float64Array(3 * 1024)
+  data = new Float64Array(FIELD_COUNT * 1024)
   set(doc: number, lengths: readonly number[]): void {
-    if (3 * doc + 3 > this.data.length) {
-      const grown = new Float64Array(Math.max(2 * this.data.length, 3 * doc + 3))
+    const end = FIELD_COUNT * (doc + 1)
+    if (end > this.data.length) {
+      const grown = new Float64Array(Math.max(2 * this.data.length, end))
       grown.set(this.data)
       this.data = grown
     }
-    for (let f = 0; f < 3; f++) this.data[3 * doc + f] = lengths[f] ?? 0
+    for (let f = 0; f < FIELD_COUNT; f++) this.data[FIELD_COUNT * doc + f] = lengths[f] ?? 0
   }
 
   get(doc: number, field: number): number {
-    return this.data[3 * doc + field] ?? 0
+    return this.data[FIELD_COUNT * doc + field] ?? 0
   }
 }
 
@@ -151,7 +160,7 @@ export class Bm25Index {
   /** term -> (doc -> packed field frequencies). */
   private readonly postings = new Map<string, Posting>()
   private readonly docs = new Documents()
-  private readonly totals = [0, 0, 0]
+  private readonly totals = FIELDS.map(() => 0)
   private readonly termNumbers = new Map<string, number>()
   /** Exact id -> its document, or the set of them when several share it (rare). */
   private readonly idTable = new Map<string, IdPostings>()
@@ -321,19 +330,21 @@ export class Bm25Index {
     if (n === 0) return scores
     const avg = this.totals.map((t) => t / n)
     const lengths = this.lengths.data
-    const [w0, w1, w2] = FIELD_WEIGHT as [number, number, number]
-    const [b0, b1, b2] = FIELD_B as [number, number, number]
-    const [a0 = 1, a1 = 1, a2 = 1] = avg
+    const [w0, w1, w2, w3] = FIELD_WEIGHT as [number, number, number, number]
+    const [b0, b1, b2, b3] = FIELD_B as [number, number, number, number]
+    const [a0 = 1, a1 = 1, a2 = 1, a3 = 1] = avg
     const score = (doc: number, packed: number, idf: number) => {
-      const base = 3 * doc
+      const base = FIELD_COUNT * doc
       // A field with tf > 0 has length > 0, so its average is > 0.
       const t0 = packed & 1023
       const t1 = (packed >> 10) & 1023
-      const t2 = packed >> 20
+      const t2 = (packed >> 20) & 511
+      const t3 = packed < CONTEXT_UNIT ? 0 : Math.floor(packed / CONTEXT_UNIT)
       const weighted =
         (t0 === 0 ? 0 : (w0 * t0) / (1 - b0 + (b0 * (lengths[base] as number)) / a0)) +
         (t1 === 0 ? 0 : (w1 * t1) / (1 - b1 + (b1 * (lengths[base + 1] as number)) / a1)) +
-        (t2 === 0 ? 0 : (w2 * t2) / (1 - b2 + (b2 * (lengths[base + 2] as number)) / a2))
+        (t2 === 0 ? 0 : (w2 * t2) / (1 - b2 + (b2 * (lengths[base + 2] as number)) / a2)) +
+        (t3 === 0 ? 0 : (w3 * t3) / (1 - b3 + (b3 * (lengths[base + 3] as number)) / a3))
       scores.set(doc, (scores.get(doc) ?? 0) + (idf * (weighted * (BM25_K1 + 1))) / (weighted + BM25_K1))
     }
     for (const term of terms) {
@@ -377,17 +388,17 @@ export class Bm25Index {
 
   /** One document's BM25F for `terms`, split by field, with the terms it contains (objective order). */
   explain(doc: number, terms: readonly string[]): LexicalHit {
-    const hit: LexicalHit = { raw: 0, fields: [0, 0, 0], matched: [] }
+    const hit: LexicalHit = { raw: 0, fields: FIELDS.map(() => 0), matched: [] }
     const n = this.docs.size
     if (!this.docs.has(doc)) return hit
-    const lengths = [0, 1, 2].map((f) => this.lengths.get(doc, f))
-    const share = [0, 0, 0]
+    const lengths = FIELDS.map((_, f) => this.lengths.get(doc, f))
+    const share = FIELDS.map(() => 0)
     const avg = this.totals.map((t) => t / n)
     for (const term of terms) {
       const packed = this.postings.get(term)?.get(doc)
       if (packed === undefined) continue
       let weighted = 0
-      for (let f = 0; f < 3; f++) {
+      for (let f = 0; f < FIELD_COUNT; f++) {
         const tf = unpack(packed, f)
         const b = FIELD_B[f] as number
         share[f] =
@@ -398,7 +409,7 @@ export class Bm25Index {
       }
       const score = (this.idf(term) * (weighted * (BM25_K1 + 1))) / (weighted + BM25_K1)
       hit.raw += score
-      for (let f = 0; f < 3; f++)
+      for (let f = 0; f < FIELD_COUNT; f++)
         hit.fields[f] = (hit.fields[f] ?? 0) + (score * (share[f] as number)) / weighted
       hit.matched.push(term)
     }

@@ -30,6 +30,8 @@ export interface NodeFields {
   labels: string[]
   body: string[]
   ids: string[]
+  /** What the node's relationships say (their `description`s, see `relationshipContext`). */
+  context: string[]
   /** A STIX object marked `revoked` or `x_mitre_deprecated`: kept in the graph, not offered as a seed. */
   retired: boolean
 }
@@ -64,7 +66,7 @@ const strings = (v: unknown): string[] =>
 const labelWords = memoize((label) => label.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[-_]/g, ' '))
 
 export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
-  const f: NodeFields = { name: [], labels: [], body: [], ids: [], retired: false }
+  const f: NodeFields = { name: [], labels: [], body: [], ids: [], context: [], retired: false }
   // A memory contributes only its text, kind, tags and identity key: its label, lifecycle and times are on
   // every memory and would make every objective match all of them.
   const memory = reader.names.lookup(MEMORY_LABEL)
@@ -78,6 +80,7 @@ export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
       f.name.unshift(...strings(value)) // first, whatever the property order: the title
     else (NAME_KEYS.has(name) ? f.name : f.body).push(...strings(value))
   }
+  relationshipContext(reader, node, f.context)
   const stixId = prop(reader, node, 'stix_id')
   if (typeof stixId === 'string') f.ids.push(stixId)
   const external = prop(reader, node, 'external_id')
@@ -97,6 +100,54 @@ export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
     }
   }
   return f
+}
+
+/** Context read from a node's relationships at most (a hub's thousands of relationships cost no more). */
+export const CONTEXT_MAX_CHARS = 16_384
+
+/** The relationship property whose text joins both ends' context. */
+export const CONTEXT_KEY = 'description'
+
+/** Memory relationships keep their properties as one JSON string (memory/layout.ts): its `description` counts. */
+export const CONTEXT_JSON_KEY = 'properties_json'
+const CONTEXT_IN_JSON = `"${CONTEXT_KEY}"`
+
+/** Markdown links keep their text ("[Ryuk](https://…)" -> "Ryuk"); citation markers are references, not words. */
+const LINK = /\[([^\]]*)\]\([^)]*\)/g
+const CITATION = /\(Citation:[^)]*\)/g
+
+/**
+ * The `description` of each relationship of the node, both directions, in relationship order, up to
+ * CONTEXT_MAX_CHARS. A relationship's text says how its two ends meet ("[Wizard Spider] has used [Ryuk]
+ * against hospitals", ATT&CK's procedure examples): words an analyst asks with that the node's own
+ * description often lacks. Indexed as a field of its own, weighted below the body (bm25-index.ts).
+ */
+function relationshipContext(reader: GraphReader, node: NodeRecord, out: string[]): void {
+  const key = reader.names.lookup(CONTEXT_KEY)
+  const jsonKey = reader.names.lookup(CONTEXT_JSON_KEY)
+  if ((key < 0 && jsonKey < 0) || (node.out.length === 0 && node.in.length === 0)) return
+  const read = (rel: number, k: number) =>
+    k < 0 ? undefined : reader.relProperty ? reader.relProperty(rel, k) : reader.relProps(rel)?.get(k)
+  let chars = 0
+  for (const rels of [node.out, node.in])
+    for (const rel of rels) {
+      if (chars >= CONTEXT_MAX_CHARS) return
+      const v = read(rel, key) ?? describedIn(read(rel, jsonKey))
+      if (typeof v !== 'string' || v === '') continue
+      const text = v.replace(LINK, '$1').replace(CITATION, ' ')
+      out.push(text)
+      chars += text.length
+    }
+}
+
+/** The `description` of a relationship's JSON properties, parsed only when the text names one. */
+function describedIn(json: unknown): unknown {
+  if (typeof json !== 'string' || !json.includes(CONTEXT_IN_JSON)) return undefined
+  try {
+    return (JSON.parse(json) as Record<string, unknown>)[CONTEXT_KEY]
+  } catch {
+    return undefined
+  }
 }
 
 /** A title line: short, and followed by more text (a memory written as "name\ndescription"). */
@@ -121,10 +172,12 @@ function memoryFields(reader: GraphReader, node: NodeRecord, f: NodeFields): Nod
       f.body.push(text.slice(cut + 1))
     } else f.body.push(text)
   }
+  // A memory's relationships say how it meets others, as a STIX relationship's description does.
+  relationshipContext(reader, node, f.context)
   return f
 }
 
-/** The text a node is embedded from: name and aliases, then the body. */
+/** The text a node is embedded from: name and aliases, then the body (not the context: see fusion.ts). */
 export const embeddingText = (f: NodeFields): string => [...f.name, ...f.body].join('\n')
 
 /** A short display title: the name, else the first alias or id, else the start of the body. */

@@ -325,6 +325,7 @@ export class SeedSearch implements ObjectiveSearch {
           name: hit.fields[0] ?? 0,
           labels: hit.fields[1] ?? 0,
           body: hit.fields[2] ?? 0,
+          context: hit.fields[3] ?? 0,
           phrase: phrase(id),
           id: ids.length > 0 ? EXACT_ID_POINTS : 0,
         }

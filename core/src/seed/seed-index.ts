@@ -5,7 +5,14 @@ import type { DerivedIndex } from '../kernel/types.js'
 import { memoize } from '../memo.js'
 import { Bm25Index, type IndexedDocument } from './bm25-index.js'
 import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'
-import { embeddingText, isSearchable, type NodeFields, nodeFields } from './node-text.js'
+import {
+  CONTEXT_JSON_KEY,
+  CONTEXT_KEY,
+  embeddingText,
+  isSearchable,
+  type NodeFields,
+  nodeFields,
+} from './node-text.js'
 import { relationshipDocument } from './relationship-text.js'
 import { analyze, analyzeWithContent } from './tokenizer.js'
 import { VectorIndex } from './vector-index.js'
@@ -17,6 +24,7 @@ const STALE_BACKGROUND = 50_000
 const EMBED_SLICE = 2000
 
 const NOTHING = { stems: [], content: [] }
+const NO_STEMS: readonly string[] = []
 
 /** A graph has few label sets and every node repeats one: their stems are worked out once (read-only). */
 const labelStems = memoize((text): readonly string[] => analyze(text))
@@ -27,7 +35,13 @@ export function indexedDocument(f: NodeFields): IndexedDocument {
   const name = f.name.length === 0 ? NOTHING : analyzeWithContent(f.name.join('\n'))
   const body = f.body.length === 0 ? NOTHING : analyzeWithContent(f.body.join('\n'))
   return {
-    fields: [name.stems, stemsOfLabels(f.labels), body.stems],
+    // The context is not in the phrase sequence: phrases are evidence about the node's own words.
+    fields: [
+      name.stems,
+      stemsOfLabels(f.labels),
+      body.stems,
+      f.context.length === 0 ? NO_STEMS : analyze(f.context.join('\n')),
+    ],
     sequence:
       body.content.length === 0
         ? name.content
@@ -113,6 +127,28 @@ export class WorkspaceSeedIndex {
 }
 
 /**
+ * Whether a relationship op can change its ends' context field (node-text.ts): a created relationship with a
+ * text, its text set or removed, or any deletion (the op no longer says whether it had one).
+ */
+function changesContext(op: CommitOp): boolean {
+  switch (op.op) {
+    case 'createRelationship': {
+      const json = op.props[CONTEXT_JSON_KEY]
+      return (
+        typeof op.props[CONTEXT_KEY] === 'string' || (typeof json === 'string' && json.includes(CONTEXT_KEY))
+      )
+    }
+    case 'deleteRelationship':
+      return true
+    case 'setRelationshipProperty':
+    case 'removeRelationshipProperty':
+      return op.key === CONTEXT_KEY || op.key === CONTEXT_JSON_KEY
+    default:
+      return false
+  }
+}
+
+/**
  * The engine-maintained derived index behind seed search: per workspace, a BM25 inverted index and a
  * vector index, rebuilt after recovery and kept current from every commit's redo ops, caught up when it is
  * read. A local (synchronous) embedding provider embeds during the catch-up; a remote one queues texts that
@@ -122,6 +158,7 @@ export class SeedIndex implements DerivedIndex {
   readonly name = 'seed-search'
   private readonly workspaces = new Map<string, WorkspaceSeedIndex>()
   private warming: Promise<void> | null = null
+  private warmScheduled = false
 
   constructor(private readonly embeddings: EmbeddingSlot) {
     embeddings.onChange((provider) => {
@@ -166,6 +203,14 @@ export class SeedIndex implements DerivedIndex {
     const ws = this.ensure(workspaceId, store)
     for (const op of ops) {
       if (op.op === 'createRelationship' || op.op === 'deleteRelationship') ws.degreeChanged()
+      if (changesContext(op)) {
+        // Both ends read the relationship's text into their context field. A deleted relationship keeps its
+        // ends in the store (ids are never reused), so they are found after the commit too.
+        const [start, end] =
+          op.op === 'createRelationship' ? [op.start, op.end] : [store.relStart(op.id), store.relEnd(op.id)]
+        if (start >= 0 && start < ws.rebuildFrom) ws.stale.add(start)
+        if (end >= 0 && end < ws.rebuildFrom) ws.stale.add(end)
+      }
       if (
         op.op === 'createRelationship' ||
         op.op === 'deleteRelationship' ||
@@ -180,7 +225,20 @@ export class SeedIndex implements DerivedIndex {
     }
     // A long run of writes with no search in between is indexed in the background, so neither the stale
     // set nor the first search after it grows without bound.
-    if (ws.stale.size >= STALE_BACKGROUND) this.warm().catch(() => {}) // a read catches up whatever is left
+    if (ws.stale.size >= STALE_BACKGROUND) this.warmSoon()
+  }
+
+  /**
+   * Starts the background catch-up on a later event-loop turn, not inside the commit that crossed the mark:
+   * the write is answered first, and its indexing is not charged to it.
+   */
+  private warmSoon(): void {
+    if (this.warming !== null || this.warmScheduled) return
+    this.warmScheduled = true
+    setImmediate(() => {
+      this.warmScheduled = false
+      this.warm().catch(() => {}) // a read catches up whatever is left
+    })
   }
 
   /** Indexes what commits left stale, synchronously: `max` nodes at most (all by default). */

@@ -3,7 +3,7 @@ import type { GraphAccess } from '../kernel/types.js'
 import type { StixVersions } from './versions.js'
 
 /** What STIX import, validation and export need of the engine they run in. */
-export interface StixHost extends Pick<GraphAccess, 'transact' | 'readGraph'> {
+export interface StixHost extends Pick<GraphAccess, 'transact' | 'transactInSlices' | 'readGraph'> {
   /** The workspace graph as of a snapshot boundary (`snapshot--current`: the published graph). */
   readAt<T>(workspaceId: string, snapshotId: string, fn: (reader: GraphReader) => T): Promise<T>
   sessions: { assertExists(sessionId: string): void }

@@ -73,14 +73,26 @@ export async function importStix(engine: StixHost, given: StixImportRequest): Pr
   let sequence: number | null = null
   let transactionId: string | null = null
   try {
-    const done = await engine.transact(
+    // In slices: a bundle of tens of thousands of objects would otherwise hold the event loop for seconds.
+    const done = await engine.transactInSlices(
       workspaceId,
-      (tx, _store, ledger) => {
+      async (tx, _store, ledger) => {
         const versions = new VersionRecorder(engine.stixVersions, workspaceId)
         const writer = new StixWriter(tx, envelope?.annotations ?? new Map(), versions)
+        const slices = new Slicer()
         for (const record of envelope?.records ?? []) writer.writeEvidence(record)
-        for (const record of records) if (!record.relationship) writer.writeNode(record)
-        for (const record of records) if (record.relationship) writer.writeRelationship(record)
+        for (const record of records) {
+          if (record.relationship) continue
+          writer.writeNode(record)
+          const turn = slices.maybeYield()
+          if (turn !== undefined) await turn
+        }
+        for (const record of records) {
+          if (!record.relationship) continue
+          writer.writeRelationship(record)
+          const turn = slices.maybeYield()
+          if (turn !== undefined) await turn
+        }
         if (writer.unresolved.length > 0) throw new AtomicAbort(writer.unresolved)
         // Versions and their date added commit in the same WAL record as the objects.
         const entry = versions.entry()
@@ -131,4 +143,23 @@ function abortedResult(records: ReturnType<typeof parseRecords>, unresolved: Unr
   return importResult(records.length, outcomes, [
     `atomic import aborted: unresolved STIX reference${refs.length > 1 ? 's' : ''} ${refs.join(', ')}`,
   ])
+}
+
+/** Yields to the event loop once a slice of work has run this long. */
+const SLICE_MS = 8
+
+class Slicer {
+  private started = performance.now()
+  private count = 0
+
+  /** Resolves at once within a slice (checked every 64 calls), on the next turn after it. */
+  maybeYield(): Promise<void> | undefined {
+    if ((++this.count & 63) !== 0 || performance.now() - this.started < SLICE_MS) return undefined
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.started = performance.now()
+        resolve()
+      }),
+    )
+  }
 }

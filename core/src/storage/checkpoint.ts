@@ -1,10 +1,24 @@
 import { createHash } from 'node:crypto'
 import { closeSync, existsSync, fsync, mkdirSync, openSync, readSync, renameSync, unlinkSync } from 'node:fs'
+import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { MessageChannel } from 'node:worker_threads'
 import { RECORD_FORMAT } from '../version.js'
+import { runInWorker, workerPoolAvailable } from '../workers/worker-pool.js'
 import { fsyncDirectory } from './atomic-file.js'
-import { writeAllAt } from './positional-write.js'
+import {
+  type CheckpointFileFacts,
+  CheckpointFileWriter,
+  type CheckpointPiece,
+  type ColumnLine,
+  columnBuffers,
+  type EncodedChunk,
+  isColumnLine,
+} from './checkpoint-encoder.js'
+import type { CheckpointFileTask, CheckpointMessage } from './checkpoint-file-task.js'
+
+export type { CheckpointPiece, ColumnLine } from './checkpoint-encoder.js'
 
 export const CHECKPOINT_DIR = 'checkpoints'
 export const checkpointName = (seq: number) => `checkpoint-${String(seq).padStart(20, '0')}.jsonl`
@@ -17,64 +31,76 @@ export interface CheckpointFile {
   records: number
 }
 
-const WRITE_CHUNK = 1 << 20
+/** Text lines joined into one chunk for the file writer, at most this many characters. */
+const TEXT_CHUNK = 256 * 1024
+/** The longest the engine runs between two yields to the event loop while it hands over lines. */
+const SLICE_MS = 4
 
 /**
  * Writes a consistent JSON Lines image at `sequence`: a header line, one line per record, and a trailer
  * with the record count and a digest of the record lines. Written beside the live one under a temp name,
  * fsynced, then renamed into place, so a crash leaves the previous checkpoint intact.
  *
- * After every megabyte it waits for `pause` (the engine yields to the event loop there, so reads go on while
- * a large image is written); the caller keeps `lines` unchanged across those pauses. The file's fsync runs
- * on the thread pool for the same reason.
+ * Encoding column lines, hashing, writing and the fsync run in the worker pool when there is one (see
+ * checkpoint-file-task.ts; in-process otherwise, with the same bytes). The engine only walks its records
+ * into lines here, and every few milliseconds waits for `pause` (it yields to the event loop there, so reads
+ * go on while a large image is written); the caller keeps `lines` unchanged across those pauses.
  */
 export async function writeCheckpoint(
   dir: string,
   sequence: number,
-  lines: Iterable<string>,
+  lines: Iterable<CheckpointPiece>,
   now: Date,
   pause: () => Promise<void> = () => Promise.resolve(),
   /** Throws to abandon the file before it is renamed into place (it is removed). */
   beforeRename: () => void = () => {},
+  /** Where encoding, hashing and writing run: `auto` sends a large image to the worker pool when there is one. */
+  placement: 'auto' | 'in-process' | 'worker' = 'auto',
 ): Promise<CheckpointFile> {
   const folder = join(dir, CHECKPOINT_DIR)
   mkdirSync(folder, { recursive: true })
   const name = checkpointName(sequence)
   const temp = join(folder, `${name}.tmp`)
-  const fd = openSync(temp, 'w', 0o600)
-  const fileHash = createHash('sha256')
-  const recordHash = createHash('sha256')
-  let bytes = 0
-  let records = 0
-  let buffer = ''
-  const flush = () => {
-    const data = Buffer.from(buffer, 'utf8')
-    writeAllAt(fd, data, bytes)
-    fileHash.update(data)
-    bytes += data.length
-    buffer = ''
-  }
+  const header = JSON.stringify({
+    checkpoint: { format: RECORD_FORMAT, sequence, created_at: now.toISOString() },
+  })
+  const sink: ChunkSink =
+    placement === 'worker'
+      ? new WorkerSink(temp, header)
+      : placement === 'in-process' || !workerPoolAvailable()
+        ? new InProcessSink(temp, header)
+        : new SizedSink(temp, header)
+  let facts: CheckpointFileFacts
   try {
-    buffer = `${JSON.stringify({ checkpoint: { format: RECORD_FORMAT, sequence, created_at: now.toISOString() } })}\n`
-    for (const line of lines) {
-      const text = `${line}\n`
-      recordHash.update(text)
-      buffer += text
-      records++
-      if (buffer.length >= WRITE_CHUNK) {
-        flush()
+    let text = ''
+    let count = 0
+    let sliceStart = performance.now()
+    for (const piece of lines) {
+      if (typeof piece === 'string') {
+        text += `${piece}\n`
+        count++
+        if (text.length >= TEXT_CHUNK) {
+          await sink.send({ text, records: count })
+          text = ''
+          count = 0
+        }
+      } else {
+        if (count > 0) await sink.send({ text, records: count })
+        text = ''
+        count = 0
+        await sink.send(piece)
+      }
+      if (performance.now() - sliceStart >= SLICE_MS) {
         await pause()
+        sliceStart = performance.now()
       }
     }
-    buffer += `${JSON.stringify({ end: { records, sha256: recordHash.digest('hex') } })}\n`
-    flush()
-    await promisify(fsync)(fd)
+    if (count > 0) await sink.send({ text, records: count })
+    facts = await sink.finish()
   } catch (error) {
-    closeSync(fd)
-    removeTemp(temp)
+    await sink.abort()
     throw error
   }
-  closeSync(fd)
   try {
     beforeRename()
     renameSync(temp, join(folder, name))
@@ -83,7 +109,165 @@ export async function writeCheckpoint(
     throw error
   }
   fsyncDirectory(folder)
-  return { name, sequence, sha256: fileHash.digest('hex'), bytes, records }
+  return { name, sequence, ...facts }
+}
+
+/** Where a checkpoint's chunks go: the encoding worker, or a writer in this thread. */
+interface ChunkSink {
+  send(chunk: EncodedChunk): Promise<void>
+  finish(): Promise<CheckpointFileFacts>
+  abort(): Promise<void>
+}
+
+class InProcessSink implements ChunkSink {
+  private readonly writer: CheckpointFileWriter
+  constructor(path: string, header: string) {
+    this.writer = new CheckpointFileWriter(path, header)
+  }
+  async send(chunk: EncodedChunk): Promise<void> {
+    this.writer.add(chunk)
+  }
+  async finish(): Promise<CheckpointFileFacts> {
+    const facts = this.writer.seal()
+    // The fsync of a large file would hold the event loop: the thread pool does it.
+    await promisify(fsync)(this.writer.descriptor)
+    this.writer.close()
+    return facts
+  }
+  async abort(): Promise<void> {
+    this.writer.abandon()
+  }
+}
+
+/** Below this much image a worker costs more to start than it saves: the image is written in-process. */
+const WORKER_FROM_BYTES = 4 * 1024 * 1024
+
+/**
+ * Holds the first chunks back: an image that ends within `WORKER_FROM_BYTES` is written in-process; a larger
+ * one goes to the worker, the held chunks first.
+ */
+class SizedSink implements ChunkSink {
+  private held: EncodedChunk[] = []
+  private heldBytes = 0
+  private sink: ChunkSink | null = null
+
+  constructor(
+    private readonly path: string,
+    private readonly header: string,
+  ) {}
+
+  async send(chunk: EncodedChunk): Promise<void> {
+    if (this.sink !== null) return this.sink.send(chunk)
+    this.held.push(chunk)
+    this.heldBytes += isColumnLine(chunk) ? columnLineSize(chunk) : chunk.text.length
+    if (this.heldBytes >= WORKER_FROM_BYTES) await this.handOver(new WorkerSink(this.path, this.header))
+  }
+
+  private async handOver(sink: ChunkSink): Promise<void> {
+    this.sink = sink
+    const held = this.held
+    this.held = []
+    for (const chunk of held) await sink.send(chunk)
+  }
+
+  async finish(): Promise<CheckpointFileFacts> {
+    if (this.sink === null) await this.handOver(new InProcessSink(this.path, this.header))
+    return this.sink!.finish()
+  }
+
+  async abort(): Promise<void> {
+    await this.sink?.abort()
+  }
+}
+
+/** About how many characters a column line encodes to (its ids are up to 8 digits, commas between). */
+function columnLineSize(line: ColumnLine): number {
+  let size = 0
+  for (const [, value] of line.fields) size += typeof value === 'string' ? value.length : value.length * 9
+  return size
+}
+
+/** Chunks posted to the encoding worker and not yet written: enough to keep it busy, few enough to bound memory. */
+const MAX_IN_FLIGHT = 4
+
+class WorkerSink implements ChunkSink {
+  private readonly channel = new MessageChannel()
+  private readonly done: Promise<CheckpointFileFacts | null>
+  private inFlight = 0
+  private settled = false
+  private wake: (() => void) | null = null
+
+  constructor(path: string, header: string) {
+    const port = this.channel.port1
+    port.on('message', () => {
+      this.inFlight--
+      this.notify()
+    })
+    const task: Omit<CheckpointFileTask, 'port'> & { port: unknown } = {
+      port: this.channel.port2,
+      path,
+      header,
+    }
+    this.done = runInWorker<CheckpointFileFacts | null>('writeCheckpointFile', task, [this.channel.port2])
+    this.done.then(
+      () => this.ended(),
+      () => this.ended(),
+    )
+  }
+
+  private ended(): void {
+    this.settled = true
+    this.notify()
+  }
+
+  private notify(): void {
+    const wake = this.wake
+    this.wake = null
+    wake?.()
+  }
+
+  async send(chunk: EncodedChunk): Promise<void> {
+    if (this.settled) await this.failedEarly()
+    const message: CheckpointMessage = { chunk }
+    this.channel.port1.postMessage(message, isColumnLine(chunk) ? columnBuffers(chunk) : [])
+    this.inFlight++
+    while (this.inFlight > MAX_IN_FLIGHT) {
+      await new Promise<void>((resolve) => {
+        this.wake = resolve
+      })
+      if (this.settled) await this.failedEarly()
+    }
+  }
+
+  /** The task ended before its end was sent: only a failure does that. */
+  private async failedEarly(): Promise<never> {
+    await this.done
+    throw new Error('the checkpoint worker stopped before the image was complete')
+  }
+
+  async finish(): Promise<CheckpointFileFacts> {
+    const end: CheckpointMessage = { end: true }
+    this.channel.port1.postMessage(end)
+    try {
+      const facts = await this.done
+      if (facts === null) throw new Error('the checkpoint worker abandoned the image')
+      return facts
+    } finally {
+      this.channel.port1.close()
+    }
+  }
+
+  async abort(): Promise<void> {
+    const abort: CheckpointMessage = { abort: true }
+    if (!this.settled) this.channel.port1.postMessage(abort)
+    try {
+      await this.done
+    } catch {
+      // the task's own failure: the temp file is gone either way
+    } finally {
+      this.channel.port1.close()
+    }
+  }
 }
 
 export type CheckpointRead = { ok: true; sequence: number; records: number } | { ok: false; reason: string }
@@ -174,9 +358,10 @@ function removeTemp(path: string): void {
   }
 }
 
-export function removeCheckpoint(dir: string, name: string): void {
+/** Removes a checkpoint file on the thread pool (a large one takes a while to unlink). */
+export async function removeCheckpoint(dir: string, name: string): Promise<void> {
   try {
-    unlinkSync(join(dir, CHECKPOINT_DIR, name))
+    await unlink(join(dir, CHECKPOINT_DIR, name))
   } catch {
     // already gone
   }

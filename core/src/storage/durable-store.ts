@@ -1,4 +1,5 @@
 import type { EngineError } from '../errors.js'
+import type { CheckpointPiece } from './checkpoint-encoder.js'
 import type { DurabilityReport, RecoveryReport } from './durability.js'
 import type { WalRecord } from './wal-record.js'
 import type { Appended, WalListener } from './wal-writer.js'
@@ -67,7 +68,7 @@ export interface DurableStore {
   prepareReload(): Promise<(sink: ReplaySink) => number>
   resumeLog(): Promise<void>
   shouldCheckpoint(): boolean
-  checkpoint(sequence: number, lines: Iterable<string>, pause?: () => Promise<void>): Promise<void>
+  checkpoint(sequence: number, lines: Iterable<CheckpointPiece>, pause?: () => Promise<void>): Promise<void>
   drain(): Promise<void>
   durability(): DurabilityReport
   replication(): ReplicationReport

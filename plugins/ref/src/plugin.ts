@@ -7,10 +7,20 @@ import { Counter, Gauge, type Registry } from 'prom-client'
 import {
   AuthorityBody,
   AuthorityResponse,
+  Corpus,
   FilesBody,
   FilesDeleted,
   FilesEnqueued,
+  JournalQuery,
+  JournalResponse,
+  LastParityResponse,
+  LoadResponse,
+  ParityBody,
+  ParityResponse,
   ReconstructionResponse,
+  ReturnResponse,
+  SnapshotBody,
+  SnapshotResponse,
   StatusResponse,
   SuspendBody,
   WriteBody,
@@ -147,6 +157,88 @@ async function refPlugin(app: FastifyInstance, options: RefPluginOptions): Promi
       },
     },
     async () => ({ ok: true as const, result: await engine.ref.reconstruction() }),
+  )
+
+  app.post<{ Body: Corpus }>(
+    '/v1/admin/ref/reconstruction/load',
+    {
+      bodyLimit: importMaxBodyBytes,
+      schema: {
+        tags,
+        summary: 'Rebuild this clean store as the reference from a primary reconstruction corpus',
+        body: Corpus,
+        response: { 200: LoadResponse, ...errorResponses(400, 401, 403, 409, 413, 503) },
+      },
+    },
+    async (request) => ({ ok: true as const, result: await engine.ref.rollback.load(request.body) }),
+  )
+
+  app.post<{ Body: ParityBody }>(
+    '/v1/admin/ref/parity',
+    {
+      bodyLimit: importMaxBodyBytes,
+      schema: {
+        tags,
+        summary: 'Compute and record parity with the reference over stated queries, subjects and records',
+        body: ParityBody,
+        response: { 200: ParityResponse, ...errorResponses(400, 401, 403, 409, 503) },
+      },
+    },
+    async (request) => ({ ok: true as const, result: await engine.ref.rollback.parity(request.body) }),
+  )
+
+  app.get(
+    '/v1/admin/ref/parity',
+    {
+      schema: {
+        tags,
+        summary: 'The last recorded parity report (null before the first)',
+        response: { 200: LastParityResponse, ...errorResponses(401, 403) },
+      },
+    },
+    async () => ({ ok: true as const, result: engine.ref.rollback.lastParity() }),
+  )
+
+  app.post(
+    '/v1/admin/ref/return',
+    {
+      schema: {
+        tags,
+        summary: "Replay the reference's writes above the handover mark, in order (the return path)",
+        response: { 200: ReturnResponse, ...errorResponses(401, 403, 409, 503) },
+      },
+    },
+    async () => ({ ok: true as const, result: await engine.ref.rollback.returnWrites() }),
+  )
+
+  app.post<{ Body: SnapshotBody }>(
+    '/v1/ref/parity/snapshot',
+    {
+      bodyLimit: importMaxBodyBytes,
+      schema: {
+        tags,
+        summary: "This store's side of a parity comparison (a primary asks its reference for it)",
+        body: SnapshotBody,
+        response: { 200: SnapshotResponse, ...errorResponses(400, 401, 413, 429) },
+      },
+    },
+    async (request) => ({ ok: true as const, result: await engine.ref.rollback.snapshot(request.body) }),
+  )
+
+  app.get<{ Querystring: JournalQuery }>(
+    '/v1/ref/writes/journal',
+    {
+      schema: {
+        tags,
+        summary: 'Applied writes above a sequence, oldest first (what a primary pulls on its return path)',
+        querystring: JournalQuery,
+        response: { 200: JournalResponse, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => ({
+      ok: true as const,
+      result: engine.ref.rollback.journal(request.query.after, request.query.limit ?? 256),
+    }),
   )
 
   app.post<{ Body: SuspendBody }>(

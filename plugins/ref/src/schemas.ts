@@ -85,11 +85,159 @@ export const StatusResponse = Type.Object({
   ),
 })
 
-export const ReconstructionResponse = Type.Object({
+const StoredAnswer = Type.Object({
+  contract_version: Type.Object({ major: Type.Integer(), minor: Type.Integer() }),
+  correlation_id: Type.String(),
+  outcome: Outcome,
+})
+
+/** The reconstruction corpus: what a clean reference is rebuilt from so it answers as the primary does. */
+export const Corpus = Type.Object(
+  {
+    high_water_sequence: Type.Integer({ minimum: 0 }),
+    records: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
+      description: 'Raw canonical records sorted by id (access metadata and merge tombstones included)',
+    }),
+    revisions: Type.Record(Type.String(), Type.Integer({ minimum: 1 }), {
+      description: 'ref_revision of each record, by id',
+    }),
+    receipts: Type.Array(
+      Type.Object({
+        key: Type.String({ pattern: '^sha256:[0-9a-f]{64}$' }),
+        fingerprint: Type.String(),
+        response: StoredAnswer,
+      }),
+      {
+        description:
+          'Receipts of the writes the outbox still lists (hashed keys): answered from them on replay',
+      },
+    ),
+  },
+  { $id: 'RefCorpus' },
+)
+export type Corpus = Static<typeof Corpus>
+
+export const ReconstructionResponse = Type.Object({ ok: Type.Literal(true), result: Corpus })
+
+export const LoadResponse = Type.Object({
+  ok: Type.Literal(true),
+  result: Type.Object({ records: Type.Integer(), receipts: Type.Integer() }),
+})
+
+/** Bounds of the stated parity inputs (each side runs every query and decision). */
+const MAX_QUERIES = 64
+const MAX_SUBJECTS = 64
+const MAX_ACCESS_RECORDS = 4096
+const MAX_KEYS = 8192
+
+const Subject = Type.Object({
+  subject_id: Type.String({ minLength: 1 }),
+  organization_ids: Type.Array(Type.String()),
+  marking_ids: Type.Array(Type.String()),
+})
+
+export const ParityBody = Type.Object({
+  queries: Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), {
+    maxItems: MAX_QUERIES,
+    description: 'Full-text objectives compared on the canonical workspace',
+  }),
+  subjects: Type.Array(Subject, { maxItems: MAX_SUBJECTS }),
+  record_ids: Type.Array(Type.String({ minLength: 1 }), {
+    maxItems: MAX_ACCESS_RECORDS,
+    description: 'Records whose access decisions are compared for every subject',
+  }),
+})
+export type ParityBody = Static<typeof ParityBody>
+
+export const SnapshotBody = Type.Object({
+  ...ParityBody.properties,
+  keys: Type.Array(Type.String(), {
+    maxItems: MAX_KEYS,
+    description: 'Hashed keys whose receipts are asked for',
+  }),
+})
+export type SnapshotBody = Static<typeof SnapshotBody>
+
+const Dimension = Type.Object({
+  ok: Type.Boolean(),
+  compared: Type.Integer(),
+  mismatches: Type.Array(Type.String()),
+})
+
+export const ParityReport = Type.Object(
+  {
+    verified: Type.Boolean(),
+    high_water_sequence: Type.Integer(),
+    reference_high_water_sequence: Type.Integer(),
+    computed_at: Type.String(),
+    dimensions: Type.Object({
+      records: Dimension,
+      relationships: Dimension,
+      full_text: Dimension,
+      access: Dimension,
+      index_generations: Dimension,
+      replay_receipts: Dimension,
+    }),
+  },
+  { $id: 'RefParityReport' },
+)
+
+export const ParityResponse = Type.Object({ ok: Type.Literal(true), result: ParityReport })
+export const LastParityResponse = Type.Object({
+  ok: Type.Literal(true),
+  result: Nullable(ParityReport),
+})
+
+export const SnapshotResponse = Type.Object({
   ok: Type.Literal(true),
   result: Type.Object({
     high_water_sequence: Type.Integer(),
-    records: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+    records: Type.Record(Type.String(), Type.String()),
+    relationships: Type.Record(Type.String(), Type.String()),
+    full_text: Type.Array(
+      Type.Object({ query: Type.String(), hits: Type.Array(Type.Tuple([Type.String(), Type.String()])) }),
+    ),
+    access: Type.Array(Type.Tuple([Type.String(), Type.String(), Type.Boolean()])),
+    index_generations: Type.Object({
+      records: Type.Integer(),
+      relationships: Type.Integer(),
+      full_text_documents: Type.Integer(),
+    }),
+    receipts_missing: Type.Array(Type.String()),
+  }),
+})
+
+/** Journal page size at the most. */
+export const JOURNAL_PAGE_MAX = 1024
+
+export const JournalQuery = Type.Object({
+  after: Type.Integer({ minimum: 0, description: 'Writes with a sequence above this one' }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: JOURNAL_PAGE_MAX, default: 256 })),
+})
+export type JournalQuery = Static<typeof JournalQuery>
+
+export const JournalResponse = Type.Object({
+  ok: Type.Literal(true),
+  result: Type.Object({
+    high_water_sequence: Type.Integer(),
+    complete: Type.Boolean({ description: 'false when writes above `after` were already dropped' }),
+    entries: Type.Array(
+      Type.Object({
+        sequence: Type.Integer(),
+        key: Type.String(),
+        request: Type.Unknown(),
+        response: StoredAnswer,
+      }),
+    ),
+  }),
+})
+
+export const ReturnResponse = Type.Object({
+  ok: Type.Literal(true),
+  result: Type.Object({
+    returned_through: Type.Integer(),
+    replayed: Type.Integer(),
+    reference_high_water_sequence: Type.Integer(),
   }),
 })
 
@@ -109,11 +257,19 @@ export const AuthorityResponse = Type.Object({
   authority: StringEnum([...WRITE_AUTHORITIES]),
 })
 
-/** Tagged file command; the core validates the descriptor (400 REF_FILE_ENQUEUE_FAILED). */
-export const FilesBody = Type.Union([
-  Type.Object({ operation: Type.Literal('enqueue'), descriptor: Type.Unknown() }),
-  Type.Object({ operation: Type.Literal('delete'), file_ids: Type.Unknown() }),
-])
+/**
+ * Tagged file command `{operation:'enqueue', descriptor}` or `{operation:'delete', file_ids}`. The core checks
+ * the tag and the rest (400 INVALID_REF_FILE_COMMAND, REF_FILE_ENQUEUE_FAILED, INVALID_REF_FILE_DELETE), so
+ * each fault gets its own code; the route only requires an object with an operation.
+ */
+export const FilesBody = Type.Object(
+  {
+    operation: Type.String({ description: "'enqueue' or 'delete'" }),
+    descriptor: Type.Optional(Type.Unknown({ description: 'with enqueue: the file version to extract' })),
+    file_ids: Type.Optional(Type.Unknown({ description: 'with delete: non-empty list of file ids' })),
+  },
+  { additionalProperties: true },
+)
 export type FilesBody = Static<typeof FilesBody>
 
 export const FilesEnqueued = Type.Object({

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { EngineError } from '../../errors.js'
+import { type CheckpointPiece, columnLineText } from '../checkpoint-encoder.js'
 import type { DurabilityReport } from '../durability.js'
 import type {
   DurableStore,
@@ -348,7 +349,11 @@ export class PostgresStorage implements DurableStore {
     return sinceBytes >= this.opts.checkpointEveryBytes || age >= this.opts.checkpointEveryMs
   }
 
-  async checkpoint(sequence: number, lines: Iterable<string>, pause?: () => Promise<void>): Promise<void> {
+  async checkpoint(
+    sequence: number,
+    lines: Iterable<CheckpointPiece>,
+    pause?: () => Promise<void>,
+  ): Promise<void> {
     // Only the owner writes images; a follower's close or an explicit checkpoint on it has nothing to do.
     if (this.role === 'follower') return
     const writer = this.writer
@@ -361,7 +366,8 @@ export class PostgresStorage implements DurableStore {
         client,
         writer.epoch,
         sequence,
-        lines,
+        // Column lines (typed arrays) are encoded here: the image goes to PostgreSQL as JSON text.
+        asText(lines),
         pause ?? (() => Promise.resolve()),
       )
       this.checkpointSeq = info.sequence
@@ -515,4 +521,8 @@ export class PostgresStorage implements DurableStore {
   clearInjectedFailure(): void {
     this.injected = null
   }
+}
+
+function* asText(pieces: Iterable<CheckpointPiece>): Iterable<string> {
+  for (const piece of pieces) yield typeof piece === 'string' ? piece : columnLineText(piece)
 }

@@ -1,0 +1,137 @@
+import { createHash, type Hash } from 'node:crypto'
+import { closeSync, fsyncSync, openSync, unlinkSync } from 'node:fs'
+import { writeAllAt } from './positional-write.js'
+
+/**
+ * One checkpoint line as the engine hands it over: JSON text, or a line of columns whose numeric ones are
+ * typed arrays. A column line crosses to the encoding worker as transferable buffers (a batch of thousands
+ * of relationships is a few buffers, not thousands of cloned objects) and becomes a JSON object there, its
+ * fields in the order given: a string field is JSON text as is, a typed array a JSON array of its numbers.
+ */
+export type CheckpointPiece = string | ColumnLine
+
+export interface ColumnLine {
+  fields: [name: string, value: string | Float64Array][]
+}
+
+/** What the file writer is told for a run of lines: JSON text already joined, or one column line. */
+export type EncodedChunk = { text: string; records: number } | ColumnLine
+
+/** Checkpoint file facts for the manifest. */
+export interface CheckpointFileFacts {
+  sha256: string
+  bytes: number
+  records: number
+}
+
+export function isColumnLine(piece: CheckpointPiece | EncodedChunk): piece is ColumnLine {
+  return typeof piece === 'object' && 'fields' in piece
+}
+
+/** The JSON text of a column line (one line, no newline). */
+export function columnLineText(line: ColumnLine): string {
+  let text = '{'
+  for (let i = 0; i < line.fields.length; i++) {
+    const [name, value] = line.fields[i]!
+    if (i > 0) text += ','
+    text += `${JSON.stringify(name)}:${typeof value === 'string' ? value : `[${value.join(',')}]`}`
+  }
+  return `${text}}`
+}
+
+/** The transferable buffers of a column line, for `postMessage`. */
+export function columnBuffers(line: ColumnLine): ArrayBuffer[] {
+  const out: ArrayBuffer[] = []
+  for (const [, value] of line.fields) if (typeof value !== 'string') out.push(value.buffer as ArrayBuffer)
+  return out
+}
+
+/**
+ * Writes a checkpoint file at explicit offsets with its two digests: one over the whole file (the manifest's)
+ * and one over the record lines (the trailer's). Used in the encoding worker, and in-process when no worker
+ * is available; either way the bytes are the same.
+ */
+export class CheckpointFileWriter {
+  private readonly fd: number
+  private readonly fileHash: Hash = createHash('sha256')
+  private readonly recordHash: Hash = createHash('sha256')
+  private bytes = 0
+  private records = 0
+  private closed = false
+
+  constructor(
+    private readonly path: string,
+    header: string,
+  ) {
+    this.fd = openSync(path, 'w', 0o600)
+    try {
+      this.write(`${header}\n`)
+    } catch (error) {
+      this.abandon()
+      throw error
+    }
+  }
+
+  /** Appends record lines: a run of joined text lines (each ending in a newline) or one column line. */
+  add(chunk: EncodedChunk): void {
+    if (isColumnLine(chunk)) {
+      const text = `${columnLineText(chunk)}\n`
+      this.recordHash.update(text)
+      this.write(text)
+      this.records++
+      return
+    }
+    this.recordHash.update(chunk.text)
+    this.write(chunk.text)
+    this.records += chunk.records
+  }
+
+  private write(text: string): void {
+    const data = Buffer.from(text, 'utf8')
+    writeAllAt(this.fd, data, this.bytes)
+    this.fileHash.update(data)
+    this.bytes += data.length
+  }
+
+  /** Writes the trailer; the file's facts are final from here (then `fsync` the descriptor and `close`). */
+  seal(): CheckpointFileFacts {
+    this.write(
+      `${JSON.stringify({ end: { records: this.records, sha256: this.recordHash.digest('hex') } })}\n`,
+    )
+    return { sha256: this.fileHash.digest('hex'), bytes: this.bytes, records: this.records }
+  }
+
+  get descriptor(): number {
+    return this.fd
+  }
+
+  close(): void {
+    this.closed = true
+    closeSync(this.fd)
+  }
+
+  /** Seals, fsyncs and closes in one go (in the worker, where blocking is fine). */
+  finish(): CheckpointFileFacts {
+    const facts = this.seal()
+    fsyncSync(this.fd)
+    this.close()
+    return facts
+  }
+
+  /** Closes and removes the temp file (best effort: the storage may be failing). */
+  abandon(): void {
+    if (!this.closed) {
+      this.closed = true
+      try {
+        closeSync(this.fd)
+      } catch {
+        // the descriptor is dropped either way
+      }
+    }
+    try {
+      unlinkSync(this.path)
+    } catch {
+      // left for the next checkpoint of the same sequence to overwrite
+    }
+  }
+}
