@@ -4,11 +4,21 @@ import { openEngine } from '@service/core'
 import { loopDelay } from './lib/loop-delay.mjs'
 
 const [mode, dir, nodesArg, relsArg] = process.argv.slice(2)
+// A postgres:// URL instead of a directory: the same measurements against the PostgreSQL store.
+const storage = (extra = {}) =>
+  dir.startsWith('postgres://')
+    ? {
+        mode: 'persistent',
+        requireFsync: true,
+        postgres: { url: dir, role: 'primary', promote: 'off' },
+        ...extra,
+      }
+    : { mode: 'persistent', dir, requireFsync: true, ...extra }
 if (mode === 'build') {
   const nodes = Number(nodesArg)
   const rels = Number(relsArg)
   const engine = await openEngine({
-    storage: { mode: 'persistent', dir, requireFsync: true, checkpointEveryBytes: 2 ** 40 },
+    storage: storage({ checkpointEveryBytes: 2 ** 40 }),
   })
   const started = performance.now()
   const NODE_BATCH = 20_000
@@ -38,7 +48,7 @@ if (mode === 'build') {
 } else {
   globalThis.gc?.()
   const started = performance.now()
-  const engine = await openEngine({ storage: { mode: 'persistent', dir, requireFsync: true } })
+  const engine = await openEngine({ storage: storage() })
   const recoveryMs = performance.now() - started
   const facts = engine.recoveryFacts()
   const rssMb = process.memoryUsage().rss / 1048576

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openEngine } from '@service/core'
-import { diskCeiling, durableSingleWrites } from './lib/durable-writes.mjs'
+import { diskCeiling, durableBulk, durableSingleWrites } from './lib/durable-writes.mjs'
+import { postgresFigures } from './storage-postgres.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -29,8 +30,10 @@ row('disk ceiling: append 64 + fdatasync', batched, 'records/s')
 const engine = await openEngine({
   storage: { mode: 'persistent', dir: join(root, 'single'), requireFsync: true },
 })
+let fileSingle64 = 0
 for (const concurrency of [1, 16, 64]) {
   const { perSec, cpuPerWriteUs } = await durableSingleWrites(engine, concurrency, SECONDS)
+  if (concurrency === 64) fileSingle64 = perSec
   row(
     `durable single-record writes, concurrency ${concurrency}`,
     perSec,
@@ -44,27 +47,12 @@ await engine.close()
 const bulk = await openEngine({
   storage: { mode: 'persistent', dir: join(root, 'bulk'), requireFsync: true },
 })
-let txs = 0
-const bulkEnd = performance.now() + SECONDS * 1000
-const bulkStart = performance.now()
-while (performance.now() < bulkEnd) {
-  await bulk.transact('bench', (tx, store) => {
-    const label = [store.names.id('Object')]
-    const key = store.names.id('i')
-    const type = store.names.id('REL')
-    const ids = []
-    for (let i = 0; i < 1000; i++) ids.push(tx.createNode(label, new Map([[key, BigInt(i)]])))
-    for (let r = 0; r < 4000; r++)
-      tx.createRelationship(type, ids[r % 1000], ids[(r * 7 + 3) % 1000], new Map())
-  })
-  txs++
-}
-const bulkSeconds = (performance.now() - bulkStart) / 1000
+const bulkFigures = await durableBulk(bulk, SECONDS)
 row(
   'durable bulk (1,000 nodes + 4,000 rels per tx)',
-  (txs * 5000) / bulkSeconds,
+  bulkFigures.recordsPerSec,
   'records/s',
-  `${(txs / bulkSeconds).toFixed(1)} tx/s; reference reports ~62,000`,
+  `${bulkFigures.txPerSec.toFixed(1)} tx/s; reference reports ~62,000`,
 )
 await bulk.close()
 
@@ -129,6 +117,10 @@ row(
 )
 
 rmSync(root, { recursive: true, force: true })
+
+// 5. The same store in PostgreSQL, beside the file WAL: writes, bulk, recovery at scale, follower lag.
+await postgresFigures(row, { seconds: SECONDS, nodes: RECOVERY_NODES, rels: RECOVERY_RELS, fileSingle64 })
+
 console.log(
   `\nstorage, ${SECONDS} s per measurement, Node ${process.version}, dir ${process.env.BENCH_DIR ?? tmpdir()}`,
 )

@@ -36,3 +36,24 @@ export async function durableSingleWrites(engine, concurrency, seconds) {
   const used = process.cpuUsage(cpu)
   return { perSec: done / seconds, cpuPerWriteUs: (used.user + used.system) / done }
 }
+
+/** Durable bulk transactions of 1,000 nodes + 4,000 relationships each for `seconds`: records/s and tx/s. */
+export async function durableBulk(engine, seconds) {
+  let txs = 0
+  const started = performance.now()
+  const end = started + seconds * 1000
+  while (performance.now() < end) {
+    await engine.transact('bench', (tx, store) => {
+      const label = [store.names.id('Object')]
+      const key = store.names.id('i')
+      const type = store.names.id('REL')
+      const ids = []
+      for (let i = 0; i < 1000; i++) ids.push(tx.createNode(label, new Map([[key, BigInt(i)]])))
+      for (let r = 0; r < 4000; r++)
+        tx.createRelationship(type, ids[r % 1000], ids[(r * 7 + 3) % 1000], new Map())
+    })
+    txs++
+  }
+  const elapsed = (performance.now() - started) / 1000
+  return { recordsPerSec: (txs * 5000) / elapsed, txPerSec: txs / elapsed }
+}

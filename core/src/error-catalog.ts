@@ -19,6 +19,11 @@ export const ERROR_CATALOG = {
   STORAGE_NOT_FOUND: 'not_found',
   STORAGE_RECOVERY_FAILED: 'unavailable',
   CHECKPOINT_ABANDONED: 'unavailable',
+  // The PostgreSQL store: ownership, fencing, read followers and read-your-writes
+  STORAGE_OWNED_BY_ANOTHER_PRIMARY: 'unavailable',
+  STORAGE_FENCED: 'unavailable',
+  STORAGE_READ_ONLY_FOLLOWER: 'unavailable',
+  STORAGE_FOLLOWER_LAGGING: 'unavailable',
   COMMIT_REPLAY_FAILED: 'internal',
   SNAPSHOT_NOT_FOUND: 'not_found',
   SNAPSHOT_DESTINATION_EXISTS: 'conflict',

@@ -34,6 +34,7 @@ export type {
   EngineState,
   GraphAccess,
   JournaledState,
+  PostgresStoreOptions,
   StorageMode,
   StorageOptions,
   TransactOptions,
@@ -75,5 +76,6 @@ export {
 } from './sessions/index.js'
 export type { SessionsApi } from './sessions/sessions-api.js'
 export type { DurabilityReport, RecoveryReport } from './storage/durability.js'
+export type { ReplicationReport } from './storage/durable-store.js'
 export { inspectStorage, type StorageInspection, snapshotStorage } from './storage/inspect.js'
 export { RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from './version.js'

@@ -9,6 +9,7 @@ import { loadSettings, redactedSettings, type Settings, SettingsError } from './
 
 const STARTUP_EXIT_CODES: Record<string, number> = {
   STORAGE_DIRECTORY_OWNED: ExitCode.DirectoryOwned,
+  STORAGE_OWNED_BY_ANOTHER_PRIMARY: ExitCode.DirectoryOwned,
   STORAGE_INCOMPATIBLE: ExitCode.IncompatibleStorage,
   STORAGE_RECOVERY_FAILED: ExitCode.RecoveryIntegrity,
 }
@@ -44,6 +45,7 @@ export function engineOptions(settings: Settings, logger: Logger): Parameters<ty
       strictRecovery: settings.storage.strictRecovery,
       segmentBytes: settings.storage.segmentBytes,
       checkpointEveryBytes: settings.storage.checkpointEveryBytes,
+      ...(settings.storage.postgres === null ? {} : { postgres: settings.storage.postgres }),
     },
     sessionIdleTtlMs: settings.http.sessionIdleTtlMs,
     // What one request may materialise (spec: persistent request projection bounds).

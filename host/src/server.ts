@@ -113,6 +113,7 @@ export async function buildServer(
   await app.register(operationsPlugin, {
     lifecycle,
     requestTimeoutMs: settings.http.requestTimeoutMs,
+    readYourWritesTimeoutMs: settings.storage.readYourWritesTimeoutMs,
     build: { commit: process.env.SERVICE_BUILD_COMMIT, target: undefined },
   })
 

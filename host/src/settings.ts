@@ -4,6 +4,7 @@ import { WorkspaceSelection } from '@service/core/taxii'
 import { PackError, parseEnabledPacks } from '@service/plugin-provider-host'
 import { EnvReader, SettingsError } from './env-reader.js'
 import { type McpSettings, readMcpSettings } from './mcp-settings.js'
+import { type PostgresSettings, readPostgresSettings, redactPostgresUrl } from './postgres-settings.js'
 
 export type AuthMode = 'required' | 'local-insecure'
 export { MEMORY_PERMISSIONS, type MemoryPermission }
@@ -40,6 +41,10 @@ export interface Settings {
     /** WAL segment size and checkpoint cadence (advanced; small values make faults reachable in tests). */
     segmentBytes: number
     checkpointEveryBytes: number
+    /** The durable store in PostgreSQL instead of `dir`, with this process's role. */
+    postgres: PostgresSettings | null
+    /** How long a read that asked for read-your-writes (x-service-min-seq) waits for its sequence. */
+    readYourWritesTimeoutMs: number
   }
   providers: { dir: string; manifestFile: string } | null
   /**
@@ -144,10 +149,13 @@ export function loadSettings(
   const sessionStoreDir = abs(r.string('SERVICE_HTTP_SESSION_STORE_DIR', '.service-runtime'))
   const storageMode = r.oneOf('SERVICE_STORAGE_MODE', ['ephemeral', 'persistent'] as const, 'ephemeral')
   const storageDir = r.string('SERVICE_STORAGE_DIR')
-  if (storageMode === 'persistent' && storageDir === undefined) {
-    r.problem('SERVICE_STORAGE_DIR is required when SERVICE_STORAGE_MODE=persistent')
-  }
   const persistent = storageMode === 'persistent'
+  const postgres = readPostgresSettings(r, persistent)
+  if (persistent && storageDir === undefined && postgres === null) {
+    r.problem(
+      'SERVICE_STORAGE_DIR (or SERVICE_STORAGE_POSTGRES_URL) is required when SERVICE_STORAGE_MODE=persistent',
+    )
+  }
 
   const providerDir = r.string('SERVICE_DOMAIN_PROVIDER_DIR')
   const providerManifest = r.string('SERVICE_DOMAIN_PROVIDER_MANIFEST_FILE')
@@ -258,6 +266,8 @@ export function loadSettings(
       maxWarmAdjacencyEntries: r.integer('SERVICE_STORAGE_MAX_WARM_ADJACENCY_ENTRIES', 65_536, 1),
       segmentBytes: r.integer('SERVICE_STORAGE_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
       checkpointEveryBytes: r.integer('SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES', 64 * 1024 * 1024, 4096),
+      postgres,
+      readYourWritesTimeoutMs: r.integer('SERVICE_READ_YOUR_WRITES_TIMEOUT_MS', 5_000, 1, 60_000),
     },
     providers:
       providerDir !== undefined && providerManifest !== undefined
@@ -318,6 +328,13 @@ export function redactedSettings(settings: Settings): unknown {
       adminToken: hidden(settings.http.adminToken),
     },
     ref: { ...settings.ref, referenceAuthToken: hidden(settings.ref.referenceAuthToken) },
+    storage: {
+      ...settings.storage,
+      postgres:
+        settings.storage.postgres === null
+          ? null
+          : { ...settings.storage.postgres, url: redactPostgresUrl(settings.storage.postgres.url) },
+    },
     mcp: { ...settings.mcp, remoteToken: hidden(settings.mcp.remoteToken) },
     license: {
       pem: hidden(settings.license.pem),

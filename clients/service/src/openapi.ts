@@ -73,6 +73,21 @@ export interface paths {
                                 checkpoint_failures_total: number;
                                 checkpoint_error: string | null;
                             };
+                            /** @enum {string} */
+                            storage_backend: "memory" | "file" | "postgres";
+                            replication: {
+                                /** @enum {string} */
+                                backend: "file" | "postgres";
+                                /** @enum {string} */
+                                role: "primary" | "follower" | "fenced";
+                                epoch: number | null;
+                                applied_sequence: number;
+                                log_sequence: number;
+                                lag_sequences: number;
+                                lag_ms: number;
+                                reason: string | null;
+                                primary_url: string | null;
+                            } | null;
                         };
                     };
                 };

@@ -1,5 +1,5 @@
 import type { CheckpointPiece } from '../storage/checkpoint.js'
-import type { PersistentStorage } from '../storage/persistent-storage.js'
+import type { DurableStore } from '../storage/durable-store.js'
 import type { VisibilityGate } from './visibility-gate.js'
 
 /** Where a checkpoint's lines come from: the graph, then every other state, each line a JSON object. */
@@ -32,7 +32,7 @@ export class Checkpointer {
   private retryAfterMs = 0
 
   constructor(
-    private readonly storage: () => PersistentStorage | null,
+    private readonly storage: () => DurableStore | null,
     private readonly gate: VisibilityGate,
     private readonly source: CheckpointSource,
     private readonly outcome: CheckpointOutcome,

@@ -8,13 +8,15 @@ import type { GraphReader } from '../graph/types.js'
 import { AsOfReader } from '../history/as-of-reader.js'
 import type { CheckpointPiece } from '../storage/checkpoint.js'
 import { type DurabilityReport, ephemeralDurability } from '../storage/durability.js'
-import type { PersistentStorage } from '../storage/persistent-storage.js'
+import type { DurableStore, ReplicationReport } from '../storage/durable-store.js'
+import type { WalRecord } from '../storage/wal-record.js'
 import { Checkpointer } from './checkpointer.js'
 import { KernelErrors } from './errors.js'
 import { checkpointPiece, graphImage } from './graph-image.js'
 import { Histories } from './histories.js'
 import { type Ledger, type LedgerEntry, LedgerRegistry } from './ledger.js'
-import { type GraphWalBody, recover, reloadDurable } from './recovery.js'
+import { type GraphWalBody, recordApplier, recover, reloadDurable } from './recovery.js'
+import { SequenceWaiters } from './sequence-waiters.js'
 import { StorageFaultRecovery, type StorageFaultReport } from './storage-fault-recovery.js'
 import type {
   CommitHook,
@@ -51,7 +53,9 @@ export class Kernel implements GraphAccess {
   readonly openedAtMs: number
   readonly now: () => number
   private readonly gate = new VisibilityGate()
-  private storage: PersistentStorage | null = null
+  private storage: DurableStore | null = null
+  /** Reads that asked to see a sequence (read-your-writes) wait here until it is applied. */
+  private readonly sequenceWaiters = new SequenceWaiters()
   private current: EngineState = 'open'
   private readonly checkpointer: Checkpointer
   private readonly derived: DerivedIndex[] = []
@@ -144,15 +148,13 @@ export class Kernel implements GraphAccess {
     this.ledgers.seal()
     const s = this.options.storage
     if (this.storageMode !== 'persistent' || s === undefined) return
-    if (s.dir === undefined) throw KernelErrors.storageDirRequired()
-    this.storage = await recover({ ...s, dir: s.dir }, this.options, {
-      catalog: this.catalog,
-      histories: this.histories,
-      ledgers: this.ledgers,
-      states: this.states,
-    })
+    if (s.dir === undefined && s.postgres === undefined) throw KernelErrors.storageDirRequired()
+    this.storage = await recover(s, this.options, this.recoveryTargets())
     this.storage.listen({
-      durable: (seq) => this.gate.durable(seq),
+      durable: (seq) => {
+        this.gate.durable(seq)
+        this.sequenceWaiters.reached(seq)
+      },
       failed: (error) => {
         this.gate.logFailed(error)
         this.faults.logFailed(error)
@@ -161,22 +163,70 @@ export class Kernel implements GraphAccess {
     // Recovery filled the catalog without commits: derived indexes start over from what it holds.
     const workspaces = this.workspaces()
     for (const index of this.derived) index.rebuild(workspaces)
+    if (this.storage.replication().role === 'follower') this.follow(this.storage)
+  }
+
+  private recoveryTargets() {
+    return { catalog: this.catalog, histories: this.histories, ledgers: this.ledgers, states: this.states }
+  }
+
+  /**
+   * A read follower applies the primary's records as the log grows, through the path recovery replays
+   * them, and keeps the derived indexes current as a commit would.
+   */
+  private follow(storage: DurableStore): void {
+    let apply = recordApplier(this.recoveryTargets())
+    storage.follow({
+      apply: (records: readonly WalRecord[]) => {
+        for (const record of records) {
+          apply(record)
+          if (record.kind !== 'graph') continue
+          const body = record.body as GraphWalBody
+          if (body.ops.length === 0) continue
+          const store = this.catalog.workspace(body.workspace)
+          for (const index of this.derived) index.onCommit(body.workspace, store, body.ops)
+        }
+        const last = records.at(-1)
+        if (last !== undefined) this.sequenceWaiters.reached(last.seq)
+      },
+      rebase: async () => {
+        await this.reloadDurable()
+        apply = recordApplier(this.recoveryTargets())
+      },
+      promoted: () => this.options.onWarning?.('this server is now the primary and accepts writes'),
+    })
+  }
+
+  /** Where the durable state lives, this process's role, and a follower's lag. */
+  replication(): ReplicationReport | null {
+    return this.storage?.replication() ?? null
+  }
+
+  /**
+   * Read-your-writes: resolves true once commit `sequence` is visible here (at once on a primary, whose
+   * acknowledged writes are), false when `timeoutMs` passes first.
+   */
+  async waitForSequence(sequence: number, timeoutMs: number): Promise<boolean> {
+    const storage = this.storage
+    const visible = () => (storage === null ? this.localSeq : storage.replication().applied_sequence)
+    if (visible() >= sequence) return true
+    return this.sequenceWaiters.wait(sequence, timeoutMs, visible)
+  }
+
+  /** The newest durable commit sequence: what a write's answer names for a later read-your-writes. */
+  durableSequence(): number {
+    return this.storage === null ? this.localSeq : this.storage.durableSeq
   }
 
   /**
    * Rebuilds every state from what is durable after a log failure (the published state held commits that
    * will never be): graph, history, ledgers, journaled state, then the derived indexes. Synchronous.
    */
-  private reloadDurable(): void {
+  private async reloadDurable(): Promise<void> {
     const storage = this.storage
     if (storage === null) return
     this.epoch++
-    const seq = reloadDurable(storage, {
-      catalog: this.catalog,
-      histories: this.histories,
-      ledgers: this.ledgers,
-      states: this.states,
-    })
+    const seq = await reloadDurable(storage, this.recoveryTargets())
     const workspaces = this.workspaces()
     for (const index of this.derived) index.rebuild(workspaces)
     this.gate.reloaded(seq)
@@ -227,6 +277,12 @@ export class Kernel implements GraphAccess {
     if (this.current !== 'open') throw KernelErrors.closed()
   }
 
+  /** A follower or a fenced primary refuses writes with its own reason, before any storage fault's. */
+  private assertWritable(): void {
+    const refusal = this.storage?.writeRefusal()
+    if (refusal) throw refusal
+  }
+
   /** The commit sequence of the newest published commit. */
   currentSequence(): number {
     return this.storage === null ? this.localSeq : this.storage.lastSeq
@@ -243,6 +299,8 @@ export class Kernel implements GraphAccess {
   /** Feature records share the WAL with graph commits (nothing to do when ephemeral). */
   journal(kind: string, body: unknown): Promise<void> {
     if (this.storage === null) return Promise.resolve()
+    const refusal = this.storage.writeRefusal()
+    if (refusal !== null) return Promise.reject(refusal)
     return this.storage.append(kind, body).durable
   }
 
@@ -264,6 +322,8 @@ export class Kernel implements GraphAccess {
       pending?.commits.push({ seq, tx: `tx--${randomUUID()}`, workspace: workspaceId, ops: commit.ops })
       return
     }
+    const refusal = storage.writeRefusal()
+    if (refusal !== null) throw refusal
     if (this.gate.failed) throw this.gate.failed
     if (pending !== undefined && pending.epoch !== this.epoch) throw KernelErrors.writeOutlivedReload()
     const body: GraphWalBody = { workspace: workspaceId, ops: commit.ops }
@@ -303,6 +363,7 @@ export class Kernel implements GraphAccess {
         this.gate.exitRead()
       }
     }
+    this.assertWritable()
     const entered = this.gate.enterWrite()
     if (entered !== undefined) await entered
     const pending: PendingDurability = { epoch: this.epoch, durables: [], commits: [] }
@@ -364,6 +425,7 @@ export class Kernel implements GraphAccess {
     options: TransactOptions,
   ): Promise<TransactResult<T>> {
     this.assertOpen()
+    this.assertWritable()
     await this.gate.enterWrite()
     const store = this.catalog.workspace(workspaceId)
     const pending: PendingDurability = { epoch: this.epoch, durables: [], commits: [] }

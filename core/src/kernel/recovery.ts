@@ -1,6 +1,8 @@
 import type { GraphCatalog } from '../graph/catalog.js'
 import type { CommitOp } from '../graph/commit.js'
+import type { DurableStore } from '../storage/durable-store.js'
 import { PersistentStorage, type ReplaySink } from '../storage/persistent-storage.js'
+import { PostgresStorage } from '../storage/postgres/postgres-storage.js'
 import type { WalRecord } from '../storage/wal-record.js'
 import { SERVICE_VERSION } from '../version.js'
 import { type GraphImageLine, GraphImageLoader } from './graph-image.js'
@@ -30,43 +32,67 @@ const GRAPH_LINES = new Set(['graph_batch', 'graph_nodes', 'graph_rels', 'graph_
  * Every ledger and journaled state must be registered before this runs, or its records would be skipped.
  */
 export async function recover(
-  storage: StorageOptions & { dir: string },
+  storage: StorageOptions,
   options: KernelOptions,
   targets: RecoveryTargets,
-): Promise<PersistentStorage> {
+): Promise<DurableStore> {
   const replay = replaySink(targets)
-  const opened = await PersistentStorage.open(
-    {
-      dir: storage.dir,
-      requireFsync: storage.requireFsync ?? true,
-      strictRecovery: storage.strictRecovery ?? true,
-      version: SERVICE_VERSION,
-      ...(storage.segmentBytes === undefined ? {} : { segmentBytes: storage.segmentBytes }),
-      ...(storage.checkpointEveryBytes === undefined
-        ? {}
-        : { checkpointEveryBytes: storage.checkpointEveryBytes }),
-      ...(storage.checkpointEveryMs === undefined ? {} : { checkpointEveryMs: storage.checkpointEveryMs }),
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.onWarning ? { warn: options.onWarning } : {}),
-    },
-    replay.sink,
-  )
+  // What both stores take: durability controls, checkpoint cadence, clock and warnings.
+  const common = {
+    requireFsync: storage.requireFsync ?? true,
+    strictRecovery: storage.strictRecovery ?? true,
+    ...(storage.checkpointEveryBytes === undefined
+      ? {}
+      : { checkpointEveryBytes: storage.checkpointEveryBytes }),
+    ...(storage.checkpointEveryMs === undefined ? {} : { checkpointEveryMs: storage.checkpointEveryMs }),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.onWarning ? { warn: options.onWarning } : {}),
+  }
+  let opened: DurableStore
+  if (storage.postgres !== undefined) {
+    const pg = storage.postgres
+    opened = await PostgresStorage.open(
+      {
+        ...common,
+        url: pg.url,
+        role: pg.role,
+        promote: pg.promote,
+        primaryUrl: pg.primaryUrl ?? null,
+        ...(pg.leaseMs === undefined ? {} : { leaseMs: pg.leaseMs }),
+        ...(pg.pollMs === undefined ? {} : { pollMs: pg.pollMs }),
+      },
+      replay.sink,
+    )
+  } else {
+    if (storage.dir === undefined) throw new Error('persistent storage needs a directory or a PostgreSQL URL')
+    opened = await PersistentStorage.open(
+      {
+        ...common,
+        dir: storage.dir,
+        version: SERVICE_VERSION,
+        ...(storage.segmentBytes === undefined ? {} : { segmentBytes: storage.segmentBytes }),
+      },
+      replay.sink,
+    )
+  }
   replay.finish()
   return opened
 }
 
 /**
- * After a log failure: empties every target and rebuilds it from what is durable (the checkpoint, then the
- * log up to its durable sequence), leaving no commit that was not acknowledged. Returns that sequence.
- * Synchronous, so no reader sees a half-built state.
+ * After a log failure: reads what is durable (asynchronously where the store must), then empties every
+ * target and rebuilds it (the checkpoint, then the log up to its durable sequence), leaving no commit that
+ * was not acknowledged. Returns that sequence. The rebuild itself is synchronous, so no reader sees a
+ * half-built state.
  */
-export function reloadDurable(storage: PersistentStorage, targets: RecoveryTargets): number {
+export async function reloadDurable(storage: DurableStore, targets: RecoveryTargets): Promise<number> {
+  const reload = await storage.prepareReload()
   targets.catalog.reset()
   targets.histories.reset()
   targets.ledgers.reset()
   for (const state of targets.states) state.reset()
   const replay = replaySink(targets)
-  const seq = storage.reloadDurable(replay.sink)
+  const seq = reload(replay.sink)
   replay.finish()
   return seq
 }
@@ -74,7 +100,6 @@ export function reloadDurable(storage: PersistentStorage, targets: RecoveryTarge
 /** The replay sink over the targets: checkpoint lines, then WAL records; `finish` once all are in. */
 function replaySink(targets: RecoveryTargets): { sink: ReplaySink; finish: () => void } {
   const { catalog, histories, ledgers } = targets
-  const recordOwners = ownersBy(targets.states, (s) => s.recordKinds)
   const lineOwners = ownersBy(targets.states, (s) => s.lineKinds)
   const loader = new GraphImageLoader(catalog, (workspace, kind) => histories.createdAt(workspace, kind))
   let imageDone = false
@@ -85,19 +110,7 @@ function replaySink(targets: RecoveryTargets): { sink: ReplaySink; finish: () =>
     }
     imageDone = true
   }
-  const applyRecord = (record: WalRecord) => {
-    if (record.kind === 'graph') {
-      const body = record.body as GraphWalBody
-      if (body.ops.length > 0) {
-        const store = catalog.workspace(body.workspace)
-        histories.capture(body.workspace, { ops: body.ops }, record.seq)
-        store.applyCommit({ ops: body.ops }, store.sequence + 1)
-      }
-      if (body.ledgers !== undefined) ledgers.apply(body.ledgers)
-      return
-    }
-    recordOwners.get(record.kind)?.applyRecord(record.kind, record.body)
-  }
+  const applyRecord = recordApplier(targets)
   return {
     sink: {
       loadCheckpointLine: (text) => {
@@ -113,6 +126,28 @@ function replaySink(targets: RecoveryTargets): { sink: ReplaySink; finish: () =>
       },
     },
     finish: finishImage,
+  }
+}
+
+/**
+ * Applies one committed record to the targets: the path recovery replays the log through, and the one a
+ * follower applies the primary's records through as it tails the log.
+ */
+export function recordApplier(targets: RecoveryTargets): (record: WalRecord) => void {
+  const { catalog, histories, ledgers } = targets
+  const recordOwners = ownersBy(targets.states, (s) => s.recordKinds)
+  return (record) => {
+    if (record.kind === 'graph') {
+      const body = record.body as GraphWalBody
+      if (body.ops.length > 0) {
+        const store = catalog.workspace(body.workspace)
+        histories.capture(body.workspace, { ops: body.ops }, record.seq)
+        store.applyCommit({ ops: body.ops }, store.sequence + 1)
+      }
+      if (body.ledgers !== undefined) ledgers.apply(body.ledgers)
+      return
+    }
+    recordOwners.get(record.kind)?.applyRecord(record.kind, record.body)
   }
 }
 

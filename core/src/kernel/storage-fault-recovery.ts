@@ -19,7 +19,7 @@ export interface StorageFaultReport {
 
 export interface RecoverySteps {
   /** Rebuilds the published state from what is durable; throws when the storage cannot be read. */
-  reload(): void
+  reload(): void | Promise<void>
   /** Opens a new log once the storage answers; throws while it still fails. */
   resume(): Promise<void>
   /** The reload failed: readers are refused until a later attempt succeeds. */
@@ -105,7 +105,7 @@ export class StorageFaultRecovery {
     try {
       if (this.report.state === 'reloading') {
         try {
-          this.steps.reload()
+          await this.steps.reload()
         } catch (error) {
           this.steps.readsUnavailable(error as Error)
           throw error

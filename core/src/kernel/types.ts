@@ -16,6 +16,22 @@ export interface StorageOptions {
   segmentBytes?: number
   checkpointEveryBytes?: number
   checkpointEveryMs?: number
+  /** The durable store in PostgreSQL instead of `dir` (write-ahead log, checkpoints, ownership). */
+  postgres?: PostgresStoreOptions
+}
+
+export interface PostgresStoreOptions {
+  url: string
+  /** primary writes; follower serves reads and tails the log. */
+  role: 'primary' | 'follower'
+  /** auto: a follower takes over once the primary's ownership session ends. */
+  promote: 'auto' | 'off'
+  /** The primary's address, named in a follower's write refusal. */
+  primaryUrl?: string | null
+  /** How long a silent primary keeps ownership before a follower may take over. */
+  leaseMs?: number
+  /** A follower's poll interval (notifications wake it sooner). */
+  pollMs?: number
 }
 
 /** What the kernel itself needs: storage, Cypher budgets, time and history bounds. No feature is named here. */

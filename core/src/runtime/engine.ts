@@ -24,6 +24,7 @@ import type { SessionsApi } from '../sessions/sessions-api.js'
 import type { StixService } from '../stix/service.js'
 import type { StixVersions } from '../stix/versions.js'
 import type { DurabilityReport } from '../storage/durability.js'
+import type { ReplicationReport } from '../storage/durable-store.js'
 import type { TaxiiCollections } from '../taxii/collections.js'
 
 export interface EngineOptions extends KernelOptions {
@@ -55,6 +56,12 @@ export interface Engine extends GraphAccess {
   durability(): DurabilityReport
   /** Storage faults: whether writes are suspended and why, recoveries in place, checkpoint failures. */
   storageFaults(): StorageFaultReport
+  /** Where the durable state lives (file or PostgreSQL), this process's role and a follower's lag; null when ephemeral. */
+  replication(): ReplicationReport | null
+  /** Read-your-writes: true once commit `sequence` is visible here, false when `timeoutMs` passes first. */
+  waitForSequence(sequence: number, timeoutMs: number): Promise<boolean>
+  /** The newest durable commit sequence (what a write's answer names for read-your-writes). */
+  durableSequence(): number
   /** Runs a Cypher request in the given mode (read, write, validate or auto). */
   cypher(call: CypherCall): Promise<CypherResult>
   /** Read-only Cypher: a query that would write is Rejected with WRITE_PERMISSION_REQUIRED. */

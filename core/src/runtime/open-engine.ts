@@ -66,7 +66,13 @@ class RuntimeEngine implements Engine {
     this.sessionManager = new SessionManager({
       idleTtlMs: options.sessionIdleTtlMs ?? 0,
       now,
-      journal: { record: (kind, body) => kernel.journal(kind, body) },
+      // A follower's own reads are audited in its memory only: the shared log is the primary's to write.
+      journal: {
+        record: (kind, body) =>
+          kind === 'audit' && kernel.replication()?.role === 'follower'
+            ? Promise.resolve()
+            : kernel.journal(kind, body),
+      },
     })
     kernel.registerState(this.sessionManager)
     kernel.onClose(() => this.sessionManager.close())
@@ -183,6 +189,18 @@ class RuntimeEngine implements Engine {
 
   storageFaults() {
     return this.kernel.storageFaults()
+  }
+
+  replication() {
+    return this.kernel.replication()
+  }
+
+  waitForSequence(sequence: number, timeoutMs: number) {
+    return this.kernel.waitForSequence(sequence, timeoutMs)
+  }
+
+  durableSequence() {
+    return this.kernel.durableSequence()
   }
 
   async cypher(input: CypherCall): Promise<CypherResult> {

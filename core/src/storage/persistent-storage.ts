@@ -13,7 +13,8 @@ import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import { fsyncDirectory } from './atomic-file.js'
 import { type CheckpointPiece, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
-import type { DurabilityReport, RecoveryReport } from './durability.js'
+import type { DurabilityReport } from './durability.js'
+import type { DurableStore, RecoveryFigures, ReplaySink, ReplicationReport } from './durable-store.js'
 import { acquireDirectoryLock, type DirectoryLock } from './lock.js'
 import { cutToDurablePrefix, probeStorage } from './log-resume.js'
 import {
@@ -24,15 +25,7 @@ import {
   writeManifest,
 } from './manifest.js'
 import { listSegments, scanWal, WAL_DIR, type WalDamage } from './wal-reader.js'
-import type { WalRecord } from './wal-record.js'
 import { type Appended, type WalListener, WalWriter } from './wal-writer.js'
-
-export interface ReplaySink {
-  /** One record line of a checkpoint image, as the engine wrote it. */
-  loadCheckpointLine(line: string): void
-  /** One committed transaction from the write-ahead log, in sequence order. */
-  applyRecord(record: WalRecord): void
-}
 
 export interface PersistentStorageOptions {
   dir: string
@@ -46,14 +39,7 @@ export interface PersistentStorageOptions {
   warn?: (message: string) => void
 }
 
-export interface RecoveryFigures {
-  report: RecoveryReport
-  replayedTransactions: number
-  checkpointRecords: number
-  recoveryPath: 'checkpoint_and_bounded_replay' | 'full_replay'
-  warnings: string[]
-  elapsedMs: number
-}
+export type { RecoveryFigures, ReplaySink } from './durable-store.js'
 
 const QUARANTINE_DIR = 'quarantine'
 
@@ -61,7 +47,7 @@ const QUARANTINE_DIR = 'quarantine'
  * The persistent directory: single owner, manifest V1, JSON Lines WAL with group commit, checkpoints and
  * recovery. It stores opaque `{kind, body}` records; the engine decides what they mean.
  */
-export class PersistentStorage {
+export class PersistentStorage implements DurableStore {
   private checkpointSeq: number | null = null
   private checkpointAtMs: number | null = null
   /** Start of the current checkpoint interval (open time until the first checkpoint). */
@@ -252,6 +238,34 @@ export class PersistentStorage {
       throw new Error(`the log reads back only to ${scan.lastSeq}, below its durable sequence ${upTo}`)
     }
     return upTo
+  }
+
+  async prepareReload(): Promise<(sink: ReplaySink) => number> {
+    return (sink) => this.reloadDurable(sink)
+  }
+
+  /** One directory, one owning process: always the primary, never lagging. */
+  replication(): ReplicationReport {
+    const seq = this.lastSeq
+    return {
+      backend: 'file',
+      role: 'primary',
+      epoch: null,
+      applied_sequence: seq,
+      log_sequence: seq,
+      lag_sequences: 0,
+      lag_ms: 0,
+      reason: null,
+      primary_url: null,
+    }
+  }
+
+  writeRefusal(): null {
+    return null
+  }
+
+  follow(): void {
+    throw new Error('a storage directory has no followers; use PostgreSQL for read followers')
   }
 
   /**

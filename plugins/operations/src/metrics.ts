@@ -188,6 +188,33 @@ export function createMetrics(
         this.set({ state: s }, state === s ? 1 : 0)
     },
   })
+  // Read followers: how far this server is behind the PostgreSQL log, and its role (one-hot).
+  new Gauge({
+    name: 'service_storage_follower_lag_sequences',
+    help: 'Commit sequences the log holds that this server has not applied yet (0 on a primary).',
+    registers,
+    collect() {
+      this.set(engine.replication()?.lag_sequences ?? 0)
+    },
+  })
+  new Gauge({
+    name: 'service_storage_follower_lag_ms',
+    help: 'Milliseconds this server has been behind the log (0 when caught up or a primary).',
+    registers,
+    collect() {
+      this.set(engine.replication()?.lag_ms ?? 0)
+    },
+  })
+  new Gauge({
+    name: 'service_storage_role',
+    help: 'One-hot role in the durable store: primary, follower or fenced (all 0 when ephemeral).',
+    labelNames: ['role'],
+    registers,
+    collect() {
+      const role = engine.replication()?.role
+      for (const r of ['primary', 'follower', 'fenced'] as const) this.set({ role: r }, role === r ? 1 : 0)
+    },
+  })
   const faultCounter = (
     name: string,
     help: string,

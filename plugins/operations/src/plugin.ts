@@ -5,6 +5,7 @@ import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Lifecycle } from './lifecycle.js'
 import { createMetrics, type ServiceMetrics } from './metrics.js'
+import { readYourWrites } from './read-your-writes.js'
 import { HealthRecord, LivenessRecord, ReadinessRecord, VersionRecord } from './schemas.js'
 import { defaultHealthSources, type HealthSources } from './sources.js'
 
@@ -12,6 +13,8 @@ export interface OperationsOptions {
   lifecycle: Lifecycle
   /** Handler time budget; a request still unanswered then gets 504 REQUEST_TIMEOUT. */
   requestTimeoutMs: number
+  /** How long a read passing x-service-min-seq waits for that sequence (default 5000 ms). */
+  readYourWritesTimeoutMs?: number
   build?: { commit?: string | undefined; target?: string | undefined }
 }
 
@@ -74,6 +77,7 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
       finish(request)
     })
   }
+  readYourWrites(app, engine, options.readYourWritesTimeoutMs ?? 5_000)
   // Attached per route so operational routes (probes, scrapes) carry no timer and no drain gate.
   app.addHook('onRoute', (route) => {
     if (OPERATIONAL_ROUTES.has(route.url)) return
@@ -126,6 +130,8 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
         domain_providers: { configured: providers.configured, ready: providers.ready },
         durability: engine.durability(),
         storage_faults: engine.storageFaults(),
+        storage_backend: engine.replication()?.backend ?? ('memory' as const),
+        replication: engine.replication(),
       }
     },
   )

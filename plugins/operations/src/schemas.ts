@@ -35,6 +35,19 @@ export const StorageFaultRecord = Type.Object({
   checkpoint_error: Nullable(Type.String()),
 })
 
+/** Where the durable state lives and this server's role in it (PostgreSQL primary, follower, fenced). */
+const ReplicationRecord = Type.Object({
+  backend: StringEnum(['file', 'postgres']),
+  role: StringEnum(['primary', 'follower', 'fenced']),
+  epoch: Nullable(NonNegativeInteger),
+  applied_sequence: NonNegativeInteger,
+  log_sequence: NonNegativeInteger,
+  lag_sequences: NonNegativeInteger,
+  lag_ms: NonNegativeInteger,
+  reason: Nullable(Type.String()),
+  primary_url: Nullable(Type.String()),
+})
+
 export const HealthRecord = Type.Object(
   {
     status: Type.Literal('ok'),
@@ -50,6 +63,8 @@ export const HealthRecord = Type.Object(
     domain_providers: Type.Object({ configured: NonNegativeInteger, ready: NonNegativeInteger }),
     durability: DurabilityRecord,
     storage_faults: StorageFaultRecord,
+    storage_backend: StringEnum(['memory', 'file', 'postgres']),
+    replication: Nullable(ReplicationRecord),
   },
   { $id: 'HealthRecord' },
 )

@@ -1,0 +1,82 @@
+import type { EngineError } from '../errors.js'
+import type { CheckpointPiece } from './checkpoint-encoder.js'
+import type { DurabilityReport, RecoveryReport } from './durability.js'
+import type { WalRecord } from './wal-record.js'
+import type { Appended, WalListener } from './wal-writer.js'
+
+export interface ReplaySink {
+  /** One record line of a checkpoint image, as the engine wrote it. */
+  loadCheckpointLine(line: string): void
+  /** One committed transaction from the write-ahead log, in sequence order. */
+  applyRecord(record: WalRecord): void
+}
+
+export interface RecoveryFigures {
+  report: RecoveryReport
+  replayedTransactions: number
+  checkpointRecords: number
+  recoveryPath: 'checkpoint_and_bounded_replay' | 'full_replay'
+  warnings: string[]
+  elapsedMs: number
+}
+
+/** Where the durable state lives and what this process may do with it, for /health and /metrics. */
+export interface ReplicationReport {
+  backend: 'file' | 'postgres'
+  /** primary writes; follower serves reads and tails the log; fenced lost ownership and refuses writes. */
+  role: 'primary' | 'follower' | 'fenced'
+  /** The ownership epoch this process writes under (PostgreSQL), or null. */
+  epoch: number | null
+  /** Newest sequence applied to this process's graph. */
+  applied_sequence: number
+  /** Newest sequence the log holds, as last seen (a follower's view of the primary). */
+  log_sequence: number
+  lag_sequences: number
+  lag_ms: number
+  /** Why writes are refused here (follower, fenced), or null. */
+  reason: string | null
+  primary_url: string | null
+}
+
+/** What a follower's store hands the engine as the log grows. */
+export interface TailListener {
+  /** Records above the applied sequence, in order, already durable on the primary. */
+  apply(records: readonly WalRecord[]): void
+  /** The log no longer reaches back to the applied sequence (retention passed it): rebuild from scratch. */
+  rebase(): Promise<void>
+  /** This follower took over as primary; writes are accepted from now on. */
+  promoted(): void
+}
+
+/**
+ * The durable store port: the kernel appends commit records (group commit, acknowledged once durable),
+ * reads them back at recovery and after a failure, writes checkpoints, and holds single ownership. The file
+ * directory (PersistentStorage) and PostgreSQL (PostgresStorage) are its two implementations.
+ */
+export interface DurableStore {
+  readonly recovery: RecoveryFigures
+  /** The newest sequence of the log; after a failure, the last durable one. */
+  readonly lastSeq: number
+  readonly durableSeq: number
+  readonly failed: Error | null
+  append(kind: string, body: unknown, tx?: string): Appended
+  listen(listener: WalListener): void
+  /**
+   * After a log failure: reads what is durable (asynchronously, where the store must) and returns a
+   * synchronous step that hands it to a sink and returns its sequence, so no reader sees a half-built state.
+   */
+  prepareReload(): Promise<(sink: ReplaySink) => number>
+  resumeLog(): Promise<void>
+  shouldCheckpoint(): boolean
+  checkpoint(sequence: number, lines: Iterable<CheckpointPiece>, pause?: () => Promise<void>): Promise<void>
+  drain(): Promise<void>
+  durability(): DurabilityReport
+  replication(): ReplicationReport
+  /** Null when this process may write; otherwise the error every write gets (follower, fenced). */
+  writeRefusal(): EngineError | null
+  /** Followers only: starts tailing the log into `listener`. */
+  follow(listener: TailListener): void
+  close(): Promise<void>
+  injectFailure(error: Error): void
+  clearInjectedFailure(): void
+}
