@@ -1,11 +1,33 @@
-import pg from 'pg'
+import type pg from 'pg'
+import { EngineError } from '../../errors.js'
+
+/**
+ * `pg` is an optional peer of @service/core: only a PostgreSQL store loads it, so an embedded engine on files
+ * installs nothing for a backend it does not use.
+ */
+let driver: Promise<typeof pg> | undefined
+function loadDriver(): Promise<typeof pg> {
+  driver ??= import('pg').then(
+    (module) => module.default,
+    (cause: unknown) => {
+      driver = undefined
+      throw new EngineError(
+        'STORAGE_UNAVAILABLE',
+        'PostgreSQL storage needs the `pg` package beside @service/core (npm install pg)',
+        { cause },
+      )
+    },
+  )
+  return driver
+}
 
 /**
  * A new client of the store's database. Every client gets an error listener: a server restart ends the
  * session with an 'error' event, which must be a failure the store handles, never an unhandled crash.
  */
 export async function connectClient(url: string, name: string, onError: (error: Error) => void) {
-  const client = new pg.Client({ connectionString: url, application_name: name })
+  const { Client } = await loadDriver()
+  const client = new Client({ connectionString: url, application_name: name })
   client.on('error', onError)
   try {
     await client.connect()
