@@ -134,7 +134,7 @@ describe('the batch form of reference writes', () => {
     for (const count of [9, 0]) {
       const refused = await reference.request<BatchAnswer>('/v1/ref/writes/batch', { body: batch(count) })
       expect(refused.status).toBe(400)
-      expect(refused.json).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } })
+      expect(refused.json).toMatchObject({ ok: false, error: { code: 'INVALID_REF_WRITE_BATCH' } })
     }
     const noToken = await reference.request('/v1/ref/writes/batch', { body: batch(1), token: null })
     expect(noToken.status).toBe(401)
