@@ -20,7 +20,7 @@ const root = join(here, '..')
 const { openEngine } = await import(join(root, 'core/dist/index.js'))
 const { tokenize } = await import(join(root, 'core/dist/seed/index.js'))
 const layout = await import(join(root, 'core/dist/memory/layout.js'))
-const { attackPresent, readAttackBundles } = await import(join(root, 'core/dist/seed/relevance/evaluate.js'))
+const { attackPresent, readAttackBundles } = await import(join(root, 'core/dist/testing/seed-relevance.js'))
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const MEMORIES = Number(process.env.MEMORY_BENCH_MEMORIES ?? 100_000)

@@ -25,7 +25,7 @@ const {
   judge,
   readJudgements,
   sharedDir,
-} = await import(join(root, 'core/dist/seed/relevance/evaluate.js'))
+} = await import(join(root, 'core/dist/testing/seed-relevance.js'))
 const { localWordVectorsPath } = await import(join(root, 'plugins/seed/dist/embeddings.js'))
 const Database = createRequire(import.meta.url)('better-sqlite3')
 

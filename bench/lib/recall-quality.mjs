@@ -13,7 +13,7 @@ export async function recallQuality({ root, final, row }) {
   const { openEngine } = await import(join(root, 'core/dist/index.js'))
   const { WordVectorModel, loadWordVectors } = await import(join(root, 'core/dist/seed/index.js'))
   const { attackObjects, embeddedRanker, fts5Ranker, importAttack, judge, readAttackBundles } = await import(
-    join(root, 'core/dist/seed/relevance/evaluate.js')
+    join(root, 'core/dist/testing/seed-relevance.js')
   )
   const all = JSON.parse(
     readFileSync(join(root, 'core/src/memory/relevance/recall-judgements.json'), 'utf8'),

@@ -9,6 +9,8 @@ import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../../core/src/runtime/index.js'
 import { loadWordVectors, WordVectorModel } from '../../core/src/seed/embeddings/word-vectors.js'
+import type { RetrievalMode } from '../../core/src/seed/rules.js'
+import { SeedSearch } from '../../core/src/seed/search.js'
 import {
   attackObjects,
   attackPresent,
@@ -21,9 +23,7 @@ import {
   readAttackBundles,
   readJudgements,
   type SqliteDatabase,
-} from '../../core/src/seed/relevance/evaluate.js'
-import type { RetrievalMode } from '../../core/src/seed/rules.js'
-import { SeedSearch } from '../../core/src/seed/search.js'
+} from '../../core/src/testing/seed-relevance.js'
 import { type RunningServer, sharedDir, startServer } from './harness.js'
 
 /** Ratchet: raise it when the ranking improves (measured 0.795 on 74 objectives). */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
+import { refWriteRequest } from '../testing/ref-requests.js'
 import { accessAllowed } from './access-decision.js'
 import { EvidenceState } from './evidence-state.js'
 import { RefJournal } from './journal.js'
@@ -17,21 +18,7 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-let counter = 0
-function request(operation: string, body: unknown) {
-  counter += 1
-  return {
-    contract_version: { major: 1, minor: 0 },
-    context: {
-      request_id: `req-${counter}`,
-      correlation_id: `corr-${counter}`,
-      idempotency_key: `rollback-key-${counter}`,
-      access: { subject_id: 'user--1', organization_ids: [], marking_ids: [], roles: [], attributes: {} },
-      consistency: 'eventual',
-    },
-    operation: { operation, request: body },
-  }
-}
+const request = (operation: string, body: unknown) => refWriteRequest(operation, body)
 const malware = (id: string, extra: object = {}) => ({ id, type: 'malware', name: `M ${id}`, ...extra })
 const succeed = async (engine: Engine, body: unknown) => {
   const answer = await engine.ref.write(body)

@@ -7,12 +7,12 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { isEngineError } from '../../errors.js'
-import type { Engine } from '../../runtime/index.js'
-import { importStix } from '../../stix/import.js'
-import type { RetrievalMode } from '../rules.js'
-import type { SeedSearch } from '../search.js'
-import { objectiveTerms } from '../tokenizer.js'
+import { isEngineError } from '../errors.js'
+import type { Engine } from '../runtime/index.js'
+import type { RetrievalMode } from '../seed/rules.js'
+import type { SeedSearch } from '../seed/search.js'
+import { objectiveTerms } from '../seed/tokenizer.js'
+import { importStix } from '../stix/import.js'
 
 export interface Judgement {
   domain: string
@@ -20,14 +20,14 @@ export interface Judgement {
   relevant: { stix_id: string; external_id: string; name: string; grade: number }[]
 }
 
-export const JUDGEMENTS_PATH = new URL('../../../src/seed/relevance/attack-judgements.json', import.meta.url)
+export const JUDGEMENTS_PATH = new URL('../../src/seed/relevance/attack-judgements.json', import.meta.url)
 
 export function readJudgements(path: string | URL = JUDGEMENTS_PATH): Judgement[] {
   return (JSON.parse(readFileSync(path, 'utf8')) as { queries: Judgement[] }).queries
 }
 
-/** The repository root (this file is core/{src,dist}/seed/relevance/evaluate.*). */
-const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url))
+/** The repository root (this file is core/{src,dist}/testing/seed-relevance.*). */
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url))
 
 /** The one SHARED_DIR setting every test reads (default ../shared beside the repository). */
 export const sharedDir = () => resolve(repoRoot, process.env.SHARED_DIR ?? '../shared')

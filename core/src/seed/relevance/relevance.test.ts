@@ -3,10 +3,17 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../../runtime/index.js'
+import {
+  attackPresent,
+  embeddedRanker,
+  importAttack,
+  judge,
+  readJudgements,
+  sharedDir,
+} from '../../testing/seed-relevance.js'
 import { loadWordVectors, WordVectorModel } from '../embeddings/word-vectors.js'
 import type { RetrievalMode } from '../rules.js'
 import { SeedSearch } from '../search.js'
-import { attackPresent, embeddedRanker, importAttack, judge, readJudgements, sharedDir } from './evaluate.js'
 
 /**
  * The kept-aside set (written before the last ranking change, never tuned on): only its aggregate is read
