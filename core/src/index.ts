@@ -46,6 +46,7 @@ export {
   canonicalJson,
   type ExecuteOptions as MemoryExecuteOptions,
   IdempotencyKeySchema as MemoryIdempotencyKeySchema,
+  MEMORY_CODES as MEMORY_ERROR_CODES,
   MEMORY_INPUT_SCHEMAS,
   MEMORY_LABEL,
   MEMORY_RELATION,

@@ -1,7 +1,7 @@
 import { EngineError, type ErrorCode } from '../errors.js'
 
 /** The memory contract's error codes (spec "Memory codes (v1)"); their categories are in the catalog. */
-const MEMORY_CODES = [
+export const MEMORY_CODES = [
   'INVALID_REQUEST',
   'INVALID_BUDGET',
   'PERMISSION_DENIED',

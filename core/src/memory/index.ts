@@ -1,3 +1,4 @@
+export { MEMORY_CODES } from './errors.js'
 export { MEMORY_LABEL, MEMORY_RELATION } from './layout.js'
 export type { RecallItem } from './recall.js'
 export { canonicalJson } from './request.js'

@@ -1,24 +1,10 @@
-import { type Engine, isEngineError, type MemoryContext, openEngine } from '@service/core'
+import { type Engine, isEngineError, MEMORY_ERROR_CODES, type MemoryContext, openEngine } from '@service/core'
 import * as fc from 'fast-check'
 import { describe, graphDigest } from '../invariants.js'
 import { type FuzzTarget, InvariantViolation, invariant } from '../target.js'
 
 /** The codes the contract lists; INTERNAL among them is still a defect when a fuzzed request produces it. */
-const CONTRACT_CODES = new Set([
-  'INVALID_REQUEST',
-  'INVALID_BUDGET',
-  'PERMISSION_DENIED',
-  'NOT_FOUND',
-  'VERSION_CONFLICT',
-  'IDEMPOTENCY_CONFLICT',
-  'IDEMPOTENCY_KEY_REQUIRED',
-  'BUDGET_EXCEEDED',
-  'CANCELLED',
-  'OVERLOADED',
-  'SEMANTIC_PROVIDER_UNAVAILABLE',
-  'DURABILITY_FAILED',
-  'POLICY_APPROVAL_REQUIRED',
-])
+const CONTRACT_CODES = new Set<string>(MEMORY_ERROR_CODES.filter((code) => code !== 'INTERNAL'))
 const MUTATIONS = new Set(['remember', 'relate', 'update', 'forget', 'consolidate'])
 const WORKSPACE = 'workspace--standalone-default'
 
