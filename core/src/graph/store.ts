@@ -1,5 +1,6 @@
 import { EngineError } from '../errors.js'
 import { NO_RELS, removeId } from './adjacency.js'
+import { appendRun } from './append-run.js'
 import { ColumnCache, type PropertyColumn } from './columns.js'
 import { type CommitOp, type CommitRecord, createdNodes, decodeValue, type EncodedValue } from './commit.js'
 import { IdList } from './id-list.js'
@@ -11,8 +12,6 @@ import { type GraphReader, Interner, type NodeRecord, type PropertyValue } from 
 
 const INITIAL_RELS = 1024
 const NO_LABELS = Object.freeze([]) as unknown as number[]
-/** Above this degree an adjacency list is grown by push (V8 may make a huge `new Array(n)` sparse). */
-const PREALLOCATE_MAX = 32_768
 
 /**
  * The published version of one workspace graph. Nodes are one small record each (labels and keys
@@ -479,21 +478,6 @@ class RelPropertyColumns {
   clear(id: number): void {
     for (const column of this.byKey.values()) column.delete(id)
   }
-}
-
-/** `list` followed by ids[from .. to), as a new array of exactly that size (`list` itself when the run is empty). */
-function appendRun(list: number[], ids: Int32Array, from: number, to: number): number[] {
-  if (to === from) return list
-  const size = list.length + (to - from)
-  if (size > PREALLOCATE_MAX) {
-    const out = list.slice()
-    for (let i = from; i < to; i++) out.push(ids[i] as number)
-    return out
-  }
-  const out = new Array<number>(size)
-  for (let i = 0; i < list.length; i++) out[i] = list[i] as number
-  for (let i = from, at = list.length; i < to; i++, at++) out[at] = ids[i] as number
-  return out
 }
 
 function corrupt(message: string): EngineError {
