@@ -12,6 +12,8 @@
  * - merged sources and deleted records are removed from the graph (the engine's record history keeps their
  *   before-images); a survivor lists the ids merged into it in its raw record's `x_service_merged_ids`.
  */
+
+import { PropertyMap } from '../graph/property-map.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader, PropertyValue } from '../graph/types.js'
@@ -20,6 +22,8 @@ import { isRelationshipObject, nodeLabels, P, relationshipType, STIX_LABEL } fro
 export const REF_WORKSPACE_ID = 'workspace--ref-canonical'
 export const REVISION_KEY = 'ref_revision'
 export const MERGED_IDS_KEY = 'x_service_merged_ids'
+/** Text fields copied from the raw record to their own properties when they are strings. */
+const TEXT_KEYS = [P.name, P.description, P.created, P.modified] as const
 
 export type RawRecord = Record<string, unknown>
 
@@ -68,6 +72,9 @@ export class CanonicalGraph {
   private readonly rawKey: number
   private readonly revKey: number
   readonly relChanges = new Map<string, number | null>()
+  private keyIds: { text: number[]; type: number; relType: number; merged: number } | undefined
+  /** Interned labels of each record type seen in this transaction (a bulk write repeats a few types). */
+  private readonly labelsOf = new Map<string, number[]>()
 
   constructor(
     readonly tx: Transaction,
@@ -83,12 +90,11 @@ export class CanonicalGraph {
     const staged = this.relChanges.get(id)
     if (staged !== undefined) return staged ?? undefined
     const gid = this.relIndex.get(id)
-    return gid !== undefined && this.tx.relProps(gid)?.get(this.idKey) === id ? gid : undefined
+    return gid !== undefined && this.tx.relProperty(gid, this.idKey) === id ? gid : undefined
   }
 
   private nodeGid(id: string): number | undefined {
-    for (const gid of this.tx.propertyNodeIds(this.label, this.idKey, id)) return gid
-    return undefined
+    return this.tx.firstPropertyNodeId(this.label, this.idKey, id)
   }
 
   /** Where a record lives, without reading its raw record (existence and endpoint checks). */
@@ -127,25 +133,50 @@ export class CanonicalGraph {
     }
   }
 
-  private props(id: string, raw: RawRecord, revision: number): Map<number, PropertyValue> {
-    const values: [string, PropertyValue][] = [
-      [P.id, id],
-      [P.type, recordTypeOf(raw) ?? 'unknown'],
-      [P.raw, JSON.stringify(raw)],
-      [REVISION_KEY, BigInt(revision)],
+  /**
+   * The record's properties as a PropertyMap (the transaction takes it over: no copy at publish), keys
+   * interned once per transaction.
+   */
+  private props(id: string, raw: RawRecord, revision: number): PropertyMap {
+    const k = (this.keyIds ??= {
+      text: TEXT_KEYS.map((key) => this.tx.names.id(key)),
+      type: this.tx.names.id(P.type),
+      relType: this.tx.names.id(P.relType),
+      merged: this.tx.names.id(MERGED_IDS_KEY),
+    })
+    const keys = [this.idKey, k.type, this.rawKey, this.revKey]
+    const values: PropertyValue[] = [
+      id,
+      recordTypeOf(raw) ?? 'unknown',
+      JSON.stringify(raw),
+      BigInt(revision),
     ]
-    for (const key of [P.name, P.description, P.created, P.modified] as const) {
-      const value = raw[key]
-      if (typeof value === 'string') values.push([key, value])
+    for (let i = 0; i < TEXT_KEYS.length; i++) {
+      const value = raw[TEXT_KEYS[i] as string]
+      if (typeof value === 'string') {
+        keys.push(k.text[i] as number)
+        values.push(value)
+      }
     }
-    if (isRelationshipRecord(raw) && typeof raw.relationship_type === 'string')
-      values.push([P.relType, raw.relationship_type])
-    if (Array.isArray(raw[MERGED_IDS_KEY])) values.push([MERGED_IDS_KEY, raw[MERGED_IDS_KEY] as string[]])
-    return new Map(values.map(([k, v]) => [this.tx.names.id(k), v]))
+    if (isRelationshipRecord(raw) && typeof raw.relationship_type === 'string') {
+      keys.push(k.relType)
+      values.push(raw.relationship_type)
+    }
+    if (Array.isArray(raw[MERGED_IDS_KEY])) {
+      keys.push(k.merged)
+      values.push(raw[MERGED_IDS_KEY] as string[])
+    }
+    return PropertyMap.fromDistinct(keys, values)
   }
 
   createNode(id: string, raw: RawRecord, revision = 1): number {
-    const labels = nodeLabels(recordTypeOf(raw) ?? 'unknown').map((l) => this.tx.names.id(l))
+    const type = recordTypeOf(raw) ?? 'unknown'
+    let labels = this.labelsOf.get(type)
+    if (labels === undefined) {
+      labels = nodeLabels(type).map((l) => this.tx.names.id(l))
+      this.labelsOf.set(type, labels)
+    }
+    // The transaction keeps its own label list (it interns them): sharing this one is safe.
     return this.tx.createNode(labels, this.props(id, raw, revision))
   }
 
