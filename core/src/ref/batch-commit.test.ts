@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
-import { refCreate, refWriteRequest } from '../testing/ref-requests.js'
+import { refCreate, refRelationship, refWriteRequest } from '../testing/ref-requests.js'
 
 const dirs: string[] = []
 const engines: Engine[] = []
@@ -23,13 +23,7 @@ async function open(
   engines.push(engine)
   return { engine, dir }
 }
-const rel = (id: string, source: string, target: string) => ({
-  id,
-  type: 'relationship',
-  relationship_type: 'uses',
-  source_ref: source,
-  target_ref: target,
-})
+const rel = refRelationship
 const ids = async (engine: Engine) => (await engine.ref.reconstruction()).records.map((r) => r.id).sort()
 const status = (a: { result: string; response?: { outcome: { status: string } } }) =>
   a.result === 'answered' ? `${a.result}:${a.response?.outcome.status}` : a.result

@@ -46,6 +46,8 @@ export async function writeBatch<A extends object>(
   port.takePermit()
   const answers: (BatchEntryAnswer | null)[] = []
   const admitted: A[] = []
+  /** An admission that failed without an HTTP-level code: the batch fails, after what was admitted commits. */
+  let fault: { error: unknown } | null = null
   try {
     let stopped = false
     for (const body of bodies) {
@@ -58,7 +60,8 @@ export async function writeBatch<A extends object>(
         admission = port.admit(body, call)
       } catch (error) {
         stopped = true
-        answers.push(refusal(error))
+        if (!isEngineError(error) || error.category === 'internal') fault = { error }
+        answers.push(fault === null ? refusal(error) : SKIPPED)
         continue
       }
       if ('answer' in admission) {
@@ -71,8 +74,9 @@ export async function writeBatch<A extends object>(
       admitted.push(admission)
       answers.push(null) // answered by the commit
     }
-    // A failure in the commit leaves the admitted writes' holds to the commit itself.
+    // The commit ends the holds of the admitted writes, whatever its outcome.
     const committed = admitted.length === 0 ? [] : await port.commit(admitted)
+    if (fault !== null) throw fault.error
     let next = 0
     return answers.map((answer) => answer ?? (committed[next++] as BatchEntryAnswer))
   } finally {
