@@ -77,9 +77,10 @@ describe('group commit of a batch', () => {
       'answered:success', // a bulk answers success with its items' statuses
       'skipped',
     ])
-    const bulk = answers[2]?.result === 'answered' ? answers[2].response : null
-    const items = (bulk?.outcome as { response: { data: { results: { status: string }[] } } }).response.data
-      .results
+    const bulk = answers[2]
+    if (bulk?.result !== 'answered') throw new Error('the bulk write has no answer')
+    const items = (bulk.response.outcome as { response: { data: { results: { status: string }[] } } })
+      .response.data.results
     expect(items.map((i) => i.status)).toEqual(['aborted', 'conflict'])
     expect(await ids(engine)).toEqual(['malware--a1', 'relationship--r1'])
     // The relationship index kept the prefix's relationship and forgot the discarded one.

@@ -138,12 +138,14 @@ export class CanonicalGraph {
    * interned once per transaction.
    */
   private props(id: string, raw: RawRecord, revision: number): PropertyMap {
-    const k = (this.keyIds ??= {
-      text: TEXT_KEYS.map((key) => this.tx.names.id(key)),
-      type: this.tx.names.id(P.type),
-      relType: this.tx.names.id(P.relType),
-      merged: this.tx.names.id(MERGED_IDS_KEY),
-    })
+    if (this.keyIds === undefined)
+      this.keyIds = {
+        text: TEXT_KEYS.map((key) => this.tx.names.id(key)),
+        type: this.tx.names.id(P.type),
+        relType: this.tx.names.id(P.relType),
+        merged: this.tx.names.id(MERGED_IDS_KEY),
+      }
+    const k = this.keyIds
     const keys = [this.idKey, k.type, this.rawKey, this.revKey]
     const values: PropertyValue[] = [
       id,
