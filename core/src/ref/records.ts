@@ -16,7 +16,7 @@
 import { PropertyMap } from '../graph/property-map.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
-import type { GraphReader, PropertyValue } from '../graph/types.js'
+import type { GraphReader, Interner, PropertyValue } from '../graph/types.js'
 import { isRelationshipObject, nodeLabels, P, relationshipType, STIX_LABEL } from '../stix/mapping.js'
 
 export const REF_WORKSPACE_ID = 'workspace--ref-canonical'
@@ -62,6 +62,42 @@ export function endpointIds(record: RawRecord): { source: unknown; target: unkno
 }
 
 /**
+ * The ids of the names canonical records use, interned once per graph store (names are never removed from
+ * a store's interner, so they stay valid; a reloaded store has a new interner and gets its own).
+ */
+interface InternedNames {
+  label: number
+  id: number
+  raw: number
+  revision: number
+  type: number
+  relType: number
+  merged: number
+  text: number[]
+  /** Interned labels of each record type met so far. */
+  labelsOf: Map<string, number[]>
+}
+const interned = new WeakMap<Interner, InternedNames>()
+function internedNames(names: Interner): InternedNames {
+  let known = interned.get(names)
+  if (known === undefined) {
+    known = {
+      label: names.id(STIX_LABEL),
+      id: names.id(P.id),
+      raw: names.id(P.raw),
+      revision: names.id(REVISION_KEY),
+      type: names.id(P.type),
+      relType: names.id(P.relType),
+      merged: names.id(MERGED_IDS_KEY),
+      text: TEXT_KEYS.map((key) => names.id(key)),
+      labelsOf: new Map(),
+    }
+    interned.set(names, known)
+  }
+  return known
+}
+
+/**
  * Record lookups and mutations on one write transaction. Relationship records are found through an index
  * of record id -> graph relationship id that the owner keeps; changes made here are staged in `relChanges`
  * and folded into it only when the transaction's function completes.
@@ -71,19 +107,18 @@ export class CanonicalGraph {
   private readonly idKey: number
   private readonly rawKey: number
   private readonly revKey: number
+  private readonly k: InternedNames
   readonly relChanges = new Map<string, number | null>()
-  private keyIds: { text: number[]; type: number; relType: number; merged: number } | undefined
-  /** Interned labels of each record type seen in this transaction (a bulk write repeats a few types). */
-  private readonly labelsOf = new Map<string, number[]>()
 
   constructor(
     readonly tx: Transaction,
     private readonly relIndex: ReadonlyMap<string, number>,
   ) {
-    this.label = tx.names.id(STIX_LABEL)
-    this.idKey = tx.names.id(P.id)
-    this.rawKey = tx.names.id(P.raw)
-    this.revKey = tx.names.id(REVISION_KEY)
+    this.k = internedNames(tx.names)
+    this.label = this.k.label
+    this.idKey = this.k.id
+    this.rawKey = this.k.raw
+    this.revKey = this.k.revision
   }
 
   private relGid(id: string): number | undefined {
@@ -138,14 +173,7 @@ export class CanonicalGraph {
    * interned once per transaction.
    */
   private props(id: string, raw: RawRecord, revision: number): PropertyMap {
-    if (this.keyIds === undefined)
-      this.keyIds = {
-        text: TEXT_KEYS.map((key) => this.tx.names.id(key)),
-        type: this.tx.names.id(P.type),
-        relType: this.tx.names.id(P.relType),
-        merged: this.tx.names.id(MERGED_IDS_KEY),
-      }
-    const k = this.keyIds
+    const k = this.k
     const keys = [this.idKey, k.type, this.rawKey, this.revKey]
     const values: PropertyValue[] = [
       id,
@@ -173,12 +201,12 @@ export class CanonicalGraph {
 
   createNode(id: string, raw: RawRecord, revision = 1): number {
     const type = recordTypeOf(raw) ?? 'unknown'
-    let labels = this.labelsOf.get(type)
+    let labels = this.k.labelsOf.get(type)
     if (labels === undefined) {
-      labels = nodeLabels(type).map((l) => this.tx.names.id(l))
-      this.labelsOf.set(type, labels)
+      labels = Object.freeze(nodeLabels(type).map((l) => this.tx.names.id(l))) as number[]
+      this.k.labelsOf.set(type, labels)
     }
-    // The transaction keeps its own label list (it interns them): sharing this one is safe.
+    // The transaction keeps its own label list (it interns them): sharing this frozen one is safe.
     return this.tx.createNode(labels, this.props(id, raw, revision))
   }
 
