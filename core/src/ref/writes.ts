@@ -8,11 +8,12 @@ import { commitGroup, type GroupCommitPort, type IndexUndo } from './batch-commi
 import { type BatchEntryAnswer, writeBatch } from './batch-writes.js'
 import { messageOf, RefErrors } from './codes.js'
 import type { Corpus } from './corpus.js'
-import { auditGroup, type Evaluated, evaluateWrite, orderingKey, touchedIds } from './evaluate.js'
+import { auditGroup, type Evaluated, evaluateWrite } from './evaluate.js'
 import { EVIDENCE_LEDGER, type EvidenceEntry, EvidenceState } from './evidence-state.js'
 import { runFileCommand } from './files.js'
-import { hashOrderingKey, transactionId } from './identity.js'
+import { transactionId } from './identity.js'
 import { JOURNAL_LEDGER, type JournalLedgerEntry, RefJournal } from './journal.js'
+import { outboxIntent, PayloadTurns, storedRequest } from './outbox-intent.js'
 import { packResponse } from './packed-response.js'
 import { type ProjectionAttempts, Projector } from './projector.js'
 import { DEFAULT_RETENTION } from './receipt-retention.js'
@@ -22,7 +23,7 @@ import type { ReferenceClient } from './reference-client.js'
 import type { FileDescriptor, RefWriteRequest, WriteAuthority } from './request.js'
 import type { RefRollback } from './rollback.js'
 import { NO_SEARCH, type RefSearchPort, wireRollback } from './rollback-wiring.js'
-import { type OutboxEntry, REF_LEDGER, type RefLedgerEntry, RefState, type StoredResponse } from './state.js'
+import { REF_LEDGER, type RefLedgerEntry, RefState, type StoredResponse } from './state.js'
 import { projectionFigures, type StatusView, statusCounters, statusReport } from './status-report.js'
 import { type Admission, type Admitted, admitWrite, type WriteCall, WritePermits } from './write-admission.js'
 import { type RefOptions, type ResolvedRefOptions, resolveRefOptions } from './write-options.js'
@@ -57,8 +58,7 @@ export class RefWrites {
   private relIndex: Map<string, number> | null = null
   private readonly inflight = new Set<string>()
   private readonly permits: WritePermits
-  /** Payload turns: a write's payload commits only after the one before it in intent order. */
-  private readonly turns = new Map<number, { done: Promise<void>; release: () => void }>()
+  private readonly turns = new PayloadTurns()
   private blocked: string | null = null
   private readonly tally = {
     applied_operations: 0,
@@ -194,12 +194,12 @@ export class RefWrites {
         )
         return { first, durable: intent.durable }
       } catch (error) {
-        if (first > 0) for (let i = 0; i < admitted.length; i++) this.closeTurn(first + i)
+        if (first > 0) for (let i = 0; i < admitted.length; i++) this.turns.close(first + i)
         throw error
       }
     },
-    turnBefore: (sequence) => this.turns.get(sequence - 1)?.done,
-    closeTurn: (sequence) => this.closeTurn(sequence),
+    turnBefore: (sequence) => this.turns.before(sequence),
+    closeTurn: (sequence) => this.turns.close(sequence),
     transact: async (fn) =>
       (await this.engine.transact(REF_WORKSPACE_ID, (tx, _store, ledger) => fn(tx, ledger))).value,
     payload: (tx, ledger, a, sequence, undo) =>
@@ -210,7 +210,7 @@ export class RefWrites {
         sequence,
         a.keyHash,
         a.print,
-        storedRequest(a),
+        storedRequest(a.request, a.keyHash),
         a.envelope,
         a.projected,
         undo,
@@ -281,16 +281,16 @@ export class RefWrites {
       )
       intentDurable = intent.durable
     } catch (error) {
-      if (sequence > 0) this.closeTurn(sequence)
+      if (sequence > 0) this.turns.close(sequence)
       throw RefErrors.stateFailed(`the write-ahead intent could not be persisted: ${messageOf(error)}`)
     }
     try {
-      await this.turns.get(sequence - 1)?.done
+      await this.turns.before(sequence)
       if (deadline !== null && this.options.now() > deadline) {
         await this.drop(sequence)
         throw RefErrors.timeout()
       }
-      const stored = storedRequest({ request, keyHash })
+      const stored = storedRequest(request, keyHash)
       let answer: { response: StoredResponse; applied: number; failed: number }
       try {
         const result = await this.engine.transact(REF_WORKSPACE_ID, (tx, _store, ledger) => {
@@ -299,7 +299,7 @@ export class RefWrites {
           try {
             return this.payload(tx, ledger, request, sequence, keyHash, print, stored, envelope, projected)
           } finally {
-            this.closeTurn(sequence)
+            this.turns.close(sequence)
           }
         })
         answer = result.value
@@ -317,7 +317,7 @@ export class RefWrites {
       if (answer.applied > 0 && projected) this.projector?.kick()
       return answer.response
     } finally {
-      this.closeTurn(sequence)
+      this.turns.close(sequence)
     }
   }
 
@@ -395,35 +395,9 @@ export class RefWrites {
     keyHash: string,
     sequence: number,
   ): void {
-    this.openTurn(sequence)
-    const entry: OutboxEntry = {
-      sequence,
-      key: keyHash,
-      ordering_key_hash: hashOrderingKey(orderingKey(request, sequence)),
-      correlation_id: request.context.correlation_id,
-      touched: touchedIds(request),
-      status: 'prepared',
-      attempts: 0,
-      diagnostic: null,
-      request: null,
-      response: null,
-    }
+    this.turns.open(sequence)
+    const entry = outboxIntent(request, keyHash, sequence)
     ledger.write(REF_LEDGER, { k: 'intent', entry } satisfies RefLedgerEntry)
-  }
-
-  private openTurn(sequence: number): void {
-    let release = () => {}
-    const done = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    this.turns.set(sequence, { done, release })
-  }
-
-  private closeTurn(sequence: number): void {
-    const turn = this.turns.get(sequence)
-    if (turn === undefined) return
-    this.turns.delete(sequence)
-    turn.release()
   }
 
   private relationshipIndex(): Map<string, number> {
@@ -526,9 +500,3 @@ export class RefWrites {
     }))
   }
 }
-
-/** The request as stored (outbox, journal): the caller's idempotency key replaced by its hash. */
-const storedRequest = ({ request, keyHash }: Pick<Admitted, 'request' | 'keyHash'>): RefWriteRequest => ({
-  ...request,
-  context: { ...request.context, idempotency_key: keyHash },
-})
