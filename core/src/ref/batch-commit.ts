@@ -24,6 +24,15 @@ import type { Admitted } from './write-admission.js'
 /** Previous relationship-index values of the ids a payload changed, to restore when it is discarded. */
 export type IndexUndo = [id: string, previous: number | undefined][]
 
+/** Puts the relationship index back as it was before the entries of `undo` were made (newest first). */
+export function revertIndex(index: Map<string, number>, undo: IndexUndo): void {
+  for (let i = undo.length - 1; i >= 0; i--) {
+    const [id, previous] = undo[i] as IndexUndo[number]
+    if (previous === undefined) index.delete(id)
+    else index.set(id, previous)
+  }
+}
+
 /** Thrown out of a payload transaction to discard it: the write at `index` could not be applied. */
 class Discard {
   constructor(

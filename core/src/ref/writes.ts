@@ -4,7 +4,7 @@ import type { Transaction } from '../graph/transaction.js'
 import type { LedgerWriter } from '../kernel/ledger.js'
 import type { GraphAccess } from '../kernel/types.js'
 import { type AuthorityPort, type AuthorityRequest, assignAuthority, suspendWrites } from './authority.js'
-import { commitGroup, type GroupCommitPort, type IndexUndo } from './batch-commit.js'
+import { commitGroup, type GroupCommitPort, type IndexUndo, revertIndex } from './batch-commit.js'
 import { type BatchEntryAnswer, writeBatch } from './batch-writes.js'
 import { messageOf, RefErrors } from './codes.js'
 import type { Corpus } from './corpus.js'
@@ -216,14 +216,7 @@ export class RefWrites {
         undo,
       ),
     abortAnswer: (error) => (error instanceof AtomicAbort ? error.response : null),
-    revertIndex: (undo) => {
-      const index = this.relationshipIndex()
-      for (let i = undo.length - 1; i >= 0; i--) {
-        const [id, previous] = undo[i] as IndexUndo[number]
-        if (previous === undefined) index.delete(id)
-        else index.set(id, previous)
-      }
-    },
+    revertIndex: (undo) => revertIndex(this.relationshipIndex(), undo),
     settled: (a, applied, failed) => {
       this.tally.applied_operations += applied
       this.tally.failed_operations += failed
