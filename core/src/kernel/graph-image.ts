@@ -4,10 +4,12 @@ import { Dictionary } from '../graph/dictionary.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
 import { ownValue, recordOf, setOwn } from '../own-key.js'
-import type { ColumnLine } from '../storage/checkpoint-encoder.js'
+import { type ColumnLine, SLICE_POINT } from '../storage/checkpoint-encoder.js'
 
 /** Records per checkpoint line: few, large JSON.parse calls recover far faster than one per record. */
 const BATCH = 4096
+/** Records walked between two slice points: the writer's clock is read this often inside a batch. */
+const SLICE_RECORDS = 64
 
 /**
  * A checkpoint line of the graph: a batch of nodes or of relationships as columns (nodes first; older
@@ -71,8 +73,14 @@ function props(store: GraphStore, map: ReadonlyMap<number, PropertyValue> | unde
   )
 }
 
-/** Every record of every workspace as batched create ops, so replaying the lines in order rebuilds the graph. */
-export function* graphImage(catalog: GraphCatalog, createdSeq: CreatedSeq): Iterable<GraphImageLine> {
+/**
+ * Every record of every workspace as batched create ops, so replaying the lines in order rebuilds the graph;
+ * a `SLICE_POINT` between every few dozen records lets the writer yield mid-batch.
+ */
+export function* graphImage(
+  catalog: GraphCatalog,
+  createdSeq: CreatedSeq,
+): Iterable<GraphImageLine | typeof SLICE_POINT> {
   for (const workspace of catalog.workspaceIds()) {
     const store = catalog.workspace(workspace)
     yield {
@@ -88,7 +96,7 @@ export function* graphImage(catalog: GraphCatalog, createdSeq: CreatedSeq): Iter
       if (nodes.size === BATCH) {
         yield nodes.line()
         nodes = new NodeColumnsWriter(workspace)
-      }
+      } else if (nodes.size % SLICE_RECORDS === 0) yield SLICE_POINT
     }
     if (nodes.size > 0) yield nodes.line()
     // Relationship columns are filled in typed arrays, handed over as they are (no array per column to grow).
@@ -98,7 +106,7 @@ export function* graphImage(catalog: GraphCatalog, createdSeq: CreatedSeq): Iter
       if (rels.size === BATCH) {
         yield rels.line()
         rels = new RelationshipBatch(workspace)
-      }
+      } else if (rels.size % SLICE_RECORDS === 0) yield SLICE_POINT
     }
     if (rels.size > 0) yield rels.line()
   }
@@ -149,7 +157,10 @@ class RelationshipBatch {
  * A checkpoint line as the storage takes it: relationship batches (most of a large image) as column lines,
  * their numbers in typed arrays the encoding worker turns into JSON off the event loop; the rest as JSON.
  */
-export function checkpointPiece(line: GraphImageLine): string | ColumnLine {
+export function checkpointPiece(
+  line: GraphImageLine | typeof SLICE_POINT,
+): string | ColumnLine | typeof SLICE_POINT {
+  if (line === SLICE_POINT) return line
   if (line.kind !== 'graph_rels') return JSON.stringify(line)
   return {
     fields: [

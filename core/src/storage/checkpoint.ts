@@ -15,10 +15,11 @@ import {
   columnBuffers,
   type EncodedChunk,
   isColumnLine,
+  SLICE_POINT,
 } from './checkpoint-encoder.js'
 import type { CheckpointFileTask, CheckpointMessage } from './checkpoint-file-task.js'
 
-export type { CheckpointPiece, ColumnLine } from './checkpoint-encoder.js'
+export { type CheckpointPiece, type ColumnLine, SLICE_POINT } from './checkpoint-encoder.js'
 
 export const CHECKPOINT_DIR = 'checkpoints'
 export const checkpointName = (seq: number) => `checkpoint-${String(seq).padStart(20, '0')}.jsonl`
@@ -44,7 +45,8 @@ const SLICE_MS = 4
  * Encoding column lines, hashing, writing and the fsync run in the worker pool when there is one (see
  * checkpoint-file-task.ts; in-process otherwise, with the same bytes). The engine only walks its records
  * into lines here, and every few milliseconds waits for `pause` (it yields to the event loop there, so reads
- * go on while a large image is written); the caller keeps `lines` unchanged across those pauses.
+ * go on while a large image is written); the clock is read at every piece and at every `SLICE_POINT` the walk
+ * offers inside a line. The caller keeps `lines` unchanged across those pauses.
  */
 export async function writeCheckpoint(
   dir: string,
@@ -76,7 +78,9 @@ export async function writeCheckpoint(
     let count = 0
     let sliceStart = performance.now()
     for (const piece of lines) {
-      if (typeof piece === 'string') {
+      if (piece === SLICE_POINT) {
+        // only a chance to yield, below
+      } else if (typeof piece === 'string') {
         text += `${piece}\n`
         count++
         if (text.length >= TEXT_CHUNK) {
