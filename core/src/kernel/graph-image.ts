@@ -65,7 +65,8 @@ export interface RelationshipColumns {
   created: ArrayLike<number>
 }
 
-export type CreatedSeq = (workspace: string, kind: 'node' | 'rel', id: number) => number
+/** The creation sequences of a workspace's nodes or relationships, by record id (0 when unknown). */
+export type CreatedSeq = (workspace: string, kind: 'node' | 'rel') => { get(id: number): number }
 
 function props(store: GraphStore, map: ReadonlyMap<number, PropertyValue> | undefined) {
   return recordOf(
@@ -89,10 +90,11 @@ export function* graphImage(
       next_node_id: store.nextNodeId,
       next_relationship_id: store.nextRelId,
     }
+    const nodeCreated = createdSeq(workspace, 'node')
     let nodes = new NodeColumnsWriter(workspace)
     for (const id of store.allNodeIds()) {
       const node = store.node(id)!
-      nodes.add(store, id, node.labels, node.props, createdSeq(workspace, 'node', id))
+      nodes.add(store, id, node.labels, node.props, nodeCreated.get(id))
       if (nodes.size === BATCH) {
         yield nodes.line()
         nodes = new NodeColumnsWriter(workspace)
@@ -100,9 +102,13 @@ export function* graphImage(
     }
     if (nodes.size > 0) yield nodes.line()
     // Relationship columns are filled in typed arrays, handed over as they are (no array per column to grow).
+    const relCreated = createdSeq(workspace, 'rel')
     let rels = new RelationshipBatch(workspace)
-    for (const id of store.allRelIds()) {
-      rels.add(store, id, createdSeq(workspace, 'rel', id))
+    // An index loop, not `allRelIds()`: a generator's result object per relationship is millions of
+    // allocations, and scavenges, during the walk.
+    for (let id = 0; id < store.nextRelId; id++) {
+      if (store.relType(id) < 0) continue
+      rels.add(store, id, relCreated.get(id))
       if (rels.size === BATCH) {
         yield rels.line()
         rels = new RelationshipBatch(workspace)
@@ -112,14 +118,20 @@ export function* graphImage(
   }
 }
 
-/** Builds one `graph_rels` line in typed arrays. */
+/**
+ * Builds one `graph_rels` line in typed arrays: five columns over one buffer, so a batch is one allocation
+ * and one transferable buffer.
+ */
 class RelationshipBatch {
   private readonly types = new Dictionary<string>()
-  private readonly id = new Float64Array(BATCH)
-  private readonly type = new Float64Array(BATCH)
-  private readonly start = new Float64Array(BATCH)
-  private readonly end = new Float64Array(BATCH)
-  private readonly created = new Float64Array(BATCH)
+  /** The batch's number of each type, by type id: no name lookup per relationship. */
+  private readonly typeNumbers = new Map<number, number>()
+  private readonly columns = new Float64Array(5 * BATCH)
+  private readonly id = this.columns.subarray(0, BATCH)
+  private readonly type = this.columns.subarray(BATCH, 2 * BATCH)
+  private readonly start = this.columns.subarray(2 * BATCH, 3 * BATCH)
+  private readonly end = this.columns.subarray(3 * BATCH, 4 * BATCH)
+  private readonly created = this.columns.subarray(4 * BATCH, 5 * BATCH)
   private readonly props: RelationshipColumns['props'] = {}
   size = 0
 
@@ -127,9 +139,15 @@ class RelationshipBatch {
 
   add(store: GraphStore, id: number, created: number): void {
     const at = this.size++
-    const typeName = store.names.name(store.relType(id))
+    const typeId = store.relType(id)
+    let typeNumber = this.typeNumbers.get(typeId)
+    if (typeNumber === undefined) {
+      const typeName = store.names.name(typeId)
+      typeNumber = this.types.number(typeName, typeName)
+      this.typeNumbers.set(typeId, typeNumber)
+    }
     this.id[at] = id
-    this.type[at] = this.types.number(typeName, typeName)
+    this.type[at] = typeNumber
     this.start[at] = store.relStart(id)
     this.end[at] = store.relEnd(id)
     this.created[at] = created
@@ -184,6 +202,10 @@ const floats = (column: ArrayLike<number>) =>
 class NodeColumnsWriter {
   private readonly labelSets = new Dictionary<string[]>()
   private readonly keyOrders = new Dictionary<string[]>()
+  /** The store shares one label list among the nodes that have it: its number, by identity. */
+  private readonly labelSetOf = new Map<readonly number[], number>()
+  /** Key orders already numbered, as a trie of key ids: a known order costs no string per node. */
+  private readonly keyOrderOf = new KeyOrderNode()
   private readonly columns = new Map<string, { kind: 'int' | 'str' | 'any'; values: unknown[] }>()
   private readonly out: NodeColumns
 
@@ -216,16 +238,19 @@ class NodeColumnsWriter {
     this.out.id.push(id)
     this.out.created.push(created)
     const names = store.names
-    this.out.labels.push(
-      listNumber(
+    let labelSet = this.labelSetOf.get(labels)
+    if (labelSet === undefined) {
+      labelSet = listNumber(
         this.labelSets,
         labels.map((l) => names.name(l)),
-      ),
-    )
-    const keys: string[] = []
+      )
+      this.labelSetOf.set(labels, labelSet)
+    }
+    this.out.labels.push(labelSet)
+    let order = this.keyOrderOf
     props.forEach((value, key) => {
+      order = order.next(key)
       const name = names.name(key)
-      keys.push(name)
       let column = this.columns.get(name)
       if (column === undefined) {
         column = {
@@ -239,7 +264,13 @@ class NodeColumnsWriter {
       while (column.values.length < at) column.values.push(null)
       column.values.push(cell(column.kind, value))
     })
-    this.out.keys.push(listNumber(this.keyOrders, keys))
+    if (order.number < 0) {
+      order.number = listNumber(
+        this.keyOrders,
+        [...props.keys()].map((k) => names.name(k)),
+      )
+    }
+    this.out.keys.push(order.number)
   }
 
   line(): NodeColumns {
@@ -251,6 +282,21 @@ class NodeColumnsWriter {
     }
     this.out.props = props
     return this.out
+  }
+}
+
+/** A node of the key-order trie: the number of the order that ends here (-1 if none yet), and what follows. */
+class KeyOrderNode {
+  number = -1
+  private readonly children = new Map<number, KeyOrderNode>()
+
+  next(key: number): KeyOrderNode {
+    let child = this.children.get(key)
+    if (child === undefined) {
+      child = new KeyOrderNode()
+      this.children.set(key, child)
+    }
+    return child
   }
 }
 

@@ -46,11 +46,11 @@ export function columnLineText(line: ColumnLine): string {
   return `${text}}`
 }
 
-/** The transferable buffers of a column line, for `postMessage`. */
+/** The transferable buffers of a column line, for `postMessage`: each once (columns may share one). */
 export function columnBuffers(line: ColumnLine): ArrayBuffer[] {
-  const out: ArrayBuffer[] = []
-  for (const [, value] of line.fields) if (typeof value !== 'string') out.push(value.buffer as ArrayBuffer)
-  return out
+  const out = new Set<ArrayBuffer>()
+  for (const [, value] of line.fields) if (typeof value !== 'string') out.add(value.buffer as ArrayBuffer)
+  return [...out]
 }
 
 /**

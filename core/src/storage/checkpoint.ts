@@ -6,7 +6,7 @@ import { promisify } from 'node:util'
 import { MessageChannel } from 'node:worker_threads'
 import { RECORD_FORMAT } from '../version.js'
 import { runInWorker, workerPoolAvailable } from '../workers/worker-pool.js'
-import { fsyncDirectory } from './atomic-file.js'
+import { fsyncDirectoryAsync } from './atomic-file.js'
 import {
   type CheckpointFileFacts,
   CheckpointFileWriter,
@@ -112,7 +112,7 @@ export async function writeCheckpoint(
     removeTemp(temp)
     throw error
   }
-  fsyncDirectory(folder)
+  await fsyncDirectoryAsync(folder)
   return { name, sequence, ...facts }
 }
 
@@ -171,7 +171,12 @@ class SizedSink implements ChunkSink {
     this.sink = sink
     const held = this.held
     this.held = []
-    for (const chunk of held) await sink.send(chunk)
+    // Starting the worker took a few milliseconds of this turn: the held megabytes are copied over in
+    // turns of their own, one chunk each.
+    for (const chunk of held) {
+      await nextTurn()
+      await sink.send(chunk)
+    }
   }
 
   async finish(): Promise<CheckpointFileFacts> {
@@ -183,6 +188,8 @@ class SizedSink implements ChunkSink {
     await this.sink?.abort()
   }
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** About how many characters a column line encodes to (its ids are up to 8 digits, commas between). */
 function columnLineSize(line: ColumnLine): number {
