@@ -497,7 +497,9 @@ export class Kernel implements GraphAccess {
   }
 
   private *graphLines(): Iterable<CheckpointPiece> {
-    for (const line of graphImage(this.catalog, (workspace, kind) => this.histories.createdAt(workspace, kind)))
+    for (const line of graphImage(this.catalog, (workspace, kind) =>
+      this.histories.createdAt(workspace, kind),
+    ))
       yield checkpointPiece(line)
   }
 

@@ -1,4 +1,4 @@
-import { constants, setPriority } from 'node:os'
+import { constants, getPriority, setPriority } from 'node:os'
 
 /**
  * Lowers the calling worker thread's scheduling priority (nice 10), so that on a busy machine the pool's
@@ -10,7 +10,8 @@ import { constants, setPriority } from 'node:os'
 export function lowerThreadPriority(): void {
   if (process.platform !== 'linux') return
   try {
-    setPriority(0, constants.priority.PRIORITY_BELOW_NORMAL)
+    // Never above the process's own niceness: a server started at nice 15 keeps its pool at 15.
+    setPriority(0, Math.max(getPriority(0), constants.priority.PRIORITY_BELOW_NORMAL))
   } catch {
     // the thread keeps the normal priority
   }
