@@ -66,7 +66,8 @@ export interface RelationshipColumns {
 }
 
 /** The creation sequences of a workspace's nodes or relationships, by record id (0 when unknown). */
-export type CreatedSeq = (workspace: string, kind: 'node' | 'rel') => { get(id: number): number }
+export type CreatedSeq = (workspace: string, kind: 'node' | 'rel') => SeqLookup
+type SeqLookup = { get(id: number): number }
 
 function props(store: GraphStore, map: ReadonlyMap<number, PropertyValue> | undefined) {
   return recordOf(
@@ -92,30 +93,57 @@ export function* graphImage(
     }
     const nodeCreated = createdSeq(workspace, 'node')
     let nodes = new NodeColumnsWriter(workspace)
-    for (const id of store.allNodeIds()) {
-      const node = store.node(id)!
-      nodes.add(store, id, node.labels, node.props, nodeCreated.get(id))
+    for (let id = 0; id < store.nextNodeId; ) {
+      id = fillNodes(store, nodes, nodeCreated, id)
       if (nodes.size === BATCH) {
         yield nodes.line()
         nodes = new NodeColumnsWriter(workspace)
-      } else if (nodes.size % SLICE_RECORDS === 0) yield SLICE_POINT
+      } else if (id < store.nextNodeId) yield SLICE_POINT
     }
     if (nodes.size > 0) yield nodes.line()
     // Relationship columns are filled in typed arrays, handed over as they are (no array per column to grow).
     const relCreated = createdSeq(workspace, 'rel')
     let rels = new RelationshipBatch(workspace)
-    // An index loop, not `allRelIds()`: a generator's result object per relationship is millions of
-    // allocations, and scavenges, during the walk.
-    for (let id = 0; id < store.nextRelId; id++) {
-      if (store.relType(id) < 0) continue
-      rels.add(store, id, relCreated.get(id))
+    for (let id = 0; id < store.nextRelId; ) {
+      id = fillRelationships(store, rels, relCreated, id)
       if (rels.size === BATCH) {
         yield rels.line()
         rels = new RelationshipBatch(workspace)
-      } else if (rels.size % SLICE_RECORDS === 0) yield SLICE_POINT
+      } else if (id < store.nextRelId) yield SLICE_POINT
     }
     if (rels.size > 0) yield rels.line()
   }
+}
+
+/**
+ * Adds nodes from id `from` on until `SLICE_RECORDS` more are in or the batch is full; returns the id to go
+ * on from. Plain loops, not the generator's, nor `allNodeIds()`: a generator keeps its locals boxed across
+ * resumes and makes a result object per yield, millions of allocations (and scavenges) during the walk.
+ */
+function fillNodes(store: GraphStore, nodes: NodeColumnsWriter, created: SeqLookup, from: number): number {
+  const limit = store.nextNodeId // every node id is below it
+  for (let id = from; id < limit; id++) {
+    const node = store.node(id)
+    if (node === undefined) continue
+    nodes.add(store, id, node.labels, node.props, created.get(id))
+    if (nodes.size === BATCH || nodes.size % SLICE_RECORDS === 0) return id + 1
+  }
+  return limit
+}
+
+function fillRelationships(
+  store: GraphStore,
+  rels: RelationshipBatch,
+  created: SeqLookup,
+  from: number,
+): number {
+  const limit = store.nextRelId
+  for (let id = from; id < limit; id++) {
+    if (store.relType(id) < 0) continue
+    rels.add(store, id, created.get(id))
+    if (rels.size === BATCH || rels.size % SLICE_RECORDS === 0) return id + 1
+  }
+  return limit
 }
 
 /**
@@ -206,8 +234,14 @@ class NodeColumnsWriter {
   private readonly labelSetOf = new Map<readonly number[], number>()
   /** Key orders already numbered, as a trie of key ids: a known order costs no string per node. */
   private readonly keyOrderOf = new KeyOrderNode()
-  private readonly columns = new Map<string, { kind: 'int' | 'str' | 'any'; values: unknown[] }>()
+  private readonly columns = new Map<string, PropertyColumn>()
+  /** The same columns by key id, for the walk (no name lookup per value). */
+  private readonly columnOf = new Map<number, PropertyColumn>()
   private readonly out: NodeColumns
+  /** The node being added, for `addCell`: fields, not a closure per node (allocations are scavenges). */
+  private at = 0
+  private order: KeyOrderNode = this.keyOrderOf
+  private names: GraphStore['names'] | null = null
 
   constructor(workspace: string) {
     this.out = {
@@ -247,23 +281,11 @@ class NodeColumnsWriter {
       this.labelSetOf.set(labels, labelSet)
     }
     this.out.labels.push(labelSet)
-    let order = this.keyOrderOf
-    props.forEach((value, key) => {
-      order = order.next(key)
-      const name = names.name(key)
-      let column = this.columns.get(name)
-      if (column === undefined) {
-        column = {
-          kind: typeof value === 'bigint' ? 'int' : typeof value === 'string' ? 'str' : 'any',
-          values: [],
-        }
-        this.columns.set(name, column)
-      }
-      if (column.kind === 'int' && typeof value !== 'bigint') demote(column)
-      else if (column.kind === 'str' && typeof value !== 'string') demote(column)
-      while (column.values.length < at) column.values.push(null)
-      column.values.push(cell(column.kind, value))
-    })
+    this.at = at
+    this.order = this.keyOrderOf
+    this.names = names
+    props.forEach(this.addCell, this)
+    const order = this.order
     if (order.number < 0) {
       order.number = listNumber(
         this.keyOrders,
@@ -271,6 +293,24 @@ class NodeColumnsWriter {
       )
     }
     this.out.keys.push(order.number)
+  }
+
+  private addCell(value: PropertyValue, key: number): void {
+    this.order = this.order.next(key)
+    let column = this.columnOf.get(key)
+    if (column === undefined) {
+      const name = this.names!.name(key)
+      column = {
+        kind: typeof value === 'bigint' ? 'int' : typeof value === 'string' ? 'str' : 'any',
+        values: [],
+      }
+      this.columns.set(name, column)
+      this.columnOf.set(key, column)
+    }
+    if (column.kind === 'int' && typeof value !== 'bigint') demote(column)
+    else if (column.kind === 'str' && typeof value !== 'string') demote(column)
+    while (column.values.length < this.at) column.values.push(null)
+    column.values.push(cell(column.kind, value))
   }
 
   line(): NodeColumns {
@@ -310,8 +350,10 @@ function cell(kind: 'int' | 'str' | 'any', value: PropertyValue): unknown {
   return kind === 'str' ? value : encodeValue(value)
 }
 
+type PropertyColumn = { kind: 'int' | 'str' | 'any'; values: unknown[] }
+
 /** A typed column that met another type: its cells become encoded values. */
-function demote(column: { kind: 'int' | 'str' | 'any'; values: unknown[] }): void {
+function demote(column: PropertyColumn): void {
   const kind = column.kind
   column.values = column.values.map((v) =>
     v === null ? null : encodeValue(kind === 'int' ? BigInt(v as number | string) : (v as string)),
