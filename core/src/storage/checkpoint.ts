@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import { closeSync, existsSync, fsync, mkdirSync, openSync, readSync, renameSync, unlinkSync } from 'node:fs'
-import { unlink } from 'node:fs/promises'
+import { closeSync, existsSync, fsync, mkdirSync, openSync, readSync, unlinkSync } from 'node:fs'
+import { rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { MessageChannel } from 'node:worker_threads'
@@ -107,7 +107,9 @@ export async function writeCheckpoint(
   }
   try {
     beforeRename()
-    renameSync(temp, join(folder, name))
+    // On the thread pool: a rename over an image of the same sequence frees the old file's blocks in the
+    // call (~50 ms for 150 MiB).
+    await rename(temp, join(folder, name))
   } catch (error) {
     removeTemp(temp)
     throw error
