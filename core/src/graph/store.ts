@@ -7,6 +7,7 @@ import { IdList } from './id-list.js'
 import { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
 import { PropertyMap } from './property-map.js'
+import { RelPropertyColumns } from './rel-property-columns.js'
 import { Transaction } from './transaction.js'
 import { type GraphReader, Interner, type NodeRecord, type PropertyValue } from './types.js'
 
@@ -435,50 +436,6 @@ export class GraphStore implements GraphReader {
     this.relTypes = types
     this.relStarts = starts
     this.relEnds = ends
-  }
-}
-
-/**
- * Relationship properties as one sparse column per key (relationship id -> value): a relationship with a
- * property costs a map entry, not a Map of its own (which was most of the heap of a graph whose edges carry
- * a property or two). A relationship's keys come out in the order the keys were first seen in the graph.
- */
-class RelPropertyColumns {
-  private readonly byKey = new Map<number, Map<number, PropertyValue>>()
-
-  get(id: number, key: number): PropertyValue | undefined {
-    return this.byKey.get(key)?.get(id)
-  }
-
-  /** A new map of the relationship's properties, or undefined when it has none. */
-  of(id: number): Map<number, PropertyValue> | undefined {
-    // No iterator when no relationship has a property: a checkpoint asks this of millions of them.
-    if (this.byKey.size === 0) return undefined
-    let out: Map<number, PropertyValue> | undefined
-    for (const [key, column] of this.byKey) {
-      const value = column.get(id)
-      if (value === undefined) continue
-      out ??= new Map()
-      out.set(key, value)
-    }
-    return out
-  }
-
-  set(id: number, key: number, value: PropertyValue): void {
-    let column = this.byKey.get(key)
-    if (column === undefined) {
-      column = new Map()
-      this.byKey.set(key, column)
-    }
-    column.set(id, value)
-  }
-
-  delete(id: number, key: number): void {
-    this.byKey.get(key)?.delete(id)
-  }
-
-  clear(id: number): void {
-    for (const column of this.byKey.values()) column.delete(id)
   }
 }
 

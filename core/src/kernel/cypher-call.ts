@@ -1,4 +1,6 @@
+import type { CypherEngine } from '../cypher/index.js'
 import { EngineError } from '../errors.js'
+import type { CypherCall } from './types.js'
 
 const IDS = [
   ['workspaceId', 'workspace_id', 'INVALID_WORKSPACE_ID'],
@@ -34,4 +36,15 @@ export function checkCallShape<T extends CallShape>(call: T): T {
     trimmed[key] = bare as T[typeof key]
   }
   return trimmed ?? call
+}
+
+/** True when the call writes: `write`, or `auto` with a query that plans as a write. */
+export function isWriteCall(engine: CypherEngine, call: CypherCall): boolean {
+  if (call.mode === 'write') return true
+  if (call.mode !== 'auto') return false
+  try {
+    return engine.plan(call.query).isWrite
+  } catch {
+    return false // the run reports the compile error
+  }
 }

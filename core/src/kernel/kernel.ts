@@ -9,14 +9,14 @@ import { AsOfReader } from '../history/as-of-reader.js'
 import type { CheckpointPiece } from '../storage/checkpoint.js'
 import { type DurabilityReport, ephemeralDurability } from '../storage/durability.js'
 import type { DurableStore, ReplicationReport } from '../storage/durable-store.js'
-import type { WalRecord } from '../storage/wal-record.js'
 import { Checkpointer } from './checkpointer.js'
+import { isWriteCall } from './cypher-call.js'
 import { KernelErrors } from './errors.js'
 import { checkpointPiece, graphImage } from './graph-image.js'
 import { Histories } from './histories.js'
 import { type Ledger, type LedgerEntry, LedgerRegistry } from './ledger.js'
-import { type GraphWalBody, recordApplier, recover, reloadDurable } from './recovery.js'
-import { SequenceWaiters } from './sequence-waiters.js'
+import { type GraphWalBody, recover, recoveryFacts, reloadDurable } from './recovery.js'
+import { Replication } from './replication.js'
 import { StorageFaultRecovery, type StorageFaultReport } from './storage-fault-recovery.js'
 import type {
   CommitHook,
@@ -54,8 +54,8 @@ export class Kernel implements GraphAccess {
   readonly now: () => number
   private readonly gate = new VisibilityGate()
   private storage: DurableStore | null = null
-  /** Reads that asked to see a sequence (read-your-writes) wait here until it is applied. */
-  private readonly sequenceWaiters = new SequenceWaiters()
+  /** The follower's apply loop and read-your-writes waiting. */
+  private readonly replicas: Replication
   private current: EngineState = 'open'
   private readonly checkpointer: Checkpointer
   private readonly derived: DerivedIndex[] = []
@@ -81,6 +81,14 @@ export class Kernel implements GraphAccess {
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
       beforePublish: (commit, workspaceId, _sequence, context) =>
         this.logCommit(commit, workspaceId, context as PendingDurability | undefined),
+    })
+    this.replicas = new Replication({
+      storage: () => this.storage,
+      localSequence: () => this.localSeq,
+      recoveryTargets: () => this.recoveryTargets(),
+      indexCommit: (workspace, ops) => this.indexCommit(workspace, ops),
+      reload: () => this.reloadDurable(),
+      warn: (message) => options.onWarning?.(message),
     })
     this.faults = new StorageFaultRecovery(
       {
@@ -153,7 +161,7 @@ export class Kernel implements GraphAccess {
     this.storage.listen({
       durable: (seq) => {
         this.gate.durable(seq)
-        this.sequenceWaiters.reached(seq)
+        this.replicas.reached(seq)
       },
       failed: (error) => {
         this.gate.logFailed(error)
@@ -163,59 +171,26 @@ export class Kernel implements GraphAccess {
     // Recovery filled the catalog without commits: derived indexes start over from what it holds.
     const workspaces = this.workspaces()
     for (const index of this.derived) index.rebuild(workspaces)
-    if (this.storage.replication().role === 'follower') this.follow(this.storage)
+    if (this.storage.replication().role === 'follower') this.replicas.follow(this.storage)
   }
 
   private recoveryTargets() {
     return { catalog: this.catalog, histories: this.histories, ledgers: this.ledgers, states: this.states }
   }
 
-  /**
-   * A read follower applies the primary's records as the log grows, through the path recovery replays
-   * them, and keeps the derived indexes current as a commit would.
-   */
-  private follow(storage: DurableStore): void {
-    let apply = recordApplier(this.recoveryTargets())
-    storage.follow({
-      apply: (records: readonly WalRecord[]) => {
-        for (const record of records) {
-          apply(record)
-          if (record.kind !== 'graph') continue
-          const body = record.body as GraphWalBody
-          if (body.ops.length === 0) continue
-          const store = this.catalog.workspace(body.workspace)
-          for (const index of this.derived) index.onCommit(body.workspace, store, body.ops)
-        }
-        const last = records.at(-1)
-        if (last !== undefined) this.sequenceWaiters.reached(last.seq)
-      },
-      rebase: async () => {
-        await this.reloadDurable()
-        apply = recordApplier(this.recoveryTargets())
-      },
-      promoted: () => this.options.onWarning?.('this server is now the primary and accepts writes'),
-    })
-  }
-
   /** Where the durable state lives, this process's role, and a follower's lag. */
   replication(): ReplicationReport | null {
-    return this.storage?.replication() ?? null
+    return this.replicas.report()
   }
 
-  /**
-   * Read-your-writes: resolves true once commit `sequence` is visible here (at once on a primary, whose
-   * acknowledged writes are), false when `timeoutMs` passes first.
-   */
-  async waitForSequence(sequence: number, timeoutMs: number): Promise<boolean> {
-    const storage = this.storage
-    const visible = () => (storage === null ? this.localSeq : storage.replication().applied_sequence)
-    if (visible() >= sequence) return true
-    return this.sequenceWaiters.wait(sequence, timeoutMs, visible)
+  /** Read-your-writes: true once commit `sequence` is visible here, false after `timeoutMs` (replication.ts). */
+  waitForSequence(sequence: number, timeoutMs: number): Promise<boolean> {
+    return this.replicas.waitForSequence(sequence, timeoutMs)
   }
 
   /** The newest durable commit sequence: what a write's answer names for a later read-your-writes. */
   durableSequence(): number {
-    return this.storage === null ? this.localSeq : this.storage.durableSeq
+    return this.replicas.durableSequence()
   }
 
   /**
@@ -262,14 +237,7 @@ export class Kernel implements GraphAccess {
   }
 
   recoveryFacts() {
-    const r = this.storage?.recovery
-    return {
-      replayed_transactions: r?.replayedTransactions ?? 0,
-      checkpoint_records: r?.checkpointRecords ?? 0,
-      recovery_path: r?.recoveryPath ?? null,
-      elapsed_ms: r?.elapsedMs ?? 0,
-      warnings: r?.warnings ?? [],
-    }
+    return recoveryFacts(this.storage?.recovery)
   }
 
   /** Reads go on after a storage failure (writes are refused by the gate). */
@@ -336,16 +304,6 @@ export class Kernel implements GraphAccess {
     pending?.durables.push(appended.durable)
   }
 
-  private isWrite(call: CypherCall): boolean {
-    if (call.mode === 'write') return true
-    if (call.mode !== 'auto') return false
-    try {
-      return this.cypherEngine.plan(call.query).isWrite
-    } catch {
-      return false // the run reports the compile error
-    }
-  }
-
   /** Runs one Cypher call (shape already checked); writes wait for durability and run the commit hooks. */
   async runCypher(call: CypherCall, workspaceId: string): Promise<CypherResult> {
     const request: CypherRequest = { query: call.query, mode: call.mode, workspaceId }
@@ -354,7 +312,7 @@ export class Kernel implements GraphAccess {
     if (call.signal) options.signal = call.signal
     if (call.deadline) options.deadline = call.deadline
     if (call.mode === 'validate') return this.cypherEngine.run(request, options)
-    if (!this.isWrite(call)) {
+    if (!isWriteCall(this.cypherEngine, call)) {
       await this.gate.enterRead()
       try {
         // Reads execute synchronously inside run(), on a version with no non-durable commit in it.
@@ -376,17 +334,18 @@ export class Kernel implements GraphAccess {
     return result
   }
 
+  private indexCommit(workspaceId: string, ops: CommitRecord['ops']): void {
+    const store = this.catalog.workspace(workspaceId)
+    for (const index of this.derived) index.onCommit(workspaceId, store, ops)
+  }
+
   /** Derived indexes, durability, then the commit hooks: everything a write does after it publishes. */
   private async afterWrite(
     pending: PendingDurability,
     sessionId: string | undefined,
     label: string | undefined,
   ): Promise<void> {
-    for (const c of pending.commits) {
-      if (c.ops.length === 0) continue
-      const store = this.catalog.workspace(c.workspace)
-      for (const index of this.derived) index.onCommit(c.workspace, store, c.ops)
-    }
+    for (const c of pending.commits) if (c.ops.length > 0) this.indexCommit(c.workspace, c.ops)
     const durables = pending.durables
     try {
       // A batch's records share one promise, so there is mostly one to wait for.

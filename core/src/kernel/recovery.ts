@@ -1,6 +1,6 @@
 import type { GraphCatalog } from '../graph/catalog.js'
 import type { CommitOp } from '../graph/commit.js'
-import type { DurableStore } from '../storage/durable-store.js'
+import type { DurableStore, RecoveryFigures } from '../storage/durable-store.js'
 import { PersistentStorage, type ReplaySink } from '../storage/persistent-storage.js'
 import { PostgresStorage } from '../storage/postgres/postgres-storage.js'
 import type { WalRecord } from '../storage/wal-record.js'
@@ -158,4 +158,15 @@ function ownersBy(
   const owners = new Map<string, JournaledState>()
   for (const state of states) for (const kind of kinds(state)) owners.set(kind, state)
   return owners
+}
+
+/** What the last recovery did, as /health and the engine's recovery facts report it (zeros when ephemeral). */
+export function recoveryFacts(r: RecoveryFigures | undefined) {
+  return {
+    replayed_transactions: r?.replayedTransactions ?? 0,
+    checkpoint_records: r?.checkpointRecords ?? 0,
+    recovery_path: r?.recoveryPath ?? null,
+    elapsed_ms: r?.elapsedMs ?? 0,
+    warnings: r?.warnings ?? [],
+  }
 }

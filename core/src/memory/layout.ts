@@ -24,11 +24,6 @@ export function parseId(value: string, prefix: 'node' | 'relationship'): number 
 
 type Props = Map<number, PropertyValue>
 
-function get(reader: GraphReader, props: ReadonlyMap<number, PropertyValue>, key: string) {
-  const id = reader.names.lookup(key)
-  return id < 0 ? undefined : props.get(id)
-}
-
 const str = (v: PropertyValue | undefined): string | null => (typeof v === 'string' ? v : null)
 const json = <T>(v: PropertyValue | undefined, fallback: T): T =>
   typeof v === 'string' ? (JSON.parse(v) as T) : fallback
@@ -38,17 +33,52 @@ function isMemoryNode(reader: GraphReader, node: NodeRecord): boolean {
   return label >= 0 && node.labels.includes(label)
 }
 
+/** The stored fields of a memory or memory relationship, by property name (absent: undefined). */
+type Stored = Partial<Record<StoredKey, PropertyValue>>
+type StoredKey = (typeof STORED_KEYS)[number]
+const STORED_KEYS = [
+  'identity_key',
+  'kind',
+  'schema_version',
+  'content_format',
+  'text',
+  'properties_json',
+  'provenance_json',
+  'confidence',
+  'valid_from',
+  'valid_until',
+  'recorded_at',
+  'expires_at',
+  'lifecycle',
+  'version',
+  'tags',
+] as const
+const STORED: ReadonlySet<string> = new Set(STORED_KEYS)
+
+/**
+ * The record's stored fields in one pass over its properties. Recall reads a hundred records a request: a
+ * lookup per field scanned the property list once per field.
+ */
+function storedFields(reader: GraphReader, props: ReadonlyMap<number, PropertyValue>): Stored {
+  const out: Stored = {}
+  props.forEach((value, key) => {
+    const name = reader.names.name(key)
+    if (STORED.has(name)) out[name as StoredKey] = value
+  })
+  return out
+}
+
 /** Confidence, validity, times, lifecycle and version: shared by memories and relationships. */
-function temporal(p: (key: string) => PropertyValue | undefined) {
-  const confidence = p('confidence')
+function temporal(f: Stored) {
+  const confidence = f.confidence
   return {
     confidence: typeof confidence === 'number' ? confidence : null,
-    valid_from: str(p('valid_from')),
-    valid_until: str(p('valid_until')),
-    recorded_at: str(p('recorded_at')) ?? '',
-    expires_at: str(p('expires_at')),
-    lifecycle: (str(p('lifecycle')) ?? 'active') as Lifecycle,
-    version: Number(p('version') ?? 1n),
+    valid_from: str(f.valid_from),
+    valid_until: str(f.valid_until),
+    recorded_at: str(f.recorded_at) ?? '',
+    expires_at: str(f.expires_at),
+    lifecycle: (str(f.lifecycle) ?? 'active') as Lifecycle,
+    version: Number(f.version ?? 1n),
   }
 }
 
@@ -56,25 +86,25 @@ function temporal(p: (key: string) => PropertyValue | undefined) {
 export function readMemory(reader: GraphReader, id: number): MemoryRecord | null {
   const node = reader.node(id)
   if (node === undefined || !isMemoryNode(reader, node)) return null
-  const p = (key: string) => get(reader, node.props, key)
-  const format = str(p('content_format')) as Content['format']
-  const text = str(p('text')) ?? ''
-  const properties = json<Record<string, unknown>>(p('properties_json'), {})
+  const f = storedFields(reader, node.props)
+  const format = str(f.content_format) as Content['format']
+  const text = str(f.text) ?? ''
+  const properties = json<Record<string, unknown>>(f.properties_json, {})
   const content: Content =
     format === 'text'
       ? { format, value: text }
       : format === 'properties'
         ? { format, value: properties }
         : { format: 'text_and_properties', value: { text, properties } }
-  const tags = p('tags')
+  const tags = f.tags
   return {
     id: memoryId(id),
-    identity_key: str(p('identity_key')),
-    kind: str(p('kind')) ?? '',
-    schema_version: str(p('schema_version')) ?? '',
+    identity_key: str(f.identity_key),
+    kind: str(f.kind) ?? '',
+    schema_version: str(f.schema_version) ?? '',
     content,
-    provenance: json<Provenance[]>(p('provenance_json'), []),
-    ...temporal(p),
+    provenance: json<Provenance[]>(f.provenance_json, []),
+    ...temporal(f),
     tags: Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : [],
   }
 }
@@ -83,17 +113,16 @@ export function readMemory(reader: GraphReader, id: number): MemoryRecord | null
 export function readRelationship(reader: GraphReader, id: number): RelationshipRecord | null {
   const type = reader.relType(id)
   if (type < 0 || type !== reader.names.lookup(MEMORY_RELATION)) return null
-  const props = reader.relProps(id) ?? new Map<number, PropertyValue>()
-  const p = (key: string) => get(reader, props, key)
+  const f = storedFields(reader, reader.relProps(id) ?? new Map<number, PropertyValue>())
   return {
     id: relationshipId(id),
-    identity_key: str(p('identity_key')),
+    identity_key: str(f.identity_key),
     source_id: memoryId(reader.relStart(id)),
     target_id: memoryId(reader.relEnd(id)),
-    kind: str(p('kind')) ?? '',
-    properties: json<Record<string, unknown>>(p('properties_json'), {}),
-    provenance: json<Provenance[]>(p('provenance_json'), []),
-    ...temporal(p),
+    kind: str(f.kind) ?? '',
+    properties: json<Record<string, unknown>>(f.properties_json, {}),
+    provenance: json<Provenance[]>(f.provenance_json, []),
+    ...temporal(f),
   }
 }
 

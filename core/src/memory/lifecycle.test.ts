@@ -162,6 +162,14 @@ describe('trace', () => {
     )
     const rt = inner(await op(engine, ctx, 'trace', { target: { kind: 'recall', id: recall.recall_id } }))
     expect(rt.paths[0].memory_ids).toEqual([a])
+    // The kept (compact) form gives back each item's path and evidence exactly.
+    expect(rt.paths).toEqual(
+      recall.items.map((i: { selection_path: object; record: { provenance: { source_id: string }[] } }) => ({
+        ...i.selection_path,
+        evidence_source_ids: i.record.provenance.map((p) => p.source_id),
+      })),
+    )
+    expect(rt.paths.some((p: { relationship_ids: string[] }) => p.relationship_ids.length > 0)).toBe(true)
     for (const target of [
       { kind: 'memory', id: 'node--999' },
       { kind: 'memory', id: rel },

@@ -5,6 +5,7 @@ import type { PageKeyLedger } from './ledgers.js'
 import type { MutationHost } from './mutation.js'
 import type { ObjectiveSearch } from './objective-search.js'
 import { issuePageToken, objectiveBinding, readPageToken } from './page-token.js'
+import type { RecallItem } from './recall.js'
 import { runRecall } from './recall-query.js'
 import type { RecallInput } from './request.js'
 import { prepareRecallJson } from './response-json.js'
@@ -15,8 +16,52 @@ const RECALLS_KEPT = 1024
 
 export interface RecallTrace {
   context: MemoryContext
-  paths: { memory_ids: string[]; relationship_ids: string[]; evidence_source_ids: string[] }[]
   objective: string
+  /**
+   * Each item's path as numbers: memory count, memory ids, relationship count, relationship ids. A thousand
+   * recalls of a hundred items are kept: as id strings they held tens of megabytes of the heap.
+   */
+  ids: Float64Array
+  evidence: string[][]
+}
+
+export interface RecallPath {
+  memory_ids: string[]
+  relationship_ids: string[]
+  evidence_source_ids: string[]
+}
+
+/** A kept recall's paths as `trace` shows them. */
+export function tracePaths(trace: RecallTrace): RecallPath[] {
+  const out: RecallPath[] = []
+  let at = 0
+  const take = (prefix: string) => {
+    const n = trace.ids[at++] as number
+    const ids: string[] = []
+    for (let i = 0; i < n; i++) ids.push(`${prefix}${trace.ids[at++]}`)
+    return ids
+  }
+  for (const evidence of trace.evidence) {
+    const memory_ids = take('node--')
+    out.push({ memory_ids, relationship_ids: take('relationship--'), evidence_source_ids: evidence })
+  }
+  return out
+}
+
+/** The compact form of the items' paths (see RecallTrace). */
+function compactPaths(items: readonly RecallItem[]): Float64Array {
+  let size = 0
+  for (const i of items)
+    size += 2 + i.selection_path.memory_ids.length + i.selection_path.relationship_ids.length
+  const ids = new Float64Array(size)
+  let at = 0
+  for (const { selection_path: p } of items) {
+    ids[at++] = p.memory_ids.length
+    for (const id of p.memory_ids) ids[at++] = Number(id.slice('node--'.length))
+    ids[at++] = p.relationship_ids.length
+    for (const id of p.relationship_ids) ids[at++] = Number(id.slice('relationship--'.length))
+  }
+  return ids
 }
 
 /** What recall needs of the engine: reads, objective seeds, the time, and a write for its page-token key. */
@@ -75,10 +120,8 @@ export class RecallOperation {
     this.keep(`${workspace}\u0000${recallId}`, {
       context,
       objective: input.objective,
-      paths: walked.items.map((i) => ({
-        ...i.selection_path,
-        evidence_source_ids: i.record.provenance.map((p) => p.source_id),
-      })),
+      ids: compactPaths(walked.items),
+      evidence: walked.items.map((i) => i.record.provenance.map((p) => p.source_id)),
     })
     const truncated = walked.outcomes.length > 0 || walked.next_offset !== null
     const response = envelope('recall', {

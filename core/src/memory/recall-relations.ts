@@ -3,6 +3,7 @@ import type { EmbeddingProvider } from '../seed/embeddings/provider.js'
 import { normalizeInPlace } from '../seed/embeddings/provider.js'
 import { QUESTION_WORDS, STOPWORDS, tokenize } from '../seed/tokenizer.js'
 import { MEMORY_RELATION } from './layout.js'
+import { relValue } from './recall.js'
 
 /**
  * Which relationship kinds of the workspace an objective asks about ("what mitigates X" -> `mitigates`,
@@ -65,7 +66,8 @@ export function workspaceKinds(reader: GraphReader & { nextRelId: number }): Rea
   if (type >= 0 && key >= 0)
     for (let id = seen.scanned; id < reader.nextRelId; id++) {
       if (reader.relType(id) !== type) continue
-      const kind = reader.relProps(id)?.get(key)
+      // One column read per relationship: building each one's property map made the first recall cost seconds.
+      const kind = relValue(reader, id, key)
       if (typeof kind === 'string') seen.kinds.add(kind)
     }
   seen.scanned = Math.max(seen.scanned, reader.nextRelId)

@@ -58,22 +58,28 @@ export function recordKeys(reader: GraphReader): RecordKeys {
   }
 }
 
-/** The recall visibility rule read straight from properties: the walk must not parse JSON per edge. */
+/** A time property as epoch ms, or null when absent (or not a string). */
+function timeOf(v: PropertyValue | undefined): number | null {
+  return typeof v === 'string' ? Date.parse(v) : null
+}
+
+/**
+ * The recall visibility rule read straight from property values: the walk must not parse JSON per edge, and
+ * it runs for every edge looked at, so it takes the four values and builds no closure or map.
+ */
 function visible(
-  value: (key: number) => PropertyValue | undefined,
-  keys: RecordKeys,
+  lifecycle: PropertyValue | undefined,
+  expiresAt: PropertyValue | undefined,
+  validFrom: PropertyValue | undefined,
+  validUntil: PropertyValue | undefined,
   nowMs: number,
 ): boolean {
-  if (value(keys.lifecycle) !== 'active') return false
-  const time = (key: number) => {
-    const v = key < 0 ? undefined : value(key)
-    return typeof v === 'string' ? Date.parse(v) : null
-  }
-  const expires = time(keys.expires_at)
+  if (lifecycle !== 'active') return false
+  const expires = timeOf(expiresAt)
   if (expires !== null && expires <= nowMs) return false
-  const from = time(keys.valid_from)
+  const from = timeOf(validFrom)
   if (from !== null && from > nowMs) return false
-  const until = time(keys.valid_until)
+  const until = timeOf(validUntil)
   return until === null || until > nowMs
 }
 
@@ -84,16 +90,26 @@ export function relValue(reader: GraphReader, rel: number, key: number): Propert
 }
 
 export function relationshipRecallable(reader: GraphReader, keys: RecordKeys, rel: number, nowMs: number) {
-  return visible((key) => relValue(reader, rel, key), keys, nowMs)
+  return visible(
+    relValue(reader, rel, keys.lifecycle),
+    relValue(reader, rel, keys.expires_at),
+    relValue(reader, rel, keys.valid_from),
+    relValue(reader, rel, keys.valid_until),
+    nowMs,
+  )
 }
 
 export function memoryRecallable(reader: GraphReader, keys: RecordKeys, id: number, nowMs: number): boolean {
   const node = reader.node(id)
-  return (
-    node !== undefined &&
-    keys.memory >= 0 &&
-    node.labels.includes(keys.memory) &&
-    visible((key) => node.props.get(key), keys, nowMs)
+  if (node === undefined || keys.memory < 0 || !node.labels.includes(keys.memory)) return false
+  const props = node.props
+  const value = (key: number) => (key < 0 ? undefined : props.get(key))
+  return visible(
+    value(keys.lifecycle),
+    value(keys.expires_at),
+    value(keys.valid_from),
+    value(keys.valid_until),
+    nowMs,
   )
 }
 

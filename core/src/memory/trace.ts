@@ -3,7 +3,7 @@ import { envelope } from './envelope.js'
 import { notFound } from './errors.js'
 import { memoryRelationshipsOf, parseId, readMemory, readRelationship } from './layout.js'
 import type { VersionEntry, VersionLedger } from './ledgers.js'
-import type { RecallTrace } from './recall-operation.js'
+import { type RecallTrace, tracePaths } from './recall-operation.js'
 import type { TraceInput } from './request.js'
 import type { MemoryContext, MemoryRecord, MemoryResponse, RelationshipRecord } from './types.js'
 
@@ -32,7 +32,7 @@ export class TraceOperation {
         return envelope('trace', {
           ...base,
           versions: [],
-          paths: recall.paths,
+          paths: tracePaths(recall),
           actor_id: recall.context.actor_id,
           agent_id: recall.context.agent_id,
           session_id: recall.context.session_id,

@@ -20,11 +20,6 @@ export {
   type WriteAuthority,
 } from './request.js'
 export type { StoredResponse } from './state.js'
-export {
-  type AuthorityRequest,
-  type FileCommand,
-  type RefFigures,
-  type RefOptions,
-  RefWrites,
-  type WriteCall,
-} from './writes.js'
+export type { WriteCall } from './write-admission.js'
+export type { RefOptions } from './write-options.js'
+export { type AuthorityRequest, type FileCommand, type RefFigures, RefWrites } from './writes.js'

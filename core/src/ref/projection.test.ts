@@ -10,7 +10,7 @@ import { type Engine, openEngine } from '../runtime/index.js'
 import { refCreate, refWriteRequest } from '../testing/ref-requests.js'
 import { EntryBackoff, maxAttemptsWithin, nominalDelay } from './backoff.js'
 import type { ReferenceAnswer, ReferenceClient } from './reference-client.js'
-import type { RefOptions } from './writes.js'
+import type { RefOptions } from './write-options.js'
 
 const dirs: string[] = []
 const engines: Engine[] = []

@@ -7,7 +7,7 @@ import { injectStorageFailure } from '../testing/index.js'
 import { REF_WORKSPACE_ID } from './records.js'
 import type { ReferenceClient } from './reference-client.js'
 import type { ReferenceProbe } from './reference-probe.js'
-import type { RefOptions } from './writes.js'
+import type { RefOptions } from './write-options.js'
 
 const dirs: string[] = []
 const engines: Engine[] = []

@@ -2,7 +2,7 @@
 import { isEngineError } from '../errors.js'
 import type { SeedSearch } from '../seed/search.js'
 import { REF_WORKSPACE_ID } from './records.js'
-import type { RefSearchPort } from './writes.js'
+import type { RefSearchPort } from './rollback-wiring.js'
 
 /** Hits compared per query: the first page an operator would read. */
 const TOP_K = 50

@@ -3,74 +3,28 @@ import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
 import type { LedgerWriter } from '../kernel/ledger.js'
 import type { GraphAccess } from '../kernel/types.js'
-import type { WriteFailure } from './apply.js'
 import { type AuthorityPort, type AuthorityRequest, assignAuthority, suspendWrites } from './authority.js'
 import { type BatchEntryAnswer, type BatchSlot, writeBatch } from './batch-writes.js'
 import { messageOf, RefErrors } from './codes.js'
 import type { Corpus } from './corpus.js'
-import {
-  auditGroup,
-  type Evaluated,
-  evaluateWrite,
-  limitProblem,
-  orderingKey,
-  touchedIds,
-} from './evaluate.js'
+import { auditGroup, type Evaluated, evaluateWrite, orderingKey, touchedIds } from './evaluate.js'
 import { EVIDENCE_LEDGER, type EvidenceEntry, EvidenceState } from './evidence-state.js'
 import { runFileCommand } from './files.js'
-import { fingerprint, hashKey, hashOrderingKey, transactionId } from './identity.js'
+import { hashOrderingKey, transactionId } from './identity.js'
 import { JOURNAL_LEDGER, type JournalLedgerEntry, RefJournal } from './journal.js'
-import { packResponse, unpackResponse } from './packed-response.js'
+import { packResponse } from './packed-response.js'
 import { type ProjectionAttempts, Projector } from './projector.js'
-import { DEFAULT_RETENTION, type RetentionWindow, receiptExpired } from './receipt-retention.js'
+import { DEFAULT_RETENTION } from './receipt-retention.js'
 import { CanonicalGraph, indexRelationships, REF_WORKSPACE_ID } from './records.js'
 import { recoveryPlan } from './recovery.js'
 import type { ReferenceClient } from './reference-client.js'
-import type { ReferenceProbe } from './reference-probe.js'
-import {
-  type FileDescriptor,
-  type RefWriteRequest,
-  requestProblem,
-  WRITE_OPERATIONS,
-  type WriteAuthority,
-} from './request.js'
-import { RefRollback } from './rollback.js'
+import type { FileDescriptor, RefWriteRequest, WriteAuthority } from './request.js'
+import type { RefRollback } from './rollback.js'
+import { NO_SEARCH, type RefSearchPort, wireRollback } from './rollback-wiring.js'
 import { type OutboxEntry, REF_LEDGER, type RefLedgerEntry, RefState, type StoredResponse } from './state.js'
 import { projectionFigures, type StatusView, statusCounters, statusReport } from './status-report.js'
-
-export interface RefOptions {
-  /** SERVICE_OPENCTI_SYNC_MAX_OPERATIONS: operations one write may carry (bulk items; merge target + sources). */
-  maxOperations?: number
-  /** SERVICE_REF_SYNC_MAX_REPLAY_IDENTITIES: unresolved outbox entries before writes get backpressure. */
-  outboxCapacity?: number
-  /** SERVICE_REF_SHADOW_MAX_CONCURRENCY: concurrent writes, and projection requests in flight. */
-  maxConcurrency?: number
-  /** SERVICE_REF_SHADOW_TIMEOUT_MS: deadline of one projection request. */
-  timeoutMs?: number
-  /** The reference platform; null or absent makes a service-only store. */
-  reference?: ReferenceClient | null
-  /** The reference's readiness, parity snapshot and journal, for the rollback's evidence (null: none). */
-  referenceProbe?: ReferenceProbe | null
-  /** Backoff of a failed projection: delay after its first failure (doubling, with jitter). */
-  retryIntervalMs?: number
-  /** Ceiling of that delay. */
-  retryMaxMs?: number
-  /** Entries in one projection batch request, and the most a batch request here may carry. */
-  batchMax?: number
-  /** Receipts kept for replay (receipt-retention.ts): the newest `count`, none older than `ageMs`. */
-  receiptRetention?: RetentionWindow
-  /** Where a 0.3.0 deployment left its dual-write state (`<storage dir>/runtime/opencti-write-state.json`). */
-  legacyStateFile?: string | null
-  now?: () => number
-}
-
-export interface WriteCall {
-  /** The HTTP request's correlation id, used when the body's own cannot be read. */
-  correlationId?: string | undefined
-  /** A write the reference accepted while primary, brought back by the return path: applied whatever the
-   * authority, never projected back. */
-  returned?: boolean
-}
+import { type Admission, type Admitted, admitWrite, type WriteCall, WritePermits } from './write-admission.js'
+import { type RefOptions, type ResolvedRefOptions, resolveRefOptions } from './write-options.js'
 
 export type AuthorityTarget = WriteAuthority
 export type { AuthorityRequest }
@@ -90,24 +44,7 @@ class AtomicAbort {
 /** Thrown inside a batch entry's payload transaction when an earlier entry of its batch was not applied. */
 class BatchSkip {}
 
-/** A write that passed its checks, ready to commit. */
-interface Admitted {
-  request: RefWriteRequest
-  keyHash: string
-  print: string
-  envelope: (outcome: StoredResponse['outcome']) => StoredResponse
-  /** False for a write the return path brings back from the reference: it is not projected there again. */
-  projected: boolean
-}
-type Admission = { answer: StoredResponse } | Admitted
-
 const DEFERRED = { deferDurability: true }
-
-/** Full-text search on the canonical workspace, for the parity report (wired by the runtime). */
-export interface RefSearchPort {
-  fullText(objective: string): Promise<{ node_id: string; score: number }[]>
-  fullTextDocuments(): Promise<number>
-}
 
 export class RefWrites {
   readonly state = new RefState()
@@ -116,14 +53,12 @@ export class RefWrites {
   /** Every ledger of reference writes, defined on the kernel before recovery. */
   readonly ledgers = [this.state, this.journal, this.evidence] as const
   readonly rollback: RefRollback
-  private readonly options: Required<
-    Omit<RefOptions, 'reference' | 'referenceProbe' | 'legacyStateFile' | 'receiptRetention'>
-  >
+  private readonly options: ResolvedRefOptions
   private readonly reference: ReferenceClient | null
   private readonly projector: Projector | null
   private relIndex: Map<string, number> | null = null
   private readonly inflight = new Set<string>()
-  private permits = 0
+  private readonly permits: WritePermits
   /** Payload turns: a write's payload commits only after the one before it in intent order. */
   private readonly turns = new Map<number, { done: Promise<void>; release: () => void }>()
   private blocked: string | null = null
@@ -139,18 +74,10 @@ export class RefWrites {
     options: RefOptions,
     /** The published graph of a workspace (the relationship index is rebuilt from it after recovery). */
     private readonly storeOf: (workspaceId: string) => GraphStore,
-    search: RefSearchPort = { fullText: async () => [], fullTextDocuments: async () => 0 },
+    search: RefSearchPort = NO_SEARCH,
   ) {
-    this.options = {
-      maxOperations: options.maxOperations ?? 512,
-      outboxCapacity: options.outboxCapacity ?? 4096,
-      maxConcurrency: options.maxConcurrency ?? 4,
-      timeoutMs: options.timeoutMs ?? 2000,
-      retryIntervalMs: options.retryIntervalMs ?? 1000,
-      retryMaxMs: options.retryMaxMs ?? Math.max(30_000, options.retryIntervalMs ?? 1000),
-      batchMax: options.batchMax ?? 64,
-      now: options.now ?? Date.now,
-    }
+    this.options = resolveRefOptions(options)
+    this.permits = new WritePermits(this.options.maxConcurrency)
     this.legacyStateFile = options.legacyStateFile ?? null
     this.state.retention.window = options.receiptRetention ?? DEFAULT_RETENTION
     this.reference = options.reference ?? null
@@ -171,25 +98,21 @@ export class RefWrites {
               batchMax: this.options.batchMax,
             },
           )
-    this.rollback = new RefRollback({
-      state: this.state,
-      journal: this.journal,
-      evidence: this.evidence,
-      probe: options.referenceProbe ?? null,
-      persistent: engine.storageMode === 'persistent',
-      fullText: (objective) => search.fullText(objective),
-      fullTextDocuments: () => search.fullTextDocuments(),
-      readGraph: (fn) => this.engine.readGraph(REF_WORKSPACE_ID, fn),
-      transact: async (fn) =>
-        (await this.engine.transact(REF_WORKSPACE_ID, (tx, _store, ledger) => fn(tx, ledger))).value,
-      commitEvidence: (entries) => this.commitLedger([], entries),
-      relationshipIndex: () => this.relationshipIndex(),
-      resetRelationshipIndex: () => {
-        this.relIndex = null
+    this.rollback = wireRollback(
+      engine,
+      { state: this.state, journal: this.journal, evidence: this.evidence },
+      options.referenceProbe ?? null,
+      search,
+      {
+        commitEvidence: (entries) => this.commitLedger([], entries),
+        relationshipIndex: () => this.relationshipIndex(),
+        resetRelationshipIndex: () => {
+          this.relIndex = null
+        },
+        replayWrite: (request) => this.write(request, { returned: true }),
+        now: () => this.options.now(),
       },
-      replayWrite: (request) => this.write(request, { returned: true }),
-      now: () => this.options.now(),
-    })
+    )
   }
 
   private readonly legacyStateFile: string | null
@@ -234,11 +157,11 @@ export class RefWrites {
   async write(body: unknown, call: WriteCall = {}): Promise<StoredResponse> {
     const admitted = this.admit(body, call)
     if ('answer' in admitted) return admitted.answer
-    this.takePermit()
+    this.permits.take()
     try {
       return (await this.run(admitted, null)) as StoredResponse
     } finally {
-      this.permits -= 1
+      this.permits.release()
     }
   }
 
@@ -250,93 +173,22 @@ export class RefWrites {
     return writeBatch(bodies, call, {
       batchMax: this.options.batchMax,
       admit: (body, c) => this.admit(body, c),
-      takePermit: () => this.takePermit(),
-      releasePermit: () => {
-        this.permits -= 1
-      },
+      takePermit: () => this.permits.take(),
+      releasePermit: () => this.permits.release(),
       run: (admitted, slot) => this.run(admitted, slot),
     })
   }
 
-  private takePermit(): void {
-    if (this.permits >= this.options.maxConcurrency) throw RefErrors.backpressure(this.options.maxConcurrency)
-    this.permits += 1
-  }
-
-  /** The checks before a write commits: an answer now (replay, failure), a thrown HTTP-level code, or go. */
   private admit(body: unknown, call: WriteCall): Admission {
-    const loose = (body ?? {}) as {
-      contract_version?: { major?: number; minor?: number }
-      context?: { idempotency_key?: unknown; correlation_id?: unknown }
-      operation?: { operation?: unknown }
-    }
-    const name = loose.operation?.operation
-    if (typeof name === 'string' && !(WRITE_OPERATIONS as readonly string[]).includes(name))
-      throw RefErrors.invalidOperation(name)
-    const key = loose.context?.idempotency_key
-    if (typeof key !== 'string' || key.trim() === '') throw RefErrors.keyRequired()
-    const correlationId =
-      typeof loose.context?.correlation_id === 'string' && loose.context.correlation_id !== ''
-        ? loose.context.correlation_id
-        : (call.correlationId ?? 'unknown')
-    const envelope = (outcome: StoredResponse['outcome']): StoredResponse => ({
-      contract_version: { major: 1, minor: loose.contract_version?.minor ?? 0 },
-      correlation_id: correlationId,
-      outcome,
+    return admitWrite(body, call, {
+      state: this.state,
+      options: this.options,
+      tally: this.tally,
+      inflight: this.inflight,
+      blocked: this.blocked,
+      persistent: this.engine.storageMode === 'persistent',
+      projecting: this.projector !== null,
     })
-    const fail = (failure: WriteFailure) => {
-      this.tally.failed_operations += 1
-      return { answer: envelope({ status: 'failure', error: failure }) }
-    }
-
-    const problem = requestProblem(body)
-    if (problem !== null) return fail({ code: 'INVALID_REQUEST', message: problem, retryable: false })
-    const request = body as RefWriteRequest
-    const shapeProblem = limitProblem(request, this.options.maxOperations)
-    if (shapeProblem !== null)
-      return fail({ code: 'INVALID_REQUEST', message: shapeProblem, retryable: false })
-
-    const keyHash = hashKey(key)
-    const print = fingerprint(request)
-    // In progress first: its receipt may be published before it is durable, and only the original caller
-    // may be answered before that.
-    if (this.inflight.has(keyHash))
-      throw RefErrors.suspended('a write with this idempotency key is still in progress; retry with it')
-    const receipt = this.state.receipts.get(keyHash)
-    if (
-      receipt === undefined
-        ? this.state.retention.isRetired(keyHash)
-        : !this.state.retention.fresh(receipt, this.options.now())
-    )
-      return fail(receiptExpired(this.state.retention.window))
-    if (receipt !== undefined) {
-      if (receipt.fingerprint !== print)
-        return fail({
-          code: 'CONFLICT',
-          message: 'this idempotency key was used with a different request',
-          retryable: false,
-        })
-      this.tally.idempotent_replays += 1
-      return { answer: unpackResponse(receipt.response) }
-    }
-    if (this.blocked !== null) throw RefErrors.notReady(this.blocked)
-    if (this.engine.storageMode !== 'persistent')
-      return fail({
-        code: 'BACKEND_UNAVAILABLE',
-        message: 'reference writes are acknowledged only with persistent storage',
-        retryable: true,
-      })
-    const returned = call.returned === true
-    if (!returned && this.state.authority !== 'service_primary')
-      throw RefErrors.suspended(
-        `writes are suspended: authority is ${this.state.authority}` +
-          (this.state.trigger === null ? '' : ` (trigger ${this.state.trigger})`),
-      )
-    if (!returned && this.projector !== null && this.state.unresolved() >= this.options.outboxCapacity)
-      throw RefErrors.suspended(
-        `the projection outbox is full (${this.options.outboxCapacity} unresolved entries); retry with the same key`,
-      )
-    return { request, keyHash, print, envelope, projected: !returned }
   }
 
   /** Commits an admitted write; null when its batch stopped before it (nothing of it applied). */

@@ -18,7 +18,8 @@ import type {
   TransactResult,
 } from '../kernel/types.js'
 import type { MemoryApi } from '../memory/service.js'
-import type { RefOptions, RefWrites } from '../ref/writes.js'
+import type { RefOptions } from '../ref/write-options.js'
+import type { RefWrites } from '../ref/writes.js'
 import type { SeedSearch } from '../seed/search.js'
 import type { SessionsApi } from '../sessions/sessions-api.js'
 import type { StixService } from '../stix/service.js'

@@ -15,7 +15,7 @@ import type { Appended, WalListener } from '../wal-writer.js'
 import { readPgCheckpoint, writePgCheckpoint } from './pg-checkpoint.js'
 import { connectClient, dropClient, type PgClient } from './pg-connect.js'
 import { PgStoreErrors } from './pg-errors.js'
-import { FollowerTail } from './pg-follower.js'
+import { FollowerRole } from './pg-follower-role.js'
 import { readPgLog } from './pg-log-reader.js'
 import { OwnerSession } from './pg-owner.js'
 import { PgWalWriter } from './pg-wal-writer.js'
@@ -39,8 +39,6 @@ export interface PostgresStorageOptions {
   warn?: (message: string) => void
 }
 
-const TAIL_PAGE = 5_000
-
 /**
  * The durable store in PostgreSQL: the write-ahead log as rows (group commit, acknowledged after COMMIT),
  * checkpoints as chunked images, and single ownership as a session advisory lock plus an epoch that fences
@@ -56,8 +54,8 @@ export class PostgresStorage implements DurableStore {
   private fencedReason: string | null = null
   private aux: PgClient | null = null
   private listener: WalListener | null = null
-  private tailListener: TailListener | null = null
-  private tail: FollowerTail | null = null
+  /** A follower's tailing and promotion (pg-follower-role.ts), once it follows. */
+  private follower: FollowerRole | null = null
   private applied = 0
   private checkpointSeq: number | null = null
   private checkpointAtMs: number | null = null
@@ -65,10 +63,8 @@ export class PostgresStorage implements DurableStore {
   private baseBytes = 0
   private bytesAtCheckpoint = 0
   private injected: Error | null = null
-  private promoting = false
   private retaking = false
   private closed = false
-  private nextLockTry = 0
   private readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
   private readonly opts: Required<Omit<PostgresStorageOptions, 'warn'>> & Pick<PostgresStorageOptions, 'warn'>
 
@@ -321,7 +317,7 @@ export class PostgresStorage implements DurableStore {
       for (const line of lines) sink.loadCheckpointLine(line)
       for (const record of records) sink.applyRecord(record)
       this.applied = read.lastSeq
-      this.tail?.rebased(read.lastSeq)
+      this.follower?.rebased(read.lastSeq)
       if (checkpoint !== null) {
         this.checkpointSeq = checkpoint.sequence
         this.checkpointAtMs = checkpoint.createdAtMs
@@ -406,7 +402,7 @@ export class PostgresStorage implements DurableStore {
   }
 
   replication(): ReplicationReport {
-    const tail = this.tail
+    const tail = this.follower?.tail ?? null
     const applied = tail?.appliedSeq() ?? this.lastSeq
     return {
       backend: 'postgres',
@@ -428,71 +424,32 @@ export class PostgresStorage implements DurableStore {
 
   follow(listener: TailListener): void {
     if (this.role !== 'follower') throw new Error('only a follower tails the log')
-    this.tailListener = listener
-    this.tail = new FollowerTail(
-      this.opts.url,
-      this.opts.pollMs,
-      this.opts.now,
-      { catchUp: () => this.catchUp(), tryPromote: () => this.tryPromote() },
-      this.applied,
+    this.follower = new FollowerRole(
+      {
+        url: this.opts.url,
+        pollMs: this.opts.pollMs,
+        leaseMs: this.opts.leaseMs,
+        promote: this.opts.promote,
+        holder: this.holder,
+        now: this.opts.now,
+        warn: this.opts.warn,
+        role: () => this.role,
+        auxClient: () => this.auxClient(),
+        openOwnerSession: () => this.openOwnerSession(),
+        applied: () => this.applied,
+        advanced: (lastSeq, bytes) => {
+          this.applied = lastSeq
+          this.baseBytes += bytes
+        },
+        takeOver: async (epoch) => {
+          this.epoch = epoch
+          this.ownedEpoch = epoch
+          await this.startWriter(this.applied)
+          this.role = 'primary'
+        },
+      },
+      listener,
     )
-    this.tail.start()
-  }
-
-  /** Applies every record above the applied sequence, a page at a time; rebuilds when retention passed it. */
-  private async catchUp(): Promise<number> {
-    const client = await this.auxClient()
-    for (;;) {
-      const records: WalRecord[] = []
-      const read = await readPgLog(
-        client,
-        this.applied,
-        (r) => records.push(r),
-        Number.MAX_SAFE_INTEGER,
-        TAIL_PAGE,
-      )
-      if (read.gap && records.length === 0) {
-        this.opts.warn?.(
-          `the log no longer reaches back to sequence ${this.applied + 1}; rebuilding from the checkpoint`,
-        )
-        await this.tailListener?.rebase()
-        return this.applied
-      }
-      if (records.length > 0) {
-        this.tailListener?.apply(records)
-        this.applied = read.lastSeq
-        this.baseBytes += read.bytes
-      }
-      if (records.length < TAIL_PAGE) return this.applied
-    }
-  }
-
-  /** A follower with promote=auto takes the lock once the primary's session is gone, then catches up. */
-  private async tryPromote(): Promise<boolean> {
-    if (this.opts.promote !== 'auto' || this.role !== 'follower' || this.promoting) return false
-    const now = this.opts.now()
-    if (now < this.nextLockTry) return false
-    this.nextLockTry = now + Math.max(50, Math.floor(this.opts.leaseMs / 3))
-    const owner = await this.openOwnerSession()
-    if (!(await owner.tryLock())) return false
-    this.promoting = true
-    try {
-      // The bump waits for an append of the old primary in flight (it holds the owner row FOR SHARE); what
-      // it committed is read right after, and nothing of it can commit later.
-      const taken = await owner.takeEpoch(`graph--runtime-${randomUUID()}`, this.holder)
-      await this.catchUp()
-      this.epoch = taken.epoch
-      this.ownedEpoch = taken.epoch
-      await this.startWriter(this.applied)
-      this.role = 'primary'
-      this.tail?.stop()
-      this.tail = null
-      this.opts.warn?.(`promoted to primary at sequence ${this.applied} under epoch ${taken.epoch}`)
-      this.tailListener?.promoted()
-      return true
-    } finally {
-      this.promoting = false
-    }
   }
 
   async close(): Promise<void> {
@@ -505,7 +462,7 @@ export class PostgresStorage implements DurableStore {
 
   private shutdown(): void {
     this.closed = true
-    this.tail?.stop()
+    this.follower?.stop()
     this.owner?.close()
     dropClient(this.writerClient)
     dropClient(this.aux)

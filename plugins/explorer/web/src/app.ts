@@ -5,10 +5,12 @@ import { type DiffState, diffProjections } from './diff.js'
 import { byId, clear, el } from './dom.js'
 import { isAuthProblem } from './error-words.js'
 import { renderBudget, renderDiff, renderLegend } from './graph-status.js'
-import { type DrawEdge, type DrawNode, GraphView } from './graph-view.js'
+import { GraphView } from './graph-view.js'
+import { projectionDrawing } from './projection-drawing.js'
 import { recallTitle, renderRecall } from './recall-panel.js'
 import { displayName } from './records.js'
 import { renderCandidates } from './search-panel.js'
+import { renderSessions } from './session-list.js'
 import { boundaryTitle, orderedBoundaries } from './timeline.js'
 import { renderBoundaryChoices, wireTabs } from './timeline-panel.js'
 import type { TokenKeeper } from './token.js'
@@ -182,37 +184,7 @@ export class ExplorerApp {
   private async loadSessions(): Promise<boolean> {
     const sessions = await this.guard(() => this.api.sessions(this.view.showStopped))
     if (sessions === undefined) return false
-    const list = byId('session-list')
-    if (sessions.length === 0) {
-      clear(list, el('li', { className: 'hint' }, 'No sessions yet. Start one with POST /v1/sessions/start.'))
-      return true
-    }
-    clear(
-      list,
-      ...sessions.map((s) =>
-        el(
-          'li',
-          { className: s.status === 'stopped' ? 'stopped' : '' },
-          el(
-            'button',
-            {
-              type: 'button',
-              className: 'session',
-              'data-session-id': s.session_id,
-              'aria-current': s.session_id === this.view.session ? 'true' : null,
-              onclick: () => void this.openSession(s.session_id, true),
-            },
-            el('span', { className: 'session-actor' }, `${s.actor_id} (${s.actor_kind})`),
-            el(
-              'span',
-              { className: 'session-meta' },
-              `${s.workspace_id} · ${s.status} · ${new Date(s.started_at_ms).toISOString().slice(0, 19)}Z`,
-            ),
-            el('span', { className: 'session-id' }, s.session_id),
-          ),
-        ),
-      ),
-    )
+    renderSessions(byId('session-list'), sessions, this.view.session, (id) => void this.openSession(id, true))
     return true
   }
 
@@ -312,33 +284,8 @@ export class ExplorerApp {
     this.projection = projection
     this.nodes = new Map(projection.nodes.map((n) => [n.id, n]))
     this.relationships = new Map(projection.relationships.map((r) => [r.id, r]))
-    const drawNodes: DrawNode[] = projection.nodes.map((n) => ({
-      id: n.id,
-      labels: n.labels,
-      title: displayName(n),
-    }))
-    const drawEdges: DrawEdge[] = projection.relationships.map((r) => ({
-      id: r.id,
-      source: r.source,
-      target: r.target,
-      type: r.relationship_type,
-    }))
-    if (other !== null) {
-      // Records only the compared boundary has are drawn as ghosts so "removed" (or "added later") shows.
-      for (const n of other.nodes)
-        if (!this.nodes.has(n.id))
-          drawNodes.push({ id: n.id, labels: n.labels, title: displayName(n), ghost: true })
-      for (const r of other.relationships)
-        if (!this.relationships.has(r.id))
-          drawEdges.push({
-            id: r.id,
-            source: r.source,
-            target: r.target,
-            type: r.relationship_type,
-            ghost: true,
-          })
-    }
-    this.graph.draw(drawNodes, drawEdges)
+    const drawing = projectionDrawing(projection, other)
+    this.graph.draw(drawing.nodes, drawing.edges)
     this.renderBudget(projection)
     this.renderLegend()
     if (other !== null) this.renderDiff(projection, other)
