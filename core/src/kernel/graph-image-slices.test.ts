@@ -29,8 +29,8 @@ describe('graph image walk', () => {
     expect(nodes.created[199]).toBe(200)
     const rels = lines[2] as Extract<GraphImageLine, { kind: 'graph_rels' }>
     expect(rels.types).toEqual(['Y', 'X'])
-    expect([...rels.type.slice(0, 4)]).toEqual([0, 1, 1, 0])
-    expect([...rels.end].at(-1)).toBe(150)
-    expect([...rels.created].at(-1)).toBe(150)
+    expect(Array.from(rels.type).slice(0, 4)).toEqual([0, 1, 1, 0])
+    expect(Array.from(rels.end).at(-1)).toBe(150)
+    expect(Array.from(rels.created).at(-1)).toBe(150)
   })
 })
