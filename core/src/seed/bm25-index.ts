@@ -1,4 +1,5 @@
 import { addPosting, type IdPostings, removePosting } from '../id-postings.js'
+import { nearestTerm } from './near-term.js'
 
 /**
  * An incremental, field-aware inverted index scored with BM25F: each field's term frequency is
@@ -258,34 +259,7 @@ export class Bm25Index {
   private nearTerms = { vocabulary: -1, terms: new Map<string, string | null>() }
 
   private findNearTerm(term: string): string | null {
-    let best: string | null = null
-    let bestDf = 0
-    for (const [candidate, posting] of this.postings)
-      if (
-        Math.abs(candidate.length - term.length) <= 1 &&
-        posting.size > bestDf &&
-        oneEditApart(term, candidate)
-      ) {
-        best = candidate
-        bestDf = posting.size
-      }
-    if (best !== null || term.length < 6) return best
-    const grams = trigrams(term)
-    let bestSimilarity = TRIGRAM_MIN
-    for (const [candidate, posting] of this.postings) {
-      // Same first letter (misspellings rarely change it): keeps the scan to a sliver of the vocabulary.
-      if (candidate[0] !== term[0] || Math.abs(candidate.length - term.length) > 3 || posting.size < 2)
-        continue
-      const other = trigrams(candidate)
-      let shared = 0
-      for (const g of other) if (grams.has(g)) shared++
-      const similarity = shared / (grams.size + other.size - shared)
-      if (similarity > bestSimilarity) {
-        best = candidate
-        bestSimilarity = similarity
-      }
-    }
-    return best
+    return nearestTerm(this.postings, term)
   }
 
   /** Documents containing `term` in any field. */
@@ -415,32 +389,6 @@ export class Bm25Index {
     }
     return hit
   }
-}
-
-/** Share of trigrams two terms must have in common (of their union) for `nearTerm`'s second rule. */
-export const TRIGRAM_MIN = 0.45
-
-function trigrams(term: string): Set<string> {
-  const padded = `^${term}$`
-  const out = new Set<string>()
-  for (let i = 0; i + 3 <= padded.length; i++) out.add(padded.slice(i, i + 3))
-  return out
-}
-
-/** Optimal string alignment distance exactly 1 (the terms differ). */
-export function oneEditApart(a: string, b: string): boolean {
-  if (a === b) return false
-  if (a.length === b.length) {
-    let i = 0
-    while (a[i] === b[i]) i++
-    if (a.slice(i + 1) === b.slice(i + 1)) return true // substitution
-    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2) // swap
-  }
-  const [short, long] = a.length < b.length ? [a, b] : [b, a]
-  if (long.length - short.length !== 1) return false
-  let i = 0
-  while (i < short.length && short[i] === long[i]) i++
-  return short.slice(i) === long.slice(i + 1)
 }
 
 const EMPTY: ReadonlySet<number> = new Set()
