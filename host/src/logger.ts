@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
 import pino, { type Logger } from 'pino'
+import { batchedDestination } from './log-destination.js'
 
 /**
  * Every place a secret could surface in a log record is censored: request headers that carry credentials,
@@ -30,9 +31,9 @@ export const REDACT_PATHS = [
 ]
 
 /**
- * JSON lines on stdout through an asynchronous destination: a request's access line never costs a synchronous
- * write on the event loop. pino flushes what is buffered when the process exits normally (the "stopped" line
- * included); only a kill -9 can lose the last lines, never data.
+ * JSON lines on stdout through an asynchronous, batched destination (log-destination.ts): a request's access
+ * line never costs a write of its own on the event loop. What is buffered is written when the process exits
+ * normally (the "stopped" line included); only a kill -9 can lose the last lines, never data.
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -42,7 +43,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination ?? pino.destination({ dest: 1, sync: false }),
+    destination ?? batchedDestination(),
   )
 }
 

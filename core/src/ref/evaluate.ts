@@ -43,7 +43,8 @@ export function limitProblem(request: RefWriteRequest, max: number): string | nu
         ? op.request.source_ids.length + 1
         : 1
   if (count > max) return `the write carries ${count} operations; at most ${max} are allowed`
-  if (op.operation === 'bulk') {
+  // Default ids (`bulk-item-<i>`) are unique among themselves: only an explicit one can collide.
+  if (op.operation === 'bulk' && op.request.operations.some((item) => item.operation_id !== undefined)) {
     const ids = new Set<string>()
     for (const [i, item] of op.request.operations.entries()) {
       const id = item.operation_id ?? `bulk-item-${i}`

@@ -2,11 +2,8 @@
  * Stable identities of a reference write (FACTS §8): the caller's idempotency key is kept only as
  * `sha256:<hex>`; the transaction id and the request fingerprint derive from it and from the request.
  */
-import { createHash } from 'node:crypto'
-import { canonicalize } from '../stix/canonical.js'
+import { canonicalize, sha256Hex as sha256 } from '../stix/canonical.js'
 import type { RefWriteRequest } from './request.js'
-
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
 
 export const KEY_HASH_PREFIX = 'sha256:'
 

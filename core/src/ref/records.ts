@@ -12,14 +12,18 @@
  * - merged sources and deleted records are removed from the graph (the engine's record history keeps their
  *   before-images); a survivor lists the ids merged into it in its raw record's `x_service_merged_ids`.
  */
+
+import { PropertyMap } from '../graph/property-map.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
-import type { GraphReader, PropertyValue } from '../graph/types.js'
+import type { GraphReader, Interner, PropertyValue } from '../graph/types.js'
 import { isRelationshipObject, nodeLabels, P, relationshipType, STIX_LABEL } from '../stix/mapping.js'
 
 export const REF_WORKSPACE_ID = 'workspace--ref-canonical'
 export const REVISION_KEY = 'ref_revision'
 export const MERGED_IDS_KEY = 'x_service_merged_ids'
+/** Text fields copied from the raw record to their own properties when they are strings. */
+const TEXT_KEYS = [P.name, P.description, P.created, P.modified] as const
 
 export type RawRecord = Record<string, unknown>
 
@@ -58,6 +62,42 @@ export function endpointIds(record: RawRecord): { source: unknown; target: unkno
 }
 
 /**
+ * The ids of the names canonical records use, interned once per graph store (names are never removed from
+ * a store's interner, so they stay valid; a reloaded store has a new interner and gets its own).
+ */
+interface InternedNames {
+  label: number
+  id: number
+  raw: number
+  revision: number
+  type: number
+  relType: number
+  merged: number
+  text: number[]
+  /** Interned labels of each record type met so far. */
+  labelsOf: Map<string, number[]>
+}
+const interned = new WeakMap<Interner, InternedNames>()
+function internedNames(names: Interner): InternedNames {
+  let known = interned.get(names)
+  if (known === undefined) {
+    known = {
+      label: names.id(STIX_LABEL),
+      id: names.id(P.id),
+      raw: names.id(P.raw),
+      revision: names.id(REVISION_KEY),
+      type: names.id(P.type),
+      relType: names.id(P.relType),
+      merged: names.id(MERGED_IDS_KEY),
+      text: TEXT_KEYS.map((key) => names.id(key)),
+      labelsOf: new Map(),
+    }
+    interned.set(names, known)
+  }
+  return known
+}
+
+/**
  * Record lookups and mutations on one write transaction. Relationship records are found through an index
  * of record id -> graph relationship id that the owner keeps; changes made here are staged in `relChanges`
  * and folded into it only when the transaction's function completes.
@@ -67,28 +107,29 @@ export class CanonicalGraph {
   private readonly idKey: number
   private readonly rawKey: number
   private readonly revKey: number
+  private readonly k: InternedNames
   readonly relChanges = new Map<string, number | null>()
 
   constructor(
     readonly tx: Transaction,
     private readonly relIndex: ReadonlyMap<string, number>,
   ) {
-    this.label = tx.names.id(STIX_LABEL)
-    this.idKey = tx.names.id(P.id)
-    this.rawKey = tx.names.id(P.raw)
-    this.revKey = tx.names.id(REVISION_KEY)
+    this.k = internedNames(tx.names)
+    this.label = this.k.label
+    this.idKey = this.k.id
+    this.rawKey = this.k.raw
+    this.revKey = this.k.revision
   }
 
   private relGid(id: string): number | undefined {
     const staged = this.relChanges.get(id)
     if (staged !== undefined) return staged ?? undefined
     const gid = this.relIndex.get(id)
-    return gid !== undefined && this.tx.relProps(gid)?.get(this.idKey) === id ? gid : undefined
+    return gid !== undefined && this.tx.relProperty(gid, this.idKey) === id ? gid : undefined
   }
 
   private nodeGid(id: string): number | undefined {
-    for (const gid of this.tx.propertyNodeIds(this.label, this.idKey, id)) return gid
-    return undefined
+    return this.tx.firstPropertyNodeId(this.label, this.idKey, id)
   }
 
   /** Where a record lives, without reading its raw record (existence and endpoint checks). */
@@ -127,25 +168,45 @@ export class CanonicalGraph {
     }
   }
 
-  private props(id: string, raw: RawRecord, revision: number): Map<number, PropertyValue> {
-    const values: [string, PropertyValue][] = [
-      [P.id, id],
-      [P.type, recordTypeOf(raw) ?? 'unknown'],
-      [P.raw, JSON.stringify(raw)],
-      [REVISION_KEY, BigInt(revision)],
+  /**
+   * The record's properties as a PropertyMap (the transaction takes it over: no copy at publish), keys
+   * interned once per transaction.
+   */
+  private props(id: string, raw: RawRecord, revision: number): PropertyMap {
+    const k = this.k
+    const keys = [this.idKey, k.type, this.rawKey, this.revKey]
+    const values: PropertyValue[] = [
+      id,
+      recordTypeOf(raw) ?? 'unknown',
+      JSON.stringify(raw),
+      BigInt(revision),
     ]
-    for (const key of [P.name, P.description, P.created, P.modified] as const) {
-      const value = raw[key]
-      if (typeof value === 'string') values.push([key, value])
+    for (let i = 0; i < TEXT_KEYS.length; i++) {
+      const value = raw[TEXT_KEYS[i] as string]
+      if (typeof value === 'string') {
+        keys.push(k.text[i] as number)
+        values.push(value)
+      }
     }
-    if (isRelationshipRecord(raw) && typeof raw.relationship_type === 'string')
-      values.push([P.relType, raw.relationship_type])
-    if (Array.isArray(raw[MERGED_IDS_KEY])) values.push([MERGED_IDS_KEY, raw[MERGED_IDS_KEY] as string[]])
-    return new Map(values.map(([k, v]) => [this.tx.names.id(k), v]))
+    if (isRelationshipRecord(raw) && typeof raw.relationship_type === 'string') {
+      keys.push(k.relType)
+      values.push(raw.relationship_type)
+    }
+    if (Array.isArray(raw[MERGED_IDS_KEY])) {
+      keys.push(k.merged)
+      values.push(raw[MERGED_IDS_KEY] as string[])
+    }
+    return PropertyMap.fromDistinct(keys, values)
   }
 
   createNode(id: string, raw: RawRecord, revision = 1): number {
-    const labels = nodeLabels(recordTypeOf(raw) ?? 'unknown').map((l) => this.tx.names.id(l))
+    const type = recordTypeOf(raw) ?? 'unknown'
+    let labels = this.k.labelsOf.get(type)
+    if (labels === undefined) {
+      labels = Object.freeze(nodeLabels(type).map((l) => this.tx.names.id(l))) as number[]
+      this.k.labelsOf.set(type, labels)
+    }
+    // The transaction keeps its own label list (it interns them): sharing this frozen one is safe.
     return this.tx.createNode(labels, this.props(id, raw, revision))
   }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
-import { injectStorageFailure } from '../testing/index.js'
+import { injectStorageFailure, refRelationship } from '../testing/index.js'
 import { REF_WORKSPACE_ID } from './records.js'
 import type { ReferenceClient } from './reference-client.js'
 import type { ReferenceProbe } from './reference-probe.js'
@@ -50,13 +50,7 @@ function request(operation: string, body: unknown, key = `key-${++counter}`, ext
   }
 }
 const malware = (id: string, extra: object = {}) => ({ id, type: 'malware', name: `M ${id}`, ...extra })
-const rel = (id: string, source: string, target: string) => ({
-  id,
-  type: 'relationship',
-  relationship_type: 'uses',
-  source_ref: source,
-  target_ref: target,
-})
+const rel = refRelationship
 const create = (record: object, key?: string) => request('create', { record }, key)
 type Outcome = {
   status: string

@@ -4,14 +4,16 @@ import type { Transaction } from '../graph/transaction.js'
 import type { LedgerWriter } from '../kernel/ledger.js'
 import type { GraphAccess } from '../kernel/types.js'
 import { type AuthorityPort, type AuthorityRequest, assignAuthority, suspendWrites } from './authority.js'
-import { type BatchEntryAnswer, type BatchSlot, writeBatch } from './batch-writes.js'
+import { commitGroup, type GroupCommitPort, type IndexUndo } from './batch-commit.js'
+import { type BatchEntryAnswer, writeBatch } from './batch-writes.js'
 import { messageOf, RefErrors } from './codes.js'
 import type { Corpus } from './corpus.js'
-import { auditGroup, type Evaluated, evaluateWrite, orderingKey, touchedIds } from './evaluate.js'
+import { auditGroup, type Evaluated, evaluateWrite } from './evaluate.js'
 import { EVIDENCE_LEDGER, type EvidenceEntry, EvidenceState } from './evidence-state.js'
 import { runFileCommand } from './files.js'
-import { hashOrderingKey, transactionId } from './identity.js'
+import { transactionId } from './identity.js'
 import { JOURNAL_LEDGER, type JournalLedgerEntry, RefJournal } from './journal.js'
+import { outboxIntent, PayloadTurns, storedRequest } from './outbox-intent.js'
 import { packResponse } from './packed-response.js'
 import { type ProjectionAttempts, Projector } from './projector.js'
 import { DEFAULT_RETENTION } from './receipt-retention.js'
@@ -21,7 +23,7 @@ import type { ReferenceClient } from './reference-client.js'
 import type { FileDescriptor, RefWriteRequest, WriteAuthority } from './request.js'
 import type { RefRollback } from './rollback.js'
 import { NO_SEARCH, type RefSearchPort, wireRollback } from './rollback-wiring.js'
-import { type OutboxEntry, REF_LEDGER, type RefLedgerEntry, RefState, type StoredResponse } from './state.js'
+import { REF_LEDGER, type RefLedgerEntry, RefState, type StoredResponse } from './state.js'
 import { projectionFigures, type StatusView, statusCounters, statusReport } from './status-report.js'
 import { type Admission, type Admitted, admitWrite, type WriteCall, WritePermits } from './write-admission.js'
 import { type RefOptions, type ResolvedRefOptions, resolveRefOptions } from './write-options.js'
@@ -41,9 +43,6 @@ class AtomicAbort {
   constructor(readonly response: StoredResponse) {}
 }
 
-/** Thrown inside a batch entry's payload transaction when an earlier entry of its batch was not applied. */
-class BatchSkip {}
-
 const DEFERRED = { deferDurability: true }
 
 export class RefWrites {
@@ -59,8 +58,7 @@ export class RefWrites {
   private relIndex: Map<string, number> | null = null
   private readonly inflight = new Set<string>()
   private readonly permits: WritePermits
-  /** Payload turns: a write's payload commits only after the one before it in intent order. */
-  private readonly turns = new Map<number, { done: Promise<void>; release: () => void }>()
+  private readonly turns = new PayloadTurns()
   private blocked: string | null = null
   private readonly tally = {
     applied_operations: 0,
@@ -159,24 +157,79 @@ export class RefWrites {
     if ('answer' in admitted) return admitted.answer
     this.permits.take()
     try {
-      return (await this.run(admitted, null)) as StoredResponse
+      return await this.run(admitted)
     } finally {
       this.permits.release()
     }
   }
 
   /**
-   * The projection batch form: `bodies` in order, each its own write (own key, own answer), under one permit;
-   * the first entry not applied stops the batch and later ones are skipped (batch-writes.ts).
+   * The projection batch form: `bodies` in order, each its own write (own key, own answer), under one permit
+   * and committed as one group (batch-commit.ts); the first entry not applied stops the batch and later
+   * ones are skipped (batch-writes.ts).
    */
   writeBatch(bodies: unknown, call: WriteCall = {}): Promise<BatchEntryAnswer[]> {
     return writeBatch(bodies, call, {
       batchMax: this.options.batchMax,
       admit: (body, c) => this.admit(body, c),
+      hold: (admitted) => this.inflight.add(admitted.keyHash),
       takePermit: () => this.permits.take(),
       releasePermit: () => this.permits.release(),
-      run: (admitted, slot) => this.run(admitted, slot),
+      commit: (admitted) => commitGroup(admitted, this.groupPort),
     })
+  }
+
+  private readonly groupPort: GroupCommitPort = {
+    now: () => this.options.now(),
+    intents: async (admitted) => {
+      let first = 0
+      try {
+        const intent = await this.engine.transact(
+          REF_WORKSPACE_ID,
+          (_tx, _store, ledger) => {
+            first = this.state.nextSequence
+            for (const [i, a] of admitted.entries()) this.writeIntent(ledger, a.request, a.keyHash, first + i)
+          },
+          DEFERRED,
+        )
+        return { first, durable: intent.durable }
+      } catch (error) {
+        if (first > 0) for (let i = 0; i < admitted.length; i++) this.turns.close(first + i)
+        throw error
+      }
+    },
+    turnBefore: (sequence) => this.turns.before(sequence),
+    closeTurn: (sequence) => this.turns.close(sequence),
+    transact: async (fn) =>
+      (await this.engine.transact(REF_WORKSPACE_ID, (tx, _store, ledger) => fn(tx, ledger))).value,
+    payload: (tx, ledger, a, sequence, undo) =>
+      this.payload(
+        tx,
+        ledger,
+        a.request,
+        sequence,
+        a.keyHash,
+        a.print,
+        storedRequest(a.request, a.keyHash),
+        a.envelope,
+        a.projected,
+        undo,
+      ),
+    abortAnswer: (error) => (error instanceof AtomicAbort ? error.response : null),
+    revertIndex: (undo) => {
+      const index = this.relationshipIndex()
+      for (let i = undo.length - 1; i >= 0; i--) {
+        const [id, previous] = undo[i] as IndexUndo[number]
+        if (previous === undefined) index.delete(id)
+        else index.set(id, previous)
+      }
+    },
+    settled: (a, applied, failed) => {
+      this.tally.applied_operations += applied
+      this.tally.failed_operations += failed
+      if (applied > 0 && a.projected) this.projector?.kick()
+    },
+    release: (a) => this.inflight.delete(a.keyHash),
   }
 
   private admit(body: unknown, call: WriteCall): Admission {
@@ -191,14 +244,14 @@ export class RefWrites {
     })
   }
 
-  /** Commits an admitted write; null when its batch stopped before it (nothing of it applied). */
-  private async run(admitted: Admitted, slot: BatchSlot | null): Promise<StoredResponse | null> {
+  /** Commits an admitted write. */
+  private async run(admitted: Admitted): Promise<StoredResponse> {
     const { request, keyHash, print, envelope } = admitted
     const deadline = request.context.deadline_unix_ms ?? null
     if (deadline !== null && this.options.now() > deadline) throw RefErrors.timeout()
     this.inflight.add(keyHash)
     try {
-      return await this.commitWrite(request, keyHash, print, envelope, deadline, slot, admitted.projected)
+      return await this.commitWrite(request, keyHash, print, envelope, deadline, admitted.projected)
     } finally {
       this.inflight.delete(keyHash)
     }
@@ -210,10 +263,8 @@ export class RefWrites {
     print: string,
     envelope: (outcome: StoredResponse['outcome']) => StoredResponse,
     deadline: number | null,
-    slot: BatchSlot | null,
     projected: boolean,
-  ): Promise<StoredResponse | null> {
-    const context = request.context
+  ): Promise<StoredResponse> {
     let sequence = 0
     // The intent is not awaited on its own: the payload is appended after it to the same ordered WAL, so the
     // payload's durability implies the intent's (one fsync wait per write). A crash between the two leaves
@@ -224,71 +275,36 @@ export class RefWrites {
         REF_WORKSPACE_ID,
         (_tx, _store, ledger) => {
           sequence = this.state.nextSequence
-          this.openTurn(sequence)
-          const entry: OutboxEntry = {
-            sequence,
-            key: keyHash,
-            ordering_key_hash: hashOrderingKey(orderingKey(request, sequence)),
-            correlation_id: context.correlation_id,
-            touched: touchedIds(request),
-            status: 'prepared',
-            attempts: 0,
-            diagnostic: null,
-            request: null,
-            response: null,
-          }
-          ledger.write(REF_LEDGER, { k: 'intent', entry } satisfies RefLedgerEntry)
+          this.writeIntent(ledger, request, keyHash, sequence)
         },
         DEFERRED,
       )
       intentDurable = intent.durable
     } catch (error) {
-      if (sequence > 0) this.closeTurn(sequence)
+      if (sequence > 0) this.turns.close(sequence)
       throw RefErrors.stateFailed(`the write-ahead intent could not be persisted: ${messageOf(error)}`)
     }
     try {
-      await this.turns.get(sequence - 1)?.done
+      await this.turns.before(sequence)
       if (deadline !== null && this.options.now() > deadline) {
         await this.drop(sequence)
         throw RefErrors.timeout()
       }
-      const stored = { ...request, context: { ...context, idempotency_key: keyHash } }
+      const stored = storedRequest(request, keyHash)
       let answer: { response: StoredResponse; applied: number; failed: number }
       try {
         const result = await this.engine.transact(REF_WORKSPACE_ID, (tx, _store, ledger) => {
           // The next payload may start once this one has run: it queues behind this transaction, so it
           // publishes after it while both share one group commit.
           try {
-            if (slot !== null && slot.gate.stopAt < slot.index) throw new BatchSkip()
-            const evaluated = this.payload(
-              tx,
-              ledger,
-              request,
-              sequence,
-              keyHash,
-              print,
-              stored,
-              envelope,
-              projected,
-            )
-            if (slot !== null && evaluated.applied === 0)
-              slot.gate.stopAt = Math.min(slot.gate.stopAt, slot.index)
-            return evaluated
-          } catch (error) {
-            if (slot !== null && !(error instanceof BatchSkip))
-              slot.gate.stopAt = Math.min(slot.gate.stopAt, slot.index)
-            throw error
+            return this.payload(tx, ledger, request, sequence, keyHash, print, stored, envelope, projected)
           } finally {
-            this.closeTurn(sequence)
+            this.turns.close(sequence)
           }
         })
         answer = result.value
         await intentDurable
       } catch (error) {
-        if (error instanceof BatchSkip) {
-          await this.drop(sequence)
-          return null
-        }
         if (error instanceof AtomicAbort) {
           await this.drop(sequence)
           answer = { response: error.response, applied: 0, failed: 1 }
@@ -301,7 +317,7 @@ export class RefWrites {
       if (answer.applied > 0 && projected) this.projector?.kick()
       return answer.response
     } finally {
-      this.closeTurn(sequence)
+      this.turns.close(sequence)
     }
   }
 
@@ -316,6 +332,8 @@ export class RefWrites {
     stored: RefWriteRequest,
     envelope: (outcome: StoredResponse['outcome']) => StoredResponse,
     projected: boolean,
+    /** Given in a group commit: the index's previous values, to restore if the group is discarded. */
+    undo?: IndexUndo,
   ): Evaluated {
     const context = request.context
     const graph = new CanonicalGraph(tx, this.relationshipIndex())
@@ -355,6 +373,7 @@ export class RefWrites {
     // Folded in last: a throw above leaves the index as it was.
     const index = this.relationshipIndex()
     for (const [id, gid] of graph.relChanges) {
+      undo?.push([id, index.get(id)])
       if (gid === null) index.delete(id)
       else index.set(id, gid)
     }
@@ -369,19 +388,16 @@ export class RefWrites {
     }
   }
 
-  private openTurn(sequence: number): void {
-    let release = () => {}
-    const done = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    this.turns.set(sequence, { done, release })
-  }
-
-  private closeTurn(sequence: number): void {
-    const turn = this.turns.get(sequence)
-    if (turn === undefined) return
-    this.turns.delete(sequence)
-    turn.release()
+  /** A write's outbox intent at `sequence`, whose payload turn opens with it. */
+  private writeIntent(
+    ledger: LedgerWriter,
+    request: RefWriteRequest,
+    keyHash: string,
+    sequence: number,
+  ): void {
+    this.turns.open(sequence)
+    const entry = outboxIntent(request, keyHash, sequence)
+    ledger.write(REF_LEDGER, { k: 'intent', entry } satisfies RefLedgerEntry)
   }
 
   private relationshipIndex(): Map<string, number> {

@@ -21,3 +21,12 @@ export function refWriteRequest(operation: string, body: unknown, key?: string, 
 /** A create of a malware record with `id`. */
 export const refCreate = (id: string, key?: string) =>
   refWriteRequest('create', { record: { id, type: 'malware', name: `M ${id}` } }, key)
+
+/** A `uses` relationship record from `source` to `target`. */
+export const refRelationship = (id: string, source: string, target: string) => ({
+  id,
+  type: 'relationship',
+  relationship_type: 'uses',
+  source_ref: source,
+  target_ref: target,
+})
