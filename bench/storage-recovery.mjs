@@ -67,7 +67,7 @@ if (mode === 'build') {
   const checkpointStallMs = busy.max
   const checkpointStallP99Ms = busy.p99
   process.stdout.write(
-    `${JSON.stringify({ recoveryMs, rssMb, seedWarmMs, rssWarmMb, checkpointMs, checkpointStallMs, checkpointStallP99Ms, idleStallMs: idle.max, idleStallP99Ms: idle.p99, path: facts.recovery_path })}\n`,
+    `${JSON.stringify({ recoveryMs, rssMb, seedWarmMs, rssWarmMb, checkpointMs, checkpointStallMs, checkpointStallP99Ms, checkpointOver20PerSec: busy.over20PerSec, idleStallMs: idle.max, idleStallP99Ms: idle.p99, idleOver20PerSec: idle.over20PerSec, path: facts.recovery_path })}\n`,
   )
   await engine.close()
 }

@@ -4,10 +4,12 @@ import { Dictionary } from '../graph/dictionary.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
 import { ownValue, recordOf, setOwn } from '../own-key.js'
-import type { ColumnLine } from '../storage/checkpoint-encoder.js'
+import { type ColumnLine, SLICE_POINT } from '../storage/checkpoint-encoder.js'
 
 /** Records per checkpoint line: few, large JSON.parse calls recover far faster than one per record. */
 const BATCH = 4096
+/** Records walked between two slice points: the writer's clock is read this often inside a batch. */
+const SLICE_RECORDS = 64
 
 /**
  * A checkpoint line of the graph: a batch of nodes or of relationships as columns (nodes first; older
@@ -63,7 +65,9 @@ export interface RelationshipColumns {
   created: ArrayLike<number>
 }
 
-export type CreatedSeq = (workspace: string, kind: 'node' | 'rel', id: number) => number
+/** The creation sequences of a workspace's nodes or relationships, by record id (0 when unknown). */
+export type CreatedSeq = (workspace: string, kind: 'node' | 'rel') => SeqLookup
+type SeqLookup = { get(id: number): number }
 
 function props(store: GraphStore, map: ReadonlyMap<number, PropertyValue> | undefined) {
   return recordOf(
@@ -71,8 +75,14 @@ function props(store: GraphStore, map: ReadonlyMap<number, PropertyValue> | unde
   )
 }
 
-/** Every record of every workspace as batched create ops, so replaying the lines in order rebuilds the graph. */
-export function* graphImage(catalog: GraphCatalog, createdSeq: CreatedSeq): Iterable<GraphImageLine> {
+/**
+ * Every record of every workspace as batched create ops, so replaying the lines in order rebuilds the graph;
+ * a `SLICE_POINT` between every few dozen records lets the writer yield mid-batch.
+ */
+export function* graphImage(
+  catalog: GraphCatalog,
+  createdSeq: CreatedSeq,
+): Iterable<GraphImageLine | typeof SLICE_POINT> {
   for (const workspace of catalog.workspaceIds()) {
     const store = catalog.workspace(workspace)
     yield {
@@ -81,37 +91,75 @@ export function* graphImage(catalog: GraphCatalog, createdSeq: CreatedSeq): Iter
       next_node_id: store.nextNodeId,
       next_relationship_id: store.nextRelId,
     }
+    const nodeCreated = createdSeq(workspace, 'node')
     let nodes = new NodeColumnsWriter(workspace)
-    for (const id of store.allNodeIds()) {
-      const node = store.node(id)!
-      nodes.add(store, id, node.labels, node.props, createdSeq(workspace, 'node', id))
+    for (let id = 0; id < store.nextNodeId; ) {
+      id = fillNodes(store, nodes, nodeCreated, id)
       if (nodes.size === BATCH) {
         yield nodes.line()
         nodes = new NodeColumnsWriter(workspace)
-      }
+      } else if (id < store.nextNodeId) yield SLICE_POINT
     }
     if (nodes.size > 0) yield nodes.line()
     // Relationship columns are filled in typed arrays, handed over as they are (no array per column to grow).
+    const relCreated = createdSeq(workspace, 'rel')
     let rels = new RelationshipBatch(workspace)
-    for (const id of store.allRelIds()) {
-      rels.add(store, id, createdSeq(workspace, 'rel', id))
+    for (let id = 0; id < store.nextRelId; ) {
+      id = fillRelationships(store, rels, relCreated, id)
       if (rels.size === BATCH) {
         yield rels.line()
         rels = new RelationshipBatch(workspace)
-      }
+      } else if (id < store.nextRelId) yield SLICE_POINT
     }
     if (rels.size > 0) yield rels.line()
   }
 }
 
-/** Builds one `graph_rels` line in typed arrays. */
+/**
+ * Adds nodes from id `from` on until `SLICE_RECORDS` more are in or the batch is full; returns the id to go
+ * on from. Plain loops, not the generator's, nor `allNodeIds()`: a generator keeps its locals boxed across
+ * resumes and makes a result object per yield, millions of allocations (and scavenges) during the walk.
+ */
+function fillNodes(store: GraphStore, nodes: NodeColumnsWriter, created: SeqLookup, from: number): number {
+  const limit = store.nextNodeId // every node id is below it
+  for (let id = from; id < limit; id++) {
+    const node = store.node(id)
+    if (node === undefined) continue
+    nodes.add(store, id, node.labels, node.props, created.get(id))
+    if (nodes.size === BATCH || nodes.size % SLICE_RECORDS === 0) return id + 1
+  }
+  return limit
+}
+
+function fillRelationships(
+  store: GraphStore,
+  rels: RelationshipBatch,
+  created: SeqLookup,
+  from: number,
+): number {
+  const limit = store.nextRelId
+  for (let id = from; id < limit; id++) {
+    if (store.relType(id) < 0) continue
+    rels.add(store, id, created.get(id))
+    if (rels.size === BATCH || rels.size % SLICE_RECORDS === 0) return id + 1
+  }
+  return limit
+}
+
+/**
+ * Builds one `graph_rels` line in typed arrays: five columns over one buffer, so a batch is one allocation
+ * and one transferable buffer.
+ */
 class RelationshipBatch {
   private readonly types = new Dictionary<string>()
-  private readonly id = new Float64Array(BATCH)
-  private readonly type = new Float64Array(BATCH)
-  private readonly start = new Float64Array(BATCH)
-  private readonly end = new Float64Array(BATCH)
-  private readonly created = new Float64Array(BATCH)
+  /** The batch's number of each type, by type id: no name lookup per relationship. */
+  private readonly typeNumbers = new Map<number, number>()
+  private readonly columns = new Float64Array(5 * BATCH)
+  private readonly id = this.columns.subarray(0, BATCH)
+  private readonly type = this.columns.subarray(BATCH, 2 * BATCH)
+  private readonly start = this.columns.subarray(2 * BATCH, 3 * BATCH)
+  private readonly end = this.columns.subarray(3 * BATCH, 4 * BATCH)
+  private readonly created = this.columns.subarray(4 * BATCH, 5 * BATCH)
   private readonly props: RelationshipColumns['props'] = {}
   size = 0
 
@@ -119,9 +167,15 @@ class RelationshipBatch {
 
   add(store: GraphStore, id: number, created: number): void {
     const at = this.size++
-    const typeName = store.names.name(store.relType(id))
+    const typeId = store.relType(id)
+    let typeNumber = this.typeNumbers.get(typeId)
+    if (typeNumber === undefined) {
+      const typeName = store.names.name(typeId)
+      typeNumber = this.types.number(typeName, typeName)
+      this.typeNumbers.set(typeId, typeNumber)
+    }
     this.id[at] = id
-    this.type[at] = this.types.number(typeName, typeName)
+    this.type[at] = typeNumber
     this.start[at] = store.relStart(id)
     this.end[at] = store.relEnd(id)
     this.created[at] = created
@@ -149,7 +203,10 @@ class RelationshipBatch {
  * A checkpoint line as the storage takes it: relationship batches (most of a large image) as column lines,
  * their numbers in typed arrays the encoding worker turns into JSON off the event loop; the rest as JSON.
  */
-export function checkpointPiece(line: GraphImageLine): string | ColumnLine {
+export function checkpointPiece(
+  line: GraphImageLine | typeof SLICE_POINT,
+): string | ColumnLine | typeof SLICE_POINT {
+  if (line === SLICE_POINT) return line
   if (line.kind !== 'graph_rels') return JSON.stringify(line)
   return {
     fields: [
@@ -173,8 +230,18 @@ const floats = (column: ArrayLike<number>) =>
 class NodeColumnsWriter {
   private readonly labelSets = new Dictionary<string[]>()
   private readonly keyOrders = new Dictionary<string[]>()
-  private readonly columns = new Map<string, { kind: 'int' | 'str' | 'any'; values: unknown[] }>()
+  /** The store shares one label list among the nodes that have it: its number, by identity. */
+  private readonly labelSetOf = new Map<readonly number[], number>()
+  /** Key orders already numbered, as a trie of key ids: a known order costs no string per node. */
+  private readonly keyOrderOf = new KeyOrderNode()
+  private readonly columns = new Map<string, PropertyColumn>()
+  /** The same columns by key id, for the walk (no name lookup per value). */
+  private readonly columnOf = new Map<number, PropertyColumn>()
   private readonly out: NodeColumns
+  /** The node being added, for `addCell`: fields, not a closure per node (allocations are scavenges). */
+  private at = 0
+  private order: KeyOrderNode = this.keyOrderOf
+  private names: GraphStore['names'] | null = null
 
   constructor(workspace: string) {
     this.out = {
@@ -205,30 +272,45 @@ class NodeColumnsWriter {
     this.out.id.push(id)
     this.out.created.push(created)
     const names = store.names
-    this.out.labels.push(
-      listNumber(
+    let labelSet = this.labelSetOf.get(labels)
+    if (labelSet === undefined) {
+      labelSet = listNumber(
         this.labelSets,
         labels.map((l) => names.name(l)),
-      ),
-    )
-    const keys: string[] = []
-    props.forEach((value, key) => {
-      const name = names.name(key)
-      keys.push(name)
-      let column = this.columns.get(name)
-      if (column === undefined) {
-        column = {
-          kind: typeof value === 'bigint' ? 'int' : typeof value === 'string' ? 'str' : 'any',
-          values: [],
-        }
-        this.columns.set(name, column)
+      )
+      this.labelSetOf.set(labels, labelSet)
+    }
+    this.out.labels.push(labelSet)
+    this.at = at
+    this.order = this.keyOrderOf
+    this.names = names
+    props.forEach(this.addCell, this)
+    const order = this.order
+    if (order.number < 0) {
+      order.number = listNumber(
+        this.keyOrders,
+        [...props.keys()].map((k) => names.name(k)),
+      )
+    }
+    this.out.keys.push(order.number)
+  }
+
+  private addCell(value: PropertyValue, key: number): void {
+    this.order = this.order.next(key)
+    let column = this.columnOf.get(key)
+    if (column === undefined) {
+      const name = this.names!.name(key)
+      column = {
+        kind: typeof value === 'bigint' ? 'int' : typeof value === 'string' ? 'str' : 'any',
+        values: [],
       }
-      if (column.kind === 'int' && typeof value !== 'bigint') demote(column)
-      else if (column.kind === 'str' && typeof value !== 'string') demote(column)
-      while (column.values.length < at) column.values.push(null)
-      column.values.push(cell(column.kind, value))
-    })
-    this.out.keys.push(listNumber(this.keyOrders, keys))
+      this.columns.set(name, column)
+      this.columnOf.set(key, column)
+    }
+    if (column.kind === 'int' && typeof value !== 'bigint') demote(column)
+    else if (column.kind === 'str' && typeof value !== 'string') demote(column)
+    while (column.values.length < this.at) column.values.push(null)
+    column.values.push(cell(column.kind, value))
   }
 
   line(): NodeColumns {
@@ -243,6 +325,21 @@ class NodeColumnsWriter {
   }
 }
 
+/** A node of the key-order trie: the number of the order that ends here (-1 if none yet), and what follows. */
+class KeyOrderNode {
+  number = -1
+  private readonly children = new Map<number, KeyOrderNode>()
+
+  next(key: number): KeyOrderNode {
+    let child = this.children.get(key)
+    if (child === undefined) {
+      child = new KeyOrderNode()
+      this.children.set(key, child)
+    }
+    return child
+  }
+}
+
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 
 function cell(kind: 'int' | 'str' | 'any', value: PropertyValue): unknown {
@@ -253,8 +350,10 @@ function cell(kind: 'int' | 'str' | 'any', value: PropertyValue): unknown {
   return kind === 'str' ? value : encodeValue(value)
 }
 
+type PropertyColumn = { kind: 'int' | 'str' | 'any'; values: unknown[] }
+
 /** A typed column that met another type: its cells become encoded values. */
-function demote(column: { kind: 'int' | 'str' | 'any'; values: unknown[] }): void {
+function demote(column: PropertyColumn): void {
   const kind = column.kind
   column.values = column.values.map((v) =>
     v === null ? null : encodeValue(kind === 'int' ? BigInt(v as number | string) : (v as string)),

@@ -456,8 +456,8 @@ export class Kernel implements GraphAccess {
   }
 
   private *graphLines(): Iterable<CheckpointPiece> {
-    for (const line of graphImage(this.catalog, (workspace, kind, id) =>
-      this.histories.createdAt(workspace, kind).get(id),
+    for (const line of graphImage(this.catalog, (workspace, kind) =>
+      this.histories.createdAt(workspace, kind),
     ))
       yield checkpointPiece(line)
   }

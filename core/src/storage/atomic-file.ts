@@ -1,4 +1,5 @@
 import { closeSync, fsyncSync, openSync, renameSync } from 'node:fs'
+import { open, rename } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { writeAllAt } from './positional-write.js'
 
@@ -24,4 +25,30 @@ export function writeFileAtomic(path: string, data: string | Buffer): void {
   }
   renameSync(temp, path)
   fsyncDirectory(dirname(path))
+}
+
+/**
+ * `fsyncDirectory` and `writeFileAtomic` on the thread pool, for the end of a checkpoint: each fsync may
+ * take milliseconds to tens of them, and the event loop need not wait for the disk there.
+ */
+export async function fsyncDirectoryAsync(dir: string): Promise<void> {
+  const handle = await open(dir, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+export async function writeFileAtomicAsync(path: string, data: string | Buffer): Promise<void> {
+  const temp = `${path}.tmp-${process.pid}`
+  const handle = await open(temp, 'w', 0o600)
+  try {
+    await handle.writeFile(data)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  await rename(temp, path)
+  await fsyncDirectoryAsync(dirname(path))
 }

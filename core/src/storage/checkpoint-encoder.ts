@@ -8,7 +8,14 @@ import { writeAllAt } from './positional-write.js'
  * of relationships is a few buffers, not thousands of cloned objects) and becomes a JSON object there, its
  * fields in the order given: a string field is JSON text as is, a typed array a JSON array of its numbers.
  */
-export type CheckpointPiece = string | ColumnLine
+export type CheckpointPiece = string | ColumnLine | typeof SLICE_POINT
+
+/**
+ * Not a line: a point inside a line's walk (every few dozen records) where the writer may yield to the event
+ * loop when its slice is spent, so no slice waits for a whole batch of thousands of records to be walked.
+ * The walk resumes where it was; the batch, and the file, are the same.
+ */
+export const SLICE_POINT: unique symbol = Symbol('checkpoint slice point')
 
 export interface ColumnLine {
   fields: [name: string, value: string | Float64Array][]
@@ -39,11 +46,11 @@ export function columnLineText(line: ColumnLine): string {
   return `${text}}`
 }
 
-/** The transferable buffers of a column line, for `postMessage`. */
+/** The transferable buffers of a column line, for `postMessage`: each once (columns may share one). */
 export function columnBuffers(line: ColumnLine): ArrayBuffer[] {
-  const out: ArrayBuffer[] = []
-  for (const [, value] of line.fields) if (typeof value !== 'string') out.push(value.buffer as ArrayBuffer)
-  return out
+  const out = new Set<ArrayBuffer>()
+  for (const [, value] of line.fields) if (typeof value !== 'string') out.add(value.buffer as ArrayBuffer)
+  return [...out]
 }
 
 /**

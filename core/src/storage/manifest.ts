@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import { RECORD_FORMAT, STORAGE_VERSION } from '../version.js'
-import { writeFileAtomic } from './atomic-file.js'
+import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file.js'
 
 export interface ManifestComponent {
   name: 'checkpoint' | 'previous_checkpoint'
@@ -84,5 +84,12 @@ export function readManifest(dir: string): Manifest | null {
 }
 
 export function writeManifest(dir: string, manifest: Manifest): void {
-  writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`)
+  writeFileAtomic(join(dir, MANIFEST_FILE), manifestText(manifest))
 }
+
+/** The same on the thread pool (a checkpoint's switch: the event loop does not wait for the fsyncs). */
+export function writeManifestAsync(dir: string, manifest: Manifest): Promise<void> {
+  return writeFileAtomicAsync(join(dir, MANIFEST_FILE), manifestText(manifest))
+}
+
+const manifestText = (manifest: Manifest) => `${JSON.stringify(manifest, null, 2)}\n`

@@ -23,6 +23,7 @@ import {
   newManifest,
   readManifest,
   writeManifest,
+  writeManifestAsync,
 } from './manifest.js'
 import { listSegments, scanWal, WAL_DIR, type WalDamage } from './wal-reader.js'
 import { type Appended, type WalListener, WalWriter } from './wal-writer.js'
@@ -370,7 +371,7 @@ export class PersistentStorage implements DurableStore {
       updated_at: { value: new Date(this.options.now()).toISOString() },
       components,
     }
-    writeManifest(this.options.dir, this.manifest)
+    await writeManifestAsync(this.options.dir, this.manifest)
     if (previous !== undefined && previous.path !== file.name && previous.path !== current?.path) {
       await removeCheckpoint(this.options.dir, previous.path)
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { EngineError } from '../../errors.js'
-import { type CheckpointPiece, columnLineText } from '../checkpoint-encoder.js'
+import { type CheckpointPiece, columnLineText, SLICE_POINT } from '../checkpoint-encoder.js'
 import type { DurabilityReport } from '../durability.js'
 import type {
   DurableStore,
@@ -481,5 +481,7 @@ export class PostgresStorage implements DurableStore {
 }
 
 function* asText(pieces: Iterable<CheckpointPiece>): Iterable<string> {
-  for (const piece of pieces) yield typeof piece === 'string' ? piece : columnLineText(piece)
+  for (const piece of pieces) {
+    if (piece !== SLICE_POINT) yield typeof piece === 'string' ? piece : columnLineText(piece)
+  }
 }
