@@ -93,3 +93,44 @@ export class OwnerSession {
     dropClient(this.client)
   }
 }
+
+/**
+ * The ownership session of one storage: opened once however many callers ask at the same time (after a
+ * database restart the lease's background retake and a reload's renewal both ask; two sessions left the lock
+ * with one while the other, kept as the owner, was refused it on every later attempt), and ownership steps
+ * run one after another (a renewal raising the epoch mid-retake is not another primary taking over).
+ */
+export class OwnerSessions {
+  private owner: OwnerSession | null = null
+  private opening: Promise<OwnerSession> | null = null
+  private turn: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly url: string,
+    private readonly leaseMs: number,
+    private readonly lost: (error: Error) => void,
+  ) {}
+
+  get current(): OwnerSession | null {
+    return this.owner
+  }
+
+  open(): Promise<OwnerSession> {
+    if (this.owner?.alive) return Promise.resolve(this.owner)
+    this.opening ??= OwnerSession.open(this.url, this.leaseMs, this.lost)
+      .then((owner) => {
+        this.owner = owner
+        return owner
+      })
+      .finally(() => {
+        this.opening = null
+      })
+    return this.opening
+  }
+
+  serially<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(step, step)
+    this.turn = run.catch(() => undefined)
+    return run
+  }
+}

@@ -17,7 +17,7 @@ import { connectClient, dropClient, type PgClient } from './pg-connect.js'
 import { PgStoreErrors } from './pg-errors.js'
 import { FollowerRole } from './pg-follower-role.js'
 import { readPgLog } from './pg-log-reader.js'
-import { OwnerSession } from './pg-owner.js'
+import { type OwnerSession, OwnerSessions } from './pg-owner.js'
 import { PgWalWriter } from './pg-wal-writer.js'
 import { ensureSchema } from './schema.js'
 
@@ -46,7 +46,8 @@ export interface PostgresStorageOptions {
  */
 export class PostgresStorage implements DurableStore {
   private writer: PgWalWriter | null = null
-  private owner: OwnerSession | null = null
+  /** The ownership session (opened once however many ask) and ownership steps, one at a time. */
+  private readonly owners: OwnerSessions
   /** The epoch this process may write under; null after a failure until ownership is renewed. */
   private ownedEpoch: number | null = null
   private epoch: number | null = null
@@ -81,6 +82,7 @@ export class PostgresStorage implements DurableStore {
       ...options,
     }
     this.role = options.role
+    this.owners = new OwnerSessions(this.opts.url, this.opts.leaseMs, (error) => this.leaseLost(error))
     this.intervalStartMs = this.opts.now()
   }
 
@@ -107,8 +109,11 @@ export class PostgresStorage implements DurableStore {
       await ensureSchema(aux)
       if (options.role === 'primary' || options.promote === 'auto') await storage.openOwnerSession()
       if (options.role === 'primary') {
-        if (!(await storage.owner!.tryLock())) throw PgStoreErrors.ownedElsewhere()
-        const taken = await storage.owner!.takeEpoch(`graph--runtime-${randomUUID()}`, storage.holder)
+        if (!(await storage.owners.current!.tryLock())) throw PgStoreErrors.ownedElsewhere()
+        const taken = await storage.owners.current!.takeEpoch(
+          `graph--runtime-${randomUUID()}`,
+          storage.holder,
+        )
         storage.epoch = taken.epoch
         storage.ownedEpoch = taken.epoch
       }
@@ -150,10 +155,8 @@ export class PostgresStorage implements DurableStore {
     return client
   }
 
-  private async openOwnerSession(): Promise<OwnerSession> {
-    if (this.owner?.alive) return this.owner
-    this.owner = await OwnerSession.open(this.opts.url, this.opts.leaseMs, (error) => this.leaseLost(error))
-    return this.owner
+  private openOwnerSession(): Promise<OwnerSession> {
+    return this.owners.open()
   }
 
   private async startWriter(lastSeq: number): Promise<void> {
@@ -201,18 +204,20 @@ export class PostgresStorage implements DurableStore {
     try {
       while (this.role === 'primary' && !this.closed) {
         try {
-          const owner = await this.openOwnerSession()
-          const mine = this.epoch
-          const locked = await owner.tryLock()
-          const current = await owner.currentEpoch()
-          if (current !== mine) {
-            this.fenceWriter(`another primary took over (epoch ${current}, this server had ${mine})`)
-            return
-          }
-          if (locked) {
-            this.opts.warn?.('the PostgreSQL ownership session is back; the epoch is unchanged')
-            return
-          }
+          // One ownership step at a time: a reload's renewal raising the epoch meanwhile is not a takeover.
+          const done = await this.owners.serially(async () => {
+            const owner = await this.openOwnerSession()
+            const mine = this.epoch
+            const locked = await owner.tryLock()
+            const current = await owner.currentEpoch()
+            if (current !== mine) {
+              this.fenceWriter(`another primary took over (epoch ${current}, this server had ${mine})`)
+              return true
+            }
+            if (locked) this.opts.warn?.('the PostgreSQL ownership session is back; the epoch is unchanged')
+            return locked
+          })
+          if (done) return
         } catch {
           // the database does not answer yet: try again after a while
         }
@@ -243,9 +248,13 @@ export class PostgresStorage implements DurableStore {
   }
 
   /** After a failure: take ownership back under a new epoch, or learn that another primary has it. */
-  private async renewOwnership(): Promise<void> {
+  private renewOwnership(): Promise<void> {
+    return this.owners.serially(() => this.renewOwnershipNow())
+  }
+
+  private async renewOwnershipNow(): Promise<void> {
     if (this.role === 'fenced') throw PgStoreErrors.fenced(this.fencedReason ?? 'another primary took over')
-    if (this.ownedEpoch !== null && this.owner?.alive) return
+    if (this.ownedEpoch !== null && this.owners.current?.alive) return
     const owner = await this.openOwnerSession()
     if (!(await owner.tryLock())) {
       const current = await owner.currentEpoch()
@@ -463,7 +472,7 @@ export class PostgresStorage implements DurableStore {
   private shutdown(): void {
     this.closed = true
     this.follower?.stop()
-    this.owner?.close()
+    this.owners.current?.close()
     dropClient(this.writerClient)
     dropClient(this.aux)
     this.aux = null
