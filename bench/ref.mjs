@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openEngine } from '@service/core'
 import { httpReference } from '@service/core/ref'
-import { Pool } from 'undici'
+import { httpClient } from './lib/http-client.mjs'
 import { BENCH_TOKEN, startService } from './lib/server.mjs'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -128,29 +128,23 @@ if (part('replay')) {
     SERVICE_REF_RATE_LIMIT_PER_SECOND: '10000000',
     SERVICE_REF_RATE_LIMIT_BURST: '10000000',
   })
-  // The client is undici's `request` on one keep-alive connection for BOTH figures: the global `fetch`
-  // costs more per request than the server's replay does, and it would hide what the server spends.
-  const pool = new Pool(service.url, { connections: 1, pipelining: 1 })
-  const payload = JSON.stringify(body)
-  const headers = { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' }
+  // One lean keep-alive client (bench/lib/http-client.mjs) for BOTH figures: the global `fetch` costs more per
+  // request than the server's replay does, and it would hide what the server spends.
+  const client = httpClient(service.url, { authorization: `Bearer ${BENCH_TOKEN}` })
   const post = async () => {
-    const r = await pool.request({ method: 'POST', path: '/v1/ref/writes', headers, body: payload })
-    const answer = await r.body.json()
-    if (r.statusCode !== 200 || answer.outcome?.status !== 'success')
-      throw new Error(`replay answered ${r.statusCode}: ${JSON.stringify(answer).slice(0, 200)}`)
+    const r = await client.post('/v1/ref/writes', body)
+    if (r.status !== 200 || r.body?.outcome?.status !== 'success')
+      throw new Error(`replay answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`)
   }
   await post()
   for (let i = 0; i < 200; i++) await post() // warm-up
   // Beside it, the floor of the HTTP stack on this machine (a request that does nothing), interleaved.
-  const live = async () => {
-    const r = await pool.request({ method: 'GET', path: '/health/live' })
-    await r.body.text()
-  }
+  const live = () => client.get('/health/live')
   for (let i = 0; i < 200; i++) await live() // warm-up
   const [httpP95, floor] = await p95Of(post, live)
   row('idempotent replay p95 (HTTP, loopback)', httpP95, 'ms', '<= 2', httpP95 <= 2 ? 'met' : 'NOT met')
   row('HTTP floor: GET /health/live p95 (same server, interleaved)', floor, 'ms')
-  await pool.close()
+  await client.close()
   await service.stop()
 }
 
