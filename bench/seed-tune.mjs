@@ -8,7 +8,11 @@ import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const { openEngine } = await import(join(root, 'core/dist/index.js'))
-const { SeedSearch, WordVectorModel, loadWordVectors } = await import(join(root, 'core/dist/seed/index.js'))
+const { SeedSearch, WordVectorModel, loadWordVectors, WEIGHTS } = await import(
+  join(root, 'core/dist/seed/index.js')
+)
+// WEIGHTS='{"content":0.8,"degree":0.05}' tries other fusion weights (the tuning part only).
+if (process.env.WEIGHTS) Object.assign(WEIGHTS, JSON.parse(process.env.WEIGHTS))
 const { attackObjects, embeddedRanker, fts5Ranker, importAttack, judge, readJudgements } = await import(
   join(root, 'core/dist/testing/seed-relevance.js')
 )
@@ -18,7 +22,10 @@ const Database = createRequire(import.meta.url)('better-sqlite3')
 const WS = 'attack'
 const engine = await openEngine({ storage: { mode: 'memory' } })
 const stixOf = await importAttack(engine, WS)
-const seed = SeedSearch.attach(engine)
+const seed = SeedSearch.attach(
+  engine,
+  process.env.DENSE ? { hybridDenseShare: Number(process.env.DENSE) } : {},
+)
 seed.embeddings.set(new WordVectorModel(await loadWordVectors({ path: localWordVectorsPath() })))
 await seed.embeddingsSettled(WS)
 const tuning = readJudgements()
