@@ -1,9 +1,9 @@
 import type { GraphCatalog } from '../graph/catalog.js'
-import type { CommitOp } from '../graph/commit.js'
+import { type CommitOp, commitOpsJson } from '../graph/commit.js'
 import type { DurableStore, RecoveryFigures } from '../storage/durable-store.js'
 import { PersistentStorage, type ReplaySink } from '../storage/persistent-storage.js'
 import { PostgresStorage } from '../storage/postgres/postgres-storage.js'
-import type { WalRecord } from '../storage/wal-record.js'
+import { JsonText, type WalRecord } from '../storage/wal-record.js'
 import { SERVICE_VERSION } from '../version.js'
 import { type GraphImageLine, GraphImageLoader } from './graph-image.js'
 import type { Histories, HistoryImageLine } from './histories.js'
@@ -15,6 +15,12 @@ export interface GraphWalBody {
   workspace: string
   ops: CommitOp[]
   ledgers?: LedgerEntry[]
+}
+
+/** A graph commit's body as the WAL writes it: `JSON.stringify` of a GraphWalBody, written directly. */
+export function graphWalBody(workspace: string, ops: readonly CommitOp[], ledgers: LedgerEntry[]): JsonText {
+  const tail = ledgers.length > 0 ? `,"ledgers":${JSON.stringify(ledgers)}}` : '}'
+  return new JsonText(`{"workspace":${JSON.stringify(workspace)},"ops":${commitOpsJson(ops)}${tail}`)
 }
 
 /** Everything recovery fills: the graph, its history, the ledgers and each feature's journaled state. */
