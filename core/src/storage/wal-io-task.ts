@@ -2,7 +2,10 @@ import { fdatasyncSync } from 'node:fs'
 import { writeAllAt } from './positional-write.js'
 import { sealWalLine } from './wal-record.js'
 
-/** One WAL batch for the log's I/O thread: the records' prefixes, where they go, and whether to fdatasync. */
+/**
+ * One WAL batch for the log's I/O thread: the records' prefixes, the descriptor, and where to write them: a
+ * position for the first batch of a segment, -1 for "after the previous batch" (the thread keeps count).
+ */
 export interface WalIoJob {
   fd: number
   position: number
@@ -10,29 +13,42 @@ export interface WalIoJob {
   sync: boolean
 }
 
-export type WalIoReply = { ok: true; bytes: number } | { ok: false; message: string; code?: string }
+/** The answer for the oldest `batches` batches sent: written (and synced), or failed. */
+export type WalIoReply =
+  | { ok: true; batches: number; bytes: number }
+  | { ok: false; batches: number; message: string; code?: string }
 
 /**
- * Seals, writes and (when asked) fdatasyncs one batch: the part of a durable write the event loop need not
- * do itself. The same bytes the writer writes in-process (`sealWalLine` over the same prefixes).
+ * The log's side of the I/O thread: seals, writes and fdatasyncs batches in the order they were sent, every
+ * batch that queued meanwhile in one write and one fdatasync. The same bytes the writer writes in-process
+ * (`sealWalLine` over the same prefixes). After a failure every later batch fails too: the file can no
+ * longer be trusted (see WalWriter).
  */
-export function writeWalBatch(job: WalIoJob): WalIoReply {
-  try {
-    const prefixes = job.prefixes
-    let text = ''
-    for (let i = 0; i < prefixes.length; i++) text += sealWalLine(prefixes[i] as string)
-    const bytes = writeAllAt(job.fd, text, job.position)
-    if (job.sync) fdatasyncSync(job.fd)
-    return { ok: true, bytes }
-  } catch (error) {
-    return errorReply(error as Error)
+export class WalBatchWriter {
+  private position = 0
+  private failure: WalIoReply | null = null
+
+  write(jobs: readonly WalIoJob[]): WalIoReply {
+    if (this.failure !== null) return { ...this.failure, batches: jobs.length }
+    try {
+      const first = jobs[0] as WalIoJob
+      if (first.position >= 0) this.position = first.position
+      let text = ''
+      for (const job of jobs) for (const prefix of job.prefixes) text += sealWalLine(prefix)
+      const bytes = writeAllAt(first.fd, text, this.position)
+      this.position += bytes
+      if (jobs.some((job) => job.sync)) fdatasyncSync(first.fd)
+      return { ok: true, batches: jobs.length, bytes }
+    } catch (error) {
+      this.failure = errorReply(error as Error, jobs.length)
+      return this.failure
+    }
   }
 }
 
 /** A failed write or sync as it crosses threads: its message and errno code (what storage faults read). */
-export function errorReply(error: Error): WalIoReply {
+export function errorReply(error: Error, batches: number): WalIoReply {
   const code = (error as NodeJS.ErrnoException).code
-  return code === undefined
-    ? { ok: false, message: error.message }
-    : { ok: false, message: error.message, code }
+  const reply = { ok: false as const, batches, message: error.message }
+  return code === undefined ? reply : { ...reply, code }
 }

@@ -16,39 +16,43 @@ function workerEntry(): string | null {
 }
 
 /**
- * A thread of the WAL's own that seals (sha256), writes and fdatasyncs one batch at a time, so the event loop
- * only builds each record's JSON: at tens of thousands of durable writes a second, the digest, the line
- * copies and the write were a fifth of the event loop's work. Its own thread rather than the engine's worker
- * pool: a batch must never queue behind a checkpoint's encoding, and that pool runs at a lower priority.
- * Being in the same process, it writes to the writer's descriptor; the writer sends the next batch only
- * after this one answered, so the two never use the file at once.
+ * A thread of the WAL's own that seals (sha256), writes and fdatasyncs batches, so the event loop only builds
+ * each record's JSON and never waits for the disk: at tens of thousands of durable writes a second, the
+ * digest, the line copies and the write were a fifth of the event loop's work, and the event loop idled a
+ * third of the time waiting for each batch's fdatasync. Its own thread rather than the engine's worker pool:
+ * a batch must never queue behind a checkpoint's encoding, and that pool runs at a lower priority. Being in
+ * the same process, it writes to the writer's descriptor; the writer changes segments only when no batch is
+ * out, so the two never use a file at once.
  */
 export class WalIoThread {
-  private waiting: ((reply: WalIoReply) => void) | null = null
+  /** Batches sent and not answered yet: the thread is held (keeps the process alive) only meanwhile. */
+  private out = 0
   private stopped: string | null = null
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly answered: (reply: WalIoReply) => void,
+  ) {
     worker.unref()
     worker.on('message', (reply: WalIoReply) => this.answer(reply))
     worker.on('error', (error) => this.stop(`the log's I/O thread failed: ${error.message}`))
     worker.on('exit', (code) => this.stop(`the log's I/O thread exited (code ${code})`))
   }
 
-  /** A running thread, or null when there is no built entry to run. */
-  static start(): WalIoThread | null {
+  /** A running thread answering through `answered`, or null when there is no built entry to run. */
+  static start(answered: (reply: WalIoReply) => void): WalIoThread | null {
     const entry = workerEntry()
-    return entry === null ? null : new WalIoThread(new Worker(entry))
+    return entry === null ? null : new WalIoThread(new Worker(entry), answered)
   }
 
-  /** Sends one batch; `done` is called once with its answer (a failure if the thread is gone). */
-  run(job: WalIoJob, done: (reply: WalIoReply) => void): void {
+  /** Sends one batch; its answer comes, in order, through `answered` (a failure if the thread is gone). */
+  post(job: WalIoJob): void {
     if (this.stopped !== null) {
-      done({ ok: false, message: this.stopped })
+      const reason = this.stopped
+      queueMicrotask(() => this.answered({ ok: false, batches: 1, message: reason }))
       return
     }
-    this.waiting = done
-    // Held while a batch is out, so the process waits for its answer; idle, it keeps nothing alive.
-    this.worker.ref()
+    if (this.out++ === 0) this.worker.ref()
     this.worker.postMessage(job)
   }
 
@@ -58,14 +62,18 @@ export class WalIoThread {
   }
 
   private answer(reply: WalIoReply): void {
-    const done = this.waiting
-    this.waiting = null
-    this.worker.unref()
-    done?.(reply)
+    this.out -= reply.batches
+    if (this.out <= 0) {
+      this.out = 0
+      this.worker.unref()
+    }
+    this.answered(reply)
   }
 
+  /** The thread is gone: every batch still out fails. */
   private stop(reason: string): void {
+    if (this.stopped !== null && this.out === 0) return
     this.stopped ??= reason
-    this.answer({ ok: false, message: reason })
+    if (this.out > 0) this.answer({ ok: false, batches: this.out, message: reason })
   }
 }

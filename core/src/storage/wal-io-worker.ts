@@ -1,7 +1,13 @@
-// The WAL's I/O thread: seals, writes and fdatasyncs batches the writer sends, one at a time, in order.
-import { parentPort } from 'node:worker_threads'
-import { type WalIoJob, writeWalBatch } from './wal-io-task.js'
+// The WAL's I/O thread: seals, writes and fdatasyncs the batches the writer sends, in order; the batches that
+// queued while it was busy go together in one write and one fdatasync.
+import { parentPort, receiveMessageOnPort } from 'node:worker_threads'
+import { WalBatchWriter, type WalIoJob } from './wal-io-task.js'
 
-parentPort?.on('message', (job: WalIoJob) => {
-  parentPort?.postMessage(writeWalBatch(job))
+const port = parentPort
+const writer = new WalBatchWriter()
+port?.on('message', (first: WalIoJob) => {
+  const jobs = [first]
+  for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port))
+    jobs.push(next.message as WalIoJob)
+  port.postMessage(writer.write(jobs))
 })

@@ -27,6 +27,8 @@ class Batch {
   })
   /** Each record's JSON without its closing brace; sealed by its digest when written. */
   prefixes: string[] = []
+  /** The sequence of its last record, set when it is sent to the I/O thread. */
+  lastSeq = 0
   constructor() {
     // A caller that stops waiting (its request failed first) must not leave an unhandled rejection.
     this.durable.catch(() => {})
@@ -90,8 +92,14 @@ export class WalWriter {
   listener: WalListener | null = null
   /** Seals, writes and syncs batches off the event loop when fsync is required (null: in-process). */
   private io: WalIoThread | null = null
-  /** Given up while a batch was out: the file is closed once it answers. */
+  /** Given up while batches were out: the file is closed once they answered. */
   private abandoned = false
+  /** Batches sent to the I/O thread, oldest first; it answers them in order. */
+  private readonly inFlight: Batch[] = []
+  /** The segment is full: batches wait until the ones out answered and the next segment is open. */
+  private rotating = false
+  /** The thread was told the live segment's descriptor and where to write (it keeps the position since). */
+  private positionSent = false
 
   private constructor(
     private readonly options: WalWriterOptions,
@@ -106,7 +114,8 @@ export class WalWriter {
     mkdirSync(join(options.dir, WAL_DIR), { recursive: true })
     writer.startSegment(lastSeq + 1)
     // Without fsync a batch is written and acknowledged in the same tick: no thread to wait for.
-    if (options.requireFsync && options.ioThread !== false) writer.io = WalIoThread.start()
+    if (options.requireFsync && options.ioThread !== false)
+      writer.io = WalIoThread.start((reply) => writer.answered(reply))
     return writer
   }
 
@@ -142,7 +151,11 @@ export class WalWriter {
     const batch = this.pending
     const count = batch.prefixes.push(walRecordPrefix({ seq, tx, at: this.options.now(), kind, body }))
     this.appendedAt = performance.now()
-    if (!this.syncing) {
+    if (this.io !== null) {
+      // Sent in parts while a burst of writers works, so the thread writes and syncs meanwhile.
+      if (count === POST_EVERY) this.post()
+      else this.flushAtEndOfTick()
+    } else if (!this.syncing) {
       if (count === this.splitAt) this.flush()
       else this.flushAtEndOfTick()
     }
@@ -158,10 +171,66 @@ export class WalWriter {
 
   private readonly endOfTick = (): void => {
     this.scheduled = false
-    if (!this.syncing && this.pending.prefixes.length > 0) this.flush()
+    if (this.pending.prefixes.length === 0) return
+    if (this.io !== null) this.post()
+    else if (!this.syncing) this.flush()
   }
 
-  /** Writes every pending line at once and starts their fdatasync (on the I/O thread when there is one). */
+  /**
+   * Sends the pending records to the I/O thread at once, without waiting for the batches already out: the
+   * thread takes every batch that queued during its last fdatasync into its next write and fdatasync (group
+   * commit on the thread's side), so the event loop never waits for the disk and never idles for it.
+   */
+  private post(): void {
+    if (this.rotating) return // sent once the segment turned (see answered)
+    const batch = this.pending
+    this.pending = new Batch()
+    if (this.failure !== null) {
+      this.fail(this.failure, batch)
+      return
+    }
+    batch.lastSeq = this.nextSeq - 1
+    this.inFlight.push(batch)
+    const position = this.positionSent ? -1 : this.segmentSize
+    this.positionSent = true
+    this.io!.post({ fd: this.fd!, position, prefixes: batch.prefixes, sync: true })
+  }
+
+  /** The thread wrote and synced the oldest `reply.batches` batches out, or failed them. */
+  private answered(reply: WalIoReply): void {
+    const done = this.inFlight.splice(0, reply.batches)
+    if (!reply.ok) {
+      const error = Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {})
+      for (const batch of done) this.fail(error, batch)
+    } else if (done.length > 0) {
+      this.advance(reply.bytes)
+      this.fsyncs++
+      this.durableSeq = (done[done.length - 1] as Batch).lastSeq
+      this.segmentDurableBytes = this.segmentSize
+      if (this.segmentSize >= this.options.segmentBytes) this.rotating = true
+      this.listener?.durable(this.durableSeq)
+      for (const batch of done) batch.resolve()
+    }
+    if (this.inFlight.length > 0) return
+    if (this.abandoned) this.abandon()
+    if (this.rotating && this.fd !== null) this.turnSegment()
+    if (this.pending.prefixes.length === 0) this.wakeIdle()
+  }
+
+  /** Everything sent is on disk: the next records go to a new segment, starting with those held meanwhile. */
+  private turnSegment(): void {
+    this.rotating = false
+    try {
+      this.startSegment(this.durableSeq + 1)
+      this.positionSent = false
+    } catch (error) {
+      // The batches are on disk; only the next ones cannot be written.
+      this.noteFailure(error as Error)
+    }
+    if (this.pending.prefixes.length > 0) this.post()
+  }
+
+  /** In-process: writes every pending line at once and starts their fdatasync. */
   private flush(): void {
     const batch = this.pending
     const prefixes = batch.prefixes
@@ -173,12 +242,6 @@ export class WalWriter {
       return
     }
     const started = performance.now()
-    if (this.io !== null) {
-      this.syncing = true
-      const job = { fd: this.fd!, position: this.segmentSize, prefixes, sync: true }
-      this.io.run(job, (reply) => this.written(reply, batch, lastSeq, started))
-      return
-    }
     let bytes = 0
     try {
       let text = ''
@@ -195,7 +258,12 @@ export class WalWriter {
     }
     this.syncing = true
     fdatasync(this.fd!, (error) =>
-      this.written(error === null ? { ok: true, bytes } : errorReply(error), batch, lastSeq, started),
+      this.written(
+        error === null ? { ok: true, batches: 1, bytes } : errorReply(error, 1),
+        batch,
+        lastSeq,
+        started,
+      ),
     )
   }
 
@@ -207,7 +275,6 @@ export class WalWriter {
   /** A batch's write and fdatasync answered: acknowledge it, and choose how the next cohort is batched. */
   private written(reply: WalIoReply, batch: Batch, lastSeq: number, started: number): void {
     this.syncing = false
-    if (this.abandoned) this.abandon()
     if (!reply.ok) {
       this.fail(Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {}), batch)
       return
@@ -272,7 +339,7 @@ export class WalWriter {
 
   /** Waits for everything appended so far to be on disk (or to have failed). */
   async drain(): Promise<void> {
-    while (this.syncing || this.pending.prefixes.length > 0) {
+    while (this.syncing || this.inFlight.length > 0 || this.pending.prefixes.length > 0) {
       await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
     }
   }
@@ -296,7 +363,7 @@ export class WalWriter {
   abandon(): void {
     // A batch still out on the I/O thread writes to this descriptor: it is closed when that batch answers,
     // never under it (its number could be another file's by then).
-    if (this.syncing && this.io !== null) {
+    if (this.inFlight.length > 0) {
       this.abandoned = true
       return
     }
@@ -315,6 +382,9 @@ export class WalWriter {
     this.noteFailure(error)
   }
 }
+
+/** Records a burst of writers sends to the I/O thread at a time (the rest at the end of the tick). */
+const POST_EVERY = 16
 
 /**
  * Whether a cohort of writers whose work takes `workMs` between two fsyncs of `syncMs` goes faster in two
