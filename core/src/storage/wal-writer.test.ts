@@ -115,7 +115,7 @@ describe("the log's I/O thread", () => {
     const job = (r: WalRecord[], position: number) => ({
       fd,
       position,
-      prefixes: r.map(walRecordPrefix),
+      prefixes: r.map(walRecordPrefix).join('\n'),
       sync: true,
     })
     const writer = new WalBatchWriter()
@@ -133,7 +133,7 @@ describe("the log's I/O thread", () => {
     // Open for reading only (a closed descriptor's number could be reused by the time it is written to).
     const readOnly = openSync(path, 'r')
     const failing = new WalBatchWriter()
-    const failed = failing.write([{ fd: readOnly, position: 0, prefixes: ['{"seq":1'], sync: true }])
+    const failed = failing.write([{ fd: readOnly, position: 0, prefixes: '{"seq":1', sync: true }])
     expect(failed).toMatchObject({ ok: false, batches: 1, code: 'EBADF' })
     closeSync(readOnly)
     // Poisoned: a later batch fails without touching the (closed) descriptor.

@@ -193,7 +193,7 @@ export class WalWriter {
     this.inFlight.push(batch)
     const position = this.positionSent ? -1 : this.segmentSize
     this.positionSent = true
-    this.io!.post({ fd: this.fd!, position, prefixes: batch.prefixes, sync: true })
+    this.io!.post({ fd: this.fd!, position, prefixes: batch.prefixes.join('\n'), sync: true })
   }
 
   /** The thread wrote and synced the oldest `reply.batches` batches out, or failed them. */
