@@ -6,7 +6,7 @@ import { fsyncDirectory } from './atomic-file.js'
 import { writeAllAt } from './positional-write.js'
 import { storageTrouble } from './storage-trouble.js'
 import { segmentName, WAL_DIR } from './wal-reader.js'
-import { encodeWalRecord } from './wal-record.js'
+import { encodeWalRecordBytes } from './wal-record.js'
 
 export interface Appended {
   seq: number
@@ -23,7 +23,7 @@ class Batch {
     this.resolve = resolve
     this.reject = reject
   })
-  lines: string[] = []
+  lines: Buffer[] = []
   constructor() {
     // A caller that stops waiting (its request failed first) must not leave an unhandled rejection.
     this.durable.catch(() => {})
@@ -129,7 +129,7 @@ export class WalWriter {
     }
     const seq = this.nextSeq++
     const batch = this.pending
-    const count = batch.lines.push(encodeWalRecord({ seq, tx, at: this.options.now(), kind, body }))
+    const count = batch.lines.push(encodeWalRecordBytes({ seq, tx, at: this.options.now(), kind, body }))
     this.appendedAt = performance.now()
     if (!this.syncing) {
       if (count === this.splitAt) this.flush()
@@ -160,7 +160,7 @@ export class WalWriter {
     let bytes = 0
     try {
       if (this.failure !== null) throw this.failure
-      bytes = writeAllAt(this.fd!, lines.length === 1 ? lines[0]! : lines.join(''), this.segmentSize)
+      bytes = writeAllAt(this.fd!, lines.length === 1 ? lines[0]! : Buffer.concat(lines), this.segmentSize)
     } catch (error) {
       this.fail(error as Error, batch)
       return
