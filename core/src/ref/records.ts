@@ -97,6 +97,8 @@ function internedNames(names: Interner): InternedNames {
   return known
 }
 
+const nodeChangesOf = new WeakMap<Transaction, Map<string, number | null>>()
+
 /**
  * Record lookups and mutations on one write transaction. Relationship records are found through an index
  * of record id -> graph relationship id that the owner keeps; changes made here are staged in `relChanges`
@@ -109,12 +111,27 @@ export class CanonicalGraph {
   private readonly revKey: number
   private readonly k: InternedNames
   readonly relChanges = new Map<string, number | null>()
+  /** Entity records created (gid) or deleted (null) by this transaction, by record id. */
+  private readonly nodeChanges: Map<string, number | null>
 
   constructor(
     readonly tx: Transaction,
     private readonly relIndex: ReadonlyMap<string, number>,
+    /**
+     * The published graph `tx` overlays, when the caller has it: a record id is then looked up there and in
+     * `nodeChanges`, never in the transaction's overlay index, which indexes every property of every node
+     * the transaction created (thousands in a bulk write) the first time a lookup misses the published graph.
+     */
+    private readonly base?: GraphReader,
   ) {
     this.k = internedNames(tx.names)
+    // Shared by every CanonicalGraph on the transaction: a group commit evaluates several writes in one.
+    let changes = nodeChangesOf.get(tx)
+    if (changes === undefined) {
+      changes = new Map()
+      nodeChangesOf.set(tx, changes)
+    }
+    this.nodeChanges = changes
     this.label = this.k.label
     this.idKey = this.k.id
     this.rawKey = this.k.raw
@@ -129,7 +146,12 @@ export class CanonicalGraph {
   }
 
   private nodeGid(id: string): number | undefined {
-    return this.tx.firstPropertyNodeId(this.label, this.idKey, id)
+    if (this.base === undefined) return this.tx.firstPropertyNodeId(this.label, this.idKey, id)
+    const staged = this.nodeChanges.get(id)
+    if (staged !== undefined) return staged ?? undefined
+    // Records keep their id and labels for life, so a published node is valid unless deleted here.
+    for (const gid of this.base.propertyNodeIds(this.label, this.idKey, id)) return gid
+    return undefined
   }
 
   /** Where a record lives, without reading its raw record (existence and endpoint checks). */
@@ -207,7 +229,9 @@ export class CanonicalGraph {
       this.k.labelsOf.set(type, labels)
     }
     // The transaction keeps its own label list (it interns them): sharing this frozen one is safe.
-    return this.tx.createNode(labels, this.props(id, raw, revision))
+    const gid = this.tx.createNode(labels, this.props(id, raw, revision))
+    this.nodeChanges.set(id, gid)
+    return gid
   }
 
   createRelationship(id: string, raw: RawRecord, start: number, end: number, revision = 1): number {
@@ -265,6 +289,7 @@ export class CanonicalGraph {
       cascaded.push(attached.id)
     }
     this.tx.deleteNode(record.gid)
+    this.nodeChanges.set(record.id, null)
     return cascaded
   }
 
