@@ -47,12 +47,15 @@ export const recordTypeOf = (record: RawRecord): string | undefined =>
 export const isRelationshipRecord = (record: RawRecord): boolean =>
   isRelationshipObject(record) || (record.from_id !== undefined && record.to_id !== undefined)
 
+const STIX_ENDPOINTS = Object.freeze({ source: 'source_ref', target: 'target_ref' })
+const SIGHTING_ENDPOINTS = Object.freeze({ source: 'sighting_of_ref', target: 'where_sighted_refs' })
+const REF_ENDPOINTS = Object.freeze({ source: 'from_id', target: 'to_id' })
+
 /** The keys that name a relationship record's endpoints, in the spelling the record uses. */
-export function endpointKeys(record: RawRecord): { source: string; target: string } {
-  if (record.source_ref !== undefined || record.target_ref !== undefined)
-    return { source: 'source_ref', target: 'target_ref' }
-  if (record.type === 'sighting') return { source: 'sighting_of_ref', target: 'where_sighted_refs' }
-  return { source: 'from_id', target: 'to_id' }
+export function endpointKeys(record: RawRecord): { readonly source: string; readonly target: string } {
+  if (record.source_ref !== undefined || record.target_ref !== undefined) return STIX_ENDPOINTS
+  if (record.type === 'sighting') return SIGHTING_ENDPOINTS
+  return REF_ENDPOINTS
 }
 
 export function endpointIds(record: RawRecord): { source: unknown; target: unknown } {
@@ -96,6 +99,9 @@ function internedNames(names: Interner): InternedNames {
   }
   return known
 }
+
+/** Revisions as stored (integers are bigints): the common small ones shared, not allocated per record. */
+const SMALL_REVISIONS = Array.from({ length: 16 }, (_, i) => BigInt(i))
 
 const nodeChangesOf = new WeakMap<Transaction, Map<string, number | null>>()
 
@@ -154,6 +160,11 @@ export class CanonicalGraph {
     return undefined
   }
 
+  /** Whether a record with this id exists (entity or relationship). */
+  exists(id: string): boolean {
+    return this.nodeGid(id) !== undefined || this.relGid(id) !== undefined
+  }
+
   /** Where a record lives, without reading its raw record (existence and endpoint checks). */
   locate(id: string): { kind: CanonicalRecord['kind']; gid: number } | undefined {
     const node = this.nodeGid(id)
@@ -201,7 +212,7 @@ export class CanonicalGraph {
       id,
       recordTypeOf(raw) ?? 'unknown',
       JSON.stringify(raw),
-      BigInt(revision),
+      revision < SMALL_REVISIONS.length ? (SMALL_REVISIONS[revision] as bigint) : BigInt(revision),
     ]
     for (let i = 0; i < TEXT_KEYS.length; i++) {
       const value = raw[TEXT_KEYS[i] as string]
