@@ -1,5 +1,4 @@
 import type { GraphCatalog } from '../graph/catalog.js'
-import type { CommitOp } from '../graph/commit.js'
 import type { DurableStore, RecoveryFigures } from '../storage/durable-store.js'
 import { PersistentStorage, type ReplaySink } from '../storage/persistent-storage.js'
 import { PostgresStorage } from '../storage/postgres/postgres-storage.js'
@@ -9,13 +8,9 @@ import { type GraphImageLine, GraphImageLoader } from './graph-image.js'
 import type { Histories, HistoryImageLine } from './histories.js'
 import type { LedgerEntry, LedgerRegistry } from './ledger.js'
 import type { JournaledState, KernelOptions, StorageOptions } from './types.js'
+import { type GraphWalBody, walOps } from './wal-graph-body.js'
 
-/** The WAL body of a graph commit; `ledgers` is absent in records written before ledgers existed. */
-export interface GraphWalBody {
-  workspace: string
-  ops: CommitOp[]
-  ledgers?: LedgerEntry[]
-}
+export type { GraphWalBody } from './wal-graph-body.js'
 
 /** Everything recovery fills: the graph, its history, the ledgers and each feature's journaled state. */
 export interface RecoveryTargets {
@@ -139,10 +134,11 @@ export function recordApplier(targets: RecoveryTargets): (record: WalRecord) => 
   return (record) => {
     if (record.kind === 'graph') {
       const body = record.body as GraphWalBody
-      if (body.ops.length > 0) {
+      const ops = walOps(body)
+      if (ops.length > 0) {
         const store = catalog.workspace(body.workspace)
-        histories.capture(body.workspace, { ops: body.ops }, record.seq)
-        store.applyCommit({ ops: body.ops }, store.sequence + 1)
+        histories.capture(body.workspace, { ops }, record.seq)
+        store.applyCommit({ ops }, store.sequence + 1)
       }
       if (body.ledgers !== undefined) ledgers.apply(body.ledgers)
       return

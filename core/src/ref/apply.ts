@@ -171,7 +171,8 @@ export class WriteEvaluator {
   private endpoint(id: string, endpoint: string): number {
     const gid = this.graph.nodeGidOf(endpoint)
     if (gid !== undefined) return gid
-    if (this.graph.exists(endpoint)) throw reject(`relationship ${id}: endpoint ${endpoint} is a relationship record`)
+    if (this.graph.exists(endpoint))
+      throw reject(`relationship ${id}: endpoint ${endpoint} is a relationship record`)
     throw new ItemFailure('retryable', `relationship ${id}: endpoint ${endpoint} does not exist`)
   }
 

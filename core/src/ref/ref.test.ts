@@ -201,6 +201,39 @@ describe('reference writes: requests and records', () => {
     await first.close().catch(() => {})
   })
 
+  it('a bulk write logged as columnar runs comes back whole after kill and restart', async () => {
+    const dir = tempDir()
+    const first = await openEngine({
+      storage: { mode: 'persistent', dir, checkpointEveryBytes: 1e12 },
+      ref: { maxOperations: 500 },
+    })
+    const operations = [
+      ...Array.from({ length: 40 }, (_, i) => ({
+        operation: 'create',
+        record: malware(`malware--c${i}`, i % 3 === 0 ? { description: `d ${i}` } : {}),
+      })),
+      ...Array.from({ length: 120 }, (_, i) => ({
+        operation: 'create',
+        record: rel(`relationship--c${i}`, `malware--c${i % 40}`, `malware--c${(i * 7 + 3) % 40}`),
+      })),
+    ]
+    expect(outcome(await first.ref.write(request('bulk', { operations, atomic: true }))).status).toBe(
+      'success',
+    )
+    const query =
+      'MATCH (a:Malware)-[r]->(b) RETURN a.stix_id, type(r), r.ref_revision, b.name ORDER BY r.stix_id'
+    const before = await first.read(query, {}, { workspaceId: REF_WORKSPACE_ID })
+    const corpus = await first.ref.reconstruction()
+    const copy = tempDir()
+    cpSync(dir, copy, { recursive: true, filter: (path) => !path.endsWith('.lock') })
+    const second = await open(copy, { maxOperations: 500 })
+    expect(second.recoveryFacts().replayed_transactions).toBeGreaterThan(0)
+    expect((await second.read(query, {}, { workspaceId: REF_WORKSPACE_ID })).data).toEqual(before.data)
+    expect(before.data?.rows).toHaveLength(120)
+    expect((await second.ref.reconstruction()).records).toEqual(corpus.records)
+    await first.close().catch(() => {})
+  })
+
   it('relationships need both endpoints (missing: retryable), and cascade on delete', async () => {
     const engine = await open()
     const missing = outcome(
