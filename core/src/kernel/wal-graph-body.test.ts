@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CommitOp, EncodedValue } from '../graph/commit.js'
 import { GraphStore } from '../graph/store.js'
+import type { PropertyValue } from '../graph/types.js'
 import { graphWalBody, MIN_COLUMN_RUN, walOps } from './wal-graph-body.js'
 
 /** What the log gives back: the body through JSON, as written and read. */
@@ -83,7 +84,7 @@ describe('graph WAL body', () => {
     for (let i = 0; i < 30; i++)
       tx.createNode(
         [label],
-        new Map([
+        new Map<number, PropertyValue>([
           [tx.names.id('id'), `t-${i}`],
           [tx.names.id('rev'), BigInt(i)],
         ]),
