@@ -185,13 +185,6 @@ export function auditGroup(
     key: keyHash,
     correlation_id: context.correlation_id,
     source_offset: context.access.attributes.source_offset ?? null,
-    rows: notes.map((note) =>
-      note.before === null && note.after === 1 && note.outcome === 'applied'
-        ? CREATED_ROW
-        : [note.before, note.after, note.outcome],
-    ),
+    rows: notes,
   }
 }
-
-/** The audit row of a created record, shared (a bulk create has thousands; rows are never changed). */
-const CREATED_ROW = Object.freeze([null, 1, 'applied']) as unknown as AuditGroup['rows'][number]

@@ -79,6 +79,8 @@ interface InternedNames {
   text: number[]
   /** Interned labels of each record type met so far. */
   labelsOf: Map<string, number[]>
+  /** Interned relationship types by the record's `relationship_type` (sightings apart). */
+  relTypeOf: Map<unknown, number>
 }
 const interned = new WeakMap<Interner, InternedNames>()
 function internedNames(names: Interner): InternedNames {
@@ -94,6 +96,7 @@ function internedNames(names: Interner): InternedNames {
       merged: names.id(MERGED_IDS_KEY),
       text: TEXT_KEYS.map((key) => names.id(key)),
       labelsOf: new Map(),
+      relTypeOf: new Map(),
     }
     interned.set(names, known)
   }
@@ -102,6 +105,8 @@ function internedNames(names: Interner): InternedNames {
 
 /** Revisions as stored (integers are bigints): the common small ones shared, not allocated per record. */
 const SMALL_REVISIONS = Array.from({ length: 16 }, (_, i) => BigInt(i))
+
+const SIGHTING = Symbol('sighting')
 
 const nodeChangesOf = new WeakMap<Transaction, Map<string, number | null>>()
 
@@ -246,7 +251,13 @@ export class CanonicalGraph {
   }
 
   createRelationship(id: string, raw: RawRecord, start: number, end: number, revision = 1): number {
-    const type = this.tx.names.id(relationshipType(raw))
+    // The type follows from `relationship_type` alone, except for a sighting (keyed apart by a symbol).
+    const by = raw.type === 'sighting' ? SIGHTING : raw.relationship_type
+    let type = this.k.relTypeOf.get(by)
+    if (type === undefined) {
+      type = this.tx.names.id(relationshipType(raw))
+      if (typeof by !== 'object') this.k.relTypeOf.set(by, type)
+    }
     const gid = this.tx.createRelationship(type, start, end, this.props(id, raw, revision))
     this.relChanges.set(id, gid)
     return gid
