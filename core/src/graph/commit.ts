@@ -35,6 +35,8 @@ export type CommitOp =
 /** The redo record of one write transaction: replaying `ops` in order reproduces it exactly, ids included. */
 export interface CommitRecord {
   ops: CommitOp[]
+  /** Set by `Transaction.prepare` (see CREATED); a symbol key, so no part of the record's JSON. */
+  [CREATED]?: CreatedNodeLookup
 }
 
 /** A node as its transaction leaves it: interned labels, typed values. */
@@ -44,11 +46,11 @@ export interface CreatedNode {
 }
 
 /**
- * The nodes a prepared commit created, by record, so publishing adopts them instead of decoding their ops
- * again. Beside the record rather than in it: the record is what the WAL holds, and replay (ops only) gives
- * the same graph.
+ * The nodes a prepared commit created, so publishing adopts them instead of decoding their ops again. Under
+ * a symbol rather than a plain field: the ops are what the WAL holds, and replay (ops only) gives the same
+ * graph. (A WeakMap did this before; its insert per commit and its ephemerons cost every single write.)
  */
-export const createdNodes = new WeakMap<CommitRecord, CreatedNodeLookup>()
+export const CREATED: unique symbol = Symbol('created nodes')
 
 /** The created nodes of a commit by id (undefined for an id it did not create, or created then deleted). */
 export interface CreatedNodeLookup {
@@ -93,6 +95,56 @@ export class CreateNodeOp {
     const { labels, props } = this.encode()
     return { op: 'createNode', id: this.id, labels, props }
   }
+
+  /**
+   * The op as JSON text, written straight from the node: what `JSON.stringify(op)` gives (keys of the props
+   * in insertion order), without the encoded copy and its tagged-value objects (the WAL's hottest path).
+   */
+  json(): string {
+    const name = this.name
+    const node = this.node
+    let text = `{"op":"createNode","id":${this.id},"labels":[`
+    const labels = node.labels
+    for (let i = 0; i < labels.length; i++) text += `${i > 0 ? ',' : ''}${JSON.stringify(name(labels[i]!))}`
+    text += '],"props":{'
+    let first = true
+    node.props.forEach((value, key) => {
+      text += `${first ? '' : ','}${JSON.stringify(name(key))}:${valueJson(value)}`
+      first = false
+    })
+    return `${text}}}`
+  }
+}
+
+function scalarJson(value: ScalarProperty): string {
+  switch (typeof value) {
+    case 'bigint':
+      return `{"i":"${value}"}`
+    case 'number':
+      return Number.isFinite(value) ? `{"f":${value}}` : `{"f":"${value}"}`
+    case 'boolean':
+      return value ? 'true' : 'false'
+    default:
+      return JSON.stringify(value)
+  }
+}
+
+/** `JSON.stringify(encodeValue(value))`, written directly. */
+export function valueJson(value: PropertyValue): string {
+  if (!Array.isArray(value)) return scalarJson(value)
+  let text = '['
+  for (let i = 0; i < value.length; i++) text += `${i > 0 ? ',' : ''}${scalarJson(value[i]!)}`
+  return `${text}]`
+}
+
+/** `JSON.stringify(ops)`: created nodes written directly, the other ops (small plain objects) as usual. */
+export function commitOpsJson(ops: readonly CommitOp[]): string {
+  let text = '['
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!
+    text += `${i > 0 ? ',' : ''}${op instanceof CreateNodeOp ? op.json() : JSON.stringify(op)}`
+  }
+  return `${text}]`
 }
 
 function encodeScalar(value: ScalarProperty): EncodedScalar {

@@ -2,7 +2,7 @@ import { EngineError } from '../errors.js'
 import { NO_RELS, removeId } from './adjacency.js'
 import { appendRun } from './append-run.js'
 import { ColumnCache, type PropertyColumn } from './columns.js'
-import { type CommitOp, type CommitRecord, createdNodes, decodeValue, type EncodedValue } from './commit.js'
+import { type CommitOp, type CommitRecord, CREATED, decodeValue, type EncodedValue } from './commit.js'
 import { IdList } from './id-list.js'
 import { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
@@ -178,7 +178,7 @@ export class GraphStore implements GraphReader {
 
   /** Replays a redo record (recovery, or publish). Ids come from the record, so replay is exact. */
   applyCommit(commit: CommitRecord, sequence?: number): void {
-    const created = createdNodes.get(commit)
+    const created = commit[CREATED]
     for (const op of commit.ops) {
       const made = op.op === 'createNode' ? created?.get(op.id) : undefined
       if (made === undefined) this.apply(op)

@@ -3,8 +3,9 @@ import { NO_RELS, removeId } from './adjacency.js'
 import {
   type CommitOp,
   type CommitRecord,
+  CREATED,
+  type CreatedNodeLookup,
   CreateNodeOp,
-  createdNodes,
   encodeProps,
   encodeValue,
 } from './commit.js'
@@ -105,7 +106,7 @@ export class Transaction implements GraphReader {
 
   /** This transaction's record of a node: created or copied here, null once deleted, else undefined. */
   private own(id: number): NodeRecord | null | undefined {
-    return id >= this.firstNewNode ? (this.createdNodes.get(id) ?? this.nodes.get(id)) : this.nodes.get(id)
+    return id >= this.firstNewNode ? (this.createdNodes.find(id) ?? this.nodes.get(id)) : this.nodes.get(id)
   }
 
   node(id: number): NodeRecord | undefined {
@@ -361,10 +362,7 @@ export class Transaction implements GraphReader {
     const ops: CommitOp[] = deleted === 0 ? this.ops : this.ops.filter((op) => op.op !== 'deleteNode')
     if (deleted > 0) for (const op of this.ops) if (op.op === 'deleteNode') ops.push(op)
     const commit: CommitRecord = { ops }
-    if (this.createdNodes.size > 0) {
-      const created = this.createdNodes
-      createdNodes.set(commit, { get: (id) => created.get(id) ?? undefined })
-    }
+    if (this.createdNodes.size > 0) commit[CREATED] = this.createdNodes
     return commit
   }
 
@@ -435,7 +433,7 @@ export class Transaction implements GraphReader {
  * The nodes a transaction created, in an array by id: a transaction's new ids are consecutive, so a bulk
  * create of thousands of nodes fills a list instead of growing two hash maps. Deleted ones become null.
  */
-class CreatedList {
+class CreatedList implements CreatedNodeLookup {
   private first = -1
   private readonly list: (NodeRecord | null)[] = []
   size = 0
@@ -449,20 +447,28 @@ class CreatedList {
     this.size++
   }
 
-  get(id: number): NodeRecord | null | undefined {
+  /** The node created under `id`, null when it was deleted since, undefined when it was not created here. */
+  find(id: number): NodeRecord | null | undefined {
     if (this.first < 0 || id < this.first) return undefined
     const node = this.list[id - this.first]
     // A null in the list is a deleted node only if it was created here; gaps were never created here.
-    return node === null && !this.deleted.has(id) ? undefined : node
+    return node === null && !this.deleted?.has(id) ? undefined : node
   }
 
-  private readonly deleted = new Set<number>()
+  /** The lookup publishing uses: deleted and foreign ids alike are undefined. */
+  get(id: number): NodeRecord | undefined {
+    return this.find(id) ?? undefined
+  }
+
+  /** Made on the first delete: most transactions delete nothing. */
+  private deleted: Set<number> | undefined
 
   /** Marks a created node deleted; false when this transaction did not create it. */
   delete(id: number): boolean {
-    const node = this.get(id)
+    const node = this.find(id)
     if (node === undefined || node === null) return false
     this.list[id - this.first] = null
+    this.deleted ??= new Set()
     this.deleted.add(id)
     this.size--
     return true

@@ -15,7 +15,7 @@ import { KernelErrors } from './errors.js'
 import { checkpointPiece, graphImage } from './graph-image.js'
 import { Histories } from './histories.js'
 import { type Ledger, type LedgerEntry, LedgerRegistry } from './ledger.js'
-import { recover, recoveryFacts, reloadDurable } from './recovery.js'
+import { graphWalBody, recover, recoveryFacts, reloadDurable } from './recovery.js'
 import { Replication } from './replication.js'
 import { StorageFaultRecovery, type StorageFaultReport } from './storage-fault-recovery.js'
 import type {
@@ -32,7 +32,6 @@ import type {
   TransactResult,
 } from './types.js'
 import { VisibilityGate } from './visibility-gate.js'
-import { graphWalBody } from './wal-graph-body.js'
 
 interface PendingDurability {
   /** The state generation the write began on: a write that straddles a reload must not commit. */
@@ -295,9 +294,7 @@ export class Kernel implements GraphAccess {
     if (refusal !== null) throw refusal
     if (this.gate.failed) throw this.gate.failed
     if (pending !== undefined && pending.epoch !== this.epoch) throw KernelErrors.writeOutlivedReload()
-    const body = graphWalBody(workspaceId, commit.ops)
-    if (ledgers.length > 0) body.ledgers = ledgers
-    const appended = storage.append('graph', body)
+    const appended = storage.append('graph', graphWalBody(workspaceId, commit.ops, ledgers))
     if (commit.ops.length > 0) this.histories.capture(workspaceId, commit, appended.seq)
     pending?.commits.push({ seq: appended.seq, tx: appended.tx, workspace: workspaceId, ops: commit.ops })
     // The log tells the gate per batch (see open()); the promise is shared by the batch's records.

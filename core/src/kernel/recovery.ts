@@ -1,16 +1,28 @@
 import type { GraphCatalog } from '../graph/catalog.js'
+import { type CommitOp, commitOpsJson } from '../graph/commit.js'
 import type { DurableStore, RecoveryFigures } from '../storage/durable-store.js'
 import { PersistentStorage, type ReplaySink } from '../storage/persistent-storage.js'
 import { PostgresStorage } from '../storage/postgres/postgres-storage.js'
-import type { WalRecord } from '../storage/wal-record.js'
+import { JsonText, type WalRecord } from '../storage/wal-record.js'
 import { SERVICE_VERSION } from '../version.js'
 import { type GraphImageLine, GraphImageLoader } from './graph-image.js'
 import type { Histories, HistoryImageLine } from './histories.js'
 import type { LedgerEntry, LedgerRegistry } from './ledger.js'
 import type { JournaledState, KernelOptions, StorageOptions } from './types.js'
-import { type GraphWalBody, walOps } from './wal-graph-body.js'
+import { type GraphWalBody, runsJson, walOps, walRuns } from './wal-graph-body.js'
 
 export type { GraphWalBody } from './wal-graph-body.js'
+
+/**
+ * A graph commit's body as the WAL writes it: `JSON.stringify` of a GraphWalBody, written directly; a bulk
+ * commit's long runs of creates as columns (wal-graph-body.ts).
+ */
+export function graphWalBody(workspace: string, ops: readonly CommitOp[], ledgers: LedgerEntry[]): JsonText {
+  const tail = ledgers.length > 0 ? `,"ledgers":${JSON.stringify(ledgers)}}` : '}'
+  const runs = walRuns(ops)
+  const graph = runs === null ? `"ops":${commitOpsJson(ops)}` : `"runs":${runsJson(runs)}`
+  return new JsonText(`{"workspace":${JSON.stringify(workspace)},${graph}${tail}`)
+}
 
 /** Everything recovery fills: the graph, its history, the ledgers and each feature's journaled state. */
 export interface RecoveryTargets {

@@ -45,13 +45,16 @@ interface RelRun extends PropertyColumns {
   start: number[]
   end: number[]
 }
-type WalRun = CommitOp | { nodes: NodeRun } | { rels: RelRun }
+export type WalRun = CommitOp | { nodes: NodeRun } | { rels: RelRun }
 
 type CreateRel = Extract<CommitOp, { op: 'createRelationship' }>
 
-/** The body to log for a commit of `ops` in `workspace`. */
-export function graphWalBody(workspace: string, ops: CommitOp[]): GraphWalBody {
-  if (ops.length < MIN_COLUMN_RUN) return { workspace, ops }
+/**
+ * The commit's ops with each long run of creates as columns, in commit order; null when there is no such run
+ * (the body then holds `ops`, as before runs existed).
+ */
+export function walRuns(ops: readonly CommitOp[]): WalRun[] | null {
+  if (ops.length < MIN_COLUMN_RUN) return null
   const runs: WalRun[] = []
   let columnar = false
   for (let i = 0; i < ops.length; ) {
@@ -74,7 +77,17 @@ export function graphWalBody(workspace: string, ops: CommitOp[]): GraphWalBody {
     }
     for (; i < end; i++) runs.push(ops[i] as CommitOp)
   }
-  return columnar ? { workspace, runs } : { workspace, ops }
+  return columnar ? runs : null
+}
+
+/** `JSON.stringify(runs)`, created nodes outside columns written straight from the node. */
+export function runsJson(runs: readonly WalRun[]): string {
+  let text = '['
+  for (let i = 0; i < runs.length; i++) {
+    const run = runs[i] as WalRun
+    text += `${i > 0 ? ',' : ''}${run instanceof CreateNodeOp ? run.json() : JSON.stringify(run)}`
+  }
+  return `${text}]`
 }
 
 /** The redo ops of a logged body, in commit order. */
@@ -139,7 +152,7 @@ class ColumnsBuilder {
   }
 }
 
-function nodeRun(ops: CommitOp[], from: number, to: number): { run: WalRun; count: number } {
+function nodeRun(ops: readonly CommitOp[], from: number, to: number): { run: WalRun; count: number } {
   const props = new ColumnsBuilder()
   const ids: number[] = []
   const labelSets: string[][] = []
@@ -184,7 +197,7 @@ function nodeRun(ops: CommitOp[], from: number, to: number): { run: WalRun; coun
   return { run: { nodes: run }, count }
 }
 
-function relRun(ops: CommitOp[], from: number, to: number): { run: WalRun; count: number } {
+function relRun(ops: readonly CommitOp[], from: number, to: number): { run: WalRun; count: number } {
   const props = new ColumnsBuilder()
   const ids: number[] = []
   const types: string[] = []
