@@ -8,9 +8,10 @@ import { createHash } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { refBulkCreates } from '@service/core/testing'
 import { describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, type ErrorBody, type RunningServer, startServer } from './harness.js'
-import { malware, persistentRefEnv, refWriter, rel } from './ref-support.js'
+import { malware, persistentRefEnv, refWriter } from './ref-support.js'
 import {
   eventually,
   fiuControl,
@@ -171,16 +172,7 @@ describe('an acknowledged bulk write across kill -9', () => {
   it('comes back whole: every record of a bulk logged as columnar runs, and a retry replays its answer', async () => {
     const dir = graphDir('ref-bulk-kill-')
     const env = { ...persistentRefEnv(dir), SERVICE_OPENCTI_SYNC_MAX_OPERATIONS: '500' }
-    const operations = [
-      ...Array.from({ length: 50 }, (_, i) => ({
-        operation: 'create',
-        record: malware(`malware--k${i}`, i % 4 === 0 ? { description: `kept ${i}` } : {}),
-      })),
-      ...Array.from({ length: 150 }, (_, i) => ({
-        operation: 'create',
-        record: rel(`relationship--k${i}`, `malware--k${i % 50}`, `malware--k${(i * 7 + 3) % 50}`),
-      })),
-    ]
+    const operations = refBulkCreates('k', 50, 150)
     const bulk = write('bulk', { atomic: true, operations }, { key: 'bulk-kill-1' })
     const records = async (server: RunningServer) =>
       (

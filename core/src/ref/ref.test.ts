@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
-import { injectStorageFailure, refRelationship } from '../testing/index.js'
+import { injectStorageFailure, refBulkCreates, refRelationship } from '../testing/index.js'
 import { REF_WORKSPACE_ID } from './records.js'
 import type { ReferenceClient } from './reference-client.js'
 import type { ReferenceProbe } from './reference-probe.js'
@@ -207,16 +207,7 @@ describe('reference writes: requests and records', () => {
       storage: { mode: 'persistent', dir, checkpointEveryBytes: 1e12 },
       ref: { maxOperations: 500 },
     })
-    const operations = [
-      ...Array.from({ length: 40 }, (_, i) => ({
-        operation: 'create',
-        record: malware(`malware--c${i}`, i % 3 === 0 ? { description: `d ${i}` } : {}),
-      })),
-      ...Array.from({ length: 120 }, (_, i) => ({
-        operation: 'create',
-        record: rel(`relationship--c${i}`, `malware--c${i % 40}`, `malware--c${(i * 7 + 3) % 40}`),
-      })),
-    ]
+    const operations = refBulkCreates('c', 40, 120)
     expect(outcome(await first.ref.write(request('bulk', { operations, atomic: true }))).status).toBe(
       'success',
     )
