@@ -26,8 +26,8 @@ import {
 } from '../../core/src/testing/seed-relevance.js'
 import { type RunningServer, sharedDir, startServer } from './harness.js'
 
-/** Ratchet: raise it when the ranking improves (measured 0.795 on 74 objectives). */
-const HYBRID_NDCG10_FLOOR = 0.77
+/** Ratchet: raise it when the ranking improves (measured 0.825 on 74 objectives). */
+const HYBRID_NDCG10_FLOOR = 0.8
 /** Ceiling on refusals in the default mode: at most one objective in 30. */
 const MAX_REFUSED_SHARE = 1 / 30
 

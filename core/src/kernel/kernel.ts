@@ -10,6 +10,7 @@ import type { CheckpointPiece } from '../storage/checkpoint.js'
 import { type DurabilityReport, ephemeralDurability } from '../storage/durability.js'
 import type { DurableStore, ReplicationReport } from '../storage/durable-store.js'
 import { Checkpointer } from './checkpointer.js'
+import { CommitHooks } from './commit-hooks.js'
 import { isWriteCall } from './cypher-call.js'
 import { KernelErrors } from './errors.js'
 import { checkpointPiece, graphImage } from './graph-image.js'
@@ -60,7 +61,7 @@ export class Kernel implements GraphAccess {
   private readonly checkpointer: Checkpointer
   private readonly derived: DerivedIndex[] = []
   private readonly states: JournaledState[] = []
-  private readonly commitHooks: CommitHook[] = []
+  private readonly commitHooks = new CommitHooks()
   private readonly readiness: (() => boolean)[] = []
   private readonly closeHooks: (() => void)[] = []
   private opened = false
@@ -136,7 +137,7 @@ export class Kernel implements GraphAccess {
 
   /** Runs after every durable write, in registration order. */
   onCommitted(hook: CommitHook): void {
-    this.commitHooks.push(hook)
+    this.commitHooks.add(hook)
   }
 
   /** `isReady()` is false while any check says so. */
@@ -303,33 +304,43 @@ export class Kernel implements GraphAccess {
   }
 
   /** Runs one Cypher call (shape already checked); writes wait for durability and run the commit hooks. */
-  async runCypher(call: CypherCall, workspaceId: string): Promise<CypherResult> {
+  runCypher(call: CypherCall, workspaceId: string): Promise<CypherResult> {
     const request: CypherRequest = { query: call.query, mode: call.mode, workspaceId }
     if (call.params) request.params = call.params
     const options: RunOptions = {}
     if (call.signal) options.signal = call.signal
     if (call.deadline) options.deadline = call.deadline
     if (call.mode === 'validate') return this.cypherEngine.run(request, options)
-    if (!isWriteCall(this.cypherEngine, call)) {
-      await this.gate.enterRead()
-      try {
-        // Reads execute synchronously inside run(), on a version with no non-durable commit in it.
-        return await this.cypherEngine.run(request, options)
-      } finally {
-        this.gate.exitRead()
-      }
+    if (!isWriteCall(this.cypherEngine, call)) return this.runRead(request, options)
+    try {
+      this.assertWritable()
+      const entered = this.gate.enterWrite()
+      if (entered !== undefined) return entered.then(() => this.runWrite(call, request, options))
+      return this.runWrite(call, request, options)
+    } catch (error) {
+      return Promise.reject(error) // a refusal, or a derived index failing after the write (rejects as before)
     }
-    this.assertWritable()
-    const entered = this.gate.enterWrite()
-    if (entered !== undefined) await entered
+  }
+
+  private async runRead(request: CypherRequest, options: RunOptions): Promise<CypherResult> {
+    await this.gate.enterRead()
+    try {
+      // Reads execute synchronously inside run(), on a version with no non-durable commit in it.
+      return await this.cypherEngine.run(request, options)
+    } finally {
+      this.gate.exitRead()
+    }
+  }
+
+  /** At once when the workspace's writer is idle, else in its turn; no async frame of its own. May throw. */
+  private runWrite(call: CypherCall, request: CypherRequest, options: RunOptions): Promise<CypherResult> {
     const pending: PendingDurability = { epoch: this.epoch, durables: [], commits: [] }
     options.context = pending
-    // At once when the workspace has no write queued (the commonest case), else in its turn.
-    const { result } =
-      this.cypherEngine.executeWriteNow(request, options) ??
-      (await this.cypherEngine.execute(request, options))
-    await this.afterWrite(pending, call.sessionId, undefined)
-    return result
+    const now = this.cypherEngine.executeWriteNow(request, options)
+    if (now !== undefined) return this.afterWrite(pending, call.sessionId).then(() => now.result)
+    return this.cypherEngine
+      .execute(request, options)
+      .then(({ result }) => this.afterWrite(pending, call.sessionId).then(() => result))
   }
 
   private indexCommit(workspaceId: string, ops: CommitRecord['ops']): void {
@@ -338,25 +349,29 @@ export class Kernel implements GraphAccess {
   }
 
   /** Derived indexes, durability, then the commit hooks: everything a write does after it publishes. */
-  private async afterWrite(
-    pending: PendingDurability,
-    sessionId: string | undefined,
-    label: string | undefined,
-  ): Promise<void> {
+  private afterWrite(pending: PendingDurability, sessionId?: string, label?: string): Promise<void> {
     for (const c of pending.commits) if (c.ops.length > 0) this.indexCommit(c.workspace, c.ops)
     const durables = pending.durables
-    try {
-      // A batch's records share one promise, so there is mostly one to wait for.
-      if (durables.length === 1) await durables[0]
-      else if (durables.length > 1) await Promise.all(durables)
-    } catch (error) {
-      throw isEngineError(error) ? error : KernelErrors.durabilityFailed(error as Error)
-    }
-    if (this.commitHooks.length > 0) {
-      const written = pending.commits.filter((c) => c.ops.length > 0)
-      for (const hook of this.commitHooks) await hook(written, sessionId, label)
-    }
+    // A batch's records share one promise, so there is mostly one to wait for.
+    const durable = durables.length === 1 ? (durables[0] as Promise<void>) : Promise.all(durables)
+    return durable.then(
+      () => this.committed(pending, sessionId, label),
+      (error: unknown) => {
+        throw isEngineError(error) ? error : KernelErrors.durabilityFailed(error as Error)
+      },
+    )
+  }
+
+  /** The commit hooks, then a checkpoint if one is due. */
+  private committed(
+    pending: PendingDurability,
+    sessionId?: string,
+    label?: string,
+  ): Promise<void> | undefined {
+    const running = this.commitHooks.run(pending.commits, sessionId, label)
+    if (running !== undefined) return running.then(() => this.checkpointer.maybeStart())
     this.checkpointer.maybeStart()
+    return undefined
   }
 
   transact<T>(

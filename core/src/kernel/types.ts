@@ -154,4 +154,4 @@ export type CommitHook = (
   commits: readonly CommittedWrite[],
   sessionId: string | undefined,
   label: string | undefined,
-) => Promise<void>
+) => Promise<void> | undefined

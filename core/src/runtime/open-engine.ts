@@ -145,12 +145,21 @@ class RuntimeEngine implements Engine {
     this.seed.warm().catch(() => {})
   }
 
-  private async timeshots(
+  /** A timeshot per commit of a session's write; nothing (and no promise) for a write outside a session. */
+  private timeshots(
     commits: readonly { seq: number; tx: string; workspace: string }[],
     sessionId: string | undefined,
     label: string | undefined,
+  ): Promise<void> | undefined {
+    if (sessionId === undefined) return undefined
+    return this.addTimeshots(commits, sessionId, label)
+  }
+
+  private async addTimeshots(
+    commits: readonly { seq: number; tx: string; workspace: string }[],
+    sessionId: string,
+    label: string | undefined,
   ): Promise<void> {
-    if (sessionId === undefined) return
     for (const c of commits) {
       await this.temporal.addBoundary({
         kind: 'timeshot',
@@ -203,12 +212,17 @@ class RuntimeEngine implements Engine {
     return this.kernel.durableSequence()
   }
 
-  async cypher(input: CypherCall): Promise<CypherResult> {
-    this.kernel.assertOpen()
-    const call = checkCallShape(input)
+  cypher(input: CypherCall): Promise<CypherResult> {
+    let call: CypherCall
+    try {
+      this.kernel.assertOpen()
+      call = checkCallShape(input)
+    } catch (error) {
+      return Promise.reject(error)
+    }
     const workspaceId = call.workspaceId ?? DEFAULT_WORKSPACE_ID
     // Without a session there is nothing to audit: skip building the audit input for every request.
-    if (call.sessionId === undefined) return await this.kernel.runCypher(call, workspaceId)
+    if (call.sessionId === undefined) return this.kernel.runCypher(call, workspaceId)
     return this.audit.run(
       call.sessionId,
       workspaceId,

@@ -47,7 +47,7 @@ export interface LexicalHit {
 export interface IndexedDocument {
   /** Stemmed tokens per field, in FIELDS order. */
   fields: readonly (readonly string[])[]
-  /** Content stems in order (name, then body), for phrase evidence. */
+  /** Content stems in order (name, body, then context), for phrase evidence. */
   sequence: readonly string[]
   /** Identifiers matched whole (case-insensitive). */
   ids: readonly string[]

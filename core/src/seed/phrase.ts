@@ -1,8 +1,9 @@
 import type { Bm25Index } from './bm25-index.js'
 
 /**
- * Evidence beyond bags of words: objective words that stand next to each other in a node's name or
- * description (a phrase), and identifiers written whole (T0829, attack-pattern--…).
+ * Evidence beyond bags of words: objective words that stand next to each other in a node's name,
+ * description or what its relationships say of it (a phrase), and identifiers written whole (T0829,
+ * attack-pattern--…).
  */
 
 /** Raw points per adjacent objective pair found adjacent (in order) in the node, times the pair's mean idf. */

@@ -51,6 +51,26 @@ describe('seed search reads what relationships say of their ends (the context fi
     expect(await found('backdoor')).toEqual(['Lantern'])
   })
 
+  it('counts phrases in what a relationship says of its ends', async () => {
+    engine = await openEngine()
+    await engine.write(
+      `CREATE (g:Group {name: 'Harbour Crew'}), (s:Tool {name: 'Lantern'}),
+              (o:Tool {name: 'Other', description: 'apps of many kinds, and once some software got installed'}),
+              (g)-[:USES {description: 'Harbour Crew used Lantern to list installed apps'}]->(s)`,
+    )
+    const { candidates } = await engine.seed.search({
+      objective: 'installed apps',
+      mode: 'full_text',
+      top_k: 3,
+    })
+    const phrase = (title: string) =>
+      Number(candidates.find((c) => c.title === title)?.explanation.rationale.match(/phrase ([\d.]+)/)?.[1])
+    // Both ends have "installed apps" side by side in their context; Other has the words far apart.
+    expect(phrase('Lantern')).toBeGreaterThan(0)
+    expect(phrase('Harbour Crew')).toBe(phrase('Lantern'))
+    expect(phrase('Other')).toBe(0)
+  })
+
   it('reads at most CONTEXT_MAX_CHARS of a hub’s relationships', async () => {
     engine = await openEngine()
     const filler = 'x'.repeat(1000)

@@ -6,7 +6,7 @@ import { type Engine, openEngine } from '../runtime/index.js'
 import { lexicalScore } from './bm25-index.js'
 import { HashedNgramProvider } from './embeddings/hashed-ngrams.js'
 import type { EmbeddingProvider } from './embeddings/provider.js'
-import { SeedSearch } from './search.js'
+import { boosterTerms, COMMON_WALK_POSTINGS, SeedSearch } from './search.js'
 
 let engine: Engine
 afterEach(async () => engine?.close())
@@ -165,10 +165,37 @@ describe('SeedSearch', () => {
     expect(await codeOf(seed.search({ objective: 'device attack', top_k: 3 }))).toBe(
       'unprocessable:AMBIGUOUS_SEED',
     )
-    // Common terms rank what the rarer term found; they bring in no documents of their own.
+    // Common terms are scored in full while their postings are few: the node with all three words first,
+    // then the ones with the two common words.
     const answered = await seed.search({ objective: 'device attack firmware', top_k: 2 })
-    expect(answered.candidates).toHaveLength(1)
+    expect(answered.candidates).toHaveLength(2)
     expect(answered.candidates[0]?.explanation.rationale).toContain('matched terms: device, attack, firmware')
+    expect(answered.candidates[1]?.explanation.rationale).toContain('matched terms: device, attack')
+  })
+
+  it('common terms only rank what rarer terms found once their postings exceed COMMON_WALK_POSTINGS', async () => {
+    expect(boosterTerms([{ term: 'rare', df: 3 }], 10)).toEqual(new Set())
+    const common = [
+      { term: 'device', df: COMMON_WALK_POSTINGS / 2 },
+      { term: 'attack', df: COMMON_WALK_POSTINGS / 2 },
+      { term: 'rare', df: 3 },
+    ]
+    expect(boosterTerms(common, 100)).toEqual(new Set())
+    common[0] = { term: 'device', df: COMMON_WALK_POSTINGS / 2 + 1 }
+    expect(boosterTerms(common, 100)).toEqual(new Set(['device', 'attack']))
+    // Through the engine: 10,001 nodes say "device attack" (20,002 postings), one of them "firmware" too.
+    engine = await openEngine()
+    const seed = SeedSearch.attach(engine)
+    const count = COMMON_WALK_POSTINGS / 2 + 1
+    await create(
+      Array.from({ length: count }, (_, i) => ({
+        labels: ['N'],
+        props: { description: i === 0 ? 'device attack on firmware' : 'device attack' },
+      })),
+    )
+    const boosted = await seed.search({ objective: 'device attack firmware', top_k: 2 })
+    expect(boosted.candidates).toHaveLength(1)
+    expect(boosted.candidates[0]?.explanation.rationale).toContain('matched terms: device, attack, firmware')
   })
 
   it('indexes lazily: a graph made before attach, property changes and deletes are all seen by the next search', async () => {

@@ -34,22 +34,25 @@ const stemsOfLabels = (labels: readonly string[]) => labelStems(labels.join('\n'
 export function indexedDocument(f: NodeFields): IndexedDocument {
   const name = f.name.length === 0 ? NOTHING : analyzeWithContent(f.name.join('\n'))
   const body = f.body.length === 0 ? NOTHING : analyzeWithContent(f.body.join('\n'))
+  const context = f.context.length === 0 ? NOTHING : analyzeWithContent(f.context.join('\n'))
   return {
-    // The context is not in the phrase sequence: phrases are evidence about the node's own words.
-    fields: [
-      name.stems,
-      stemsOfLabels(f.labels),
-      body.stems,
-      f.context.length === 0 ? NO_STEMS : analyze(f.context.join('\n')),
-    ],
-    sequence:
-      body.content.length === 0
-        ? name.content
-        : name.content.length === 0
-          ? body.content
-          : [...name.content, ...body.content],
+    fields: [name.stems, stemsOfLabels(f.labels), body.stems, context.stems],
+    // The context is in the phrase sequence too: "[Ryuk] can list installed apps" says "installed apps" of
+    // both ends as their own descriptions would (tuning part, hybrid nDCG@10 0.816 -> 0.825, full_text
+    // 0.794 -> 0.797; five objectives up by 0.08 to 0.27, three down by 0.02 at most).
+    sequence: sequenceOf(name.content, body.content, context.content),
     ids: f.ids,
   }
+}
+
+/** The parts' content stems in order, without copying when only one part has any (the commonest case). */
+function sequenceOf(...parts: readonly (readonly string[])[]): readonly string[] {
+  const filled = parts.filter((p) => p.length > 0)
+  return filled.length === 0
+    ? NO_STEMS
+    : filled.length === 1
+      ? (filled[0] as readonly string[])
+      : filled.flat()
 }
 
 /**

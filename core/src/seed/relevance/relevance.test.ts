@@ -17,20 +17,21 @@ import { SeedSearch } from '../search.js'
 
 /**
  * The kept-aside set (written before the last ranking change, never tuned on): only its aggregate is read
- * here, as floors under what it measured when the relationship context landed (hybrid 0.810, full_text 0.843).
+ * here, as floors under what it measured when the relationship context landed (hybrid 0.810, full_text 0.843;
+ * 0.814 / 0.845 since common terms are walked in full and phrases read the context).
  */
 const KEPT_ASIDE = new URL('./attack-judgements-kept-aside.json', import.meta.url)
 const KEPT_ASIDE_FLOORS = { hybrid: 0.79, full_text: 0.82 } as const
 
 /**
  * Ranking floors per mode through the embedded door (the product's STIX import, top_k 10 as served), a
- * little under the measured figures (74 objectives: full_text 0.776/0.828, hybrid 0.795/0.829, semantic
+ * little under the measured figures (74 objectives: full_text 0.797/0.846, hybrid 0.825/0.854, semantic
  * 0.288/0.416, vector 0.310/0.422, no refusals), so a ranking regression fails here without a build.
  * The issue's gate (HTTP after a real import, beside SQLite FTS5) is e2e/src/seed-relevance.test.ts.
  */
 const FLOORS: Record<RetrievalMode, { ndcg10: number; recall10: number }> = {
-  full_text: { ndcg10: 0.75, recall10: 0.8 },
-  hybrid: { ndcg10: 0.77, recall10: 0.8 },
+  full_text: { ndcg10: 0.77, recall10: 0.82 },
+  hybrid: { ndcg10: 0.8, recall10: 0.83 },
   semantic: { ndcg10: 0.26, recall10: 0.39 },
   vector: { ndcg10: 0.28, recall10: 0.4 },
 }
