@@ -21,8 +21,8 @@ const SUFFIX_LENGTH = ',"sha256":"'.length + 64 + '"}'.length
 // One-shot digest: no Hash object per record (measurable at tens of thousands of commits per second).
 const sha256 = (text: string) => hash('sha256', text, 'hex')
 
-/** The record's JSON without its closing brace and digest: what the digest covers. */
-function walPrefix(record: WalRecord): string {
+/** The record's JSON without its closing brace: the text the line's digest covers. */
+export function walRecordPrefix(record: WalRecord): string {
   // Written out directly: the same text JSON.stringify gives for these fields, without an object to build
   // and a copy to slice per record.
   const at = Number.isFinite(record.at) ? String(record.at) : 'null'
@@ -31,28 +31,17 @@ function walPrefix(record: WalRecord): string {
   return `{"seq":${record.seq},"tx":${JSON.stringify(record.tx)},"at":${at},"kind":${JSON.stringify(record.kind)}${body === undefined ? '' : `,"body":${body}`}`
 }
 
+/** The whole line of a record whose prefix is `prefix`: the digest of the prefix closes it. */
+export function sealWalLine(prefix: string): string {
+  return `${prefix},"sha256":"${sha256(prefix)}"}\n`
+}
+
 /**
  * Encodes a record as one line ending in `,"sha256":"<hex>"}\n`, the digest covering everything before it,
  * so a torn or altered line is detected without a second file.
  */
 export function encodeWalRecord(record: WalRecord): string {
-  const prefix = walPrefix(record)
-  return `${prefix},"sha256":"${sha256(prefix)}"}\n`
-}
-
-/**
- * The same line as `encodeWalRecord`, as the UTF-8 bytes the log writes: the text is encoded once and the
- * digest taken over those bytes (hashing a JS string encodes it internally first, which costs about twice
- * the hash itself for the multi-megabyte lines of a bulk write, and writing it would encode it again).
- */
-export function encodeWalRecordBytes(record: WalRecord): Buffer {
-  const prefix = walPrefix(record)
-  const length = Buffer.byteLength(prefix, 'utf8')
-  const line = Buffer.allocUnsafe(length + SUFFIX_LENGTH + 1)
-  line.write(prefix, 0, 'utf8')
-  const digest = hash('sha256', line.subarray(0, length), 'hex')
-  line.write(`,"sha256":"${digest}"}\n`, length, 'latin1')
-  return line
+  return sealWalLine(walRecordPrefix(record))
 }
 
 export type DecodeResult = { ok: true; record: WalRecord } | { ok: false; reason: 'malformed' | 'checksum' }

@@ -1,14 +1,16 @@
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { writeWalBatch } from './wal-io-task.js'
 import { listSegments } from './wal-reader.js'
-import { encodeWalRecord, type WalRecord } from './wal-record.js'
+import { decodeWalRecord, encodeWalRecord, type WalRecord, walRecordPrefix } from './wal-record.js'
 import { splitPays, WalWriter } from './wal-writer.js'
 
-const openWriter = async () => {
+const openWriter = async (ioThread = true) => {
   const dir = mkdtempSync(join(tmpdir(), 'wal-writer-'))
-  const writer = await WalWriter.open({ dir, requireFsync: true, segmentBytes: 1 << 20, now: () => 42 }, 0)
+  const options = { dir, requireFsync: true, segmentBytes: 1 << 20, now: () => 42, ioThread }
+  const writer = await WalWriter.open(options, 0)
   const text = () => readFileSync(listSegments(dir)[0]!.path, 'utf8')
   return { writer, text }
 }
@@ -80,6 +82,55 @@ describe('WAL writer group commit', () => {
     expect(failures).toEqual(['EIO: disk on fire'])
     expect(() => writer.append('test', {})).toThrow(/unavailable after an earlier failure/)
     await writer.close()
+  })
+})
+
+describe("the log's I/O thread", () => {
+  it('writes the bytes the in-process writer writes (the build has the thread entry)', async () => {
+    const bodies = [{ n: 1 }, { text: 'é ☃ 𝄞 "q" \\ \n' }, undefined, [1, 2, 3]]
+    const texts: string[] = []
+    for (const ioThread of [true, false]) {
+      const { writer, text } = await openWriter(ioThread)
+      expect((writer as unknown as { io: unknown }).io !== null).toBe(ioThread)
+      await Promise.all(bodies.map((body) => writer.append('test', body, 'tx--same').durable))
+      await writer.close()
+      texts.push(text())
+    }
+    expect(texts[0]).toBe(texts[1])
+    const lines = texts[0]!.trimEnd().split('\n').map(decodeWalRecord)
+    expect(lines.map((d) => d.ok && d.record.seq)).toEqual([1, 2, 3, 4])
+  })
+
+  it('seals and writes a batch at its position, and answers a failure with its errno code', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wal-io-'))
+    const path = join(dir, 'segment')
+    const fd = openSync(path, 'w')
+    const record: WalRecord = { seq: 7, tx: 'tx--a', at: 1, kind: 'k', body: { v: 'é' } }
+    const reply = writeWalBatch({ fd, position: 0, prefixes: [walRecordPrefix(record)], sync: true })
+    expect(reply).toEqual({ ok: true, bytes: Buffer.byteLength(encodeWalRecord(record)) })
+    expect(readFileSync(path, 'utf8')).toBe(encodeWalRecord(record))
+    closeSync(fd)
+    // Open for reading only (a closed descriptor's number could be reused by the time it is written to).
+    const readOnly = openSync(path, 'r')
+    const failed = writeWalBatch({ fd: readOnly, position: 0, prefixes: ['{"seq":1'], sync: true })
+    expect(failed).toMatchObject({ ok: false, code: 'EBADF' })
+    closeSync(readOnly)
+  })
+
+  it('a batch the thread cannot write fails with DURABILITY_FAILED and poisons the log', async () => {
+    const { writer } = await openWriter()
+    const failures: string[] = []
+    writer.listener = { durable: () => {}, failed: (e) => failures.push(e.message) }
+    await writer.append('test', {}).durable
+    // The segment's descriptor turns read-only under the writer: the thread's pwrite fails with EBADF.
+    const inside = writer as unknown as { fd: number; segmentPath: string }
+    closeSync(inside.fd)
+    inside.fd = openSync(inside.segmentPath, 'r')
+    await expect(writer.append('test', {}).durable).rejects.toMatchObject({ code: 'DURABILITY_FAILED' })
+    expect(failures).toHaveLength(1)
+    expect(failures[0]).toMatch(/EBADF/)
+    expect(() => writer.append('test', {})).toThrow(/unavailable after an earlier failure/)
+    writer.abandon()
   })
 })
 

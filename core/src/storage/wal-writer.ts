@@ -5,8 +5,10 @@ import { EngineError } from '../errors.js'
 import { fsyncDirectory } from './atomic-file.js'
 import { writeAllAt } from './positional-write.js'
 import { storageTrouble } from './storage-trouble.js'
+import { errorReply, type WalIoReply } from './wal-io-task.js'
+import { WalIoThread } from './wal-io-thread.js'
 import { segmentName, WAL_DIR } from './wal-reader.js'
-import { encodeWalRecordBytes } from './wal-record.js'
+import { sealWalLine, walRecordPrefix } from './wal-record.js'
 
 export interface Appended {
   seq: number
@@ -23,7 +25,8 @@ class Batch {
     this.resolve = resolve
     this.reject = reject
   })
-  lines: Buffer[] = []
+  /** Each record's JSON without its closing brace; sealed by its digest when written. */
+  prefixes: string[] = []
   constructor() {
     // A caller that stops waiting (its request failed first) must not leave an unhandled rejection.
     this.durable.catch(() => {})
@@ -36,6 +39,8 @@ export interface WalWriterOptions {
   /** Rotate to a new segment past this size. */
   segmentBytes: number
   now: () => number
+  /** False: seal, write and sync on the event loop even when fsync is required (default: an I/O thread). */
+  ioThread?: boolean
 }
 
 /** Told once per batch, before the batch's writers wake. */
@@ -83,6 +88,10 @@ export class WalWriter {
   bytesWritten = 0
   fsyncs = 0
   listener: WalListener | null = null
+  /** Seals, writes and syncs batches off the event loop when fsync is required (null: in-process). */
+  private io: WalIoThread | null = null
+  /** Given up while a batch was out: the file is closed once it answers. */
+  private abandoned = false
 
   private constructor(
     private readonly options: WalWriterOptions,
@@ -96,6 +105,8 @@ export class WalWriter {
     const writer = new WalWriter(options, lastSeq)
     mkdirSync(join(options.dir, WAL_DIR), { recursive: true })
     writer.startSegment(lastSeq + 1)
+    // Without fsync a batch is written and acknowledged in the same tick: no thread to wait for.
+    if (options.requireFsync && options.ioThread !== false) writer.io = WalIoThread.start()
     return writer
   }
 
@@ -129,7 +140,7 @@ export class WalWriter {
     }
     const seq = this.nextSeq++
     const batch = this.pending
-    const count = batch.lines.push(encodeWalRecordBytes({ seq, tx, at: this.options.now(), kind, body }))
+    const count = batch.prefixes.push(walRecordPrefix({ seq, tx, at: this.options.now(), kind, body }))
     this.appendedAt = performance.now()
     if (!this.syncing) {
       if (count === this.splitAt) this.flush()
@@ -147,69 +158,90 @@ export class WalWriter {
 
   private readonly endOfTick = (): void => {
     this.scheduled = false
-    if (!this.syncing && this.pending.lines.length > 0) this.flush()
+    if (!this.syncing && this.pending.prefixes.length > 0) this.flush()
   }
 
-  /** Writes every pending line at once and starts their fdatasync. */
+  /** Writes every pending line at once and starts their fdatasync (on the I/O thread when there is one). */
   private flush(): void {
     const batch = this.pending
-    const lines = batch.lines
+    const prefixes = batch.prefixes
     const lastSeq = this.nextSeq - 1
     this.pending = new Batch()
     this.splitAt = 0
+    if (this.failure !== null) {
+      this.fail(this.failure, batch)
+      return
+    }
+    const started = performance.now()
+    if (this.io !== null) {
+      this.syncing = true
+      const job = { fd: this.fd!, position: this.segmentSize, prefixes, sync: true }
+      this.io.run(job, (reply) => this.written(reply, batch, lastSeq, started))
+      return
+    }
     let bytes = 0
     try {
-      if (this.failure !== null) throw this.failure
-      bytes = writeAllAt(this.fd!, lines.length === 1 ? lines[0]! : Buffer.concat(lines), this.segmentSize)
+      let text = ''
+      for (let i = 0; i < prefixes.length; i++) text += sealWalLine(prefixes[i]!)
+      bytes = writeAllAt(this.fd!, text, this.segmentSize)
     } catch (error) {
       this.fail(error as Error, batch)
       return
     }
-    this.segmentSize += bytes
-    this.bytesWritten += bytes
-    const end = this.segmentSize
     if (!this.options.requireFsync) {
-      this.batchDurable(lastSeq, batch, end)
+      this.advance(bytes)
+      this.batchDurable(lastSeq, batch, this.segmentSize)
       return
     }
     this.syncing = true
-    const started = performance.now()
-    fdatasync(this.fd!, (error) => {
-      this.syncing = false
-      if (error !== null) {
-        this.fail(error, batch)
-        return
-      }
-      this.fsyncs++
-      const now = performance.now()
-      const syncMs = now - started
-      const workMs = this.appendedAt - this.wokeAt
-      // What collected meanwhile came from the other half of a split cohort (whose work was `workMs`).
-      const halves = this.pending.lines.length > 0
-      let pipeline = false
-      if (halves) pipeline = splitPays(2 * workMs, syncMs)
-      else this.splitAt = splitPays(workMs, syncMs) ? Math.ceil(lines.length / 2) : 0
-      this.wokeAt = now
-      this.batchDurable(lastSeq, batch, end)
-      if (!halves || this.syncing) return
-      // Sync the other half now while this one works, or let this one join it at the end of the tick.
-      if (pipeline) this.flush()
-      else this.flushAtEndOfTick()
-    })
+    fdatasync(this.fd!, (error) =>
+      this.written(error === null ? { ok: true, bytes } : errorReply(error), batch, lastSeq, started),
+    )
+  }
+
+  private advance(bytes: number): void {
+    this.segmentSize += bytes
+    this.bytesWritten += bytes
+  }
+
+  /** A batch's write and fdatasync answered: acknowledge it, and choose how the next cohort is batched. */
+  private written(reply: WalIoReply, batch: Batch, lastSeq: number, started: number): void {
+    this.syncing = false
+    if (this.abandoned) this.abandon()
+    if (!reply.ok) {
+      this.fail(Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {}), batch)
+      return
+    }
+    this.advance(reply.bytes)
+    this.fsyncs++
+    const now = performance.now()
+    const syncMs = now - started
+    const workMs = this.appendedAt - this.wokeAt
+    // What collected meanwhile came from the other half of a split cohort (whose work was `workMs`).
+    const halves = this.pending.prefixes.length > 0
+    let pipeline = false
+    if (halves) pipeline = splitPays(2 * workMs, syncMs)
+    else this.splitAt = splitPays(workMs, syncMs) ? Math.ceil(batch.prefixes.length / 2) : 0
+    this.wokeAt = now
+    this.batchDurable(lastSeq, batch, this.segmentSize)
+    if (!halves || this.syncing) return
+    // Sync the other half now while this one works, or let this one join it at the end of the tick.
+    if (pipeline) this.flush()
+    else this.flushAtEndOfTick()
   }
 
   private batchDurable(lastSeq: number, batch: Batch, end: number): void {
     this.durableSeq = lastSeq
     this.segmentDurableBytes = end
     try {
-      if (this.segmentSize >= this.options.segmentBytes) this.startSegment(lastSeq + 1)
+      if (this.fd !== null && this.segmentSize >= this.options.segmentBytes) this.startSegment(lastSeq + 1)
     } catch (error) {
       // The batch is on disk; only the next one cannot be written.
       this.noteFailure(error as Error)
     }
     this.listener?.durable(lastSeq)
     batch.resolve()
-    if (this.pending.lines.length === 0) this.wakeIdle()
+    if (this.pending.prefixes.length === 0) this.wakeIdle()
   }
 
   /** The first failure poisons the log and is told once; later ones only fail their own batches. */
@@ -240,7 +272,7 @@ export class WalWriter {
 
   /** Waits for everything appended so far to be on disk (or to have failed). */
   async drain(): Promise<void> {
-    while (this.syncing || this.pending.lines.length > 0) {
+    while (this.syncing || this.pending.prefixes.length > 0) {
       await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
     }
   }
@@ -249,6 +281,7 @@ export class WalWriter {
     await this.drain()
     if (this.fd !== null) closeSync(this.fd)
     this.fd = null
+    await this.io?.close()
   }
 
   /** The live segment and how much of it is durable: after a failure, the rest of it is not to be trusted. */
@@ -261,6 +294,13 @@ export class WalWriter {
    * dropped the dirty pages and a second fsync can report success for data that never reached the disk).
    */
   abandon(): void {
+    // A batch still out on the I/O thread writes to this descriptor: it is closed when that batch answers,
+    // never under it (its number could be another file's by then).
+    if (this.syncing && this.io !== null) {
+      this.abandoned = true
+      return
+    }
+    this.io?.close().catch(() => {})
     if (this.fd === null) return
     try {
       closeSync(this.fd)
