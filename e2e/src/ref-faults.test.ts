@@ -8,9 +8,10 @@ import { createHash } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { refBulkCreates } from '@service/core/testing'
 import { describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, type ErrorBody, type RunningServer, startServer } from './harness.js'
-import { malware, refWriter } from './ref-support.js'
+import { malware, persistentRefEnv, refWriter } from './ref-support.js'
 import {
   eventually,
   fiuControl,
@@ -161,6 +162,42 @@ describe('a committed write whose receipt cannot be read', () => {
       })
       expect([refused.status, refused.json.error.code]).toEqual([503, 'REF_RECOVERY_BLOCKED'])
       expect(refused.json.error.message).toMatch(/receipt cannot be read/)
+    } finally {
+      await second.kill()
+    }
+  })
+})
+
+describe('an acknowledged bulk write across kill -9', () => {
+  it('comes back whole: every record of a bulk logged as columnar runs, and a retry replays its answer', async () => {
+    const dir = graphDir('ref-bulk-kill-')
+    const env = { ...persistentRefEnv(dir), SERVICE_OPENCTI_SYNC_MAX_OPERATIONS: '500' }
+    const operations = refBulkCreates('k', 50, 150)
+    const bulk = write('bulk', { atomic: true, operations }, { key: 'bulk-kill-1' })
+    const records = async (server: RunningServer) =>
+      (
+        await server.request<{ result: { records: unknown[] } }>('/v1/admin/ref/reconstruction', {
+          method: 'POST',
+          token: ADMIN_TOKEN,
+        })
+      ).json.result.records
+    const first = await startServer({ env })
+    let before: unknown[]
+    let answer: Answer
+    try {
+      const acknowledged = await post(first, '/v1/ref/writes', bulk)
+      expect([acknowledged.status, acknowledged.json.outcome?.status]).toEqual([200, 'success'])
+      answer = acknowledged.json
+      before = await records(first)
+      expect(before).toHaveLength(200)
+    } finally {
+      await first.kill() // no final checkpoint: the bulk is in the WAL only
+    }
+    const second = await startServer({ env })
+    try {
+      expect(await records(second)).toEqual(before)
+      const retried = await post(second, '/v1/ref/writes', bulk)
+      expect(retried.json).toEqual(answer)
     } finally {
       await second.kill()
     }

@@ -70,8 +70,9 @@ export class CreateNodeOp {
 
   constructor(
     readonly id: number,
-    private readonly node: CreatedNode,
-    private readonly name: (id: number) => string,
+    /** Read as it is by the log's columnar encoding (kernel/wal-graph-body.ts). */
+    readonly node: CreatedNode,
+    readonly name: (id: number) => string,
   ) {}
 
   private encode(): { labels: string[]; props: Record<string, EncodedValue> } {

@@ -9,18 +9,19 @@ import { type GraphImageLine, GraphImageLoader } from './graph-image.js'
 import type { Histories, HistoryImageLine } from './histories.js'
 import type { LedgerEntry, LedgerRegistry } from './ledger.js'
 import type { JournaledState, KernelOptions, StorageOptions } from './types.js'
+import { type GraphWalBody, runsJson, walOps, walRuns } from './wal-graph-body.js'
 
-/** The WAL body of a graph commit; `ledgers` is absent in records written before ledgers existed. */
-export interface GraphWalBody {
-  workspace: string
-  ops: CommitOp[]
-  ledgers?: LedgerEntry[]
-}
+export type { GraphWalBody } from './wal-graph-body.js'
 
-/** A graph commit's body as the WAL writes it: `JSON.stringify` of a GraphWalBody, written directly. */
+/**
+ * A graph commit's body as the WAL writes it: `JSON.stringify` of a GraphWalBody, written directly; a bulk
+ * commit's long runs of creates as columns (wal-graph-body.ts).
+ */
 export function graphWalBody(workspace: string, ops: readonly CommitOp[], ledgers: LedgerEntry[]): JsonText {
   const tail = ledgers.length > 0 ? `,"ledgers":${JSON.stringify(ledgers)}}` : '}'
-  return new JsonText(`{"workspace":${JSON.stringify(workspace)},"ops":${commitOpsJson(ops)}${tail}`)
+  const runs = walRuns(ops)
+  const graph = runs === null ? `"ops":${commitOpsJson(ops)}` : `"runs":${runsJson(runs)}`
+  return new JsonText(`{"workspace":${JSON.stringify(workspace)},${graph}${tail}`)
 }
 
 /** Everything recovery fills: the graph, its history, the ledgers and each feature's journaled state. */
@@ -145,10 +146,11 @@ export function recordApplier(targets: RecoveryTargets): (record: WalRecord) => 
   return (record) => {
     if (record.kind === 'graph') {
       const body = record.body as GraphWalBody
-      if (body.ops.length > 0) {
+      const ops = walOps(body)
+      if (ops.length > 0) {
         const store = catalog.workspace(body.workspace)
-        histories.capture(body.workspace, { ops: body.ops }, record.seq)
-        store.applyCommit({ ops: body.ops }, store.sequence + 1)
+        histories.capture(body.workspace, { ops }, record.seq)
+        store.applyCommit({ ops }, store.sequence + 1)
       }
       if (body.ledgers !== undefined) ledgers.apply(body.ledgers)
       return

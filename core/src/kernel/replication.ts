@@ -5,8 +5,9 @@
 import type { CommitRecord } from '../graph/commit.js'
 import type { DurableStore, ReplicationReport } from '../storage/durable-store.js'
 import type { WalRecord } from '../storage/wal-record.js'
-import { type GraphWalBody, type RecoveryTargets, recordApplier } from './recovery.js'
+import { type RecoveryTargets, recordApplier } from './recovery.js'
 import { SequenceWaiters } from './sequence-waiters.js'
+import { type GraphWalBody, walOps } from './wal-graph-body.js'
 
 /** What replication uses of the kernel. */
 export interface ReplicationPort {
@@ -45,8 +46,9 @@ export class Replication {
           apply(record)
           if (record.kind !== 'graph') continue
           const body = record.body as GraphWalBody
-          if (body.ops.length === 0) continue
-          this.port.indexCommit(body.workspace, body.ops)
+          const ops = walOps(body)
+          if (ops.length === 0) continue
+          this.port.indexCommit(body.workspace, ops)
         }
         const last = records.at(-1)
         if (last !== undefined) this.sequenceWaiters.reached(last.seq)

@@ -94,23 +94,30 @@ function checkRevision(record: CanonicalRecord, expected: number | null | undefi
   )
 }
 
-/** The audit outcome of each record an item touched (merges report survivors and tombstones). */
-export interface AuditNote {
-  id: string
-  before: number | null
-  after: number | null
-  outcome: string
-}
+/**
+ * The audit outcome of each record an item touched (merges report survivors and tombstones), as the audit
+ * row it becomes: [before_revision, after_revision, outcome].
+ */
+export type AuditNote = [before: number | null, after: number | null, outcome: string]
+
+/** The row of a created record, shared (a bulk create has thousands; rows are never changed). */
+const CREATED: AuditNote = Object.freeze([null, 1, 'applied']) as unknown as AuditNote
 
 export class WriteEvaluator {
   readonly audits: AuditNote[] = []
   constructor(private readonly graph: CanonicalGraph) {}
 
+  private note(before: number | null, after: number | null, outcome: string): void {
+    this.audits.push(
+      before === null && after === 1 && outcome === 'applied' ? CREATED : [before, after, outcome],
+    )
+  }
+
   /** Runs one bulk-shaped item; returns its result (applied, or a failure that changed nothing). */
   item(item: BulkItem, operationId: string): ItemResult {
     try {
       const done = this.apply(item)
-      this.audits.push({ id: done.id, before: done.before, after: done.after, outcome: 'applied' })
+      this.note(done.before, done.after, 'applied')
       return {
         operation_id: operationId,
         id: done.id,
@@ -122,7 +129,7 @@ export class WriteEvaluator {
     } catch (error) {
       if (!(error instanceof ItemFailure)) throw error
       const id = 'id' in item ? item.id : (recordIdOf(item.record) ?? null)
-      if (id !== null) this.audits.push({ id, before: error.before, after: null, outcome: error.status })
+      if (id !== null) this.note(error.before, null, error.status)
       return {
         operation_id: operationId,
         id,
@@ -151,32 +158,29 @@ export class WriteEvaluator {
     const id = recordIdOf(record)
     if (id === undefined) throw reject('a created record needs a non-empty id or internal_id')
     if (recordTypeOf(record) === undefined) throw reject(`record ${id} needs a non-empty type or entity_type`)
-    const existing = this.graph.locate(id)
-    if (existing !== undefined)
+    // The usual create names a new id: one lookup each way, no location object (a bulk write makes thousands).
+    if (this.graph.exists(id)) {
+      const existing = this.graph.locate(id) as NonNullable<ReturnType<CanonicalGraph['locate']>>
       throw new ItemFailure('conflict', `record ${id} already exists`, this.graph.revisionOf(existing))
+    }
     if (!isRelationshipRecord(record)) {
       this.graph.createNode(id, record)
       return { id, before: null, after: 1 }
     }
-    const { start, end } = this.endpoints(id, record)
-    this.graph.createRelationship(id, record, start, end)
-    return { id, before: null, after: 1 }
-  }
-
-  /** Both endpoints must be entity records that exist now (a missing one may arrive later: retryable). */
-  private endpoints(id: string, record: RawRecord): { start: number; end: number } {
     const { source, target } = endpointIds(record)
     if (typeof source !== 'string' || typeof target !== 'string')
       throw reject(`relationship ${id} needs string source and target ids`)
-    const gids = [source, target].map((endpoint) => {
-      const found = this.graph.locate(endpoint)
-      if (found === undefined)
-        throw new ItemFailure('retryable', `relationship ${id}: endpoint ${endpoint} does not exist`)
-      if (found.kind !== 'node')
-        throw reject(`relationship ${id}: endpoint ${endpoint} is a relationship record`)
-      return found.gid
-    }) as [number, number]
-    return { start: gids[0], end: gids[1] }
+    this.graph.createRelationship(id, record, this.endpoint(id, source), this.endpoint(id, target))
+    return { id, before: null, after: 1 }
+  }
+
+  /** An endpoint must be an entity record that exists now (a missing one may arrive later: retryable). */
+  private endpoint(id: string, endpoint: string): number {
+    const gid = this.graph.nodeGidOf(endpoint)
+    if (gid !== undefined) return gid
+    if (this.graph.exists(endpoint))
+      throw reject(`relationship ${id}: endpoint ${endpoint} is a relationship record`)
+    throw new ItemFailure('retryable', `relationship ${id}: endpoint ${endpoint} does not exist`)
   }
 
   private update(id: string, patch: RawRecord, expected: number | null | undefined, accessOnly: boolean) {
@@ -272,12 +276,7 @@ export class WriteEvaluator {
       }
     }
     const targetRevision = this.graph.rewrite(target, survivor)
-    this.audits.push({
-      id: target.id,
-      before: target.revision,
-      after: targetRevision,
-      outcome: 'merged_survivor',
-    })
+    this.note(target.revision, targetRevision, 'merged_survivor')
 
     // Relationship records of the sources move to the target (an edge cannot change ends: re-created).
     const redirectedRels: string[] = []
@@ -331,12 +330,7 @@ export class WriteEvaluator {
           keptByShape.set(key, { ...kept, raw, revision })
         }
         dedup.push(move.record.id)
-        this.audits.push({
-          id: move.record.id,
-          before: move.record.revision,
-          after: null,
-          outcome: 'applied',
-        })
+        this.note(move.record.revision, null, 'applied')
         continue
       }
       const gid = this.graph.createRelationship(
@@ -348,12 +342,7 @@ export class WriteEvaluator {
       )
       keptByShape.set(key, { ...move.record, gid, raw: move.raw, revision: move.record.revision + 1 })
       redirectedRels.push(move.record.id)
-      this.audits.push({
-        id: move.record.id,
-        before: move.record.revision,
-        after: move.record.revision + 1,
-        outcome: 'applied',
-      })
+      this.note(move.record.revision, move.record.revision + 1, 'applied')
     }
 
     // Embedded references in other entity records.
@@ -367,18 +356,13 @@ export class WriteEvaluator {
       const raw = rewriteRefs(record.raw, redirect) as RawRecord
       const after = this.graph.rewrite(record, raw)
       redirectedRefs.push(record.id)
-      this.audits.push({ id: record.id, before: record.revision, after, outcome: 'applied' })
+      this.note(record.revision, after, 'applied')
     }
     redirectedRefs.sort()
 
     for (const source of sources) {
       this.graph.delete(source)
-      this.audits.push({
-        id: source.id,
-        before: source.revision,
-        after: null,
-        outcome: 'merged_source_tombstoned',
-      })
+      this.note(source.revision, null, 'merged_source_tombstoned')
     }
     return {
       data: {

@@ -185,6 +185,6 @@ export function auditGroup(
     key: keyHash,
     correlation_id: context.correlation_id,
     source_offset: context.access.attributes.source_offset ?? null,
-    rows: notes.map((note) => [note.before, note.after, note.outcome]),
+    rows: notes,
   }
 }

@@ -47,12 +47,15 @@ export const recordTypeOf = (record: RawRecord): string | undefined =>
 export const isRelationshipRecord = (record: RawRecord): boolean =>
   isRelationshipObject(record) || (record.from_id !== undefined && record.to_id !== undefined)
 
+const STIX_ENDPOINTS = Object.freeze({ source: 'source_ref', target: 'target_ref' })
+const SIGHTING_ENDPOINTS = Object.freeze({ source: 'sighting_of_ref', target: 'where_sighted_refs' })
+const REF_ENDPOINTS = Object.freeze({ source: 'from_id', target: 'to_id' })
+
 /** The keys that name a relationship record's endpoints, in the spelling the record uses. */
-export function endpointKeys(record: RawRecord): { source: string; target: string } {
-  if (record.source_ref !== undefined || record.target_ref !== undefined)
-    return { source: 'source_ref', target: 'target_ref' }
-  if (record.type === 'sighting') return { source: 'sighting_of_ref', target: 'where_sighted_refs' }
-  return { source: 'from_id', target: 'to_id' }
+export function endpointKeys(record: RawRecord): { readonly source: string; readonly target: string } {
+  if (record.source_ref !== undefined || record.target_ref !== undefined) return STIX_ENDPOINTS
+  if (record.type === 'sighting') return SIGHTING_ENDPOINTS
+  return REF_ENDPOINTS
 }
 
 export function endpointIds(record: RawRecord): { source: unknown; target: unknown } {
@@ -76,6 +79,8 @@ interface InternedNames {
   text: number[]
   /** Interned labels of each record type met so far. */
   labelsOf: Map<string, number[]>
+  /** Interned relationship types by the record's `relationship_type` (sightings apart). */
+  relTypeOf: Map<unknown, number>
 }
 const interned = new WeakMap<Interner, InternedNames>()
 function internedNames(names: Interner): InternedNames {
@@ -91,11 +96,19 @@ function internedNames(names: Interner): InternedNames {
       merged: names.id(MERGED_IDS_KEY),
       text: TEXT_KEYS.map((key) => names.id(key)),
       labelsOf: new Map(),
+      relTypeOf: new Map(),
     }
     interned.set(names, known)
   }
   return known
 }
+
+/** Revisions as stored (integers are bigints): the common small ones shared, not allocated per record. */
+const SMALL_REVISIONS = Array.from({ length: 16 }, (_, i) => BigInt(i))
+
+const SIGHTING = Symbol('sighting')
+
+const nodeChangesOf = new WeakMap<Transaction, Map<string, number | null>>()
 
 /**
  * Record lookups and mutations on one write transaction. Relationship records are found through an index
@@ -109,12 +122,27 @@ export class CanonicalGraph {
   private readonly revKey: number
   private readonly k: InternedNames
   readonly relChanges = new Map<string, number | null>()
+  /** Entity records created (gid) or deleted (null) by this transaction, by record id. */
+  private readonly nodeChanges: Map<string, number | null>
 
   constructor(
     readonly tx: Transaction,
     private readonly relIndex: ReadonlyMap<string, number>,
+    /**
+     * The published graph `tx` overlays, when the caller has it: a record id is then looked up there and in
+     * `nodeChanges`, never in the transaction's overlay index, which indexes every property of every node
+     * the transaction created (thousands in a bulk write) the first time a lookup misses the published graph.
+     */
+    private readonly base?: GraphReader,
   ) {
     this.k = internedNames(tx.names)
+    // Shared by every CanonicalGraph on the transaction: a group commit evaluates several writes in one.
+    let changes = nodeChangesOf.get(tx)
+    if (changes === undefined) {
+      changes = new Map()
+      nodeChangesOf.set(tx, changes)
+    }
+    this.nodeChanges = changes
     this.label = this.k.label
     this.idKey = this.k.id
     this.rawKey = this.k.raw
@@ -129,7 +157,17 @@ export class CanonicalGraph {
   }
 
   private nodeGid(id: string): number | undefined {
-    return this.tx.firstPropertyNodeId(this.label, this.idKey, id)
+    if (this.base === undefined) return this.tx.firstPropertyNodeId(this.label, this.idKey, id)
+    const staged = this.nodeChanges.get(id)
+    if (staged !== undefined) return staged ?? undefined
+    // Records keep their id and labels for life, so a published node is valid unless deleted here.
+    for (const gid of this.base.propertyNodeIds(this.label, this.idKey, id)) return gid
+    return undefined
+  }
+
+  /** Whether a record with this id exists (entity or relationship). */
+  exists(id: string): boolean {
+    return this.nodeGid(id) !== undefined || this.relGid(id) !== undefined
   }
 
   /** Where a record lives, without reading its raw record (existence and endpoint checks). */
@@ -179,7 +217,7 @@ export class CanonicalGraph {
       id,
       recordTypeOf(raw) ?? 'unknown',
       JSON.stringify(raw),
-      BigInt(revision),
+      revision < SMALL_REVISIONS.length ? (SMALL_REVISIONS[revision] as bigint) : BigInt(revision),
     ]
     for (let i = 0; i < TEXT_KEYS.length; i++) {
       const value = raw[TEXT_KEYS[i] as string]
@@ -207,11 +245,19 @@ export class CanonicalGraph {
       this.k.labelsOf.set(type, labels)
     }
     // The transaction keeps its own label list (it interns them): sharing this frozen one is safe.
-    return this.tx.createNode(labels, this.props(id, raw, revision))
+    const gid = this.tx.createNode(labels, this.props(id, raw, revision))
+    this.nodeChanges.set(id, gid)
+    return gid
   }
 
   createRelationship(id: string, raw: RawRecord, start: number, end: number, revision = 1): number {
-    const type = this.tx.names.id(relationshipType(raw))
+    // The type follows from `relationship_type` alone, except for a sighting (keyed apart by a symbol).
+    const by = raw.type === 'sighting' ? SIGHTING : raw.relationship_type
+    let type = this.k.relTypeOf.get(by)
+    if (type === undefined) {
+      type = this.tx.names.id(relationshipType(raw))
+      if (typeof by !== 'object') this.k.relTypeOf.set(by, type)
+    }
     const gid = this.tx.createRelationship(type, start, end, this.props(id, raw, revision))
     this.relChanges.set(id, gid)
     return gid
@@ -265,6 +311,7 @@ export class CanonicalGraph {
       cascaded.push(attached.id)
     }
     this.tx.deleteNode(record.gid)
+    this.nodeChanges.set(record.id, null)
     return cascaded
   }
 

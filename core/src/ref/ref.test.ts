@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
-import { injectStorageFailure, refRelationship } from '../testing/index.js'
+import { injectStorageFailure, refBulkCreates, refRelationship } from '../testing/index.js'
 import { REF_WORKSPACE_ID } from './records.js'
 import type { ReferenceClient } from './reference-client.js'
 import type { ReferenceProbe } from './reference-probe.js'
@@ -198,6 +198,30 @@ describe('reference writes: requests and records', () => {
     const second = await open(copy)
     expect(await second.ref.write(create(malware('malware--k9'), 'restart-key'))).toEqual(answer)
     expect((await second.ref.reconstruction()).records).toHaveLength(1)
+    await first.close().catch(() => {})
+  })
+
+  it('a bulk write logged as columnar runs comes back whole after kill and restart', async () => {
+    const dir = tempDir()
+    const first = await openEngine({
+      storage: { mode: 'persistent', dir, checkpointEveryBytes: 1e12 },
+      ref: { maxOperations: 500 },
+    })
+    const operations = refBulkCreates('c', 40, 120)
+    expect(outcome(await first.ref.write(request('bulk', { operations, atomic: true }))).status).toBe(
+      'success',
+    )
+    const query =
+      'MATCH (a:Malware)-[r]->(b) RETURN a.stix_id, type(r), r.ref_revision, b.name ORDER BY r.stix_id'
+    const before = await first.read(query, {}, { workspaceId: REF_WORKSPACE_ID })
+    const corpus = await first.ref.reconstruction()
+    const copy = tempDir()
+    cpSync(dir, copy, { recursive: true, filter: (path) => !path.endsWith('.lock') })
+    const second = await open(copy, { maxOperations: 500 })
+    expect(second.recoveryFacts().replayed_transactions).toBeGreaterThan(0)
+    expect((await second.read(query, {}, { workspaceId: REF_WORKSPACE_ID })).data).toEqual(before.data)
+    expect(before.data?.rows).toHaveLength(120)
+    expect((await second.ref.reconstruction()).records).toEqual(corpus.records)
     await first.close().catch(() => {})
   })
 

@@ -329,7 +329,7 @@ export class RefWrites {
     undo?: IndexUndo,
   ): Evaluated {
     const context = request.context
-    const graph = new CanonicalGraph(tx, this.relationshipIndex())
+    const graph = new CanonicalGraph(tx, this.relationshipIndex(), this.storeOf(REF_WORKSPACE_ID))
     const evaluated = evaluateWrite(request, graph, envelope)
     if (evaluated.applied === 0) {
       if (evaluated.abort) throw new AtomicAbort(evaluated.response)

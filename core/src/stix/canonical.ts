@@ -38,7 +38,7 @@ function sortDeep(value: unknown): unknown {
     return out
   }
   const object = value as Record<string, unknown>
-  const keys = Object.keys(object).sort()
+  const keys = sortKeys(Object.keys(object))
   const out: Record<string, unknown> = {}
   for (const key of keys) {
     if (INDEX_KEY.test(key) || key === '__proto__') return SLOW
@@ -49,6 +49,26 @@ function sortDeep(value: unknown): unknown {
     out[key] = sorted
   }
   return out
+}
+
+/**
+ * `keys.sort()` in place, by insertion for the few keys of most objects: the engine's sort copies the array
+ * into a work array first, and the fingerprint of a 5,000-record bulk write sorts 10,000 small key lists
+ * (a fifth of the bytes that write allocated). Same order: both compare UTF-16 code units.
+ */
+function sortKeys(keys: string[]): string[] {
+  if (keys.length > 16) return keys.sort()
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string
+    let j = i - 1
+    if ((keys[j] as string) <= key) continue
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string
+      j--
+    }
+    keys[j + 1] = key
+  }
+  return keys
 }
 
 function slowCanonicalize(value: unknown): string {

@@ -24,4 +24,4 @@ export {
   memoryInput,
   op as memoryOperation,
 } from './memory-requests.js'
-export { refCreate, refRelationship, refWriteRequest } from './ref-requests.js'
+export { refBulkCreates, refCreate, refRelationship, refWriteRequest } from './ref-requests.js'

@@ -30,3 +30,26 @@ export const refRelationship = (id: string, source: string, target: string) => (
   source_ref: source,
   target_ref: target,
 })
+
+/**
+ * The operations of a bulk create: `nodes` malware records (`malware--<prefix><i>`, every fourth with a
+ * description) then `rels` relationships between them; enough of each makes a commit log columnar runs.
+ */
+export function refBulkCreates(prefix: string, nodes: number, rels: number) {
+  const node = (i: number) => `malware--${prefix}${i % nodes}`
+  return [
+    ...Array.from({ length: nodes }, (_, i) => ({
+      operation: 'create',
+      record: {
+        id: node(i),
+        type: 'malware',
+        name: `M ${node(i)}`,
+        ...(i % 4 === 0 ? { description: `d ${i}` } : {}),
+      },
+    })),
+    ...Array.from({ length: rels }, (_, i) => ({
+      operation: 'create',
+      record: refRelationship(`relationship--${prefix}${i}`, node(i), node(i * 7 + 3)),
+    })),
+  ]
+}
