@@ -384,7 +384,7 @@ export class WalWriter {
 }
 
 /** Records a burst of writers sends to the I/O thread at a time (the rest at the end of the tick). */
-const POST_EVERY = 16
+const POST_EVERY = 32
 
 /**
  * Whether a cohort of writers whose work takes `workMs` between two fsyncs of `syncMs` goes faster in two
