@@ -21,27 +21,18 @@ const SUFFIX_LENGTH = ',"sha256":"'.length + 64 + '"}'.length
 // One-shot digest: no Hash object per record (measurable at tens of thousands of commits per second).
 const sha256 = (text: string) => hash('sha256', text, 'hex')
 
-/** The record's JSON without its closing brace: the text the line's digest covers. */
-export function walRecordPrefix(record: WalRecord): string {
-  // Written out directly: the same text JSON.stringify gives for these fields, without an object to build
-  // and a copy to slice per record.
-  const at = Number.isFinite(record.at) ? String(record.at) : 'null'
-  const body =
-    record.body instanceof JsonText ? record.body.text : (JSON.stringify(record.body) as string | undefined) // undefined: the key is left out
-  return `{"seq":${record.seq},"tx":${JSON.stringify(record.tx)},"at":${at},"kind":${JSON.stringify(record.kind)}${body === undefined ? '' : `,"body":${body}`}`
-}
-
-/** The whole line of a record whose prefix is `prefix`: the digest of the prefix closes it. */
-export function sealWalLine(prefix: string): string {
-  return `${prefix},"sha256":"${sha256(prefix)}"}\n`
-}
-
 /**
  * Encodes a record as one line ending in `,"sha256":"<hex>"}\n`, the digest covering everything before it,
  * so a torn or altered line is detected without a second file.
  */
 export function encodeWalRecord(record: WalRecord): string {
-  return sealWalLine(walRecordPrefix(record))
+  // The object's JSON without its closing brace, written out directly: the same text JSON.stringify gives
+  // for these fields, without an object to build and a copy to slice per record.
+  const at = Number.isFinite(record.at) ? String(record.at) : 'null'
+  const body =
+    record.body instanceof JsonText ? record.body.text : (JSON.stringify(record.body) as string | undefined) // undefined: the key is left out
+  const prefix = `{"seq":${record.seq},"tx":${JSON.stringify(record.tx)},"at":${at},"kind":${JSON.stringify(record.kind)}${body === undefined ? '' : `,"body":${body}`}`
+  return `${prefix},"sha256":"${sha256(prefix)}"}\n`
 }
 
 export type DecodeResult = { ok: true; record: WalRecord } | { ok: false; reason: 'malformed' | 'checksum' }

@@ -1,16 +1,14 @@
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { WalBatchWriter } from './wal-io-task.js'
 import { listSegments } from './wal-reader.js'
-import { decodeWalRecord, encodeWalRecord, type WalRecord, walRecordPrefix } from './wal-record.js'
+import { encodeWalRecord, type WalRecord } from './wal-record.js'
 import { splitPays, WalWriter } from './wal-writer.js'
 
-const openWriter = async (ioThread = true) => {
+const openWriter = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wal-writer-'))
-  const options = { dir, requireFsync: true, segmentBytes: 1 << 20, now: () => 42, ioThread }
-  const writer = await WalWriter.open(options, 0)
+  const writer = await WalWriter.open({ dir, requireFsync: true, segmentBytes: 1 << 20, now: () => 42 }, 0)
   const text = () => readFileSync(listSegments(dir)[0]!.path, 'utf8')
   return { writer, text }
 }
@@ -53,7 +51,7 @@ describe('WAL writer group commit', () => {
   })
 
   it('collects the appends made during an fsync into the next batch, and tells the listener once per batch', async () => {
-    const { writer, text } = await openWriter(false)
+    const { writer, text } = await openWriter()
     const told: number[] = []
     writer.listener = { durable: (seq) => told.push(seq), failed: () => {} }
     const first = Array.from({ length: 3 }, () => writer.append('test', {}))
@@ -82,140 +80,6 @@ describe('WAL writer group commit', () => {
     expect(failures).toEqual(['EIO: disk on fire'])
     expect(() => writer.append('test', {})).toThrow(/unavailable after an earlier failure/)
     await writer.close()
-  })
-})
-
-describe("the log's I/O thread", () => {
-  it('writes the bytes the in-process writer writes (the build has the thread entry)', async () => {
-    const bodies = [{ n: 1 }, { text: 'é ☃ 𝄞 "q" \\ \n' }, undefined, [1, 2, 3]]
-    const texts: string[] = []
-    for (const ioThread of [true, false]) {
-      const { writer, text } = await openWriter(ioThread)
-      expect((writer as unknown as { io: unknown }).io !== null).toBe(ioThread)
-      await Promise.all(bodies.map((body) => writer.append('test', body, 'tx--same').durable))
-      await writer.close()
-      texts.push(text())
-    }
-    expect(texts[0]).toBe(texts[1])
-    const lines = texts[0]!.trimEnd().split('\n').map(decodeWalRecord)
-    expect(lines.map((d) => d.ok && d.record.seq)).toEqual([1, 2, 3, 4])
-  })
-
-  it('seals and writes the batches that queued in one write, and fails every batch after a failure', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wal-io-'))
-    const path = join(dir, 'segment')
-    const fd = openSync(path, 'w')
-    const records: WalRecord[] = [1, 2, 3].map((seq) => ({
-      seq,
-      tx: 'tx--a',
-      at: 1,
-      kind: 'k',
-      body: { v: 'é' },
-    }))
-    const job = (r: WalRecord[], position: number) => ({
-      fd,
-      position,
-      prefixes: r.map(walRecordPrefix).join('\n'),
-      sync: true,
-    })
-    const writer = new WalBatchWriter()
-    const lines = records.map(encodeWalRecord)
-    expect(writer.write([job(records.slice(0, 1), 0)])).toEqual({
-      ok: true,
-      batches: 1,
-      bytes: Buffer.byteLength(lines[0]!),
-    })
-    // Two batches queued: one write after the first (position -1: where the thread left off).
-    const both = writer.write([job(records.slice(1, 2), -1), job(records.slice(2), -1)])
-    expect(both).toEqual({ ok: true, batches: 2, bytes: Buffer.byteLength(lines[1]! + lines[2]!) })
-    expect(readFileSync(path, 'utf8')).toBe(lines.join(''))
-    closeSync(fd)
-    // Open for reading only (a closed descriptor's number could be reused by the time it is written to).
-    const readOnly = openSync(path, 'r')
-    const failing = new WalBatchWriter()
-    const failed = failing.write([{ fd: readOnly, position: 0, prefixes: '{"seq":1', sync: true }])
-    expect(failed).toMatchObject({ ok: false, batches: 1, code: 'EBADF' })
-    closeSync(readOnly)
-    // Poisoned: a later batch fails without touching the (closed) descriptor.
-    expect(failing.write([job(records, -1), job(records, -1)])).toMatchObject({
-      ok: false,
-      batches: 2,
-      code: 'EBADF',
-    })
-  })
-
-  it('a batch the thread cannot write fails with DURABILITY_FAILED and poisons the log', async () => {
-    const { writer } = await openWriter()
-    const failures: string[] = []
-    writer.listener = { durable: () => {}, failed: (e) => failures.push(e.message) }
-    await writer.append('test', {}).durable
-    // The segment's descriptor turns read-only under the writer: the thread's pwrite fails with EBADF.
-    const inside = writer as unknown as { fd: number; segmentPath: string }
-    closeSync(inside.fd)
-    inside.fd = openSync(inside.segmentPath, 'r')
-    const later = [writer.append('test', {}), writer.append('test', {})]
-    for (const a of later) await expect(a.durable).rejects.toMatchObject({ code: 'DURABILITY_FAILED' })
-    expect(failures).toHaveLength(1)
-    expect(failures[0]).toMatch(/EBADF/)
-    expect(() => writer.append('test', {})).toThrow(/unavailable after an earlier failure/)
-    writer.abandon()
-  })
-
-  it('acknowledges the batches that queued during a write together, in order', async () => {
-    const { writer, text } = await openWriter()
-    const told: number[] = []
-    writer.listener = { durable: (seq) => told.push(seq), failed: () => {} }
-    const waves = [3, 4, 5].map((n) => {
-      const wave = Array.from({ length: n }, () => writer.append('test', {}))
-      return wave
-    })
-    await Promise.all(waves.flat().map((a) => a.durable))
-    expect(told.at(-1)).toBe(12)
-    expect(told).toEqual([...told].sort((a, b) => a - b))
-    expect(writer.fsyncs).toBe(told.length)
-    expect(
-      text()
-        .trimEnd()
-        .split('\n')
-        .map((line) => JSON.parse(line).seq),
-    ).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
-    await writer.close()
-  })
-
-  it('rotates segments only once the batches out answered, and acknowledges in order across them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wal-writer-'))
-    const writer = await WalWriter.open({ dir, requireFsync: true, segmentBytes: 2_000, now: () => 1 }, 0)
-    const acknowledged: number[] = []
-    const all: ReturnType<WalWriter['append']>[] = []
-    // Waves of 10 writers (a segment holds about 18 lines): some batches are still out when one fills it.
-    for (let wave = 0; wave < 20; wave++) {
-      const appended = Array.from({ length: 10 }, (_, n) => writer.append('test', { n, pad: 'x'.repeat(40) }))
-      all.push(...appended)
-      if (wave % 2 === 1) await Promise.all(all.map((a) => a.durable))
-      else await new Promise((resolve) => setImmediate(resolve))
-    }
-    await Promise.all(all.map((a) => a.durable.then(() => acknowledged.push(a.seq))))
-    await writer.close()
-    expect(acknowledged).toEqual([...acknowledged].sort((a, b) => a - b))
-    expect(acknowledged).toHaveLength(200)
-    const segments = listSegments(dir)
-    expect(segments.length).toBeGreaterThan(3)
-    const seqs = segments.flatMap((segment) =>
-      readFileSync(segment.path, 'utf8')
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => {
-          const decoded = decodeWalRecord(line)
-          if (!decoded.ok) throw new Error(`${segment.path}: ${decoded.reason}`)
-          return decoded.record.seq
-        }),
-    )
-    expect(seqs).toEqual(all.map((a) => a.seq))
-    // Each segment is named by its first sequence (the last one, opened after the last batch, is empty).
-    for (const segment of segments) {
-      const first = readFileSync(segment.path, 'utf8').match(/^\{"seq":(\d+)/)?.[1]
-      if (first !== undefined) expect(segment.path).toMatch(new RegExp(`-0*${first}\\.jsonl$`))
-    }
   })
 })
 

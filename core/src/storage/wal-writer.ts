@@ -5,10 +5,8 @@ import { EngineError } from '../errors.js'
 import { fsyncDirectory } from './atomic-file.js'
 import { writeAllAt } from './positional-write.js'
 import { storageTrouble } from './storage-trouble.js'
-import { errorReply, type WalIoReply } from './wal-io-task.js'
-import { WalIoThread } from './wal-io-thread.js'
 import { segmentName, WAL_DIR } from './wal-reader.js'
-import { sealWalLine, walRecordPrefix } from './wal-record.js'
+import { encodeWalRecord } from './wal-record.js'
 
 export interface Appended {
   seq: number
@@ -25,10 +23,7 @@ class Batch {
     this.resolve = resolve
     this.reject = reject
   })
-  /** Each record's JSON without its closing brace; sealed by its digest when written. */
-  prefixes: string[] = []
-  /** The sequence of its last record, set when it is sent to the I/O thread. */
-  lastSeq = 0
+  lines: string[] = []
   constructor() {
     // A caller that stops waiting (its request failed first) must not leave an unhandled rejection.
     this.durable.catch(() => {})
@@ -41,8 +36,6 @@ export interface WalWriterOptions {
   /** Rotate to a new segment past this size. */
   segmentBytes: number
   now: () => number
-  /** False: seal, write and sync on the event loop even when fsync is required (default: an I/O thread). */
-  ioThread?: boolean
 }
 
 /** Told once per batch, before the batch's writers wake. */
@@ -90,16 +83,6 @@ export class WalWriter {
   bytesWritten = 0
   fsyncs = 0
   listener: WalListener | null = null
-  /** Seals, writes and syncs batches off the event loop when fsync is required (null: in-process). */
-  private io: WalIoThread | null = null
-  /** Given up while batches were out: the file is closed once they answered. */
-  private abandoned = false
-  /** Batches sent to the I/O thread, oldest first; it answers them in order. */
-  private readonly inFlight: Batch[] = []
-  /** The segment is full: batches wait until the ones out answered and the next segment is open. */
-  private rotating = false
-  /** The thread was told the live segment's descriptor and where to write (it keeps the position since). */
-  private positionSent = false
 
   private constructor(
     private readonly options: WalWriterOptions,
@@ -113,9 +96,6 @@ export class WalWriter {
     const writer = new WalWriter(options, lastSeq)
     mkdirSync(join(options.dir, WAL_DIR), { recursive: true })
     writer.startSegment(lastSeq + 1)
-    // Without fsync a batch is written and acknowledged in the same tick: no thread to wait for.
-    if (options.requireFsync && options.ioThread !== false)
-      writer.io = WalIoThread.start((reply) => writer.answered(reply))
     return writer
   }
 
@@ -149,13 +129,9 @@ export class WalWriter {
     }
     const seq = this.nextSeq++
     const batch = this.pending
-    const count = batch.prefixes.push(walRecordPrefix({ seq, tx, at: this.options.now(), kind, body }))
+    const count = batch.lines.push(encodeWalRecord({ seq, tx, at: this.options.now(), kind, body }))
     this.appendedAt = performance.now()
-    if (this.io !== null) {
-      // Sent in parts while a burst of writers works, so the thread writes and syncs meanwhile.
-      if (count === POST_EVERY) this.post()
-      else this.flushAtEndOfTick()
-    } else if (!this.syncing) {
+    if (!this.syncing) {
       if (count === this.splitAt) this.flush()
       else this.flushAtEndOfTick()
     }
@@ -171,144 +147,69 @@ export class WalWriter {
 
   private readonly endOfTick = (): void => {
     this.scheduled = false
-    if (this.pending.prefixes.length === 0) return
-    if (this.io !== null) this.post()
-    else if (!this.syncing) this.flush()
+    if (!this.syncing && this.pending.lines.length > 0) this.flush()
   }
 
-  /**
-   * Sends the pending records to the I/O thread at once, without waiting for the batches already out: the
-   * thread takes every batch that queued during its last fdatasync into its next write and fdatasync (group
-   * commit on the thread's side), so the event loop never waits for the disk and never idles for it.
-   */
-  private post(): void {
-    if (this.rotating) return // sent once the segment turned (see answered)
-    const batch = this.pending
-    this.pending = new Batch()
-    if (this.failure !== null) {
-      this.fail(this.failure, batch)
-      return
-    }
-    batch.lastSeq = this.nextSeq - 1
-    this.inFlight.push(batch)
-    const position = this.positionSent ? -1 : this.segmentSize
-    this.positionSent = true
-    this.io!.post({ fd: this.fd!, position, prefixes: batch.prefixes.join('\n'), sync: true })
-  }
-
-  /** The thread wrote and synced the oldest `reply.batches` batches out, or failed them. */
-  private answered(reply: WalIoReply): void {
-    const done = this.inFlight.splice(0, reply.batches)
-    if (!reply.ok) {
-      const error = Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {})
-      for (const batch of done) this.fail(error, batch)
-    } else if (done.length > 0) {
-      this.advance(reply.bytes)
-      this.fsyncs++
-      this.durableSeq = (done[done.length - 1] as Batch).lastSeq
-      this.segmentDurableBytes = this.segmentSize
-      if (this.segmentSize >= this.options.segmentBytes) this.rotating = true
-      this.listener?.durable(this.durableSeq)
-      for (const batch of done) batch.resolve()
-    }
-    if (this.inFlight.length > 0) return
-    if (this.abandoned) this.abandon()
-    if (this.rotating && this.fd !== null) this.turnSegment()
-    if (this.pending.prefixes.length === 0) this.wakeIdle()
-  }
-
-  /** Everything sent is on disk: the next records go to a new segment, starting with those held meanwhile. */
-  private turnSegment(): void {
-    this.rotating = false
-    try {
-      this.startSegment(this.durableSeq + 1)
-      this.positionSent = false
-    } catch (error) {
-      // The batches are on disk; only the next ones cannot be written.
-      this.noteFailure(error as Error)
-    }
-    if (this.pending.prefixes.length > 0) this.post()
-  }
-
-  /** In-process: writes every pending line at once and starts their fdatasync. */
+  /** Writes every pending line at once and starts their fdatasync. */
   private flush(): void {
     const batch = this.pending
-    const prefixes = batch.prefixes
+    const lines = batch.lines
     const lastSeq = this.nextSeq - 1
     this.pending = new Batch()
     this.splitAt = 0
-    if (this.failure !== null) {
-      this.fail(this.failure, batch)
-      return
-    }
-    const started = performance.now()
     let bytes = 0
     try {
-      let text = ''
-      for (let i = 0; i < prefixes.length; i++) text += sealWalLine(prefixes[i]!)
-      bytes = writeAllAt(this.fd!, text, this.segmentSize)
+      if (this.failure !== null) throw this.failure
+      bytes = writeAllAt(this.fd!, lines.length === 1 ? lines[0]! : lines.join(''), this.segmentSize)
     } catch (error) {
       this.fail(error as Error, batch)
       return
     }
+    this.segmentSize += bytes
+    this.bytesWritten += bytes
+    const end = this.segmentSize
     if (!this.options.requireFsync) {
-      this.advance(bytes)
-      this.batchDurable(lastSeq, batch, this.segmentSize)
+      this.batchDurable(lastSeq, batch, end)
       return
     }
     this.syncing = true
-    fdatasync(this.fd!, (error) =>
-      this.written(
-        error === null ? { ok: true, batches: 1, bytes } : errorReply(error, 1),
-        batch,
-        lastSeq,
-        started,
-      ),
-    )
-  }
-
-  private advance(bytes: number): void {
-    this.segmentSize += bytes
-    this.bytesWritten += bytes
-  }
-
-  /** A batch's write and fdatasync answered: acknowledge it, and choose how the next cohort is batched. */
-  private written(reply: WalIoReply, batch: Batch, lastSeq: number, started: number): void {
-    this.syncing = false
-    if (!reply.ok) {
-      this.fail(Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {}), batch)
-      return
-    }
-    this.advance(reply.bytes)
-    this.fsyncs++
-    const now = performance.now()
-    const syncMs = now - started
-    const workMs = this.appendedAt - this.wokeAt
-    // What collected meanwhile came from the other half of a split cohort (whose work was `workMs`).
-    const halves = this.pending.prefixes.length > 0
-    let pipeline = false
-    if (halves) pipeline = splitPays(2 * workMs, syncMs)
-    else this.splitAt = splitPays(workMs, syncMs) ? Math.ceil(batch.prefixes.length / 2) : 0
-    this.wokeAt = now
-    this.batchDurable(lastSeq, batch, this.segmentSize)
-    if (!halves || this.syncing) return
-    // Sync the other half now while this one works, or let this one join it at the end of the tick.
-    if (pipeline) this.flush()
-    else this.flushAtEndOfTick()
+    const started = performance.now()
+    fdatasync(this.fd!, (error) => {
+      this.syncing = false
+      if (error !== null) {
+        this.fail(error, batch)
+        return
+      }
+      this.fsyncs++
+      const now = performance.now()
+      const syncMs = now - started
+      const workMs = this.appendedAt - this.wokeAt
+      // What collected meanwhile came from the other half of a split cohort (whose work was `workMs`).
+      const halves = this.pending.lines.length > 0
+      let pipeline = false
+      if (halves) pipeline = splitPays(2 * workMs, syncMs)
+      else this.splitAt = splitPays(workMs, syncMs) ? Math.ceil(lines.length / 2) : 0
+      this.wokeAt = now
+      this.batchDurable(lastSeq, batch, end)
+      if (!halves || this.syncing) return
+      // Sync the other half now while this one works, or let this one join it at the end of the tick.
+      if (pipeline) this.flush()
+      else this.flushAtEndOfTick()
+    })
   }
 
   private batchDurable(lastSeq: number, batch: Batch, end: number): void {
     this.durableSeq = lastSeq
     this.segmentDurableBytes = end
     try {
-      if (this.fd !== null && this.segmentSize >= this.options.segmentBytes) this.startSegment(lastSeq + 1)
+      if (this.segmentSize >= this.options.segmentBytes) this.startSegment(lastSeq + 1)
     } catch (error) {
       // The batch is on disk; only the next one cannot be written.
       this.noteFailure(error as Error)
     }
     this.listener?.durable(lastSeq)
     batch.resolve()
-    if (this.pending.prefixes.length === 0) this.wakeIdle()
+    if (this.pending.lines.length === 0) this.wakeIdle()
   }
 
   /** The first failure poisons the log and is told once; later ones only fail their own batches. */
@@ -339,7 +240,7 @@ export class WalWriter {
 
   /** Waits for everything appended so far to be on disk (or to have failed). */
   async drain(): Promise<void> {
-    while (this.syncing || this.inFlight.length > 0 || this.pending.prefixes.length > 0) {
+    while (this.syncing || this.pending.lines.length > 0) {
       await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
     }
   }
@@ -348,7 +249,6 @@ export class WalWriter {
     await this.drain()
     if (this.fd !== null) closeSync(this.fd)
     this.fd = null
-    await this.io?.close()
   }
 
   /** The live segment and how much of it is durable: after a failure, the rest of it is not to be trusted. */
@@ -361,13 +261,6 @@ export class WalWriter {
    * dropped the dirty pages and a second fsync can report success for data that never reached the disk).
    */
   abandon(): void {
-    // A batch still out on the I/O thread writes to this descriptor: it is closed when that batch answers,
-    // never under it (its number could be another file's by then).
-    if (this.inFlight.length > 0) {
-      this.abandoned = true
-      return
-    }
-    this.io?.close().catch(() => {})
     if (this.fd === null) return
     try {
       closeSync(this.fd)
@@ -382,9 +275,6 @@ export class WalWriter {
     this.noteFailure(error)
   }
 }
-
-/** Records a burst of writers sends to the I/O thread at a time (the rest at the end of the tick). */
-const POST_EVERY = 32
 
 /**
  * Whether a cohort of writers whose work takes `workMs` between two fsyncs of `syncMs` goes faster in two
