@@ -79,6 +79,9 @@ export function mutateJson<T>(value: T, mutations: readonly JsonMutation[]): T {
   const copy = structuredClone(value)
   // One deep nesting per value: enough to pass every bound, and JSON.stringify stays within the stack.
   let nestedAlready = false
+  // One stretch per value: a stretched array repeats one element by reference, so a second stretch inside it
+  // multiplies (200 × 200 × 200 elements from three), and serializing that held a test for minutes.
+  let stretchedAlready = false
   for (const m of mutations) {
     const all = slots(copy)
     if (all.length === 0) break
@@ -104,6 +107,8 @@ export function mutateJson<T>(value: T, mutations: readonly JsonMutation[]): T {
       else delete record[key]
     } else if (m.op === 'replace') record[key] = structuredClone(m.value)
     else {
+      if (stretchedAlready) continue
+      stretchedAlready = true
       const current = record[key]
       if (typeof current === 'string') record[key] = current.repeat(m.times).slice(0, 20_000)
       else if (Array.isArray(current)) record[key] = Array.from({ length: m.times }, () => current[0])
