@@ -7493,6 +7493,7 @@ export interface components {
             validation_errors: {
                 code: string;
                 message: string;
+                neo4j_code: string;
                 field?: string;
                 position?: {
                     line: number;

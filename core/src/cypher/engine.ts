@@ -12,6 +12,7 @@ import {
   emptySummary,
   type MutationSummary,
 } from './executor/context.js'
+import { neo4jStatusCode } from './neo4j-status.js'
 import { bindParams } from './params.js'
 import { type Plan, planQuery } from './planner.js'
 import { toJson } from './result.js'
@@ -29,6 +30,8 @@ export interface CypherRequest {
 export interface CypherValidationError {
   code: string
   message: string
+  /** The Neo4j status code this corresponds to (`Neo.ClientError.Statement.SyntaxError`, …). */
+  neo4j_code: string
   field?: string
   position?: SourcePosition
 }
@@ -364,6 +367,7 @@ function validationError(error: CypherError): CypherValidationError {
   return {
     code: error.code,
     message: error.message,
+    neo4j_code: neo4jStatusCode(error.code, error.phase),
     field: QUERY_FIELD,
     ...(error.position ? { position: error.position } : {}),
   }
@@ -393,7 +397,14 @@ function failure(error: unknown): CypherOutcome {
         result: {
           status: 'Rejected',
           ...empty,
-          validation_errors: [{ code: error.code, message: error.message, field: QUERY_FIELD }],
+          validation_errors: [
+            {
+              code: error.code,
+              message: error.message,
+              neo4j_code: neo4jStatusCode(error.code),
+              field: QUERY_FIELD,
+            },
+          ],
         },
         error,
       }

@@ -11,6 +11,7 @@ export {
 } from './engine.js'
 export { CypherError, type CypherErrorPhase, type SourcePosition } from './errors.js'
 export { type CypherBudgets, DEFAULT_BUDGETS, type MutationSummary } from './executor/context.js'
+export { neo4jStatusCode } from './neo4j-status.js'
 export { parseQuery } from './parser.js'
 export { type Plan, planQuery } from './planner.js'
 export { nodeElementId, relElementId, toJson } from './result.js'

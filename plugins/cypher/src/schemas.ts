@@ -42,6 +42,8 @@ export const CypherResultSchema = Type.Object(
       Type.Object({
         code: Type.String(),
         message: Type.String(),
+        /** The Neo4j status code it corresponds to, for clients that match on Neo4j's codes. */
+        neo4j_code: Type.String(),
         field: Type.Optional(Type.String()),
         position: Type.Optional(
           Type.Object({ line: Type.Integer(), column: Type.Integer(), offset: Type.Integer() }),

@@ -13,7 +13,7 @@ export interface CypherOutcome {
   status: string
   data: { columns: string[]; rows: unknown[][] } | null
   mutation_summary?: unknown
-  validation_errors?: { code: string; message: string }[]
+  validation_errors?: { code: string; message: string; neo4j_code?: string }[]
   warnings?: unknown
 }
 

@@ -18,7 +18,9 @@ const CypherResult = Type.Object(
     rows: Type.Array(Type.Array(Type.Unknown())),
     row_count: Type.Integer({ description: 'Rows the query returned in all pages.' }),
     mutation_summary: Type.Optional(Type.Unknown()),
-    validation_errors: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+    validation_errors: Type.Array(
+      Type.Object({ code: Type.String(), message: Type.String(), neo4j_code: Type.Optional(Type.String()) }),
+    ),
     page: PageSchema,
   },
   { additionalProperties: false },
