@@ -11,7 +11,7 @@ import {
   type TemporalValue,
   TimeValue,
 } from './values.js'
-import { atInstant, zoneOf } from './zones.js'
+import { atInstant, atZone, type Zone, zoneOf } from './zones.js'
 
 /**
  * `duration.between/inMonths/inDays/inSeconds` (java.time's `until`): whole months first, then whole days,
@@ -36,9 +36,6 @@ const timeOf = (v: TemporalValue): Temporal.PlainTime =>
     : v instanceof DateValue
       ? MIDNIGHT
       : (v as LocalDateTimeValue | DateTimeValue).dateTime.toPlainTime()
-
-const offsetOf = (v: TemporalValue): number | undefined =>
-  v instanceof TimeValue || v instanceof DateTimeValue ? v.offsetSeconds : undefined
 
 const utcNanos = (dt: Temporal.PlainDateTime): bigint => dt.toZonedDateTime('UTC').epochNanoseconds
 
@@ -65,32 +62,33 @@ export function durationBetween(a: TemporalValue, b: TemporalValue, unit: Betwee
   }
 }
 
+/** The zone a value carries: a time's offset, a datetime's zone; none for local values and dates. */
+const zoneOfValue = (v: TemporalValue): Zone | undefined =>
+  v instanceof TimeValue ? { offsetSeconds: v.offsetSeconds, name: null } : v instanceof DateTimeValue ? zoneOf(v) : undefined
+
 function between(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): DurationValue {
-  const offA = offsetOf(a)
-  const offB = offsetOf(b)
-  const fromDt = dateTimeOf(a)
-  const toDt = dateTimeOf(b)
-  if (fromDt === undefined || toDt === undefined) {
-    // Times of day only.
-    if (unit === 'months' || unit === 'days') return new DurationValue(0n, 0n, 0n, 0)
-    const bothZoned = offA !== undefined && offB !== undefined
-    const nanoOf = (t: Temporal.PlainTime, offset: number | undefined) =>
-      BigInt(t.hour * 3600 + t.minute * 60 + t.second - (bothZoned ? (offset as number) : 0)) * BigInt(NANOS_PER_SECOND) +
-      BigInt(t.millisecond * 1_000_000 + t.microsecond * 1000 + t.nanosecond)
-    return new DurationValue(0n, 0n, 0n, nanoOf(timeOf(b), offB) - nanoOf(timeOf(a), offA))
-  }
-  let from = fromDt
-  let to = toDt
+  const dateTimeA = dateTimeOf(a)
+  const dateTimeB = dateTimeOf(b)
+  if (dateTimeA === undefined && dateTimeB === undefined) return betweenTimes(a, b, unit)
+  if ((dateTimeA === undefined || dateTimeB === undefined) && unit !== 'seconds' && unit !== 'all')
+    return new DurationValue(0n, 0n, 0n, 0)
+  // A value without a date is read on the other's date; a local one in the other's zone.
+  let from = dateTimeA ?? (dateTimeB as Temporal.PlainDateTime).toPlainDate().toPlainDateTime(timeOf(a))
+  let to = dateTimeB ?? (dateTimeA as Temporal.PlainDateTime).toPlainDate().toPlainDateTime(timeOf(b))
+  const zoneA = zoneOfValue(a) ?? zoneOfValue(b)
+  const zoneB = zoneOfValue(b) ?? zoneOfValue(a)
   let zonedFrom: DateTimeValue | undefined
-  if (a instanceof DateTimeValue && b instanceof DateTimeValue) {
-    zonedFrom = a
-    to = atInstant(b.epochNanoseconds, zoneOf(a)).dateTime
+  let zonedTo: DateTimeValue | undefined
+  if (zoneA && zoneB) {
+    zonedFrom = a instanceof DateTimeValue ? a : atZone(from, zoneA)
+    zonedTo = b instanceof DateTimeValue ? b : atZone(to, zoneB)
+    to = atInstant(zonedTo.epochNanoseconds, zoneOf(zonedFrom)).dateTime
   }
   if (unit === 'months') return new DurationValue(BigInt(wholeUnits(from, to, 'months')), 0n, 0n, 0)
   if (unit === 'days') return new DurationValue(0n, BigInt(wholeUnits(from, to, 'days')), 0n, 0)
   let months = 0
   let days = 0
-  if (unit === 'all') {
+  if (unit === 'all' && dateTimeA !== undefined && dateTimeB !== undefined) {
     months = wholeUnits(from, to, 'months')
     from = from.add({ months })
     days = wholeUnits(from, to, 'days')
@@ -98,8 +96,18 @@ function between(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): Duratio
     if (zonedFrom) zonedFrom = plusDateTime(zonedFrom, months, days, 0n)
   }
   const nanos =
-    zonedFrom && b instanceof DateTimeValue
-      ? b.epochNanoseconds - zonedFrom.epochNanoseconds
-      : utcNanos(to) - utcNanos(from)
+    zonedFrom && zonedTo ? zonedTo.epochNanoseconds - zonedFrom.epochNanoseconds : utcNanos(to) - utcNanos(from)
   return new DurationValue(BigInt(months), BigInt(days), 0n, nanos)
+}
+
+/** Two times of day: offsets count only when both have one. */
+function betweenTimes(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): DurationValue {
+  if (unit === 'months' || unit === 'days') return new DurationValue(0n, 0n, 0n, 0)
+  const offA = zoneOfValue(a)?.offsetSeconds
+  const offB = zoneOfValue(b)?.offsetSeconds
+  const bothZoned = offA != null && offB != null
+  const nanoOf = (t: Temporal.PlainTime, offset: number | null | undefined) =>
+    BigInt(t.hour * 3600 + t.minute * 60 + t.second - (bothZoned ? (offset as number) : 0)) * BigInt(NANOS_PER_SECOND) +
+    BigInt(t.millisecond * 1_000_000 + t.microsecond * 1000 + t.nanosecond)
+  return new DurationValue(0n, 0n, 0n, nanoOf(timeOf(b), offB) - nanoOf(timeOf(a), offA))
 }

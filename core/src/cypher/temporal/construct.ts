@@ -144,23 +144,35 @@ function buildDate(fields: Map<string, Input>, base: Temporal.PlainDate | undefi
 function buildTime(fields: Map<string, Input>, base: Temporal.PlainTime | undefined): Temporal.PlainTime | undefined {
   const get = (name: string) => intField(fields, name)
   if (!TIME_FIELDS.some((f) => fields.has(f))) return base
-  const subSecond = ['millisecond', 'microsecond', 'nanosecond'].some((f) => fields.has(f))
-  const ms = get('millisecond') ?? 0
-  const us = get('microsecond') ?? 0
-  const ns = get('nanosecond') ?? 0
-  if (fields.has('millisecond') && (ms < 0 || ms > 999)) throw invalidValue(`invalid millisecond ${ms}`)
-  if (fields.has('microsecond') && (us < 0 || us > (fields.has('millisecond') ? 999 : 999_999)))
-    throw invalidValue(`invalid microsecond ${us}`)
-  if (ns < 0 || ns > (fields.has('millisecond') || fields.has('microsecond') ? 999 : 999_999_999))
-    throw invalidValue(`invalid nanosecond ${ns}`)
+  const [ms, us, ns] = ['millisecond', 'microsecond', 'nanosecond'].map((f) => get(f))
   const baseNanos = base ? nanoOfDay(base) % NANOS_PER_SECOND : 0
   if (base === undefined && !fields.has('hour')) throw invalidValue('a time needs an hour')
+  const nanoOfSecond = subSecondNanos(ms, us, ns, baseNanos)
   return plainTime(
     get('hour') ?? base?.hour ?? 0,
     get('minute') ?? base?.minute ?? 0,
     get('second') ?? base?.second ?? 0,
-    subSecond ? ms * 1_000_000 + us * 1_000 + ns : baseNanos,
+    nanoOfSecond,
   )
+}
+
+/**
+ * Nanosecond of second from `millisecond`, `microsecond` and `nanosecond` fields: each names its own
+ * digits (123, 456, 789 make .123456789) unless it is the finest given and exceeds its slot (nanosecond:
+ * 645876123 alone is the whole fraction). Digits not given come from the base time.
+ */
+function subSecondNanos(ms: number | undefined, us: number | undefined, ns: number | undefined, base: number): number {
+  if (ms === undefined && us === undefined && ns === undefined) return base
+  const check = (name: string, v: number | undefined, max: number) => {
+    if (v !== undefined && (v < 0 || v > max)) throw invalidValue(`invalid ${name} ${v}`)
+  }
+  check('millisecond', ms, 999)
+  check('microsecond', us, ms === undefined ? 999_999 : 999)
+  check('nanosecond', ns, ms === undefined && us === undefined ? 999_999_999 : 999)
+  let nanos = ms !== undefined ? ms * 1_000_000 + (base % 1_000_000) : base
+  if (us !== undefined) nanos = (ms !== undefined || us < 1000 ? Math.floor(nanos / 1_000_000) * 1_000_000 : 0) + us * 1000 + (nanos % 1000)
+  if (ns !== undefined) nanos = (ms !== undefined || us !== undefined || ns < 1000 ? Math.floor(nanos / 1000) * 1000 : 0) + ns
+  return nanos
 }
 
 /** Constructs from a map: `{year, month, day, …, timezone}`, with `date`, `time`, `datetime` as bases. */
@@ -181,23 +193,25 @@ export function fromMap(kind: TemporalKind, map: Map<string, Input>, ctx: ExecCo
   const zoneOverride = typeof zoneText === 'string' ? parseZone(zoneText) : undefined
   if ([...fields.keys()].every((k) => k === 'timezone')) return now(kind, ctx, zoneOverride)
 
-  let baseDateSource = fields.get('datetime') ?? fields.get('date')
-  let baseTimeSource = fields.get('datetime') ?? fields.get('time')
-  // A zoned source moved to another zone keeps its instant ({time: t, timezone: '+05:00'}).
-  let sourceZone = zoneOfValue(baseTimeSource)
-  if (zoneOverride && sourceZone && hasZone(kind)) {
-    const date = dateOfValue(baseDateSource) ?? calendarDate(1970, 1, 1)
-    const time = timeOfValue(baseTimeSource) as Temporal.PlainTime
-    const moved = atInstant(atZone(date.toPlainDateTime(time), sourceZone).epochNanoseconds, kind === 'time' && zoneOverride.name !== null ? { offsetSeconds: offsetAt(zoneOverride, nowEpoch()), name: null } : zoneOverride)
-    if (baseTimeSource === fields.get('datetime') || (baseDateSource !== undefined && baseDateSource === baseTimeSource)) baseDateSource = moved
-    baseTimeSource = moved
-    sourceZone = zoneOverride
-  }
-  const date = hasDate(kind) ? buildDate(fields, dateOfValue(baseDateSource)) : undefined
-  const time = hasTime(kind) ? buildTime(fields, timeOfValue(baseTimeSource)) : undefined
+  const baseDateSource = fields.get('datetime') ?? fields.get('date')
+  const baseTimeSource = fields.get('datetime') ?? fields.get('time')
+  let date = hasDate(kind) ? buildDate(fields, dateOfValue(baseDateSource)) : undefined
   if (hasDate(kind) && date === undefined) throw invalidValue(`${kind} needs a date (year or date: …)`)
-  const zone = zoneOverride ?? sourceZone ?? UTC
-  const preferOffset = baseTimeSource instanceof DateTimeValue ? baseTimeSource.offsetSeconds : undefined
+  let baseTime = timeOfValue(baseTimeSource)
+  const sourceZone = zoneOfValue(baseTimeSource)
+  let zone = zoneOverride ?? sourceZone ?? UTC
+  if (zoneOverride && sourceZone && baseTime && hasZone(kind)) {
+    // A zoned source moved to another zone keeps its instant ({time: t, timezone: '+05:00'}); its wall
+    // time is read at the (possibly overridden) date, then the time fields apply to the moved time.
+    const anchor = date ?? dateOfValue(baseTimeSource) ?? calendarDate(1970, 1, 1)
+    const prefer = baseTimeSource instanceof DateTimeValue ? baseTimeSource.offsetSeconds : undefined
+    const moved = atInstant(atZone(anchor.toPlainDateTime(baseTime), sourceZone, prefer).epochNanoseconds, zoneOverride)
+    baseTime = moved.dateTime.toPlainTime()
+    if (date) date = moved.dateTime.toPlainDate()
+    if (kind === 'time') zone = { offsetSeconds: moved.offsetSeconds, name: null }
+  }
+  const time = hasTime(kind) ? buildTime(fields, baseTime) : undefined
+  const preferOffset = baseTimeSource instanceof DateTimeValue && !zoneOverride ? baseTimeSource.offsetSeconds : undefined
   return assemble(kind, date ?? calendarDate(1970, 1, 1), time ?? plainTime(0, 0, 0, 0), zone, preferOffset)
 }
 
