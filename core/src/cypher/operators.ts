@@ -2,7 +2,13 @@ import type { Interner } from '../graph/types.js'
 import { type CypherError, runtimeError, typeError } from './errors.js'
 import type { ExecContext } from './executor/context.js'
 import { checkListSize } from './executor/context.js'
-import { durationScale, isTemporal, temporalAdd, temporalProperty, temporalSubtract } from './temporal/index.js'
+import {
+  durationScale,
+  isTemporal,
+  temporalAdd,
+  temporalProperty,
+  temporalSubtract,
+} from './temporal/index.js'
 import {
   type CypherMap,
   checkInt,
@@ -54,7 +60,8 @@ export function formatFloat(value: number): string {
 export function arithmetic(op: '-' | '*' | '/' | '%' | '^', a: Value, b: Value): Value {
   if (a === null || b === null) return null
   if (!isNumber(a) || !isNumber(b)) {
-    const temporal = op === '-' ? temporalSubtract(a, b) : op === '*' || op === '/' ? durationScale(op, a, b) : undefined
+    const temporal =
+      op === '-' ? temporalSubtract(a, b) : op === '*' || op === '/' ? durationScale(op, a, b) : undefined
     if (temporal !== undefined) return temporal
     throw badOperands(op, a, b)
   }

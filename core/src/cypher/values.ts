@@ -1,5 +1,11 @@
 import { runtimeError } from './errors.js'
-import { temporalCompare, temporalEquals, temporalKey, temporalOrder, temporalRank } from './temporal/compare.js'
+import {
+  temporalCompare,
+  temporalEquals,
+  temporalKey,
+  temporalOrder,
+  temporalRank,
+} from './temporal/compare.js'
 import { isTemporal, type TemporalValue, temporalTypeName } from './temporal/values.js'
 
 /**

@@ -39,7 +39,13 @@ export function typedProperty(value: PropertyValue | null): TypedProperty {
   return {
     type: 'json',
     value: list.map((x) =>
-      typeof x === 'bigint' ? integer(x) : typeof x === 'number' ? float(x) : isTemporal(x) ? encodeTemporalTag(x) : x,
+      typeof x === 'bigint'
+        ? integer(x)
+        : typeof x === 'number'
+          ? float(x)
+          : isTemporal(x)
+            ? encodeTemporalTag(x)
+            : x,
     ),
   }
 }

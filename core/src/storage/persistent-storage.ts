@@ -1,4 +1,3 @@
-import { RECORD_FORMAT } from '../version.js'
 import { randomUUID } from 'node:crypto'
 import {
   existsSync,
@@ -12,6 +11,7 @@ import {
 import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
+import { RECORD_FORMAT } from '../version.js'
 import { fsyncDirectory } from './atomic-file.js'
 import { type CheckpointPiece, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
 import type { DurabilityReport } from './durability.js'

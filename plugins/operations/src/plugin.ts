@@ -1,4 +1,10 @@
-import { READABLE_RECORD_FORMATS, RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from '@service/core'
+import {
+  READABLE_RECORD_FORMATS,
+  RECORD_FORMAT,
+  SERVICE_NAME,
+  SERVICE_VERSION,
+  STORAGE_VERSION,
+} from '@service/core'
 import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { HttpErrors, OPERATIONAL_ROUTES } from '@service/plugin-errors'
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'

@@ -24,7 +24,11 @@ export function checkMutations(ctx: ExecContext, tx: Transaction): void {
 }
 
 const isScalar = (v: Value): v is ScalarProperty =>
-  typeof v === 'string' || typeof v === 'boolean' || typeof v === 'bigint' || typeof v === 'number' || isTemporal(v)
+  typeof v === 'string' ||
+  typeof v === 'boolean' ||
+  typeof v === 'bigint' ||
+  typeof v === 'number' ||
+  isTemporal(v)
 
 /** A value as a stored property: undefined means "remove"; maps, graph elements and nested lists are refused. */
 export function toProperty(value: Value): PropertyValue | undefined {

@@ -125,11 +125,16 @@ function lookup(value: TemporalValue, name: string): Field | undefined {
   if (value instanceof DateValue) return dateField(value.date, name)
   if (value instanceof LocalTimeValue) return timeField(value.time, name)
   if (value instanceof TimeValue)
-    return timeField(value.time, name) ?? offsetField(value.offsetSeconds, formatOffset(value.offsetSeconds, true), name)
-  if (value instanceof LocalDateTimeValue) return dateField(value.dateTime.toPlainDate(), name) ?? timeField(value.dateTime, name)
+    return (
+      timeField(value.time, name) ??
+      offsetField(value.offsetSeconds, formatOffset(value.offsetSeconds, true), name)
+    )
+  if (value instanceof LocalDateTimeValue)
+    return dateField(value.dateTime.toPlainDate(), name) ?? timeField(value.dateTime, name)
   if (value instanceof DateTimeValue) {
     if (name === 'epochseconds') return value.epochSeconds
-    if (name === 'epochmillis') return value.epochNanoseconds / 1_000_000n - (value.epochNanoseconds % 1_000_000n < 0n ? 1n : 0n)
+    if (name === 'epochmillis')
+      return value.epochNanoseconds / 1_000_000n - (value.epochNanoseconds % 1_000_000n < 0n ? 1n : 0n)
     return (
       dateField(value.dateTime.toPlainDate(), name) ??
       timeField(value.dateTime, name) ??
@@ -141,6 +146,7 @@ function lookup(value: TemporalValue, name: string): Field | undefined {
 
 export function temporalProperty(value: TemporalValue, key: string): Field {
   const field = lookup(value, key.toLowerCase())
-  if (field === undefined) throw typeError(`${value.constructor.name.replace(/Value$/, '')} has no field '${key}'`)
+  if (field === undefined)
+    throw typeError(`${value.constructor.name.replace(/Value$/, '')} has no field '${key}'`)
   return field
 }

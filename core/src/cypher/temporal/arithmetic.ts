@@ -15,7 +15,9 @@ import { atInstant, atZone, zoneOf } from './zones.js'
 /** `+`, `-`, `*`, `/` with temporal operands (Neo4j 5): instants move by durations, durations combine. */
 
 const outOfRange = (error: unknown): Error =>
-  error instanceof RangeError ? runtimeError('INVALID_ARGUMENT_VALUE', `temporal value out of range: ${error.message}`) : (error as Error)
+  error instanceof RangeError
+    ? runtimeError('INVALID_ARGUMENT_VALUE', `temporal value out of range: ${error.message}`)
+    : (error as Error)
 
 /** Seconds and nanoseconds as one Temporal duration (its fields must share a sign). */
 function exactDuration(totalNanos: bigint): Temporal.Duration {
@@ -30,7 +32,7 @@ function exactDuration(totalNanos: bigint): Temporal.Duration {
 function plus(value: TemporalValue, d: DurationValue, sign: 1n | -1n): TemporalValue {
   const months = Number(d.months * sign)
   const days = Number(d.days * sign)
-  const nanos = (d.seconds * 1_000_000_000n) * sign + BigInt(d.nanoseconds) * sign
+  const nanos = d.seconds * 1_000_000_000n * sign + BigInt(d.nanoseconds) * sign
   try {
     if (value instanceof DateValue) {
       // A date takes whole days out of the seconds (truncated toward zero, as Neo4j does).
@@ -38,7 +40,8 @@ function plus(value: TemporalValue, d: DurationValue, sign: 1n | -1n): TemporalV
       return new DateValue(value.date.add({ months }).add({ days }).add({ days: extraDays }))
     }
     if (value instanceof LocalTimeValue) return new LocalTimeValue(value.time.add(exactDuration(nanos)))
-    if (value instanceof TimeValue) return new TimeValue(value.time.add(exactDuration(nanos)), value.offsetSeconds)
+    if (value instanceof TimeValue)
+      return new TimeValue(value.time.add(exactDuration(nanos)), value.offsetSeconds)
     if (value instanceof LocalDateTimeValue)
       return new LocalDateTimeValue(value.dateTime.add({ months }).add({ days }).add(exactDuration(nanos)))
     if (value instanceof DateTimeValue) return plusDateTime(value, months, days, nanos)
@@ -49,13 +52,19 @@ function plus(value: TemporalValue, d: DurationValue, sign: 1n | -1n): TemporalV
 }
 
 /** Calendar parts on the wall clock (keeping the offset where still valid), exact time on the instant. */
-export function plusDateTime(value: DateTimeValue, months: number, days: number, nanos: bigint): DateTimeValue {
+export function plusDateTime(
+  value: DateTimeValue,
+  months: number,
+  days: number,
+  nanos: bigint,
+): DateTimeValue {
   const zone = zoneOf(value)
   let out = value
   if (months !== 0 || days !== 0)
     out = atZone(value.dateTime.add({ months }).add({ days }), zone, value.offsetSeconds)
   if (nanos === 0n) return out
-  if (zone.name === null) return new DateTimeValue(out.dateTime.add(exactDuration(nanos)), out.offsetSeconds, null)
+  if (zone.name === null)
+    return new DateTimeValue(out.dateTime.add(exactDuration(nanos)), out.offsetSeconds, null)
   return atInstant(out.epochNanoseconds + nanos, zone)
 }
 

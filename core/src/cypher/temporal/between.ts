@@ -40,7 +40,11 @@ const timeOf = (v: TemporalValue): Temporal.PlainTime =>
 const utcNanos = (dt: Temporal.PlainDateTime): bigint => dt.toZonedDateTime('UTC').epochNanoseconds
 
 /** java.time's rule: a partial last day does not count as a whole unit. */
-function wholeUnits(from: Temporal.PlainDateTime, to: Temporal.PlainDateTime, unit: 'months' | 'days'): number {
+function wholeUnits(
+  from: Temporal.PlainDateTime,
+  to: Temporal.PlainDateTime,
+  unit: 'months' | 'days',
+): number {
   let end = to.toPlainDate()
   const start = from.toPlainDate()
   const dateOrder = Temporal.PlainDate.compare(end, start)
@@ -57,14 +61,19 @@ export function durationBetween(a: TemporalValue, b: TemporalValue, unit: Betwee
   try {
     return between(a, b, unit)
   } catch (error) {
-    if (error instanceof RangeError) throw runtimeError('INVALID_ARGUMENT_VALUE', `duration out of range: ${error.message}`)
+    if (error instanceof RangeError)
+      throw runtimeError('INVALID_ARGUMENT_VALUE', `duration out of range: ${error.message}`)
     throw error
   }
 }
 
 /** The zone a value carries: a time's offset, a datetime's zone; none for local values and dates. */
 const zoneOfValue = (v: TemporalValue): Zone | undefined =>
-  v instanceof TimeValue ? { offsetSeconds: v.offsetSeconds, name: null } : v instanceof DateTimeValue ? zoneOf(v) : undefined
+  v instanceof TimeValue
+    ? { offsetSeconds: v.offsetSeconds, name: null }
+    : v instanceof DateTimeValue
+      ? zoneOf(v)
+      : undefined
 
 function between(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): DurationValue {
   const dateTimeA = dateTimeOf(a)
@@ -96,7 +105,9 @@ function between(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): Duratio
     if (zonedFrom) zonedFrom = plusDateTime(zonedFrom, months, days, 0n)
   }
   const nanos =
-    zonedFrom && zonedTo ? zonedTo.epochNanoseconds - zonedFrom.epochNanoseconds : utcNanos(to) - utcNanos(from)
+    zonedFrom && zonedTo
+      ? zonedTo.epochNanoseconds - zonedFrom.epochNanoseconds
+      : utcNanos(to) - utcNanos(from)
   return new DurationValue(BigInt(months), BigInt(days), 0n, nanos)
 }
 
@@ -107,7 +118,8 @@ function betweenTimes(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): Du
   const offB = zoneOfValue(b)?.offsetSeconds
   const bothZoned = offA != null && offB != null
   const nanoOf = (t: Temporal.PlainTime, offset: number | null | undefined) =>
-    BigInt(t.hour * 3600 + t.minute * 60 + t.second - (bothZoned ? (offset as number) : 0)) * BigInt(NANOS_PER_SECOND) +
+    BigInt(t.hour * 3600 + t.minute * 60 + t.second - (bothZoned ? (offset as number) : 0)) *
+      BigInt(NANOS_PER_SECOND) +
     BigInt(t.millisecond * 1_000_000 + t.microsecond * 1000 + t.nanosecond)
   return new DurationValue(0n, 0n, 0n, nanoOf(timeOf(b), offB) - nanoOf(timeOf(a), offA))
 }

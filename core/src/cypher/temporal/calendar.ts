@@ -57,7 +57,8 @@ export function plainTime(
   second: number,
   nanoOfSecond: number,
 ): Temporal.PlainTime {
-  if (nanoOfSecond < 0 || nanoOfSecond > 999_999_999) throw invalidValue(`invalid nanosecond of second ${nanoOfSecond}`)
+  if (nanoOfSecond < 0 || nanoOfSecond > 999_999_999)
+    throw invalidValue(`invalid nanosecond of second ${nanoOfSecond}`)
   try {
     return Temporal.PlainTime.from(
       {

@@ -24,7 +24,9 @@ export function temporalEquals(a: TemporalValue, b: TemporalValue): boolean {
   if (a.constructor !== b.constructor) return false
   if (a instanceof DurationValue) {
     const d = b as DurationValue
-    return a.months === d.months && a.days === d.days && a.seconds === d.seconds && a.nanoseconds === d.nanoseconds
+    return (
+      a.months === d.months && a.days === d.days && a.seconds === d.seconds && a.nanoseconds === d.nanoseconds
+    )
   }
   if (a instanceof DateTimeValue) {
     const d = b as DateTimeValue

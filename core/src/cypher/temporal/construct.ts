@@ -1,6 +1,15 @@
 import { Temporal } from 'temporal-polyfill'
 import type { ExecContext } from '../executor/context.js'
-import { calendarDate, dayOfQuarter, invalidValue, ordinalDate, plainTime, quarterDate, quarterOf, weekDate } from './calendar.js'
+import {
+  calendarDate,
+  dayOfQuarter,
+  invalidValue,
+  ordinalDate,
+  plainTime,
+  quarterDate,
+  quarterOf,
+  weekDate,
+} from './calendar.js'
 import { nowInstant } from './clock.js'
 import { parseDate, parseDateTime, parseTime } from './parse.js'
 import {
@@ -47,7 +56,13 @@ function zoneOfValue(v: Input): Zone | undefined {
 }
 
 /** Builds a value of `kind` from its date, time and zone. */
-function assemble(kind: TemporalKind, date: Temporal.PlainDate, time: Temporal.PlainTime, zone: Zone, preferOffset?: number): Constructed {
+function assemble(
+  kind: TemporalKind,
+  date: Temporal.PlainDate,
+  time: Temporal.PlainTime,
+  zone: Zone,
+  preferOffset?: number,
+): Constructed {
   switch (kind) {
     case 'date':
       return new DateValue(date)
@@ -91,7 +106,8 @@ export function fromString(kind: TemporalKind, text: string): Constructed {
       return new LocalDateTimeValue(parseDateTime(text, false).dateTime)
     case 'datetime': {
       const parsed = parseDateTime(text, true)
-      if (parsed.zone !== undefined) return atZone(parsed.dateTime, parseZone(parsed.zone), parsed.offsetSeconds)
+      if (parsed.zone !== undefined)
+        return atZone(parsed.dateTime, parseZone(parsed.zone), parsed.offsetSeconds)
       return atZone(parsed.dateTime, { offsetSeconds: parsed.offsetSeconds ?? 0, name: null })
     }
   }
@@ -121,7 +137,10 @@ function intField(fields: Map<string, Input>, name: string): number | undefined 
   return Number(v)
 }
 
-function buildDate(fields: Map<string, Input>, base: Temporal.PlainDate | undefined): Temporal.PlainDate | undefined {
+function buildDate(
+  fields: Map<string, Input>,
+  base: Temporal.PlainDate | undefined,
+): Temporal.PlainDate | undefined {
   const get = (name: string) => intField(fields, name)
   if (!DATE_FIELDS.some((f) => fields.has(f))) return base
   const year = get('year')
@@ -134,14 +153,21 @@ function buildDate(fields: Map<string, Input>, base: Temporal.PlainDate | undefi
   if (y === undefined) throw invalidValue('a date needs a year')
   if (fields.has('ordinalday')) return ordinalDate(y, get('ordinalday') as number)
   if (fields.has('quarter') || fields.has('dayofquarter')) {
-    return quarterDate(y, get('quarter') ?? (base ? quarterOf(base) : 1), get('dayofquarter') ?? (base ? dayOfQuarter(base) : 1))
+    return quarterDate(
+      y,
+      get('quarter') ?? (base ? quarterOf(base) : 1),
+      get('dayofquarter') ?? (base ? dayOfQuarter(base) : 1),
+    )
   }
   if (base === undefined && get('day') !== undefined && get('month') === undefined)
     throw invalidValue('a day needs a month')
   return calendarDate(y, get('month') ?? base?.month ?? 1, get('day') ?? base?.day ?? 1)
 }
 
-function buildTime(fields: Map<string, Input>, base: Temporal.PlainTime | undefined): Temporal.PlainTime | undefined {
+function buildTime(
+  fields: Map<string, Input>,
+  base: Temporal.PlainTime | undefined,
+): Temporal.PlainTime | undefined {
   const get = (name: string) => intField(fields, name)
   if (!TIME_FIELDS.some((f) => fields.has(f))) return base
   const [ms, us, ns] = ['millisecond', 'microsecond', 'nanosecond'].map((f) => get(f))
@@ -161,7 +187,12 @@ function buildTime(fields: Map<string, Input>, base: Temporal.PlainTime | undefi
  * digits (123, 456, 789 make .123456789) unless it is the finest given and exceeds its slot (nanosecond:
  * 645876123 alone is the whole fraction). Digits not given come from the base time.
  */
-function subSecondNanos(ms: number | undefined, us: number | undefined, ns: number | undefined, base: number): number {
+function subSecondNanos(
+  ms: number | undefined,
+  us: number | undefined,
+  ns: number | undefined,
+  base: number,
+): number {
   if (ms === undefined && us === undefined && ns === undefined) return base
   const check = (name: string, v: number | undefined, max: number) => {
     if (v !== undefined && (v < 0 || v > max)) throw invalidValue(`invalid ${name} ${v}`)
@@ -170,8 +201,13 @@ function subSecondNanos(ms: number | undefined, us: number | undefined, ns: numb
   check('microsecond', us, ms === undefined ? 999_999 : 999)
   check('nanosecond', ns, ms === undefined && us === undefined ? 999_999_999 : 999)
   let nanos = ms !== undefined ? ms * 1_000_000 + (base % 1_000_000) : base
-  if (us !== undefined) nanos = (ms !== undefined || us < 1000 ? Math.floor(nanos / 1_000_000) * 1_000_000 : 0) + us * 1000 + (nanos % 1000)
-  if (ns !== undefined) nanos = (ms !== undefined || us !== undefined || ns < 1000 ? Math.floor(nanos / 1000) * 1000 : 0) + ns
+  if (us !== undefined)
+    nanos =
+      (ms !== undefined || us < 1000 ? Math.floor(nanos / 1_000_000) * 1_000_000 : 0) +
+      us * 1000 +
+      (nanos % 1000)
+  if (ns !== undefined)
+    nanos = (ms !== undefined || us !== undefined || ns < 1000 ? Math.floor(nanos / 1000) * 1000 : 0) + ns
   return nanos
 }
 
@@ -180,7 +216,10 @@ export function fromMap(kind: TemporalKind, map: Map<string, Input>, ctx: ExecCo
   const fields = new Map<string, Input>()
   for (const [key, value] of map) fields.set(key.toLowerCase(), value)
   for (const key of fields.keys()) {
-    const known = DATE_FIELDS.includes(key) || TIME_FIELDS.includes(key) || ['date', 'time', 'datetime', 'timezone'].includes(key)
+    const known =
+      DATE_FIELDS.includes(key) ||
+      TIME_FIELDS.includes(key) ||
+      ['date', 'time', 'datetime', 'timezone'].includes(key)
     if (!known) throw invalidValue(`'${key}' is not a field of ${kind}`)
     if (!hasDate(kind) && (DATE_FIELDS.includes(key) || key === 'date'))
       throw invalidValue(`${kind} has no field '${key}'`)
@@ -205,13 +244,17 @@ export function fromMap(kind: TemporalKind, map: Map<string, Input>, ctx: ExecCo
     // time is read at the (possibly overridden) date, then the time fields apply to the moved time.
     const anchor = date ?? dateOfValue(baseTimeSource) ?? calendarDate(1970, 1, 1)
     const prefer = baseTimeSource instanceof DateTimeValue ? baseTimeSource.offsetSeconds : undefined
-    const moved = atInstant(atZone(anchor.toPlainDateTime(baseTime), sourceZone, prefer).epochNanoseconds, zoneOverride)
+    const moved = atInstant(
+      atZone(anchor.toPlainDateTime(baseTime), sourceZone, prefer).epochNanoseconds,
+      zoneOverride,
+    )
     baseTime = moved.dateTime.toPlainTime()
     if (date) date = moved.dateTime.toPlainDate()
     if (kind === 'time') zone = { offsetSeconds: moved.offsetSeconds, name: null }
   }
   const time = hasTime(kind) ? buildTime(fields, baseTime) : undefined
-  const preferOffset = baseTimeSource instanceof DateTimeValue && !zoneOverride ? baseTimeSource.offsetSeconds : undefined
+  const preferOffset =
+    baseTimeSource instanceof DateTimeValue && !zoneOverride ? baseTimeSource.offsetSeconds : undefined
   return assemble(kind, date ?? calendarDate(1970, 1, 1), time ?? plainTime(0, 0, 0, 0), zone, preferOffset)
 }
 

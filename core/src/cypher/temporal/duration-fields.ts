@@ -73,7 +73,12 @@ export function durationOf(fields: Map<string, bigint | number | string>, negate
   }
   let out = new DurationValue(exact[0] as bigint, exact[1] as bigint, exact[2] as bigint, exact[3] as bigint)
   if (fractional) {
-    const extra = approximate(approx[0] as number, approx[1] as number, approx[2] as number, approx[3] as number)
+    const extra = approximate(
+      approx[0] as number,
+      approx[1] as number,
+      approx[2] as number,
+      approx[3] as number,
+    )
     out = new DurationValue(
       out.months + extra.months,
       out.days + extra.days,

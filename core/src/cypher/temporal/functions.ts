@@ -2,9 +2,17 @@ import { typeError } from '../errors.js'
 import type { ExecContext } from '../executor/context.js'
 import { type BetweenUnit, durationBetween } from './between.js'
 import { invalidValue } from './calendar.js'
-import { nowInstant, type Clock } from './clock.js'
-import { fromEpoch, fromMap, fromString, fromTemporal, ofInstant, now, type TemporalKind } from './construct.js'
-import { durationOf, DURATION_UNITS } from './duration-fields.js'
+import { type Clock, nowInstant } from './clock.js'
+import {
+  fromEpoch,
+  fromMap,
+  fromString,
+  fromTemporal,
+  now,
+  ofInstant,
+  type TemporalKind,
+} from './construct.js'
+import { DURATION_UNITS, durationOf } from './duration-fields.js'
 import { parseDuration } from './parse.js'
 import { truncate } from './truncate.js'
 import { DurationValue, isTemporal, NANOS_PER_SECOND, type TemporalValue } from './values.js'
@@ -20,7 +28,15 @@ export interface TemporalFunctionDef {
 }
 
 const describe = (v: Arg): string =>
-  v === null ? 'null' : v instanceof Map ? 'a map' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? (v?.constructor?.name ?? 'a value') : typeof v
+  v === null
+    ? 'null'
+    : v instanceof Map
+      ? 'a map'
+      : Array.isArray(v)
+        ? 'a list'
+        : typeof v === 'object'
+          ? (v?.constructor?.name ?? 'a value')
+          : typeof v
 
 function construct(kind: TemporalKind): TemporalFunctionDef {
   return {
@@ -32,7 +48,8 @@ function construct(kind: TemporalKind): TemporalFunctionDef {
       if (arg === null) return null
       if (typeof arg === 'string') return fromString(kind, arg)
       if (arg instanceof Map) {
-        if (kind === 'datetime' && (hasKey(arg, 'epochseconds') || hasKey(arg, 'epochmillis'))) return fromEpochMap(arg)
+        if (kind === 'datetime' && (hasKey(arg, 'epochseconds') || hasKey(arg, 'epochmillis')))
+          return fromEpochMap(arg)
         return fromMap(kind, arg, ctx)
       }
       if (isTemporal(arg) && !(arg instanceof DurationValue)) return fromTemporal(kind, arg)
@@ -41,7 +58,8 @@ function construct(kind: TemporalKind): TemporalFunctionDef {
   }
 }
 
-const hasKey = (map: Map<string, Arg>, lower: string) => [...map.keys()].some((k) => k.toLowerCase() === lower)
+const hasKey = (map: Map<string, Arg>, lower: string) =>
+  [...map.keys()].some((k) => k.toLowerCase() === lower)
 
 function fromEpochMap(map: Map<string, Arg>): Arg {
   const get = (name: string) => {
@@ -72,7 +90,8 @@ function clock(kind: TemporalKind, which: Clock): TemporalFunctionDef {
     fn: (args, ctx) => {
       const zoneText = args[0]
       if (zoneText === null) return null
-      if (zoneText !== undefined && typeof zoneText !== 'string') throw typeError(`${kind}.${which}() takes a time zone string`)
+      if (zoneText !== undefined && typeof zoneText !== 'string')
+        throw typeError(`${kind}.${which}() takes a time zone string`)
       return ofInstant(kind, nowInstant(ctx, which), zoneText === undefined ? UTC : parseZone(zoneText))
     },
   }
@@ -85,8 +104,10 @@ function truncateFn(kind: TemporalKind): TemporalFunctionDef {
     fn: ([unit, value, map], ctx) => {
       if (value === null) return null
       if (typeof unit !== 'string') throw typeError(`${kind}.truncate() takes a unit string`)
-      if (!isTemporal(value) || value instanceof DurationValue) throw typeError(`${kind}.truncate() takes a temporal instant`)
-      if (map !== undefined && map !== null && !(map instanceof Map)) throw typeError(`${kind}.truncate() takes a map of fields`)
+      if (!isTemporal(value) || value instanceof DurationValue)
+        throw typeError(`${kind}.truncate() takes a temporal instant`)
+      if (map !== undefined && map !== null && !(map instanceof Map))
+        throw typeError(`${kind}.truncate() takes a map of fields`)
       return truncate(kind, unit, value, map ?? undefined, ctx)
     },
   }
@@ -118,7 +139,8 @@ function durationFn(): TemporalFunctionDef {
         const name = key.toLowerCase()
         if (!DURATION_UNITS.includes(name)) throw invalidValue(`'${key}' is not a duration component`)
         if (value === null) continue
-        if (typeof value !== 'bigint' && typeof value !== 'number') throw invalidValue(`duration component ${key} must be a number`)
+        if (typeof value !== 'bigint' && typeof value !== 'number')
+          throw invalidValue(`duration component ${key} must be a number`)
         fields.set(name, value)
       }
       return durationOf(fields)
@@ -136,8 +158,14 @@ export const TEMPORAL_FUNCTIONS: Record<string, TemporalFunctionDef> = Object.fr
     [`${kind}.realtime`, clock(kind, 'realtime')],
     [`${kind}.truncate`, truncateFn(kind)],
   ]),
-  ['datetime.fromepoch', { min: 2, max: 2, fn: ([s, n]: Arg[]) => (s === null || n === null ? null : epoch(s, n, 1n)) }],
-  ['datetime.fromepochmillis', { min: 1, max: 1, fn: ([ms]: Arg[]) => (ms === null ? null : epoch(ms, 0n, 1_000_000n)) }],
+  [
+    'datetime.fromepoch',
+    { min: 2, max: 2, fn: ([s, n]: Arg[]) => (s === null || n === null ? null : epoch(s, n, 1n)) },
+  ],
+  [
+    'datetime.fromepochmillis',
+    { min: 1, max: 1, fn: ([ms]: Arg[]) => (ms === null ? null : epoch(ms, 0n, 1_000_000n)) },
+  ],
   ['duration', durationFn()],
   ['duration.between', between('all')],
   ['duration.inmonths', between('months')],
@@ -146,7 +174,8 @@ export const TEMPORAL_FUNCTIONS: Record<string, TemporalFunctionDef> = Object.fr
 ])
 
 function epoch(count: Arg, nanos: Arg, unitNanos: bigint): Arg {
-  if (typeof count !== 'bigint' || typeof nanos !== 'bigint') throw typeError('datetime.fromepoch() takes integers')
+  if (typeof count !== 'bigint' || typeof nanos !== 'bigint')
+    throw typeError('datetime.fromepoch() takes integers')
   if (unitNanos === 1n) return fromEpoch(count, nanos)
   return fromEpoch(0n, count * unitNanos)
 }

@@ -1,8 +1,8 @@
-import { Temporal } from 'temporal-polyfill'
+import type { Temporal } from 'temporal-polyfill'
 import { calendarDate, invalidValue, ordinalDate, plainTime, weekDate } from './calendar.js'
 import { durationOf } from './duration-fields.js'
-import { OFFSET_PATTERN, parseOffset } from './zones.js'
 import type { DurationValue } from './values.js'
+import { OFFSET_PATTERN, parseOffset } from './zones.js'
 
 /**
  * ISO 8601 text as Neo4j reads it: calendar, week and ordinal dates, extended and basic (compact) forms,
@@ -86,8 +86,7 @@ const DURATION_RE = new RegExp(
   `^([-+]?)P(?:${NUM}Y)?(?:${NUM}M)?(?:${NUM}W)?(?:${NUM}D)?(?:T(?:${NUM}H)?(?:${NUM}M)?(?:${NUM}S)?)?$`,
   'i',
 )
-const DURATION_DATE_TIME_RE =
-  /^([-+]?)P(\d{4})-?(\d{2})-?(\d{2})T(\d{2}):?(\d{2}):?(\d{2}(?:[.,]\d{1,9})?)$/i
+const DURATION_DATE_TIME_RE = /^([-+]?)P(\d{4})-?(\d{2})-?(\d{2})T(\d{2}):?(\d{2}):?(\d{2}(?:[.,]\d{1,9})?)$/i
 
 /** 'P1Y2M3W4DT5H6M7.5S' (any component may carry a sign or fraction) or 'P2012-02-02T14:37:21.545'. */
 export function parseDuration(text: string): DurationValue {

@@ -4,7 +4,7 @@ import { parseDuration } from './parse.js'
 import {
   DateTimeValue,
   DateValue,
-  DurationValue,
+  type DurationValue,
   LocalDateTimeValue,
   LocalTimeValue,
   type TemporalValue,
@@ -16,7 +16,14 @@ import {
  * the storage encoding: an object with exactly one key, a known tag, holding Neo4j's string form —
  * `{"$datetime": "2024-05-01T10:30:15.123456789+02:00[Europe/Paris]"}`, `{"$duration": "P1Y2M3DT4H"}`.
  */
-export const TEMPORAL_TAGS = ['$date', '$localtime', '$time', '$localdatetime', '$datetime', '$duration'] as const
+export const TEMPORAL_TAGS = [
+  '$date',
+  '$localtime',
+  '$time',
+  '$localdatetime',
+  '$datetime',
+  '$duration',
+] as const
 export type TemporalTag = (typeof TEMPORAL_TAGS)[number]
 
 export function tagOf(value: TemporalValue): TemporalTag {

@@ -61,9 +61,11 @@ export function truncate(
   ctx: ExecContext,
 ): Constructed {
   const unit = unitText.toLowerCase()
-  if (!DATE_UNITS.includes(unit) && !TIME_UNITS.includes(unit)) throw invalidValue(`unknown truncation unit '${unitText}'`)
+  if (!DATE_UNITS.includes(unit) && !TIME_UNITS.includes(unit))
+    throw invalidValue(`unknown truncation unit '${unitText}'`)
   const withDate = kind === 'date' || kind === 'localdatetime' || kind === 'datetime'
-  if (kind === 'date' && TIME_UNITS.includes(unit)) throw invalidValue(`a date cannot be truncated to '${unitText}'`)
+  if (kind === 'date' && TIME_UNITS.includes(unit))
+    throw invalidValue(`a date cannot be truncated to '${unitText}'`)
   if (!withDate && DATE_UNITS.includes(unit) && unit !== 'day')
     throw invalidValue(`a time cannot be truncated to '${unitText}'`)
 
@@ -80,7 +82,8 @@ export function truncate(
     time = value.dateTime.toPlainTime()
     if (value instanceof DateTimeValue) zone = value.timezone
   } else throw invalidValue('truncate() takes a date, time or datetime')
-  if (withDate && date === undefined) throw invalidValue(`a ${kind} cannot be truncated from a value without a date`)
+  if (withDate && date === undefined)
+    throw invalidValue(`a ${kind} cannot be truncated from a value without a date`)
 
   const fields = new Map<string, unknown>()
   if (withDate) fields.set('date', new DateValue(truncateDate(date as Temporal.PlainDate, unit)))

@@ -113,7 +113,13 @@ export class DurationValue {
   }
 }
 
-export type TemporalValue = DateValue | LocalTimeValue | TimeValue | LocalDateTimeValue | DateTimeValue | DurationValue
+export type TemporalValue =
+  | DateValue
+  | LocalTimeValue
+  | TimeValue
+  | LocalDateTimeValue
+  | DateTimeValue
+  | DurationValue
 
 export function isTemporal(value: unknown): value is TemporalValue {
   return (
@@ -138,7 +144,7 @@ export function temporalTypeName(value: TemporalValue): string {
 
 export function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b
-  return (a % b !== 0n && a < 0n !== b < 0n) ? q - 1n : q
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q
 }
 
 /** '+01:00', '-02:05:07'; zero as 'Z' when `zulu`, else '+00:00'. */

@@ -26,7 +26,10 @@ export function parseOffset(text: string): number | undefined {
 }
 
 const invalidZone = (text: string) =>
-  runtimeError('INVALID_ARGUMENT_VALUE', `'${text}' is not a valid time zone (an offset like '+01:00' or an IANA name)`)
+  runtimeError(
+    'INVALID_ARGUMENT_VALUE',
+    `'${text}' is not a valid time zone (an offset like '+01:00' or an IANA name)`,
+  )
 
 const zoneNames = new Map<string, string>()
 
@@ -48,7 +51,9 @@ export function parseZone(text: string): Zone {
 
 /** The zone a zoned value already has. */
 export function zoneOf(value: { offsetSeconds: number; zone?: string | null }): Zone {
-  return value.zone ? { offsetSeconds: null, name: value.zone } : { offsetSeconds: value.offsetSeconds, name: null }
+  return value.zone
+    ? { offsetSeconds: null, name: value.zone }
+    : { offsetSeconds: value.offsetSeconds, name: null }
 }
 
 /**
