@@ -1,6 +1,14 @@
 export { temporalProperty } from './accessors.js'
 export { durationScale, temporalAdd, temporalSubtract } from './arithmetic.js'
 export { temporalCompare, temporalEquals, temporalKey, temporalOrder, temporalRank } from './compare.js'
+export {
+  dateFromEpochDay,
+  dateTimeFromEpoch,
+  durationFromComponents,
+  localDateTimeFromEpoch,
+  localTimeFromNanos,
+  timeFromNanos,
+} from './components.js'
 export { formatTemporal } from './format.js'
 export { TEMPORAL_FUNCTIONS } from './functions.js'
 export { decodeTemporalTag, encodeTemporalTag, TEMPORAL_TAGS } from './tagged.js'
