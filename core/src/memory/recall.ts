@@ -1,3 +1,4 @@
+import { DateTimeValue } from '../cypher/temporal/values.js'
 import type { GraphReader, PropertyValue } from '../graph/types.js'
 import { MEMORY_LABEL, memoryRelationshipsOf, readMemory, readRelationship } from './layout.js'
 import type { MemoryRecord, RecallLimits, RecallOutcome, RelationshipRecord } from './types.js'
@@ -62,6 +63,7 @@ export function recordKeys(reader: GraphReader): RecordKeys {
 
 /** A time property as epoch ms, or null when absent (or not a string). */
 function timeOf(v: PropertyValue | undefined): number | null {
+  if (v instanceof DateTimeValue) return Number(v.epochNanoseconds / 1_000_000n)
   return typeof v === 'string' ? Date.parse(v) : null
 }
 
