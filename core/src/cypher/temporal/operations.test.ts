@@ -61,6 +61,7 @@ describe('arithmetic', () => {
     expect(await str("duration('P1DT1H') * 2")).toBe('P2DT2H')
     expect(await str("duration('P1D') / 2")).toBe('PT12H')
     expect(await str("2 * duration('PT1M')")).toBe('PT2M')
+    expect(await str("-duration('P1DT1.5S')")).toBe('P-1DT-1.5S')
     expect(await error("RETURN duration('P1D') / 0")).toBe('DIVISION_BY_ZERO')
     expect(await error("RETURN date('2015-01-01') + date('2015-01-01')")).toBe('INVALID_ARGUMENT_TYPE')
   })
@@ -110,6 +111,16 @@ describe('comparison and order', () => {
         "UNWIND [date('2015-01-01'), date('20150101'), duration('P1Y'), duration('P12M')] AS v RETURN count(DISTINCT v)",
       ),
     ).toBe(2)
+  })
+})
+
+describe('aggregation', () => {
+  it('sums and averages durations component-wise; mixing them with numbers is an error', async () => {
+    const list = "[duration('P1M'), duration('P1D'), duration('PT1H'), duration('PT2H')]"
+    expect(await one(`UNWIND ${list} AS d RETURN toString(sum(d))`)).toBe('P1M1DT3H')
+    expect(await one(`UNWIND ${list} AS d RETURN toString(avg(d))`)).toBe('P7DT21H22M16.5S')
+    expect(await error("UNWIND [duration('P1D'), 1] AS d RETURN sum(d)")).toBe('INVALID_ARGUMENT_TYPE')
+    expect(await error("UNWIND [date('2015-01-01')] AS d RETURN avg(d)")).toBe('INVALID_ARGUMENT_TYPE')
   })
 })
 
