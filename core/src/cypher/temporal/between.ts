@@ -37,7 +37,18 @@ const timeOf = (v: TemporalValue): Temporal.PlainTime =>
       ? MIDNIGHT
       : (v as LocalDateTimeValue | DateTimeValue).dateTime.toPlainTime()
 
-const utcNanos = (dt: Temporal.PlainDateTime): bigint => dt.toZonedDateTime('UTC').epochNanoseconds
+/** Exact wall-clock difference (no instant involved, so the library's whole date range works). */
+function nanosBetween(from: Temporal.PlainDateTime, to: Temporal.PlainDateTime): bigint {
+  const d = from.until(to, { largestUnit: 'hours' })
+  return (
+    BigInt(d.hours) * 3_600_000_000_000n +
+    BigInt(d.minutes) * 60_000_000_000n +
+    BigInt(d.seconds) * 1_000_000_000n +
+    BigInt(d.milliseconds) * 1_000_000n +
+    BigInt(d.microseconds) * 1000n +
+    BigInt(d.nanoseconds)
+  )
+}
 
 /** java.time's rule: a partial last day does not count as a whole unit. */
 function wholeUnits(
@@ -105,9 +116,7 @@ function between(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): Duratio
     if (zonedFrom) zonedFrom = plusDateTime(zonedFrom, months, days, 0n)
   }
   const nanos =
-    zonedFrom && zonedTo
-      ? zonedTo.epochNanoseconds - zonedFrom.epochNanoseconds
-      : utcNanos(to) - utcNanos(from)
+    zonedFrom && zonedTo ? zonedTo.epochNanoseconds - zonedFrom.epochNanoseconds : nanosBetween(from, to)
   return new DurationValue(BigInt(months), BigInt(days), 0n, nanos)
 }
 

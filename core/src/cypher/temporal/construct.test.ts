@@ -101,3 +101,15 @@ describe('the clock', () => {
     expect(await one("RETURN time.realtime('+01:00').offset")).toBe('+01:00')
   })
 })
+
+describe('range', () => {
+  it('values beyond the library range are argument errors, not internal ones', async () => {
+    expect(await error('RETURN datetime.fromepoch(100000000000000000, 0)')).toBe('INVALID_ARGUMENT_VALUE')
+    expect(await error("RETURN date('+275760-09-13') + duration('P1Y')")).toBe('INVALID_ARGUMENT_VALUE')
+    expect(await error("RETURN duration.between(date('-271821-04-20'), date('+275760-09-13'))")).toBeUndefined()
+    expect(await error("RETURN localdatetime('-271821-04-19T00:00') - duration('PT1S')")).toBe(
+      'INVALID_ARGUMENT_VALUE',
+    )
+    expect(await error('RETURN date({year: 1000000})')).toBe('INVALID_ARGUMENT_VALUE')
+  })
+})

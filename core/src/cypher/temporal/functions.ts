@@ -150,8 +150,26 @@ function durationFn(): TemporalFunctionDef {
 
 const KINDS: TemporalKind[] = ['date', 'localtime', 'time', 'localdatetime', 'datetime']
 
-export const TEMPORAL_FUNCTIONS: Record<string, TemporalFunctionDef> = Object.fromEntries([
-  ...KINDS.flatMap((kind) => [
+/**
+ * The library reports values beyond its range (years past ±271,821, epochs past ±10^8 days) with RangeError;
+ * a query gets the usual invalid-argument error instead of an internal one.
+ */
+function guarded(def: TemporalFunctionDef): TemporalFunctionDef {
+  return {
+    ...def,
+    fn: (args, ctx) => {
+      try {
+        return def.fn(args, ctx)
+      } catch (error) {
+        if (error instanceof RangeError) throw invalidValue(`temporal value out of range: ${error.message}`)
+        throw error
+      }
+    },
+  }
+}
+
+const TABLE: [string, TemporalFunctionDef][] = [
+  ...KINDS.flatMap((kind): [string, TemporalFunctionDef][] => [
     [kind, construct(kind)],
     [`${kind}.transaction`, clock(kind, 'transaction')],
     [`${kind}.statement`, clock(kind, 'statement')],
@@ -171,7 +189,11 @@ export const TEMPORAL_FUNCTIONS: Record<string, TemporalFunctionDef> = Object.fr
   ['duration.inmonths', between('months')],
   ['duration.indays', between('days')],
   ['duration.inseconds', between('seconds')],
-])
+]
+
+export const TEMPORAL_FUNCTIONS: Record<string, TemporalFunctionDef> = Object.fromEntries(
+  TABLE.map(([name, def]) => [name, guarded(def)]),
+)
 
 function epoch(count: Arg, nanos: Arg, unitNanos: bigint): Arg {
   if (typeof count !== 'bigint' || typeof nanos !== 'bigint')
