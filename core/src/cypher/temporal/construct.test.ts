@@ -106,7 +106,9 @@ describe('range', () => {
   it('values beyond the library range are argument errors, not internal ones', async () => {
     expect(await error('RETURN datetime.fromepoch(100000000000000000, 0)')).toBe('INVALID_ARGUMENT_VALUE')
     expect(await error("RETURN date('+275760-09-13') + duration('P1Y')")).toBe('INVALID_ARGUMENT_VALUE')
-    expect(await error("RETURN duration.between(date('-271821-04-20'), date('+275760-09-13'))")).toBeUndefined()
+    expect(
+      await error("RETURN duration.between(date('-271821-04-20'), date('+275760-09-13'))"),
+    ).toBeUndefined()
     expect(await error("RETURN localdatetime('-271821-04-19T00:00') - duration('PT1S')")).toBe(
       'INVALID_ARGUMENT_VALUE',
     )
