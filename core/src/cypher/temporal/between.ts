@@ -1,17 +1,9 @@
 import { Temporal } from 'temporal-polyfill'
 import { runtimeError } from '../errors.js'
 import { plusDateTime } from './arithmetic.js'
-import {
-  DateTimeValue,
-  DateValue,
-  DurationValue,
-  LocalDateTimeValue,
-  LocalTimeValue,
-  NANOS_PER_SECOND,
-  type TemporalValue,
-  TimeValue,
-} from './values.js'
-import { atInstant, atZone, type Zone, zoneOf } from './zones.js'
+import { datePart, timePart, zonePart } from './parts.js'
+import { DateTimeValue, DurationValue, NANOS_PER_SECOND, type TemporalValue } from './values.js'
+import { atInstant, atZone, zoneOf } from './zones.js'
 
 /**
  * `duration.between/inMonths/inDays/inSeconds` (java.time's `until`): whole months first, then whole days,
@@ -24,18 +16,9 @@ export type BetweenUnit = 'all' | 'months' | 'days' | 'seconds'
 const MIDNIGHT = new Temporal.PlainTime()
 
 const dateTimeOf = (v: TemporalValue): Temporal.PlainDateTime | undefined =>
-  v instanceof DateValue
-    ? v.date.toPlainDateTime(MIDNIGHT)
-    : v instanceof LocalDateTimeValue || v instanceof DateTimeValue
-      ? v.dateTime
-      : undefined
+  datePart(v)?.toPlainDateTime(timePart(v) ?? MIDNIGHT)
 
-const timeOf = (v: TemporalValue): Temporal.PlainTime =>
-  v instanceof LocalTimeValue || v instanceof TimeValue
-    ? v.time
-    : v instanceof DateValue
-      ? MIDNIGHT
-      : (v as LocalDateTimeValue | DateTimeValue).dateTime.toPlainTime()
+const timeOf = (v: TemporalValue): Temporal.PlainTime => timePart(v) ?? MIDNIGHT
 
 /** Exact wall-clock difference (no instant involved, so the library's whole date range works). */
 function nanosBetween(from: Temporal.PlainDateTime, to: Temporal.PlainDateTime): bigint {
@@ -78,14 +61,6 @@ export function durationBetween(a: TemporalValue, b: TemporalValue, unit: Betwee
   }
 }
 
-/** The zone a value carries: a time's offset, a datetime's zone; none for local values and dates. */
-const zoneOfValue = (v: TemporalValue): Zone | undefined =>
-  v instanceof TimeValue
-    ? { offsetSeconds: v.offsetSeconds, name: null }
-    : v instanceof DateTimeValue
-      ? zoneOf(v)
-      : undefined
-
 function between(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): DurationValue {
   const dateTimeA = dateTimeOf(a)
   const dateTimeB = dateTimeOf(b)
@@ -95,8 +70,8 @@ function between(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): Duratio
   // A value without a date is read on the other's date; a local one in the other's zone.
   let from = dateTimeA ?? (dateTimeB as Temporal.PlainDateTime).toPlainDate().toPlainDateTime(timeOf(a))
   let to = dateTimeB ?? (dateTimeA as Temporal.PlainDateTime).toPlainDate().toPlainDateTime(timeOf(b))
-  const zoneA = zoneOfValue(a) ?? zoneOfValue(b)
-  const zoneB = zoneOfValue(b) ?? zoneOfValue(a)
+  const zoneA = zonePart(a) ?? zonePart(b)
+  const zoneB = zonePart(b) ?? zonePart(a)
   let zonedFrom: DateTimeValue | undefined
   let zonedTo: DateTimeValue | undefined
   if (zoneA && zoneB) {
@@ -123,8 +98,8 @@ function between(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): Duratio
 /** Two times of day: offsets count only when both have one. */
 function betweenTimes(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): DurationValue {
   if (unit === 'months' || unit === 'days') return new DurationValue(0n, 0n, 0n, 0)
-  const offA = zoneOfValue(a)?.offsetSeconds
-  const offB = zoneOfValue(b)?.offsetSeconds
+  const offA = zonePart(a)?.offsetSeconds
+  const offB = zonePart(b)?.offsetSeconds
   const bothZoned = offA != null && offB != null
   const nanoOf = (t: Temporal.PlainTime, offset: number | null | undefined) =>
     BigInt(t.hour * 3600 + t.minute * 60 + t.second - (bothZoned ? (offset as number) : 0)) *
