@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fromString } from '../cypher/temporal/construct.js'
+import { fromString } from '../cypher/temporal/from-string.js'
 import { timeOf } from './recall.js'
 
 describe('memory validity times', () => {

@@ -7,8 +7,8 @@ import {
   localTimeFromNanos,
   timeFromNanos,
 } from './components.js'
-import { fromString } from './construct.js'
 import { formatTemporal } from './format.js'
+import { fromString } from './from-string.js'
 import { parseDuration } from './parse.js'
 import type { DateTimeValue, DateValue, LocalDateTimeValue, LocalTimeValue, TimeValue } from './values.js'
 

@@ -11,7 +11,7 @@ import {
   weekDate,
 } from './calendar.js'
 import { nowInstant } from './clock.js'
-import { parseDate, parseDateTime, parseTime } from './parse.js'
+import type { Constructed, TemporalKind } from './from-string.js'
 import { datePart, timePart, zonePart } from './parts.js'
 import {
   DateTimeValue,
@@ -29,8 +29,6 @@ import { atInstant, atZone, offsetAt, parseZone, UTC, type Zone } from './zones.
  * a string, a map of fields (optionally selecting from other temporal values), or another temporal value.
  */
 
-export type TemporalKind = 'date' | 'localtime' | 'time' | 'localdatetime' | 'datetime'
-export type Constructed = DateValue | LocalTimeValue | TimeValue | LocalDateTimeValue | DateTimeValue
 type Input = unknown
 
 const hasDate = (k: TemporalKind) => k === 'date' || k === 'localdatetime' || k === 'datetime'
@@ -72,27 +70,6 @@ export function ofInstant(kind: TemporalKind, epochNanoseconds: bigint, zone: Zo
   if (kind === 'datetime') return dt
   if (kind === 'time') return new TimeValue(dt.dateTime.toPlainTime(), dt.offsetSeconds)
   return assemble(kind, dt.dateTime.toPlainDate(), dt.dateTime.toPlainTime(), UTC)
-}
-
-export function fromString(kind: TemporalKind, text: string): Constructed {
-  switch (kind) {
-    case 'date':
-      return new DateValue(parseDate(text))
-    case 'localtime':
-      return new LocalTimeValue(parseTime(text, false).time)
-    case 'time': {
-      const parsed = parseTime(text, true)
-      return new TimeValue(parsed.time, parsed.offsetSeconds ?? 0)
-    }
-    case 'localdatetime':
-      return new LocalDateTimeValue(parseDateTime(text, false).dateTime)
-    case 'datetime': {
-      const parsed = parseDateTime(text, true)
-      if (parsed.zone !== undefined)
-        return atZone(parsed.dateTime, parseZone(parsed.zone), parsed.offsetSeconds)
-      return atZone(parsed.dateTime, { offsetSeconds: parsed.offsetSeconds ?? 0, name: null })
-    }
-  }
 }
 
 /** `date(datetimeValue)` and the like: the parts the target type has; a zone-less source gets UTC. */

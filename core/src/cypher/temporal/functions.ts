@@ -3,16 +3,9 @@ import type { ExecContext } from '../executor/context.js'
 import { type BetweenUnit, durationBetween } from './between.js'
 import { invalidValue } from './calendar.js'
 import { type Clock, nowInstant } from './clock.js'
-import {
-  fromEpoch,
-  fromMap,
-  fromString,
-  fromTemporal,
-  now,
-  ofInstant,
-  type TemporalKind,
-} from './construct.js'
+import { fromEpoch, fromMap, fromTemporal, now, ofInstant } from './construct.js'
 import { DURATION_UNITS, durationOf } from './duration-fields.js'
+import { fromString, type TemporalKind } from './from-string.js'
 import { parseDuration } from './parse.js'
 import { truncate } from './truncate.js'
 import { DurationValue, isTemporal, NANOS_PER_SECOND, type TemporalValue } from './values.js'

@@ -1,7 +1,8 @@
 import { Temporal } from 'temporal-polyfill'
 import type { ExecContext } from '../executor/context.js'
 import { calendarDate, invalidValue, quarterOf, quarterStart, weekDate } from './calendar.js'
-import { type Constructed, fromMap, type TemporalKind } from './construct.js'
+import { fromMap } from './construct.js'
+import type { Constructed, TemporalKind } from './from-string.js'
 import { datePart, timePart, zonePart } from './parts.js'
 import { DateValue, formatOffset, LocalTimeValue, type TemporalValue } from './values.js'
 
