@@ -1,10 +1,11 @@
-import { ownValue } from '../own-key.js'
 import { exprKey, isAggregateCall, type Scope, staticType } from './analyzer.js'
 import type { Expr, PatternPart } from './ast.js'
 import { runtimeError, typeError } from './errors.js'
 import type { ExecContext, Row } from './executor/context.js'
 import { checkListSize } from './executor/context.js'
-import { FUNCTIONS, propertiesOf } from './functions.js'
+import { labelExprMatches } from './executor/label-expr.js'
+import { lookupFunction } from './function-table.js'
+import { propertiesOf } from './functions.js'
 import {
   add,
   arithmetic,
@@ -18,7 +19,8 @@ import {
   sliceValue,
   stringPredicate,
 } from './operators.js'
-import { type CypherMap, equals, NodeValue, truth, typeName, type Value } from './values.js'
+import { hasType } from './type-predicate.js'
+import { type CypherMap, equals, NodeValue, RelValue, truth, typeName, type Value } from './values.js'
 
 export type Eval = (row: Row, ctx: ExecContext) => Value
 /** Runs a compiled pattern for one row; `emit` returns false to stop. Returns false when stopped. */
@@ -30,6 +32,8 @@ export interface ExprEnv {
   report(code: string, message: string, at: number): void
   /** Compiles a pattern used inside an expression; its new variables are local to it. */
   pattern(part: PatternPart, where: Expr | undefined, scope: Scope): { matcher: Matcher; scope: Scope }
+  /** Compiles `EXISTS { … }`, `COUNT { … }`, `COLLECT { … }` with the outer variables in scope. */
+  subquery(expr: Expr & { kind: 'subquery' }, scope: Scope): Eval
 }
 
 const constant =
@@ -148,6 +152,11 @@ export class ExpressionCompiler {
         return (row, ctx) => {
           const v = target(row, ctx)
           if (v === null) return null
+          if (v instanceof RelValue) {
+            // Neo4j 5: `r:T` tests a relationship's type.
+            const type = ctx.graph.relType(v.id)
+            return labels.every((label) => ctx.graph.names.lookup(label) === type)
+          }
           if (!(v instanceof NodeValue)) throw typeError(`label predicate on ${typeName(v)}`)
           const node = ctx.graph.node(v.id)
           if (node === undefined) return null
@@ -158,6 +167,26 @@ export class ExpressionCompiler {
           return true
         }
       }
+      case 'labelExpr': {
+        const target = this.compile(expr.target, scope)
+        const labelExpr = expr.expr
+        return (row, ctx) => {
+          const v = target(row, ctx)
+          if (v === null) return null
+          if (v instanceof RelValue)
+            return labelExprMatches(labelExpr, [ctx.graph.relType(v.id)], ctx.graph.names)
+          if (!(v instanceof NodeValue)) throw typeError(`label expression on ${typeName(v)}`)
+          const node = ctx.graph.node(v.id)
+          return node === undefined ? null : labelExprMatches(labelExpr, node.labels, ctx.graph.names)
+        }
+      }
+      case 'typePredicate': {
+        const operand = this.compile(expr.operand, scope)
+        const { type, negated } = expr
+        return (row, ctx) => hasType(operand(row, ctx), type) !== negated
+      }
+      case 'subquery':
+        return this.env.subquery(expr, scope)
       case 'call':
         return this.call(expr, scope)
       case 'case':
@@ -386,7 +415,7 @@ export class ExpressionCompiler {
         this.env.report('INVALID_ARGUMENT_TYPE', 'exists() expects a property or a pattern', arg.start)
       }
     }
-    const def = ownValue(FUNCTIONS, name)
+    const def = lookupFunction(name)
     if (def === undefined) {
       this.env.report('UNKNOWN_FUNCTION', `unknown function '${expr.name}'`, expr.start)
       return constant(null)

@@ -1,7 +1,8 @@
 import type { PropertyValue } from '../../graph/types.js'
-import type { Direction } from '../ast.js'
+import type { Direction, LabelExpr } from '../ast.js'
 import { NodeValue, PathValue, RelValue } from '../values.js'
 import { type ExecContext, type Row, tick, walkAdjacency } from './context.js'
+import { labelExprMatches } from './label-expr.js'
 import type { NodeCheck, PropCheck, Step } from './steps.js'
 
 /** Expansion steps of the matcher: one hop, variable length, and path assembly. */
@@ -12,6 +13,8 @@ export interface ExpandSpec {
   to: number
   toBound: boolean
   types: string[]
+  /** `[:!R]`, `[:%]`: a type expression beyond a list of alternatives. */
+  typeExpr?: LabelExpr | undefined
   direction: Direction
   relCheck: PropCheck | undefined
   toCheck: NodeCheck
@@ -29,13 +32,13 @@ function relUsed(spec: ExpandSpec, row: Row, id: number): boolean {
   return false
 }
 
-function typeIds(spec: ExpandSpec, ctx: ExecContext): number[] | undefined {
+export function typeIds(spec: ExpandSpec, ctx: ExecContext): number[] | undefined {
   if (spec.types.length === 0) return undefined
   return spec.types.map((type) => ctx.graph.names.lookup(type))
 }
 
 /** Calls `visit(rel, other)` for each relationship of `node` matching direction and type. */
-function forEachRel(
+export function forEachRel(
   ctx: ExecContext,
   nodeId: number,
   direction: Direction,
@@ -64,7 +67,12 @@ function forEachRel(
   return true
 }
 
-function relPropsOk(spec: ExpandSpec, rel: number, row: Row, ctx: ExecContext): boolean {
+export function relPropsOk(spec: ExpandSpec, rel: number, row: Row, ctx: ExecContext): boolean {
+  if (
+    spec.typeExpr !== undefined &&
+    !labelExprMatches(spec.typeExpr, [ctx.graph.relType(rel)], ctx.graph.names)
+  )
+    return false
   if (spec.relCheck === undefined) return true
   const graph = ctx.graph
   const props = graph.relProperty ? undefined : graph.relProps(rel)

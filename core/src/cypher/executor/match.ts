@@ -7,6 +7,8 @@ import { cachedName } from '../operators.js'
 import { type CypherMap, equals, NodeValue, truth, typeName, type Value } from '../values.js'
 import { type ExecContext, load, type Row, tick } from './context.js'
 import { type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
+import { labelExprMatches } from './label-expr.js'
+import { shortestStep } from './shortest.js'
 import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
 
 export interface MatchEnv {
@@ -45,7 +47,11 @@ export function compileMatch(
   const newSlots: number[] = []
   const clauseRels: { slot: number; list: boolean }[] = []
   const declaredRels = new Set<string>()
-  const pending: Filter[] = (where ? conjuncts(where) : []).map((expr) => ({
+  // Inline `WHERE` of node and relationship patterns joins the clause's WHERE.
+  const inline: Expr[] = []
+  for (const part of parts)
+    for (const element of [...part.nodes, ...part.rels]) if (element.where) inline.push(element.where)
+  const pending: Filter[] = [...(where ? conjuncts(where) : []), ...inline].map((expr) => ({
     expr,
     vars: freeVariables(expr),
   }))
@@ -102,6 +108,61 @@ export function compileMatch(
         )
       }
       declaredRels.add(rel.variable)
+    }
+    if (part.shortest !== undefined) {
+      const rel = part.rels[0] as RelPattern
+      const ends = part.nodes.map((node) => {
+        const existing = lookupNode(env, scope, node)
+        const check = nodeCheck(env, node, scope)
+        if (existing !== undefined) {
+          plan.push(`Argument(${node.variable})`)
+          steps.push(boundNodeStep(existing.slot, check))
+          return existing.slot
+        }
+        const { slot, name } = bindNew(node.variable, 'node', node.start)
+        if (node.labels.length > 0) {
+          plan.push(`NodeByLabelScan(${name}:${node.labels.join(':')})`)
+          steps.push(labelScanStep(slot, node.labels, check))
+        } else {
+          plan.push(`AllNodesScan(${name})`)
+          steps.push(allNodesStep(slot, check))
+        }
+        flushFilters()
+        return slot
+      })
+      const relList = rel.varLength !== undefined
+      const relSlot = bindNew(rel.variable, relList ? 'relList' : 'rel', rel.start).slot
+      const pathSlot = part.variable !== undefined ? bindNew(part.variable, 'path', part.start).slot : -1
+      const min = rel.varLength?.min ?? 1
+      const max = rel.varLength ? (rel.varLength.max ?? env.maxHops) : 1
+      if (max > env.maxHops) throw budgetError('variable_length_hops', max, env.maxHops)
+      const { all, k } = part.shortest
+      plan.push(
+        `${all ? 'AllShortestPaths' : 'ShortestPath'}(${rel.direction} *${min}..${max}${k > 1 ? ` k=${k}` : ''})`,
+      )
+      steps.push(
+        shortestStep({
+          from: ends[0] as number,
+          to: ends[1] as number,
+          rel: relSlot,
+          relBound: false,
+          toBound: true,
+          types: rel.types,
+          typeExpr: rel.typeExpr,
+          direction: rel.direction,
+          relCheck: rel.props ? propCheck(env, rel.props, scope) : undefined,
+          toCheck: undefined,
+          used: [],
+          min,
+          max,
+          all,
+          k,
+          path: pathSlot,
+          relList,
+        }),
+      )
+      flushFilters()
+      continue
     }
     const boundBefore = new Set<string>()
     for (const [name] of scope.entries()) boundBefore.add(name)
@@ -161,6 +222,7 @@ export function compileMatch(
       }
       relSlots[relIndex] = relSlot
       const relCheck = rel.props ? propCheck(env, rel.props, scope) : undefined
+      const typeExpr = rel.typeExpr
       const existingTo = lookupNode(env, scope, toNode)
       const toCheck = nodeCheck(env, toNode, scope)
       const toSlot = existingTo?.slot ?? bindNew(toNode.variable, 'node', toNode.start).slot
@@ -175,6 +237,7 @@ export function compileMatch(
         to: toSlot,
         toBound: existingTo !== undefined,
         types: rel.types,
+        typeExpr,
         direction,
         relCheck,
         toCheck,
@@ -335,10 +398,12 @@ function propCheck(env: MatchEnv, props: Expr, scope: Scope): PropCheck {
 function nodeCheck(env: MatchEnv, node: NodePattern, scope: Scope): NodeCheck {
   const labels = node.labels.map(cachedName)
   const props = node.props ? propCheck(env, node.props, scope) : undefined
-  if (labels.length === 0 && props === undefined) return undefined
+  const labelExpr = node.labelExpr
+  if (labels.length === 0 && props === undefined && labelExpr === undefined) return undefined
   return (id, row, ctx) => {
     const record = ctx.graph.node(id)
     if (record === undefined) return false
+    if (labelExpr !== undefined && !labelExprMatches(labelExpr, record.labels, ctx.graph.names)) return false
     for (const label of labels) {
       const labelId = label(ctx.graph.names)
       if (labelId < 0 || !record.labels.includes(labelId)) return false
