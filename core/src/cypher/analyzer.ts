@@ -71,6 +71,8 @@ export function staticKind(expr: Expr, scope: Scope): VarKind {
     case 'var':
       return scope.get(expr.name)?.kind ?? 'value'
     case 'literal':
+      // `WITH null AS a` may stand where a node is expected (OPTIONAL MATCH (a)…).
+      return expr.value === null ? 'value' : 'scalar'
     case 'list':
     case 'map':
     case 'mapProjection':

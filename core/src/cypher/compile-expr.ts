@@ -1,4 +1,4 @@
-import { exprKey, isAggregateCall, type Scope, staticType } from './analyzer.js'
+import { exprKey, isAggregateCall, type Scope, staticType, type VarKind } from './analyzer.js'
 import type { Expr, PatternPart } from './ast.js'
 import { runtimeError, typeError } from './errors.js'
 import type { ExecContext, Row } from './executor/context.js'
@@ -40,6 +40,23 @@ const constant =
   (value: Value): Eval =>
   () =>
     value
+
+/** Variable kinds a function refuses at compile time (Neo4j reports these as type errors before running). */
+const REFUSED_ARGUMENT_KINDS: Record<string, readonly VarKind[]> = {
+  length: ['node', 'rel'],
+  type: ['node', 'path'],
+  labels: ['rel', 'path'],
+  nodes: ['node', 'rel'],
+  relationships: ['node', 'rel'],
+}
+const KIND_NAMES: Record<VarKind, string> = {
+  node: 'node',
+  rel: 'relationship',
+  relList: 'list',
+  path: 'path',
+  scalar: 'value',
+  value: 'value',
+}
 
 /** Compiles expressions to closures once per plan; evaluation is then a tree of direct calls. */
 export class ExpressionCompiler {
@@ -262,6 +279,20 @@ export class ExpressionCompiler {
         }
       }
       case 'patternExists': {
+        // A pattern predicate tests; it cannot introduce variables.
+        const named = [
+          expr.pattern.variable,
+          ...expr.pattern.nodes.map((n) => n.variable),
+          ...expr.pattern.rels.map((r) => r.variable),
+        ]
+        for (const name of named) {
+          if (name !== undefined && !scope.has(name))
+            this.env.report(
+              'UNDEFINED_VARIABLE',
+              `variable '${name}' is not defined (a pattern predicate cannot introduce it)`,
+              expr.start,
+            )
+        }
         const { matcher } = this.env.pattern(expr.pattern, undefined, scope)
         return (row, ctx) => {
           let found = false
@@ -407,6 +438,17 @@ export class ExpressionCompiler {
       if (arg.kind === 'var' && scope.get(arg.name)?.kind === 'path') {
         this.env.report('INVALID_ARGUMENT_TYPE', 'size() of a path is not allowed; use length()', arg.start)
       }
+    }
+    const refused = REFUSED_ARGUMENT_KINDS[name]
+    const first = expr.args[0]
+    if (refused !== undefined && first?.kind === 'var') {
+      const kind = scope.get(first.name)?.kind
+      if (kind !== undefined && refused.includes(kind))
+        this.env.report(
+          'INVALID_ARGUMENT_TYPE',
+          `${expr.name}() does not accept a ${KIND_NAMES[kind]}`,
+          first.start,
+        )
     }
     if (name === 'exists' && expr.args.length === 1) {
       const arg = expr.args[0] as Expr

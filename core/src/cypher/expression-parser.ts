@@ -343,6 +343,10 @@ export abstract class ExpressionParser extends TokenStream {
     }
     if (!this.isPunct('(')) return this.afterVariable(token.text, start)
     this.next()
+    if (upper === 'TRIM' && name === token.text) {
+      const trim = this.parseTrimSyntax(start)
+      if (trim !== undefined) return trim
+    }
     if (QUANTIFIERS.has(upper) && this.isName() && this.isKeyword('IN', 1))
       return this.parseQuantifier(upper, start)
     if (upper === 'REDUCE') return this.parseReduce(start)
@@ -359,6 +363,33 @@ export abstract class ExpressionParser extends TokenStream {
     }
     this.expectPunct(')')
     return { kind: 'call', name, args, distinct, star: false, start, end: this.lastEnd() }
+  }
+
+  /**
+   * `trim([BOTH|LEADING|TRAILING] [chars] FROM source)`, after `trim(`; undefined (cursor restored) for the
+   * plain call `trim(s)`.
+   */
+  private parseTrimSyntax(start: number): Expr | undefined {
+    const mark = this.pos
+    const mode = ['BOTH', 'LEADING', 'TRAILING'].find((word) => this.isKeyword(word))
+    if (mode !== undefined) this.next()
+    let chars: Expr | undefined
+    let source: Expr
+    if (this.acceptKeyword('FROM')) source = this.parseExpr()
+    else {
+      const first = this.parseExpr()
+      if (this.acceptKeyword('FROM')) {
+        chars = first
+        source = this.parseExpr()
+      } else if (mode === undefined) {
+        this.pos = mark
+        return undefined
+      } else source = first
+    }
+    this.expectPunct(')')
+    const name = mode === 'LEADING' ? 'ltrim' : mode === 'TRAILING' ? 'rtrim' : 'trim'
+    const args = chars === undefined ? [source] : [source, chars]
+    return { kind: 'call', name, args, distinct: false, star: false, start, end: this.lastEnd() }
   }
 
   private parseQuantifier(upper: string, start: number): Expr {
@@ -541,7 +572,10 @@ export abstract class ExpressionParser extends TokenStream {
   abstract parsePatternPart(): PatternPart
 
   /** Label expressions (`A|B`, `!A`, `%`), parsed by the pattern parser. */
-  protected abstract parseLabels(inExpression: boolean): { labels: string[]; labelExpr: LabelExpr | undefined }
+  protected abstract parseLabels(inExpression: boolean): {
+    labels: string[]
+    labelExpr: LabelExpr | undefined
+  }
 
   /** The body of `EXISTS { … }`/`COUNT { … }`/`COLLECT { … }`/`CALL { … }`, parsed by the query parser. */
   protected abstract parseSubqueryBody(): Query

@@ -178,6 +178,7 @@ async function runPickle(pickle: Pickle, graphsDir: string): Promise<string | un
       maxMutations: 10_000_000,
       maxListSize: 10_000_000,
       maxPayloadBytes: 1 << 30,
+      maxVariableLengthHops: 100,
     },
   })
   const store = catalog.workspace()

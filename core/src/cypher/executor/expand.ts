@@ -143,6 +143,38 @@ export function varExpandStep(spec: ExpandSpec, min: number, max: number, leftwa
   }
 }
 
+/** `(a)-[rs*]->(b)` with `rs` bound to a list: the list's relationships, in order, must form the path. */
+export function boundListStep(spec: ExpandSpec, min: number, max: number, leftward: boolean): Step {
+  return (next) => (row, ctx, emit) => {
+    const from = row[spec.from]
+    const list = row[spec.rel]
+    if (!(from instanceof NodeValue) || !Array.isArray(list)) return true
+    if (list.length < min || list.length > max) return true
+    const types = typeIds(spec, ctx)
+    const rels = leftward ? list.slice().reverse() : list
+    let current = from.id
+    for (const rel of rels) {
+      if (!(rel instanceof RelValue)) return true
+      walkAdjacency(ctx)
+      const type = ctx.graph.relType(rel.id)
+      if (type < 0 || (types !== undefined && !types.includes(type))) return true
+      const start = ctx.graph.relStart(rel.id)
+      const end = ctx.graph.relEnd(rel.id)
+      if (spec.direction !== 'in' && start === current) current = end
+      else if (spec.direction !== 'out' && end === current) current = start
+      else return true
+      if (!relPropsOk(spec, rel.id, row, ctx)) return true
+    }
+    if (spec.toBound) {
+      const target = row[spec.to]
+      if (!(target instanceof NodeValue) || target.id !== current) return true
+    }
+    if (spec.toCheck && !spec.toCheck(current, row, ctx)) return true
+    if (!spec.toBound) row[spec.to] = new NodeValue(current)
+    return next(row, ctx, emit)
+  }
+}
+
 export function pathStep(slot: number, nodeSlots: number[], relSlots: number[], varLength: boolean[]): Step {
   return (next) => (row, ctx, emit) => {
     const first = row[nodeSlots[0] as number]

@@ -6,7 +6,7 @@ import { budgetError, typeError } from '../errors.js'
 import { cachedName } from '../operators.js'
 import { type CypherMap, equals, NodeValue, truth, typeName, type Value } from '../values.js'
 import { type ExecContext, load, type Row, tick } from './context.js'
-import { type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
+import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
 import { labelExprMatches } from './label-expr.js'
 import { shortestStep } from './shortest.js'
 import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
@@ -47,6 +47,17 @@ export function compileMatch(
   const newSlots: number[] = []
   const clauseRels: { slot: number; list: boolean }[] = []
   const declaredRels = new Set<string>()
+  // A path variable cannot also name a node or relationship of the same MATCH.
+  for (const part of parts) {
+    if (part.variable === undefined) continue
+    const name = part.variable
+    if (parts.some((other) => [...other.nodes, ...other.rels].some((element) => element.variable === name)))
+      env.report(
+        'VARIABLE_ALREADY_BOUND',
+        `variable '${name}' is already defined in this pattern`,
+        part.start,
+      )
+  }
   // Inline `WHERE` of node and relationship patterns joins the clause's WHERE.
   const inline: Expr[] = []
   for (const part of parts)
@@ -215,6 +226,10 @@ export function compileMatch(
         }
         relSlot = existingRel.slot
         relBound = true
+      } else if (existingRel !== undefined && existingRel.kind !== 'node' && existingRel.kind !== 'rel') {
+        // A bound list of relationships: the variable-length pattern must follow exactly that list.
+        relSlot = existingRel.slot
+        relBound = true
       } else {
         if (existingRel !== undefined)
           env.report('VARIABLE_ALREADY_BOUND', `variable '${rel.variable}' is already defined`, rel.start)
@@ -247,8 +262,13 @@ export function compileMatch(
         const min = rel.varLength.min ?? 1
         const max = rel.varLength.max ?? env.maxHops
         if (max > env.maxHops) throw budgetError('variable_length_hops', max, env.maxHops)
-        plan.push(`VarLengthExpand(${direction} *${min}..${max})`)
-        steps.push(varExpandStep(spec, min, max, leftward))
+        if (relBound) {
+          plan.push(`FollowRelationshipList(${direction})`)
+          steps.push(boundListStep(spec, min, max, leftward))
+        } else {
+          plan.push(`VarLengthExpand(${direction} *${min}..${max})`)
+          steps.push(varExpandStep(spec, min, max, leftward))
+        }
       } else {
         plan.push(`Expand(${direction}${rel.types.length ? `:${rel.types.join('|')}` : ''})`)
         steps.push(expandStep(spec))
