@@ -144,10 +144,15 @@ export function compileMatch(
       const relList = rel.varLength !== undefined
       const relSlot = bindNew(rel.variable, relList ? 'relList' : 'rel', rel.start).slot
       const pathSlot = part.variable !== undefined ? bindNew(part.variable, 'path', part.start).slot : -1
-      const min = rel.varLength?.min ?? 1
-      const max = rel.varLength ? (rel.varLength.max ?? env.maxHops) : 1
-      if (max > env.maxHops) throw budgetError('variable_length_hops', max, env.maxHops)
       const { all, k } = part.shortest
+      const min = rel.varLength?.min ?? 1
+      // The breadth-first search (one shortest, or all of the shortest length) reads each relationship once,
+      // so an unbounded `*` is bounded by the adjacency budget alone; walks by length keep the hop bound.
+      const breadthFirst = min <= 1 && k === 1
+      const unbounded = breadthFirst ? Number.MAX_SAFE_INTEGER : env.maxHops
+      const max = rel.varLength ? (rel.varLength.max ?? unbounded) : 1
+      if (max > env.maxHops && rel.varLength?.max !== undefined)
+        throw budgetError('variable_length_hops', max, env.maxHops)
       plan.push(
         `${all ? 'AllShortestPaths' : 'ShortestPath'}(${rel.direction} *${min}..${max}${k > 1 ? ` k=${k}` : ''})`,
       )

@@ -34,7 +34,7 @@ export function shortestStep(spec: ShortestSpec): Step {
     if (!(from instanceof NodeValue) || !(to instanceof NodeValue)) return true
     if (spec.toCheck && !spec.toCheck(to.id, row, ctx)) return true
     const paths =
-      spec.min <= 1 && spec.k === 1
+      spec.min <= 1 && spec.k === 1 && !(spec.all && from.id === to.id)
         ? layeredSearch(spec, row, ctx, from.id, to.id)
         : byLength(spec, row, ctx, from.id, to.id)
     for (const path of paths) {
