@@ -28,4 +28,18 @@ export {
   signatureOf,
 } from './procedures/index.js'
 export { nodeElementId, relElementId, toJson } from './result.js'
+export {
+  DateTimeValue,
+  DateValue,
+  DurationValue,
+  decodeTemporalTag,
+  encodeTemporalTag,
+  formatTemporal,
+  isTemporal,
+  LocalDateTimeValue,
+  LocalTimeValue,
+  TEMPORAL_TAGS,
+  type TemporalValue,
+  TimeValue,
+} from './temporal/index.js'
 export { type CypherMap, equals, NodeValue, PathValue, RelValue, type Value } from './values.js'
