@@ -12,9 +12,11 @@ import {
   emptySummary,
   type MutationSummary,
 } from './executor/context.js'
+import { functionCatalog } from './function-table.js'
 import { neo4jStatusCode } from './neo4j-status.js'
 import { bindParams } from './params.js'
 import { type Plan, planQuery } from './planner.js'
+import { builtinRegistry, type ProcedureDef, type ProcedureRegistry } from './procedures/index.js'
 import { toJson } from './result.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
@@ -65,6 +67,8 @@ export interface CypherEngineOptions {
   ) => Promise<void> | void
   /** Parsed plans kept by query text. */
   planCacheSize?: number
+  /** The procedures CALL can name; a registry of the built-ins when absent. */
+  procedures?: ProcedureRegistry
 }
 
 /** The outcome with raw Cypher values, for the TCK runner and tests. */
@@ -75,6 +79,8 @@ export interface CypherOutcome {
   /** The thrown error behind a Rejected/ValidationFailed result. */
   error?: CypherError | EngineError
   classification?: 'read' | 'write'
+  /** For EXPLAIN and PROFILE: Neo4j's query type and the operators (PROFILE adds the rows each produced). */
+  explained?: { queryType: 'r' | 'w' | 'rw' | 's'; operators: string[]; rows?: number }
 }
 
 const QUERY_FIELD = 'query_text'
@@ -86,6 +92,8 @@ const QUERY_FIELD = 'query_text'
  */
 export class CypherEngine {
   readonly budgets: CypherBudgets
+  /** Procedures of this engine: the built-ins plus any registered (tests, plugins). */
+  readonly procedures: ProcedureRegistry
   private readonly cache = new Map<string, Plan>()
   private readonly cacheSize: number
   /** The most recently used cache entry (its LRU position needs no update). */
@@ -98,6 +106,16 @@ export class CypherEngine {
   ) {
     this.budgets = { ...DEFAULT_BUDGETS, ...options.budgets }
     this.cacheSize = options.planCacheSize ?? 512
+    this.procedures = options.procedures ?? builtinRegistry()
+    this.procedures.setFunctionCatalog(functionCatalog)
+  }
+
+  /** Registers a procedure; plans compiled before keep what they resolved, so the plan cache is cleared. */
+  registerProcedure(def: ProcedureDef): void {
+    this.procedures.register(def)
+    this.cache.clear()
+    this.lastQuery = undefined
+    this.lastPlan = undefined
   }
 
   async run(request: CypherRequest, options: RunOptions = {}): Promise<CypherResult> {
@@ -166,15 +184,16 @@ export class CypherEngine {
         'limit',
       )
     }
+    const workspaceId = this.workspaceOf(plan, request.workspaceId ?? DEFAULT_WORKSPACE_ID)
+    if (plan.mode === 'explain') return this.explainOnly(plan)
     const params = bindParams(request.params, budgets.maxListSize)
     for (const name of plan.params) {
       if (!params.has(name))
         throw new CypherError('PARAMETER_MISSING', `expected parameter $${name}`, 'runtime')
     }
-    const store = this.catalog.workspace(request.workspaceId ?? DEFAULT_WORKSPACE_ID)
-    const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID
+    const store = this.catalog.workspace(workspaceId)
     if (!write) {
-      const ctx = this.context(store, undefined, params, signal, deadline)
+      const ctx = this.context(store, undefined, params, signal, deadline, workspaceId)
       const outcome = this.collect(plan, ctx)
       outcome.classification = 'read'
       return outcome
@@ -197,7 +216,7 @@ export class CypherEngine {
     now: boolean,
   ): CypherOutcome | Promise<CypherOutcome> {
     const tx = store.begin()
-    const ctx = this.context(tx, tx, params, signal, deadline)
+    const ctx = this.context(tx, tx, params, signal, deadline, workspaceId)
     const outcome = this.collect(plan, ctx)
     outcome.classification = 'write'
     const commit = tx.prepare()
@@ -241,6 +260,7 @@ export class CypherEngine {
       maxExpressionDepth: this.budgets.maxExpressionDepth,
       maxVariableLengthHops: this.budgets.maxVariableLengthHops,
       collectErrors: false,
+      procedures: this.procedures,
     })
     if (plan === undefined)
       throw errors[0] ?? new CypherError('CYPHER_SYNTAX_ERROR', 'invalid query', 'compile')
@@ -256,6 +276,7 @@ export class CypherEngine {
       maxExpressionDepth: this.budgets.maxExpressionDepth,
       maxVariableLengthHops: this.budgets.maxVariableLengthHops,
       collectErrors: true,
+      procedures: this.procedures,
     })
     if (plan === undefined) {
       return {
@@ -281,14 +302,39 @@ export class CypherEngine {
     }
   }
 
+  /** `USE name` picks a workspace (databases are workspaces); one that does not exist is an error. */
+  private workspaceOf(plan: Plan, requested: string): string {
+    if (plan.use === undefined || plan.use === requested) return requested
+    if (plan.use === DEFAULT_WORKSPACE_ID || this.catalog.has(plan.use)) return plan.use
+    throw new CypherError('DATABASE_NOT_FOUND', `there is no workspace (database) '${plan.use}'`, 'runtime')
+  }
+
+  /** EXPLAIN: the plan, no rows and no effects. */
+  private explainOnly(plan: Plan): CypherOutcome {
+    return {
+      result: {
+        status: 'Success',
+        data: { columns: plan.columns, rows: [] },
+        mutation_summary: emptySummary(),
+        validation_errors: [],
+        warnings: [],
+      },
+      classification: plan.isWrite ? 'write' : 'read',
+      explained: { queryType: plan.queryType, operators: plan.explain },
+    }
+  }
+
   private context(
     graph: GraphReader,
     tx: ExecContext['tx'],
     params: Map<string, Value>,
     signal: AbortSignal | undefined,
     deadline: number | undefined,
+    workspaceId: string,
   ): ExecContext {
+    const catalog = this.catalog
     return {
+      host: { workspaceId, registry: this.procedures, workspaceIds: () => catalog.workspaceIds() },
       graph,
       tx,
       params,
@@ -315,6 +361,10 @@ export class CypherEngine {
       return true
     })
     checkHotRecords(rows, this.budgets)
+    const explained =
+      plan.mode === 'profile'
+        ? { queryType: plan.queryType, operators: plan.explain, rows: ctx.loaded }
+        : undefined
     const warnings = new Set<string>()
     const jsonRows = rows.map((row) => row.map((value) => toJson(value, ctx.graph, warnings)))
     const payload =
@@ -332,6 +382,7 @@ export class CypherEngine {
         warnings: warnings.size === 0 ? [] : [...warnings],
       },
       raw: { columns: plan.columns, rows, graph: ctx.graph },
+      ...(explained ? { explained } : {}),
     }
   }
 }

@@ -12,8 +12,21 @@ export {
 export { CypherError, type CypherErrorPhase, type SourcePosition } from './errors.js'
 export { type CypherBudgets, DEFAULT_BUDGETS, type MutationSummary } from './executor/context.js'
 export { neo4jStatusCode } from './neo4j-status.js'
+export { bindParams } from './params.js'
 export { parseQuery } from './parser.js'
 export { type Plan, planQuery } from './planner.js'
+export {
+  builtinRegistry,
+  type FunctionInfo,
+  type ProcedureContext,
+  type ProcedureDef,
+  type ProcedureField,
+  type ProcedureHost,
+  type ProcedureMode,
+  ProcedureRegistry,
+  parseSignature,
+  signatureOf,
+} from './procedures/index.js'
 export { nodeElementId, relElementId, toJson } from './result.js'
 export {
   DateTimeValue,
@@ -29,4 +42,4 @@ export {
   type TemporalValue,
   TimeValue,
 } from './temporal/index.js'
-export { type CypherMap, NodeValue, PathValue, RelValue, type Value } from './values.js'
+export { type CypherMap, equals, NodeValue, PathValue, RelValue, type Value } from './values.js'
