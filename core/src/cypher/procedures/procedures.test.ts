@@ -87,9 +87,7 @@ describe('CALL of built-in procedures', () => {
       ['index_node_label_lookup', 'LOOKUP'],
     ])
     expect((await rows(engine, 'SHOW CONSTRAINTS')).rows).toEqual([])
-    expect((await rows(engine, 'SHOW DATABASES YIELD name, default')).rows).toEqual([
-      ['workspace--http-default', true],
-    ])
+    expect((await rows(engine, 'SHOW DATABASES YIELD name, default')).rows).toEqual([['neo4j', true]])
   })
 
   it('refuses unknown procedures, wrong arities, bad literal types and YIELD * in a query', async () => {

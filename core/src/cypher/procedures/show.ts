@@ -1,4 +1,4 @@
-import { DEFAULT_WORKSPACE_ID } from '../../graph/catalog.js'
+import { DEFAULT_DATABASE_NAME, DEFAULT_WORKSPACE_ID } from '../../graph/catalog.js'
 import type { CypherMap, Value } from '../values.js'
 import { type ProcedureDef, signatureOf } from './registry.js'
 
@@ -189,15 +189,16 @@ export const SHOW_PROCEDURES: ProcedureDef[] = [
       'home',
       'constituents',
     ],
-    // Databases are workspaces: the default workspace is the default (and home) database.
+    // Databases are workspaces. The default workspace is the default (and home) database under the name
+    // Neo4j tools expect, `neo4j` (DECISIONS: a Bolt database `neo4j` is the default workspace), its id an alias.
     run: (_args, ctx) => {
       const ids = new Set([DEFAULT_WORKSPACE_ID, ...ctx.host.workspaceIds()])
       return [...ids].sort().map((id) => {
         const isDefault = id === DEFAULT_WORKSPACE_ID
         return [
-          id,
+          isDefault ? DEFAULT_DATABASE_NAME : id,
           'standard',
-          [],
+          isDefault ? [DEFAULT_WORKSPACE_ID] : [],
           'read-write',
           null,
           'primary',
