@@ -3,6 +3,7 @@ import type { GraphCatalog } from '../graph/catalog.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
+import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
 import { budgetError, CypherError, type SourcePosition } from './errors.js'
 import {
@@ -15,6 +16,7 @@ import {
 import { neo4jStatusCode } from './neo4j-status.js'
 import { bindParams } from './params.js'
 import { type Plan, planQuery } from './planner.js'
+import { type DetachedValue, detach, detachedBytes } from './detached.js'
 import { toJson } from './result.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
@@ -25,7 +27,11 @@ export interface CypherRequest {
   params?: Record<string, unknown>
   mode: CypherMode
   workspaceId?: string
+  /** `detached`: rows hold typed values (see detached.ts) instead of JSON. */
+  rows?: RowForm
 }
+
+export type RowForm = 'json' | 'detached'
 
 export interface CypherValidationError {
   code: string
@@ -139,6 +145,25 @@ export class CypherEngine {
     context?: unknown,
     now = false,
   ): CypherOutcome | Promise<CypherOutcome> {
+    if (request.mode === 'validate') return this.validate(request.query)
+    const { plan, params } = this.prepare(request)
+    const write = plan.isWrite
+    const store = this.catalog.workspace(request.workspaceId ?? DEFAULT_WORKSPACE_ID)
+    const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID
+    if (!write) {
+      const ctx = this.context(store, undefined, params, signal, deadline)
+      const outcome = this.collect(plan, ctx, request.rows)
+      outcome.classification = 'read'
+      return outcome
+    }
+    if (now) return this.write(store, workspaceId, plan, params, request.rows, signal, deadline, context, true)
+    return store.exclusive(
+      async () => await this.write(store, workspaceId, plan, params, request.rows, signal, deadline, context, false),
+    )
+  }
+
+  /** The request's bounds, its plan (cached) and its bound parameters; a write in read mode is refused. */
+  private prepare(request: CypherRequest): { plan: Plan; params: Map<string, Value> } {
     const budgets = this.budgets
     const query = request.query
     if (query.length > budgets.maxQueryLength) {
@@ -156,10 +181,8 @@ export class CypherEngine {
         'limit',
       )
     }
-    if (request.mode === 'validate') return this.validate(query)
     const plan = this.plan(query)
-    const write = plan.isWrite
-    if (write && request.mode === 'read') {
+    if (plan.isWrite && request.mode === 'read') {
       throw new CypherError(
         'WRITE_PERMISSION_REQUIRED',
         'the query writes to the graph but the request is read-only',
@@ -171,18 +194,23 @@ export class CypherEngine {
       if (!params.has(name))
         throw new CypherError('PARAMETER_MISSING', `expected parameter $${name}`, 'runtime')
     }
-    const store = this.catalog.workspace(request.workspaceId ?? DEFAULT_WORKSPACE_ID)
-    const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID
-    if (!write) {
-      const ctx = this.context(store, undefined, params, signal, deadline)
-      const outcome = this.collect(plan, ctx)
-      outcome.classification = 'read'
+    return { plan, params }
+  }
+
+  /**
+   * One statement of an explicit transaction, run on its overlay: reads see the transaction's own writes;
+   * nothing is prepared or published here (the transaction commits once, see kernel/explicit-transaction.ts).
+   */
+  executeInTransaction(tx: Transaction, request: CypherRequest, options: RunOptions = {}): CypherOutcome {
+    try {
+      const { plan, params } = this.prepare(request)
+      const ctx = this.context(tx, tx, params, options.signal, options.deadline)
+      const outcome = this.collect(plan, ctx, request.rows)
+      outcome.classification = plan.isWrite ? 'write' : 'read'
       return outcome
+    } catch (error) {
+      return failure(error)
     }
-    if (now) return this.write(store, workspaceId, plan, params, signal, deadline, context, true)
-    return store.exclusive(
-      async () => await this.write(store, workspaceId, plan, params, signal, deadline, context, false),
-    )
   }
 
   /** Runs a write plan on a transaction and publishes it; synchronous when `now` (beforePublish too). */
@@ -191,6 +219,7 @@ export class CypherEngine {
     workspaceId: string,
     plan: Plan,
     params: Map<string, Value>,
+    rowForm: RowForm | undefined,
     signal: AbortSignal | undefined,
     deadline: number | undefined,
     context: unknown,
@@ -198,7 +227,7 @@ export class CypherEngine {
   ): CypherOutcome | Promise<CypherOutcome> {
     const tx = store.begin()
     const ctx = this.context(tx, tx, params, signal, deadline)
-    const outcome = this.collect(plan, ctx)
+    const outcome = this.collect(plan, ctx, rowForm)
     outcome.classification = 'write'
     const commit = tx.prepare()
     if (commit.ops.length === 0) return outcome
@@ -304,8 +333,8 @@ export class CypherEngine {
     }
   }
 
-  /** Runs the plan, enforces the returned-rows and payload budgets, converts rows to JSON. */
-  private collect(plan: Plan, ctx: ExecContext): CypherOutcome {
+  /** Runs the plan, enforces the returned-rows and payload budgets, converts rows to JSON (or detaches them). */
+  private collect(plan: Plan, ctx: ExecContext, rowForm: RowForm = 'json'): CypherOutcome {
     if (ctx.signal?.aborted) throw new CypherError('QUERY_ABORTED', 'query was aborted', 'limit')
     const rows: Value[][] = []
     const max = this.budgets.maxReturnedRecords
@@ -316,17 +345,25 @@ export class CypherEngine {
     })
     checkHotRecords(rows, this.budgets)
     const warnings = new Set<string>()
-    const jsonRows = rows.map((row) => row.map((value) => toJson(value, ctx.graph, warnings)))
-    const payload =
-      jsonRows.length === 0 && plan.columns.length === 0
-        ? EMPTY_PAYLOAD_BYTES
-        : payloadBytes(plan.columns, jsonRows)
+    let outRows: unknown[][]
+    let payload: number
+    if (rowForm === 'detached') {
+      const detached: DetachedValue[][] = rows.map((row) => row.map((value) => detach(value, ctx.graph)))
+      payload = detachedBytes(detached)
+      outRows = detached
+    } else {
+      outRows = rows.map((row) => row.map((value) => toJson(value, ctx.graph, warnings)))
+      payload =
+        outRows.length === 0 && plan.columns.length === 0
+          ? EMPTY_PAYLOAD_BYTES
+          : payloadBytes(plan.columns, outRows)
+    }
     if (payload > this.budgets.maxPayloadBytes)
       throw budgetError('payload_bytes', payload, this.budgets.maxPayloadBytes)
     return {
       result: {
         status: 'Success',
-        data: { columns: plan.columns, rows: jsonRows },
+        data: { columns: plan.columns, rows: outRows },
         mutation_summary: ctx.stats,
         validation_errors: [],
         warnings: warnings.size === 0 ? [] : [...warnings],

@@ -7,8 +7,16 @@ export {
   type CypherRequest,
   type CypherResult,
   type CypherValidationError,
+  type RowForm,
   type RunOptions,
 } from './engine.js'
+export {
+  type DetachedValue,
+  DetachedNode,
+  DetachedPath,
+  DetachedRelationship,
+  detach,
+} from './detached.js'
 export { CypherError, type CypherErrorPhase, type SourcePosition } from './errors.js'
 export { type CypherBudgets, DEFAULT_BUDGETS, type MutationSummary } from './executor/context.js'
 export { neo4jStatusCode } from './neo4j-status.js'

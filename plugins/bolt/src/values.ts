@@ -1,0 +1,139 @@
+import {
+  DetachedNode,
+  DetachedPath,
+  DetachedRelationship,
+  type DetachedValue,
+  nodeElementId,
+} from '@service/core/cypher'
+import type { Packer } from './packstream/packer.js'
+import { type PackValue, Sig, Structure } from './packstream/structure.js'
+
+/** A parameter the engine cannot take (a graph structure, or a type it has no values of yet). */
+export class ParameterTypeError extends Error {
+  override readonly name = 'ParameterTypeError'
+}
+
+const STRUCTURE_NAMES: Record<number, string> = {
+  [Sig.Node]: 'Node',
+  [Sig.Relationship]: 'Relationship',
+  [Sig.UnboundRelationship]: 'UnboundRelationship',
+  [Sig.Path]: 'Path',
+  [Sig.Date]: 'Date',
+  [Sig.Time]: 'Time',
+  [Sig.LocalTime]: 'LocalTime',
+  [Sig.DateTime]: 'DateTime',
+  [Sig.DateTimeZoneId]: 'DateTimeZoneId',
+  [Sig.LocalDateTime]: 'LocalDateTime',
+  [Sig.Duration]: 'Duration',
+  [Sig.Point2D]: 'Point2D',
+  [Sig.Point3D]: 'Point3D',
+}
+
+/**
+ * Packs a result value as Bolt 5 sends it: nodes and relationships with numeric ids and element ids equal
+ * to ours (`node--7`), paths as their distinct nodes, unbound relationships and the index sequence.
+ */
+export function packResultValue(packer: Packer, value: DetachedValue): void {
+  if (value === null || typeof value !== 'object' || value instanceof Uint8Array) {
+    packer.pack(value as PackValue)
+    return
+  }
+  if (Array.isArray(value)) {
+    packer.listHeader(value.length)
+    for (const item of value) packResultValue(packer, item)
+    return
+  }
+  if (value instanceof Map) return packProperties(packer, value)
+  if (value instanceof DetachedNode) return packNode(packer, value)
+  if (value instanceof DetachedRelationship) return packRelationship(packer, value)
+  if (value instanceof DetachedPath) return packPath(packer, value)
+}
+
+function packProperties(packer: Packer, map: Map<string, DetachedValue>): void {
+  packer.mapHeader(map.size)
+  for (const [key, item] of map) {
+    packer.string(key)
+    packResultValue(packer, item)
+  }
+}
+
+function packNode(packer: Packer, node: DetachedNode): void {
+  packer.structureHeader(Sig.Node, 4)
+  packer.int(node.id)
+  packer.listHeader(node.labels.length)
+  for (const label of node.labels) packer.string(label)
+  packProperties(packer, node.properties)
+  packer.string(node.elementId)
+}
+
+function packRelationship(packer: Packer, rel: DetachedRelationship): void {
+  packer.structureHeader(Sig.Relationship, 8)
+  packer.int(rel.id)
+  packer.int(rel.startId)
+  packer.int(rel.endId)
+  packer.string(rel.type)
+  packProperties(packer, rel.properties)
+  packer.string(rel.elementId)
+  packer.string(nodeElementId(rel.startId))
+  packer.string(nodeElementId(rel.endId))
+}
+
+function packPath(packer: Packer, path: DetachedPath): void {
+  const nodeIndex = new Map<number, number>()
+  const nodes: DetachedNode[] = []
+  for (const node of path.nodes) {
+    if (nodeIndex.has(node.id)) continue
+    nodeIndex.set(node.id, nodes.length)
+    nodes.push(node)
+  }
+  const relIndex = new Map<number, number>()
+  const rels: DetachedRelationship[] = []
+  for (const rel of path.relationships) {
+    if (relIndex.has(rel.id)) continue
+    relIndex.set(rel.id, rels.length)
+    rels.push(rel)
+  }
+  // Per step: the relationship (1-based; negative when walked against its direction), then the next node.
+  const indices: number[] = []
+  path.relationships.forEach((rel, i) => {
+    const from = path.nodes[i] as DetachedNode
+    const to = path.nodes[i + 1] as DetachedNode
+    const step = (relIndex.get(rel.id) as number) + 1
+    indices.push(rel.startId === from.id ? step : -step, nodeIndex.get(to.id) as number)
+  })
+  packer.structureHeader(Sig.Path, 3)
+  packer.listHeader(nodes.length)
+  for (const node of nodes) packNode(packer, node)
+  packer.listHeader(rels.length)
+  for (const rel of rels) {
+    packer.structureHeader(Sig.UnboundRelationship, 4)
+    packer.int(rel.id)
+    packer.string(rel.type)
+    packProperties(packer, rel.properties)
+    packer.string(rel.elementId)
+  }
+  packer.listHeader(indices.length)
+  for (const index of indices) packer.int(index)
+}
+
+/**
+ * A decoded parameter as the engine binds it: integers stay `bigint` (exact), floats `number`, maps plain
+ * objects (without a prototype, so no key is special). Graph structures are refused as Neo4j refuses them;
+ * temporal and spatial values are refused until the engine has such values.
+ */
+export function parameterValue(value: PackValue, path: string): unknown {
+  if (value === null || typeof value !== 'object') return value
+  if (value instanceof Uint8Array) {
+    throw new ParameterTypeError(`parameter ${path} is a byte array, which Cypher here has no type for`)
+  }
+  if (Array.isArray(value)) return value.map((item, i) => parameterValue(item, `${path}[${i}]`))
+  if (value instanceof Map) {
+    const out: Record<string, unknown> = Object.create(null)
+    for (const [key, item] of value) out[key] = parameterValue(item, `${path}.${key}`)
+    return out
+  }
+  const name = STRUCTURE_NAMES[(value as Structure).signature] ?? 'structure'
+  throw new ParameterTypeError(`parameter ${path} is a ${name}, which this server does not take as a parameter`)
+}
+
+export { Structure }
