@@ -101,6 +101,26 @@ abstract class BaseTransaction implements ExplicitTransaction {
   /** The clock ran out while no statement was running. */
   protected abstract expire(): void
 
+  /** A statement read on the published graph (nothing held): as an auto-commit read. */
+  protected async readStatement(statement: TransactionStatement): Promise<CypherResult> {
+    this.disarmTimer()
+    try {
+      return await this.ports.runCypher(
+        {
+          query: statement.query,
+          params: statement.params,
+          mode: 'read',
+          rows: statement.rows,
+          signal: statement.signal,
+          deadline: this.statementDeadline(statement),
+        },
+        this.options.workspaceId,
+      )
+    } finally {
+      if (this.current === 'open') this.armTimer()
+    }
+  }
+
   protected statementDeadline(statement: TransactionStatement): number | undefined {
     const own = statement.deadline
     const total = this.options.deadline
@@ -136,22 +156,7 @@ abstract class BaseTransaction implements ExplicitTransaction {
 class ReadTransaction extends BaseTransaction {
   async run(statement: TransactionStatement): Promise<CypherResult> {
     if (this.current !== 'open') throw closed(this.current)
-    this.disarmTimer()
-    try {
-      return await this.ports.runCypher(
-        {
-          query: statement.query,
-          params: statement.params,
-          mode: 'read',
-          rows: statement.rows,
-          signal: statement.signal,
-          deadline: this.statementDeadline(statement),
-        },
-        this.options.workspaceId,
-      )
-    } finally {
-      if (this.current === 'open') this.armTimer()
-    }
+    return this.readStatement(statement)
   }
 
   async commit(): Promise<{ sequence: number | null }> {
@@ -168,37 +173,55 @@ class ReadTransaction extends BaseTransaction {
 }
 
 /**
- * Holds the workspace's write turn (its single-writer queue) from the first statement to commit or
- * rollback: statements run one by one on one transaction overlay, and the commit is prepared, logged and
- * published once. Other writers of the workspace wait; readers go on reading the published graph.
+ * Takes the workspace's write turn (its single-writer queue) at its first write and holds it to commit or
+ * rollback: from then on statements run one by one on one transaction overlay, and the commit is prepared,
+ * logged and published once. Other writers of the workspace wait; readers go on reading the published
+ * graph. Statements before the first write read the published graph, so a transaction that only reads (a
+ * driver's default write-mode transaction often does) holds nothing: read committed, as Neo4j's default.
  */
 class WriteTransaction extends BaseTransaction {
   private readonly queue: Command[] = []
   private wake: (() => void) | undefined
-  private readonly outcome: Promise<TransactResult<void>>
+  /** The write turn, once the first write took it. */
+  private outcome: Promise<TransactResult<void>> | null = null
   /** A statement failed: the transaction can only roll back (as in Neo4j). */
   private doomed = false
   /** The write turn ended without a commit (refused at begin: a follower, a failed log): why. */
   private broken: unknown = null
 
-  constructor(ports: TransactionPorts, options: BeginOptions) {
-    super(ports, options)
-    this.outcome = ports.transactInSlices(options.workspaceId, (tx) => this.serve(tx), {
-      sessionId: options.sessionId,
+  private start(): Promise<TransactResult<void>> {
+    const outcome = this.ports.transactInSlices(this.options.workspaceId, (tx) => this.serve(tx), {
+      sessionId: this.options.sessionId,
     })
     // Observed here so a rollback never surfaces as an unhandled rejection; a refusal fails what waits.
-    this.outcome.catch((error: unknown) => {
+    outcome.catch((error: unknown) => {
       if (error === ROLLED_BACK) return
       this.broken = error
       this.failQueued(error)
     })
+    return outcome
   }
 
-  run(statement: TransactionStatement): Promise<CypherResult> {
-    if (this.broken !== null) return Promise.reject(this.broken)
-    if (this.current !== 'open') return Promise.reject(closed(this.current))
+  async run(statement: TransactionStatement): Promise<CypherResult> {
+    if (this.broken !== null) throw this.broken
+    if (this.current !== 'open') throw closed(this.current)
+    if (this.outcome === null && !this.writes(statement.query)) {
+      const result = await this.readStatement(statement)
+      if (result.status !== 'Success') this.doomed = true
+      return result
+    }
     this.disarmTimer()
+    this.outcome ??= this.start()
     return new Promise((done, fail) => this.send({ kind: 'run', statement, done, fail }))
+  }
+
+  /** Plans as a write (a query that does not compile is run as a read, which reports the error). */
+  private writes(query: string): boolean {
+    try {
+      return this.ports.cypherEngine.plan(query).isWrite
+    } catch {
+      return false
+    }
   }
 
   async commit(): Promise<{ sequence: number | null }> {
@@ -208,6 +231,7 @@ class WriteTransaction extends BaseTransaction {
       throw new EngineError('TRANSACTION_FAILED', 'a statement of the transaction failed: it was rolled back')
     }
     this.end('committed')
+    if (this.outcome === null) return { sequence: null }
     this.send({ kind: 'commit' })
     try {
       const { sequence } = await this.outcome
@@ -221,6 +245,7 @@ class WriteTransaction extends BaseTransaction {
   async rollback(): Promise<void> {
     if (this.current !== 'open') return
     this.end('rolled_back')
+    if (this.outcome === null) return
     this.send({ kind: 'rollback' })
     await this.outcome.then(
       () => undefined,
@@ -229,7 +254,7 @@ class WriteTransaction extends BaseTransaction {
   }
 
   protected expire(): void {
-    this.send({ kind: 'rollback' })
+    if (this.outcome !== null) this.send({ kind: 'rollback' })
   }
 
   private send(command: Command): void {
