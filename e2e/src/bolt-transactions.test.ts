@@ -134,7 +134,8 @@ describe('Bolt managed-transaction retries', () => {
     try {
       const driver = driverFor(server, 'bolt', { maxTransactionRetryTime: 15_000 })
       const session = driver.session()
-      for (let i = 0; i < 4; i++) await session.executeWrite((tx) => tx.run('CREATE (:Retried {i: $i})', { i }))
+      for (let i = 0; i < 4; i++)
+        await session.executeWrite((tx) => tx.run('CREATE (:Retried {i: $i})', { i }))
       await session.close()
       const metrics = await server.request('/metrics')
       expect(metrics.text).toMatch(

@@ -1,13 +1,6 @@
 import { type Driver, Integer, isNode, isPath, isRelationship } from 'neo4j-driver'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  type BoltServer,
-  codeOf,
-  driver5For,
-  driverFor,
-  neo4j,
-  startBoltServer,
-} from './bolt-support.js'
+import { type BoltServer, codeOf, driver5For, driverFor, neo4j, startBoltServer } from './bolt-support.js'
 import { TOKEN } from './harness.js'
 
 describe('Bolt door', () => {
@@ -25,7 +18,7 @@ describe('Bolt door', () => {
   it('connects with neo4j-driver 6 and 5: a Neo4j/5 agent naming this product', async () => {
     const info = await driver.getServerInfo()
     expect(info.agent).toMatch(/^Neo4j\/5\.\S+ .*service-http-server/)
-    expect(info.protocolVersion?.major).toBe(5)
+    expect(String(info.protocolVersion)).toMatch(/^5\./)
     const old = driver5For(server)
     const oldInfo = await old.getServerInfo()
     expect(oldInfo.agent).toMatch(/^Neo4j\/5/)
@@ -172,9 +165,17 @@ describe('Bolt door', () => {
   it('keeps databases apart: each is a workspace, neo4j is the default one', async () => {
     await driver.executeQuery("CREATE (:Iso {w: 'one'})", {}, { database: 'workspace--bolt-one' })
     await driver.executeQuery("CREATE (:Iso {w: 'default'})", {}, { database: 'neo4j' })
-    const one = await driver.executeQuery('MATCH (n:Iso) RETURN n.w AS w', {}, { database: 'workspace--bolt-one' })
+    const one = await driver.executeQuery(
+      'MATCH (n:Iso) RETURN n.w AS w',
+      {},
+      { database: 'workspace--bolt-one' },
+    )
     expect(one.records.map((r) => r.get('w'))).toEqual(['one'])
-    const other = await driver.executeQuery('MATCH (n:Iso) RETURN n.w AS w', {}, { database: 'workspace--bolt-two' })
+    const other = await driver.executeQuery(
+      'MATCH (n:Iso) RETURN n.w AS w',
+      {},
+      { database: 'workspace--bolt-two' },
+    )
     expect(other.records).toHaveLength(0)
     // Over HTTP, the default workspace is what `neo4j` reached.
     const http = await server.request<{ result: { data: { rows: unknown[][] } } }>('/v1/cypher/read', {
@@ -188,7 +189,9 @@ describe('Bolt door', () => {
       const session = driver.session()
       try {
         await session.executeWrite((tx) => tx.run('CREATE (:Concurrent {i: $i})', { i }))
-        const read = await session.executeRead((tx) => tx.run('MATCH (c:Concurrent {i: $i}) RETURN c.i AS i', { i }))
+        const read = await session.executeRead((tx) =>
+          tx.run('MATCH (c:Concurrent {i: $i}) RETURN c.i AS i', { i }),
+        )
         return read.records[0]?.get('i').toNumber()
       } finally {
         await session.close()
@@ -201,10 +204,17 @@ describe('Bolt door', () => {
 
   it('shows the listener in /health and counts in /metrics', async () => {
     const health = await server.request<{ bolt: Record<string, unknown> }>('/health')
-    expect(health.json.bolt).toMatchObject({ enabled: true, listening: true, port: server.boltPort, tls: false })
+    expect(health.json.bolt).toMatchObject({
+      enabled: true,
+      listening: true,
+      port: server.boltPort,
+      tls: false,
+    })
     const metrics = await server.request('/metrics')
     expect(metrics.text).toMatch(/service_bolt_messages_total\{message="RUN"\} [1-9]/)
-    expect(metrics.text).toMatch(/service_bolt_failures_total\{code="Neo.ClientError.Statement.SyntaxError"\} [1-9]/)
+    expect(metrics.text).toMatch(
+      /service_bolt_failures_total\{code="Neo.ClientError.Statement.SyntaxError"\} [1-9]/,
+    )
     expect(metrics.text).toMatch(/service_bolt_bytes_total\{direction="in"\} [1-9]/)
   })
 })

@@ -5,6 +5,7 @@ import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
+import { type DetachedValue, detach, detachedBytes } from './detached.js'
 import { budgetError, CypherError, type SourcePosition } from './errors.js'
 import {
   type CypherBudgets,
@@ -16,7 +17,6 @@ import {
 import { neo4jStatusCode } from './neo4j-status.js'
 import { bindParams } from './params.js'
 import { type Plan, planQuery } from './planner.js'
-import { type DetachedValue, detach, detachedBytes } from './detached.js'
 import { toJson } from './result.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
@@ -156,9 +156,11 @@ export class CypherEngine {
       outcome.classification = 'read'
       return outcome
     }
-    if (now) return this.write(store, workspaceId, plan, params, request.rows, signal, deadline, context, true)
+    if (now)
+      return this.write(store, workspaceId, plan, params, request.rows, signal, deadline, context, true)
     return store.exclusive(
-      async () => await this.write(store, workspaceId, plan, params, request.rows, signal, deadline, context, false),
+      async () =>
+        await this.write(store, workspaceId, plan, params, request.rows, signal, deadline, context, false),
     )
   }
 

@@ -1,5 +1,12 @@
 export { isWriteQuery, type Query } from './ast.js'
 export {
+  DetachedNode,
+  DetachedPath,
+  DetachedRelationship,
+  type DetachedValue,
+  detach,
+} from './detached.js'
+export {
   CypherEngine,
   type CypherEngineOptions,
   type CypherMode,
@@ -10,13 +17,6 @@ export {
   type RowForm,
   type RunOptions,
 } from './engine.js'
-export {
-  type DetachedValue,
-  DetachedNode,
-  DetachedPath,
-  DetachedRelationship,
-  detach,
-} from './detached.js'
 export { CypherError, type CypherErrorPhase, type SourcePosition } from './errors.js'
 export { type CypherBudgets, DEFAULT_BUDGETS, type MutationSummary } from './executor/context.js'
 export { neo4jStatusCode } from './neo4j-status.js'

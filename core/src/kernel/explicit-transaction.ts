@@ -133,11 +133,14 @@ abstract class BaseTransaction implements ExplicitTransaction {
     this.disarmTimer()
     let wait = this.options.idleTimeoutMs
     if (this.options.deadline !== undefined) wait = Math.min(wait, this.options.deadline - Date.now())
-    this.timer = setTimeout(() => {
-      if (this.current !== 'open') return
-      this.current = 'timed_out'
-      this.expire()
-    }, Math.max(0, wait))
+    this.timer = setTimeout(
+      () => {
+        if (this.current !== 'open') return
+        this.current = 'timed_out'
+        this.expire()
+      },
+      Math.max(0, wait),
+    )
     this.timer.unref()
   }
 

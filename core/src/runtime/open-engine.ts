@@ -6,8 +6,12 @@ import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { GraphStore } from '../graph/store.js'
 import type { GraphReader } from '../graph/types.js'
 import { checkCallShape } from '../kernel/cypher-call.js'
-import { type BeginOptions, beginTransaction, type ExplicitTransaction } from '../kernel/explicit-transaction.js'
 import { KernelErrors } from '../kernel/errors.js'
+import {
+  type BeginOptions,
+  beginTransaction,
+  type ExplicitTransaction,
+} from '../kernel/explicit-transaction.js'
 import { Kernel } from '../kernel/kernel.js'
 import type {
   CallOptions,
@@ -224,7 +228,9 @@ class RuntimeEngine implements Engine {
     const workspaceId = call.workspaceId ?? DEFAULT_WORKSPACE_ID
     // Without a session there is nothing to audit: skip building the audit input for every request.
     if (call.sessionId === undefined) return this.kernel.runCypher(call, workspaceId)
-    return this.auditedCypher(call.sessionId, workspaceId, call, () => this.kernel.runCypher(call, workspaceId))
+    return this.auditedCypher(call.sessionId, workspaceId, call, () =>
+      this.kernel.runCypher(call, workspaceId),
+    )
   }
 
   /** A Cypher request joins its session's audit log: the same record whichever door or transaction ran it. */
@@ -260,11 +266,18 @@ class RuntimeEngine implements Engine {
 
   beginTransaction(options: BeginOptions): ExplicitTransaction {
     this.kernel.assertOpen()
-    const shaped = checkCallShape({ query: 'BEGIN', workspaceId: options.workspaceId, sessionId: options.sessionId })
+    const shaped = checkCallShape({
+      query: 'BEGIN',
+      workspaceId: options.workspaceId,
+      sessionId: options.sessionId,
+    })
     const sessionId = shaped.sessionId
     // A transaction under a session needs the session: its statements join the session's audit log.
     if (sessionId !== undefined) this.sessionManager.get(sessionId)
-    const tx = beginTransaction(this.kernel, { ...options, workspaceId: shaped.workspaceId ?? DEFAULT_WORKSPACE_ID })
+    const tx = beginTransaction(this.kernel, {
+      ...options,
+      workspaceId: shaped.workspaceId ?? DEFAULT_WORKSPACE_ID,
+    })
     if (sessionId === undefined) return tx
     return {
       workspaceId: tx.workspaceId,
@@ -273,7 +286,9 @@ class RuntimeEngine implements Engine {
       commit: () => tx.commit(),
       rollback: () => tx.rollback(),
       run: (statement) =>
-        this.auditedCypher(sessionId, tx.workspaceId, { ...statement, mode: tx.mode }, () => tx.run(statement)),
+        this.auditedCypher(sessionId, tx.workspaceId, { ...statement, mode: tx.mode }, () =>
+          tx.run(statement),
+        ),
     }
   }
 

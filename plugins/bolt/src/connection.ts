@@ -1,24 +1,30 @@
 import type { ExplicitTransaction } from '@service/core'
 import type { BoltBackend } from './backend.js'
-import { ChunkingError, Dechunker, chunkMessage } from './chunking.js'
+import { ChunkingError, chunkMessage, Dechunker } from './chunking.js'
 import { type BoltFailure, Failures, failureMetadata, resultFailure, thrownFailure } from './failures.js'
-import { type BoltVersion, HANDSHAKE_BYTES, HandshakeError, answerHandshake, readManifestPick } from './handshake.js'
+import {
+  answerHandshake,
+  type BoltVersion,
+  HANDSHAKE_BYTES,
+  HandshakeError,
+  readManifestPick,
+} from './handshake.js'
 import {
   MessageShapeError,
-  REQUEST_NAMES,
-  Request,
-  type RequestMessage,
-  Response,
   mapField,
   optionalInteger,
   optionalString,
   optionalStringList,
+  REQUEST_NAMES,
+  Request,
+  type RequestMessage,
+  Response,
   stringField,
 } from './messages.js'
 import { Packer } from './packstream/packer.js'
 import type { PackValue } from './packstream/structure.js'
 import { Structure } from './packstream/structure.js'
-import { type UnpackLimits, UnpackError, Unpacker } from './packstream/unpacker.js'
+import { UnpackError, Unpacker, type UnpackLimits } from './packstream/unpacker.js'
 import { OpenResult, queryType, statsOf } from './result-stream.js'
 import { ParameterTypeError, packResultValue, parameterValue } from './values.js'
 
@@ -79,7 +85,6 @@ export class BoltConnection {
   private interrupts = 0
   private running: AbortController | null = null
   private authenticated = false
-  private database: string | undefined
   private tx: ExplicitTransaction | null = null
   private txDatabase: string | undefined
   private readonly results = new Map<number, OpenResult>()
@@ -108,7 +113,10 @@ export class BoltConnection {
       }
       for (const bytes of this.dechunker.feed(data)) this.accept(bytes)
     } catch (error) {
-      if (error instanceof HandshakeError || error instanceof ChunkingError) return this.end(error.message)
+      if (error instanceof HandshakeError || error instanceof ChunkingError) {
+        this.end(error.message)
+        return
+      }
       throw error
     }
   }
@@ -159,7 +167,10 @@ export class BoltConnection {
         fields: value.fields,
       }
     } catch (error) {
-      if (error instanceof UnpackError) return this.end(`malformed message: ${error.message}`)
+      if (error instanceof UnpackError) {
+        this.end(`malformed message: ${error.message}`)
+        return
+      }
       throw error
     }
     this.options.events?.message?.(message.name)
@@ -261,11 +272,17 @@ export class BoltConnection {
   private hello(message: RequestMessage): void {
     const extra = mapField(message, 0)
     const refusal = this.options.refusal
-    if (refusal !== undefined && refusal !== null) return this.refuseAuth(refusal)
+    if (refusal !== undefined && refusal !== null) {
+      this.refuseAuth(refusal)
+      return
+    }
     // Bolt 5.0 carries the credentials in HELLO; 5.1+ sends them in LOGON.
     if (this.version.minor === 0) {
       const refusal = this.options.backend.authenticate(extra)
-      if (refusal !== null) return this.refuseAuth(refusal)
+      if (refusal !== null) {
+        this.refuseAuth(refusal)
+        return
+      }
       this.authenticated = true
       this.state = 'ready'
     } else {
@@ -283,7 +300,10 @@ export class BoltConnection {
 
   private logon(auth: Map<string, PackValue>): void {
     const refusal = this.options.backend.authenticate(auth)
-    if (refusal !== null) return this.refuseAuth(refusal)
+    if (refusal !== null) {
+      this.refuseAuth(refusal)
+      return
+    }
     this.authenticated = true
     this.state = 'ready'
     this.success()
@@ -293,7 +313,9 @@ export class BoltConnection {
   private refuseAuth(failure: BoltFailure): void {
     this.reply(Response.FAILURE, [failureMetadata(failure, this.version.minor)])
     this.options.events?.failure?.(failure.code)
-    this.end(failure.code === 'Neo.ClientError.Security.Unauthorized' ? 'authentication failed' : failure.message)
+    this.end(
+      failure.code === 'Neo.ClientError.Security.Unauthorized' ? 'authentication failed' : failure.message,
+    )
   }
 
   private route(message: RequestMessage): void {
@@ -459,13 +481,19 @@ export class BoltConnection {
     const asked = optionalInteger(extra, 'qid') ?? -1
     const qid = asked === -1 ? this.lastQid : asked
     const result = this.results.get(qid)
-    if (result === undefined) return this.fail(Failures.unknownResult(BigInt(asked)))
+    if (result === undefined) {
+      this.fail(Failures.unknownResult(BigInt(asked)))
+      return
+    }
     if (message.signature === Request.PULL) {
       for (const row of result.take(n)) this.record(row)
     } else {
       result.discard(n)
     }
-    if (result.hasMore) return this.success(new Map([['has_more', true]]))
+    if (result.hasMore) {
+      this.success(new Map([['has_more', true]]))
+      return
+    }
     this.results.delete(qid)
     const metadata = new Map(result.summary)
     metadata.set('t_last', BigInt(Date.now() - result.startedAt))

@@ -1,10 +1,5 @@
 import { DEFAULT_WORKSPACE_ID, type Engine, EngineError } from '@service/core'
-import {
-  type BoltBackend,
-  bookmarkOf,
-  bookmarkSequence,
-  type RoutingServer,
-} from './backend.js'
+import { type BoltBackend, bookmarkOf, bookmarkSequence, type RoutingServer } from './backend.js'
 import { type BoltFailure, Failures } from './failures.js'
 import type { PackValue } from './packstream/structure.js'
 

@@ -13,7 +13,10 @@ export const failure = (code: string, message: string): BoltFailure => ({ code, 
 /** The door's own refusals, with the codes Neo4j gives them. */
 export const Failures = {
   unauthorized: () =>
-    failure('Neo.ClientError.Security.Unauthorized', 'The client is unauthorized due to authentication failure.'),
+    failure(
+      'Neo.ClientError.Security.Unauthorized',
+      'The client is unauthorized due to authentication failure.',
+    ),
   rateLimited: (retryAfterMs: number) =>
     failure(
       'Neo.TransientError.Request.ResourceExhaustion',

@@ -50,7 +50,8 @@ export function mapField(message: RequestMessage, index: number): Map<string, Pa
 
 export function stringField(message: RequestMessage, index: number): string {
   const value = message.fields[index]
-  if (typeof value !== 'string') throw new MessageShapeError(`${message.name} field ${index + 1} must be a string`)
+  if (typeof value !== 'string')
+    throw new MessageShapeError(`${message.name} field ${index + 1} must be a string`)
   return value
 }
 

@@ -72,7 +72,10 @@ async function boltPlugin(app: FastifyInstance, options: BoltPluginOptions): Pro
       },
       refused: (remote) => {
         metrics.refused?.(remote)
-        log.warn({ event: 'bolt_connection_refused', remote }, 'bolt connection refused: too many connections')
+        log.warn(
+          { event: 'bolt_connection_refused', remote },
+          'bolt connection refused: too many connections',
+        )
       },
       closed: (connection_id, reason) =>
         log.debug({ event: 'bolt_connection_closed', connection_id, reason }, 'bolt connection closed'),

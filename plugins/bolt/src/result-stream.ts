@@ -1,5 +1,4 @@
-import type { MutationSummary } from '@service/core/cypher'
-import type { CypherResult, DetachedValue } from '@service/core/cypher'
+import type { CypherResult, DetachedValue, MutationSummary } from '@service/core/cypher'
 import type { PackValue } from './packstream/structure.js'
 
 /** Neo4j's counter names for our mutation summary. */

@@ -43,10 +43,22 @@ export function packResultValue(packer: Packer, value: DetachedValue): void {
     for (const item of value) packResultValue(packer, item)
     return
   }
-  if (value instanceof Map) return packProperties(packer, value)
-  if (value instanceof DetachedNode) return packNode(packer, value)
-  if (value instanceof DetachedRelationship) return packRelationship(packer, value)
-  if (value instanceof DetachedPath) return packPath(packer, value)
+  if (value instanceof Map) {
+    packProperties(packer, value)
+    return
+  }
+  if (value instanceof DetachedNode) {
+    packNode(packer, value)
+    return
+  }
+  if (value instanceof DetachedRelationship) {
+    packRelationship(packer, value)
+    return
+  }
+  if (value instanceof DetachedPath) {
+    packPath(packer, value)
+    return
+  }
 }
 
 function packProperties(packer: Packer, map: Map<string, DetachedValue>): void {
@@ -133,7 +145,9 @@ export function parameterValue(value: PackValue, path: string): unknown {
     return out
   }
   const name = STRUCTURE_NAMES[(value as Structure).signature] ?? 'structure'
-  throw new ParameterTypeError(`parameter ${path} is a ${name}, which this server does not take as a parameter`)
+  throw new ParameterTypeError(
+    `parameter ${path} is a ${name}, which this server does not take as a parameter`,
+  )
 }
 
 export { Structure }

@@ -48,5 +48,12 @@ export const defaultHealthSources = (): HealthSources => ({
     authority: 'service_primary',
     mode: 'elastic_free',
   }),
-  bolt: () => ({ enabled: false, listening: false, port: null, tls: false, connections: 0, max_connections: 0 }),
+  bolt: () => ({
+    enabled: false,
+    listening: false,
+    port: null,
+    tls: false,
+    connections: 0,
+    max_connections: 0,
+  }),
 })

@@ -29,18 +29,28 @@ export class Packer {
   }
 
   pack(value: PackValue): void {
-    if (value === null) return this.byte(Marker.Null)
+    if (value === null) {
+      this.byte(Marker.Null)
+      return
+    }
     switch (typeof value) {
       case 'boolean':
-        return this.byte(value ? Marker.True : Marker.False)
+        this.byte(value ? Marker.True : Marker.False)
+        return
       case 'bigint':
-        return this.int(value)
+        this.int(value)
+        return
       case 'number':
-        return this.float(value)
+        this.float(value)
+        return
       case 'string':
-        return this.string(value)
+        this.string(value)
+        return
     }
-    if (value instanceof Uint8Array) return this.bytes(value)
+    if (value instanceof Uint8Array) {
+      this.bytes(value)
+      return
+    }
     if (Array.isArray(value)) {
       this.header(value.length, Marker.TinyList, Marker.List8, Marker.List16, Marker.List32)
       for (const item of value) this.pack(item)
@@ -54,7 +64,10 @@ export class Packer {
       }
       return
     }
-    if (value instanceof Structure) return this.structure(value.signature, value.fields)
+    if (value instanceof Structure) {
+      this.structure(value.signature, value.fields)
+      return
+    }
     throw new PackError(`cannot pack a value of type ${typeof value}`)
   }
 
@@ -82,7 +95,10 @@ export class Packer {
   int(value: bigint | number): void {
     const n = typeof value === 'bigint' ? value : BigInt(value)
     if (n < INT64_MIN || n > INT64_MAX) throw new PackError('integer outside the 64-bit range')
-    if (n >= -16n && n <= 127n) return this.byte(Number(n) & 0xff)
+    if (n >= -16n && n <= 127n) {
+      this.byte(Number(n) & 0xff)
+      return
+    }
     if (n >= -128n && n <= 127n) {
       this.ensure(2)
       this.buffer[this.offset++] = Marker.Int8
@@ -136,10 +152,22 @@ export class Packer {
   }
 
   private header(size: number, tiny: number, m8: number, m16: number, m32: number): void {
-    if (size < 0x10) return this.byte(tiny | size)
-    if (size <= 0xff) return this.sized(m8, size, 1)
-    if (size <= 0xffff) return this.sized(m16, size, 2)
-    if (size <= 0xffffffff) return this.sized(m32, size, 4)
+    if (size < 0x10) {
+      this.byte(tiny | size)
+      return
+    }
+    if (size <= 0xff) {
+      this.sized(m8, size, 1)
+      return
+    }
+    if (size <= 0xffff) {
+      this.sized(m16, size, 2)
+      return
+    }
+    if (size <= 0xffffffff) {
+      this.sized(m32, size, 4)
+      return
+    }
     throw new PackError(`size ${size} does not fit PackStream`)
   }
 

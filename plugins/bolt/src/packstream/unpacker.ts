@@ -128,7 +128,9 @@ export class Unpacker {
   private container(size: number, minBytesEach: number, depth: number): void {
     if (depth >= this.limits.maxDepth) throw new UnpackError(`nesting deeper than ${this.limits.maxDepth}`)
     if (size > this.limits.maxContainerSize)
-      throw new UnpackError(`a container of ${size} elements is over the limit ${this.limits.maxContainerSize}`)
+      throw new UnpackError(
+        `a container of ${size} elements is over the limit ${this.limits.maxContainerSize}`,
+      )
     if (size * minBytesEach > this.remaining)
       throw new UnpackError(`a container declares ${size} elements but only ${this.remaining} bytes remain`)
   }
@@ -142,7 +144,8 @@ export class Unpacker {
 
   private byteArray(length: number): Uint8Array {
     this.need(length)
-    const out = this.bytes.slice(this.offset, this.offset + length)
+    // A plain copy: the message buffer is not kept alive by a value taken from it.
+    const out = new Uint8Array(this.bytes.subarray(this.offset, this.offset + length))
     this.offset += length
     return out
   }
