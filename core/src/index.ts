@@ -85,4 +85,10 @@ export type { SessionsApi } from './sessions/sessions-api.js'
 export type { DurabilityReport, RecoveryReport } from './storage/durability.js'
 export type { ReplicationReport } from './storage/durable-store.js'
 export { inspectStorage, type StorageInspection, snapshotStorage } from './storage/inspect.js'
-export { RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from './version.js'
+export {
+  READABLE_RECORD_FORMATS,
+  RECORD_FORMAT,
+  SERVICE_NAME,
+  SERVICE_VERSION,
+  STORAGE_VERSION,
+} from './version.js'

@@ -4652,6 +4652,14 @@ export interface paths {
                                 supernode_threshold: number;
                             };
                             page_token?: string | null;
+                            filters?: {
+                                kinds?: string[] | null;
+                                tags_any?: string[] | null;
+                                tags_all?: string[] | null;
+                                min_confidence?: number | null;
+                                relationship_kinds?: string[] | null;
+                                valid_at?: string | null;
+                            } | null;
                         };
                     } | {
                         /** @enum {string} */

@@ -2,6 +2,7 @@ import { runtimeError, typeError } from './errors.js'
 import type { ExecContext } from './executor/context.js'
 import { checkListSize } from './executor/context.js'
 import { deletedAccess, formatFloat } from './operators.js'
+import { formatTemporal, isTemporal, TEMPORAL_FUNCTIONS } from './temporal/index.js'
 import {
   type CypherMap,
   checkInt,
@@ -92,6 +93,7 @@ export function toStringValue(value: Value): Value {
   if (typeof value === 'bigint') return value.toString()
   if (typeof value === 'number') return formatFloat(value)
   if (typeof value === 'boolean') return String(value)
+  if (isTemporal(value)) return formatTemporal(value)
   throw argError('toString', value)
 }
 
@@ -380,4 +382,6 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
     throw argError('isEmpty', v as Value)
   }),
   valuetype: { min: 1, max: 1, fn: ([v]) => typeName(v as Value) },
+  // date(), datetime.truncate(), duration.between(), …: registered from the temporal module.
+  ...(TEMPORAL_FUNCTIONS as Record<string, FunctionDef>),
 }

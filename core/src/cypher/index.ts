@@ -23,4 +23,18 @@ export { neo4jStatusCode } from './neo4j-status.js'
 export { parseQuery } from './parser.js'
 export { type Plan, planQuery } from './planner.js'
 export { nodeElementId, relElementId, toJson } from './result.js'
+export {
+  DateTimeValue,
+  DateValue,
+  DurationValue,
+  decodeTemporalTag,
+  encodeTemporalTag,
+  formatTemporal,
+  isTemporal,
+  LocalDateTimeValue,
+  LocalTimeValue,
+  TEMPORAL_TAGS,
+  type TemporalValue,
+  TimeValue,
+} from './temporal/index.js'
 export { type CypherMap, NodeValue, PathValue, RelValue, type Value } from './values.js'

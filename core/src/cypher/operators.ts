@@ -3,6 +3,13 @@ import { type CypherError, runtimeError, typeError } from './errors.js'
 import type { ExecContext } from './executor/context.js'
 import { checkListSize } from './executor/context.js'
 import {
+  durationScale,
+  isTemporal,
+  temporalAdd,
+  temporalProperty,
+  temporalSubtract,
+} from './temporal/index.js'
+import {
   type CypherMap,
   checkInt,
   compare,
@@ -32,6 +39,8 @@ export function add(a: Value, b: Value, ctx: ExecContext): Value {
     checkListSize(ctx, b.length + 1)
     return [a, ...b]
   }
+  const temporal = temporalAdd(a, b)
+  if (temporal !== undefined) return temporal
   throw badOperands('+', a, b)
 }
 
@@ -50,7 +59,12 @@ export function formatFloat(value: number): string {
 
 export function arithmetic(op: '-' | '*' | '/' | '%' | '^', a: Value, b: Value): Value {
   if (a === null || b === null) return null
-  if (!isNumber(a) || !isNumber(b)) throw badOperands(op, a, b)
+  if (!isNumber(a) || !isNumber(b)) {
+    const temporal =
+      op === '-' ? temporalSubtract(a, b) : op === '*' || op === '/' ? durationScale(op, a, b) : undefined
+    if (temporal !== undefined) return temporal
+    throw badOperands(op, a, b)
+  }
   if (op === '^') return Number(a) ** Number(b)
   if (typeof a === 'bigint' && typeof b === 'bigint') {
     switch (op) {
@@ -214,6 +228,7 @@ export function property(
     return (graph.relProperty ? graph.relProperty(value.id, id) : graph.relProps(value.id)?.get(id)) ?? null
   }
   if (value instanceof Map) return (value as CypherMap).get(key) ?? null
+  if (isTemporal(value)) return temporalProperty(value, key)
   throw typeError(`cannot read property '${key}' of ${typeName(value)}`)
 }
 

@@ -1,4 +1,5 @@
 import { CypherError } from './errors.js'
+import { decodeTemporalTag } from './temporal/index.js'
 import { type CypherMap, checkInt, type Value } from './values.js'
 
 const MAX_PARAM_DEPTH = 64
@@ -67,8 +68,10 @@ function convert(value: unknown, path: string, depth: number, maxListSize: numbe
       if (proto !== Object.prototype && proto !== null) {
         throw new CypherError('UNSUPPORTED_PARAMETER_TYPE', `parameter ${path} is not a JSON value`, 'limit')
       }
-      const map: CypherMap = new Map()
       const record = value as Record<string, unknown>
+      const temporal = decodeTemporal(record, path)
+      if (temporal !== undefined) return temporal
+      const map: CypherMap = new Map()
       for (const key of Object.keys(record))
         map.set(key, convert(record[key], `${path}.${key}`, depth + 1, maxListSize))
       return map
@@ -79,5 +82,14 @@ function convert(value: unknown, path: string, depth: number, maxListSize: numbe
         `parameter ${path} has unsupported type ${typeof value}`,
         'limit',
       )
+  }
+}
+
+/** `{"$date": "2015-07-21"}` and its siblings: exactly one key, a known tag, a string (else an ordinary map). */
+function decodeTemporal(record: Record<string, unknown>, path: string): Value | undefined {
+  try {
+    return decodeTemporalTag(record)
+  } catch (error) {
+    throw new CypherError('INVALID_PARAMETER', `parameter ${path}: ${(error as Error).message}`, 'limit')
   }
 }

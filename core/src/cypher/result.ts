@@ -1,5 +1,6 @@
 import type { GraphReader } from '../graph/types.js'
 import { recordOf } from '../own-key.js'
+import { encodeTemporalTag, isTemporal } from './temporal/index.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
 export const nodeElementId = (id: number): string => `node--${id}`
@@ -12,7 +13,10 @@ export const UNSAFE_INTEGER_WARNING =
 export const NON_FINITE_WARNING =
   'NaN and infinite floats are returned as the strings "NaN", "Infinity", "-Infinity"'
 
-/** Converts a Cypher value to JSON: nodes/relationships as objects, exact integers, element ids as strings. */
+/**
+ * Converts a Cypher value to JSON: nodes/relationships as objects, exact integers, element ids as strings,
+ * temporal values tagged (`{"$date": "2015-07-21"}`, see docs/cypher-temporal.md).
+ */
 export function toJson(value: Value, graph: GraphReader, warnings: Set<string>): unknown {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return value
   if (typeof value === 'bigint') {
@@ -37,6 +41,7 @@ export function toJson(value: Value, graph: GraphReader, warnings: Set<string>):
       relationships: value.rels.map((id) => relJson(id, graph, warnings)),
     }
   }
+  if (isTemporal(value)) return encodeTemporalTag(value)
   return null
 }
 

@@ -1,4 +1,12 @@
 import { runtimeError } from './errors.js'
+import {
+  temporalCompare,
+  temporalEquals,
+  temporalKey,
+  temporalOrder,
+  temporalRank,
+} from './temporal/compare.js'
+import { isTemporal, type TemporalValue, temporalTypeName } from './temporal/values.js'
 
 /**
  * Runtime values. Integers are `bigint` (exact int64; overflow is an error), floats are `number`.
@@ -33,6 +41,7 @@ export type Value =
   | NodeValue
   | RelValue
   | PathValue
+  | TemporalValue
 
 export const INT64_MAX = (1n << 63n) - 1n
 export const INT64_MIN = -(1n << 63n)
@@ -61,6 +70,7 @@ export function typeName(value: Value): string {
   if (value instanceof Map) return 'MAP'
   if (value instanceof NodeValue) return 'NODE'
   if (value instanceof RelValue) return 'RELATIONSHIP'
+  if (isTemporal(value)) return temporalTypeName(value)
   return 'PATH'
 }
 
@@ -108,6 +118,7 @@ export function equals(a: Value, b: Value): boolean | null {
       a.nodes.every((id, i) => b.nodes[i] === id)
     )
   }
+  if (isTemporal(a)) return isTemporal(b) && temporalEquals(a, b)
   return false
 }
 
@@ -135,10 +146,12 @@ export function compare(a: Value, b: Value): number | null {
     }
     return a.length - b.length
   }
+  if (isTemporal(a)) return isTemporal(b) ? temporalCompare(a, b) : null
   return null
 }
 
-// Orderability ranks (ascending): MAP < NODE < RELATIONSHIP < LIST < PATH < STRING < BOOLEAN < NUMBER < NULL.
+// Orderability ranks (ascending): MAP < NODE < RELATIONSHIP < LIST < PATH < temporal types (4.1 to 4.6:
+// DATETIME < LOCAL DATETIME < DATE < TIME < LOCAL TIME < DURATION) < STRING < BOOLEAN < NUMBER < NULL.
 function rank(value: Value): number {
   if (value === null) return 9
   switch (typeof value) {
@@ -154,6 +167,7 @@ function rank(value: Value): number {
   if (value instanceof NodeValue) return 1
   if (value instanceof RelValue) return 2
   if (Array.isArray(value)) return 3
+  if (isTemporal(value)) return 4.1 + temporalRank(value) / 10
   return 4
 }
 
@@ -208,7 +222,7 @@ export function orderCompare(a: Value, b: Value): number {
       return 0
     }
     default:
-      return 0
+      return isTemporal(a) && isTemporal(b) ? temporalOrder(a, b) : 0
   }
 }
 
@@ -244,6 +258,7 @@ export function valueKey(value: Value): string {
   }
   if (value instanceof NodeValue) return `n${value.id}`
   if (value instanceof RelValue) return `r${value.id}`
+  if (isTemporal(value)) return temporalKey(value)
   return `p${value.nodes.join('.')}/${value.rels.join('.')}`
 }
 

@@ -1,3 +1,4 @@
+import { encodeTemporalTag, isTemporal } from '../cypher/temporal/index.js'
 import type { PropertyValue } from '../graph/types.js'
 
 export type TypedProperty =
@@ -24,6 +25,8 @@ export function typedProperty(value: PropertyValue | null): TypedProperty {
   if (typeof value === 'bigint') return { type: 'integer', value: integer(value) }
   if (typeof value === 'number') return { type: 'float', value: float(value) }
   if (typeof value === 'string') return { type: 'string', value }
+  // Temporal values in their tagged JSON form, as query results carry them.
+  if (isTemporal(value)) return { type: 'json', value: encodeTemporalTag(value) }
   const list = value as readonly unknown[]
   if (list.length > 0) {
     if (list.every((x) => typeof x === 'string')) return { type: 'string_list', value: list as string[] }
@@ -35,6 +38,14 @@ export function typedProperty(value: PropertyValue | null): TypedProperty {
   }
   return {
     type: 'json',
-    value: list.map((x) => (typeof x === 'bigint' ? integer(x) : typeof x === 'number' ? float(x) : x)),
+    value: list.map((x) =>
+      typeof x === 'bigint'
+        ? integer(x)
+        : typeof x === 'number'
+          ? float(x)
+          : isTemporal(x)
+            ? encodeTemporalTag(x)
+            : x,
+    ),
   }
 }

@@ -1,16 +1,19 @@
+import { decodeTemporalTag, encodeTemporalTag, type TemporalTag } from '../cypher/temporal/tagged.js'
 import { setOwn } from '../own-key.js'
 import type { PropertyValue, ScalarProperty } from './types.js'
 
 /**
  * A property value in JSON. Integers and floats are tagged so the distinction survives the WAL
  * (`1.0` would otherwise come back as the integer 1): `{"i":"42"}`, `{"f":1.5}`, `{"f":"NaN"}`.
- * Strings, booleans and lists are plain JSON.
+ * Strings, booleans and lists are plain JSON. Temporal values (record format V2) are their one-key tagged
+ * form, as in query results: `{"$date":"2015-07-21"}`.
  */
 export type EncodedScalar =
   | string
   | boolean
   | { i: string }
   | { f: number | 'NaN' | 'Infinity' | '-Infinity' }
+  | Partial<Record<TemporalTag, string>>
 export type EncodedValue = EncodedScalar | EncodedScalar[]
 
 export type CommitOp =
@@ -124,6 +127,8 @@ function scalarJson(value: ScalarProperty): string {
       return Number.isFinite(value) ? `{"f":${value}}` : `{"f":"${value}"}`
     case 'boolean':
       return value ? 'true' : 'false'
+    case 'object':
+      return JSON.stringify(encodeTemporalTag(value))
     default:
       return JSON.stringify(value)
   }
@@ -153,6 +158,8 @@ function encodeScalar(value: ScalarProperty): EncodedScalar {
       return { i: value.toString() }
     case 'number':
       return { f: Number.isFinite(value) ? value : (String(value) as 'NaN' | 'Infinity' | '-Infinity') }
+    case 'object':
+      return encodeTemporalTag(value)
     default:
       return value
   }
@@ -164,8 +171,11 @@ export function encodeValue(value: PropertyValue): EncodedValue {
 
 function decodeScalar(value: EncodedScalar): ScalarProperty {
   if (typeof value === 'string' || typeof value === 'boolean') return value
-  if ('i' in value) return BigInt(value.i)
-  return typeof value.f === 'number' ? value.f : Number(value.f)
+  if ('i' in value) return BigInt(value.i as string)
+  if ('f' in value) return typeof value.f === 'number' ? value.f : Number(value.f)
+  const temporal = decodeTemporalTag(value as Record<string, unknown>)
+  if (temporal === undefined) throw new Error(`unknown encoded property value ${JSON.stringify(value)}`)
+  return temporal
 }
 
 export function decodeValue(value: EncodedValue): PropertyValue {

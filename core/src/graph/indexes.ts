@@ -1,3 +1,4 @@
+import { temporalKey } from '../cypher/temporal/compare.js'
 import { addPosting, type IdPostings, removePosting } from '../id-postings.js'
 import { IdList } from './id-list.js'
 import type { PropertyValue } from './types.js'
@@ -17,6 +18,9 @@ export function indexKey(value: PropertyValue): IndexKey | undefined {
     case 'bigint':
       // Beyond 2^53 a number would collide with neighbours; a tagged string keeps the value exact.
       return value <= MAX_SAFE && value >= -MAX_SAFE ? Number(value) : `\u0000i${value}`
+    case 'object':
+      // Temporal values meet by Cypher equality (one instant in one zone, equal duration components).
+      return Array.isArray(value) ? undefined : `\u0000t${temporalKey(value)}`
     default:
       return undefined
   }

@@ -254,7 +254,10 @@ const same = (a: EncodedValue | null, b: EncodedValue | null): boolean => {
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false
   if (Array.isArray(a) || Array.isArray(b)) return false
   if ('i' in a) return 'i' in b && a.i === b.i
-  return 'f' in b && Object.is(a.f, b.f)
+  if ('f' in a) return 'f' in b && Object.is(a.f, b.f)
+  // Temporal values: one tag, one string.
+  const [tag, text] = Object.entries(a)[0] ?? []
+  return tag !== undefined && (b as Record<string, unknown>)[tag] === text && Object.keys(b).length === 1
 }
 
 /** Runs when they hold at most a quarter as many entries as the plain column. */

@@ -17,8 +17,16 @@ interface TokenBody {
 
 const sign = (key: string, body: string) => createHmac('sha256', key).update(body).digest('base64url')
 
-export function objectiveBinding(objective: string, seedIds: readonly string[]): string {
-  return short(JSON.stringify([objective, [...seedIds].sort()]))
+/** What a page token is bound to: the objective, the seeds and the filters (another of any is another recall). */
+export function objectiveBinding(
+  objective: string,
+  seedIds: readonly string[],
+  filters: object = {},
+): string {
+  const bound: unknown[] = [objective, [...seedIds].sort()]
+  // Unfiltered recalls keep the binding they always had, so tokens issued before filters existed still read.
+  if (Object.keys(filters).length > 0) bound.push(filters)
+  return short(JSON.stringify(bound))
 }
 
 export function issuePageToken(key: string, workspace: string, binding: string, offset: number): string {

@@ -6,6 +6,7 @@ import type { MutationHost } from './mutation.js'
 import type { ObjectiveSearch } from './objective-search.js'
 import { issuePageToken, objectiveBinding, readPageToken } from './page-token.js'
 import type { RecallItem } from './recall.js'
+import { appliedFilters, type RecallFilters } from './recall-filters.js'
 import { runRecall } from './recall-query.js'
 import type { RecallInput } from './request.js'
 import { prepareRecallJson } from './response-json.js'
@@ -17,6 +18,8 @@ const RECALLS_KEPT = 1024
 export interface RecallTrace {
   context: MemoryContext
   objective: string
+  /** The filters it applied (only those set). */
+  filters: Partial<RecallFilters>
   /**
    * Each item's path as numbers: memory count, memory ids, relationship count, relationship ids. A thousand
    * recalls of a hundred items are kept: as id strings they held tens of megabytes of the heap.
@@ -90,27 +93,34 @@ export class RecallOperation {
     const workspace = context.workspace_id
     const { limits } = input
     const nowMs = this.host.now()
-    const binding = objectiveBinding(input.objective, input.seed_ids)
+    const filters = appliedFilters(input.filters)
+    const binding = objectiveBinding(input.objective, input.seed_ids, filters)
     const offset =
       input.page_token === null
         ? 0
         : readPageToken(await this.pageSecret(workspace), input.page_token, workspace, binding)
-    const { walked, dense, hits } = await runRecall(this.host.seed(), this.host.readGraph.bind(this.host), {
-      workspace,
-      objective: input.objective,
-      seedIds: input.seed_ids,
-      limits,
-      offset,
-      nowMs,
-      deadline: started + limits.timeout_ms,
-      signal: options.signal,
-    })
-    if (hits === 0 && !dense) walked.outcomes.push('semantic_provider_unavailable')
+    const { walked, dense, hits, filteredOut } = await runRecall(
+      this.host.seed(),
+      this.host.readGraph.bind(this.host),
+      {
+        workspace,
+        objective: input.objective,
+        seedIds: input.seed_ids,
+        limits,
+        offset,
+        nowMs,
+        deadline: started + limits.timeout_ms,
+        signal: options.signal,
+        filters: input.filters,
+      },
+    )
+    if (hits === 0 && !dense && filteredOut === 0) walked.outcomes.push('semantic_provider_unavailable')
     const recallId = `recall--${sha256(
       JSON.stringify([
         workspace,
         input.objective,
         input.seed_ids,
+        filters,
         limits,
         offset,
         nowMs,
@@ -120,6 +130,7 @@ export class RecallOperation {
     this.keep(`${workspace}\u0000${recallId}`, {
       context,
       objective: input.objective,
+      filters,
       ids: compactPaths(walked.items),
       evidence: walked.items.map((i) => i.record.provenance.map((p) => p.source_id)),
     })
@@ -134,6 +145,7 @@ export class RecallOperation {
         depth: walked.depth,
         payload_bytes: walked.payload_bytes,
         cost: walked.cost,
+        filters,
         elapsed_ms: Math.round((performance.now() - started) * 1000) / 1000,
       },
       next_page_token:

@@ -9,6 +9,7 @@ import {
   relationshipRecallable,
   type WalkResult,
 } from './recall.js'
+import { compileFilters, NO_FILTERS, type RecallFilters } from './recall-filters.js'
 import { type RankPlan, rankRecall, type TextEvidence } from './recall-rank.js'
 import {
   matchRelations,
@@ -17,19 +18,26 @@ import {
   withoutRelationWords,
   workspaceKinds,
 } from './recall-relations.js'
+import { asksAboutPast } from './recall-time-cues.js'
 import type { RecallLimits } from './types.js'
 
 /** Share of a matching relationship's score its two ends get as text evidence. */
 export const RELATIONSHIP_TEXT_SHARE = 0.3
 
-/** A relationship recall may use: recallable itself and between recallable memories. */
-function usableFact(store: GraphStore, rel: number, nowMs: number): boolean {
+/** A relationship recall may use: recallable itself and between recallable memories, all within the filters. */
+function usableFact(store: GraphStore, rel: number, nowMs: number, filters: Filter): boolean {
+  const start = store.relStart(rel)
+  const end = store.relEnd(rel)
   return (
     relationshipRecallable(store, recordKeys(store), rel, nowMs) &&
-    isRecallableMemory(store, store.relStart(rel), nowMs) &&
-    isRecallableMemory(store, store.relEnd(rel), nowMs)
+    isRecallableMemory(store, start, nowMs) &&
+    isRecallableMemory(store, end, nowMs) &&
+    (!filters.active ||
+      (filters.relationship(store, rel) && filters.memory(store, start) && filters.memory(store, end)))
   )
 }
+
+type Filter = ReturnType<typeof compileFilters>
 
 /** Objective hits kept as text evidence beyond the page (and at least that many in all). */
 export const TEXT_POOL_MIN = 50
@@ -43,6 +51,7 @@ export interface RecallQuery {
   nowMs: number
   deadline: number
   signal?: AbortSignal | undefined
+  filters?: RecallFilters
 }
 
 /** What a recall found and how: the ranked page, and whether a dense provider took part. */
@@ -50,6 +59,8 @@ export interface RecallAnswer {
   walked: WalkResult
   dense: boolean
   hits: number
+  /** Objective hits the caller's filters left out (then no seed is the filters' doing, not a missing provider). */
+  filteredOut: number
 }
 
 type ReadGraph = <T>(workspaceId: string, fn: (store: GraphStore) => T) => Promise<T>
@@ -65,9 +76,19 @@ export async function runRecall(
   q: RecallQuery,
 ): Promise<RecallAnswer> {
   let keys: RecordKeys | undefined // looked up once: the hit pool asks about hundreds of memories
-  const accept = (store: GraphStore, id: number) => {
+  let filters: Filter | undefined
+  const filtersOf = (store: GraphStore): Filter => {
     keys ??= recordKeys(store)
-    return memoryRecallable(store, keys, id, q.nowMs)
+    filters ??= compileFilters(q.filters ?? NO_FILTERS, keys)
+    return filters
+  }
+  let filteredOut = 0
+  const accept = (store: GraphStore, id: number) => {
+    const f = filtersOf(store)
+    if (!memoryRecallable(store, keys as RecordKeys, id, q.nowMs)) return false
+    if (!f.active || f.memory(store, id)) return true
+    filteredOut++
+    return false
   }
   const limit = Math.max(TEXT_POOL_MIN, q.offset + q.limits.max_items + TEXT_POOL_MIN)
   const kinds = await readGraph(q.workspace, (store) => [...workspaceKinds(store)])
@@ -89,7 +110,7 @@ export async function runRecall(
   // A relationship that matches the objective brings both of its ends, at RELATIONSHIP_TEXT_SHARE of its score,
   // as text evidence only: they rank, but do not spread (a fact's words are mostly its ends' names).
   const facts = await seed.relationshipHits(q.workspace, objective.terms, q.limits.max_items, (store, rel) =>
-    usableFact(store, rel, q.nowMs),
+    usableFact(store, rel, q.nowMs, filtersOf(store)),
   )
   const ends = await readGraph(q.workspace, (store) =>
     facts.map((f) => [store.relStart(f.id), store.relEnd(f.id)]),
@@ -107,11 +128,17 @@ export async function runRecall(
     }
   const hits = [...evidence.values()].sort((a, b) => b.score - a.score || a.id - b.id)
   const walked = await readGraph(q.workspace, (store) => {
+    const filter = filtersOf(store)
     const explicit: number[] = []
     for (const seedId of q.seedIds) {
       const node = parseId(seedId, 'node')
-      // A seed that is hidden, missing or not recallable is simply not a seed: nothing leaks.
-      if (node !== null && isRecallableMemory(store, node, q.nowMs)) explicit.push(node)
+      // A seed that is hidden, missing, not recallable or filtered out is simply not a seed: nothing leaks.
+      if (
+        node !== null &&
+        isRecallableMemory(store, node, q.nowMs) &&
+        (!filter.active || filter.memory(store, node))
+      )
+        explicit.push(node)
     }
     const plan: RankPlan = {
       limits: q.limits,
@@ -123,8 +150,11 @@ export async function runRecall(
       hits,
       relations,
       shared,
+      filters: filter,
+      asksPast: asksAboutPast(q.objective, q.nowMs),
+      ...(filter.active ? { relationshipAllowed: filter.relationship } : {}),
     }
     return rankRecall(store, plan)
   })
-  return { walked, dense: objective.dense, hits: hits.length }
+  return { walked, dense: objective.dense, hits: hits.length, filteredOut }
 }

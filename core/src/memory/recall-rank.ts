@@ -9,9 +9,11 @@ import {
   recordKeys,
   relationshipRecallable,
   relValue,
+  validityOf,
   type WalkPlan,
   type WalkResult,
 } from './recall.js'
+import type { CompiledFilters } from './recall-filters.js'
 import type { RelationMatch } from './recall-relations.js'
 import type { RecallOutcome } from './types.js'
 
@@ -42,6 +44,11 @@ export const W_TEXT = 1
 export const W_TEXT_RELATIONAL = 0.6
 export const W_GRAPH = 0.35
 export const W_RELATION = 0.9
+/**
+ * A memory or relationship outside its validity interval is a fact about another time: it keeps this share of
+ * its score and of its edge weight, so what holds now ranks first, unless the objective asks about the past.
+ */
+export const OUT_OF_VALIDITY = 0.5
 
 /** Seeds that spread: a third of the items asked for, 2 to 8. */
 export const seedBudget = (maxItems: number): number => Math.max(2, Math.min(8, Math.ceil(maxItems / 3)))
@@ -65,6 +72,10 @@ export interface RankPlan extends WalkPlan {
   relations: RelationMatch
   /** Reasons every item of this recall carries (term corrections, synonyms). */
   shared: string[]
+  /** The caller's filters (absent: none). */
+  filters?: CompiledFilters
+  /** The objective asks about the past ("before", "used to", "in 2023"): records no longer valid are not demoted. */
+  asksPast?: boolean
 }
 
 interface Candidate extends Reached {
@@ -92,6 +103,7 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
   const { limits } = plan
   const outcomes = new Set<RecallOutcome>()
   const keys = recordKeys(reader)
+  const filters = plan.filters
   const kindBits = new Map([...plan.relations.kinds.keys()].map((k, i) => [k, 1 << Math.min(i, 30)]))
   const candidates = new Map<number, Candidate>()
   const best = plan.hits[0]?.score ?? 0
@@ -180,15 +192,29 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
           }
         }
         if (!relationshipRecallable(reader, keys, rel, plan.nowMs)) continue
+        if (filters?.active && !filters.relationship(reader, rel)) continue
         const start = reader.relStart(rel)
         const other = start === from.id ? reader.relEnd(rel) : start
-        if (!candidates.has(other) && !memoryRecallable(reader, keys, other, plan.nowMs)) continue
+        if (
+          !candidates.has(other) &&
+          (!memoryRecallable(reader, keys, other, plan.nowMs) ||
+            (filters?.active && !filters.memory(reader, other)))
+        )
+          continue
         const kind = relValue(reader, rel, keys.kind)
         const strength = typeof kind === 'string' ? (plan.relations.kinds.get(kind) ?? 0) : 0
         const confidence = relValue(reader, rel, keys.confidence)
+        const current =
+          plan.asksPast === true ||
+          validityOf(
+            relValue(reader, rel, keys.valid_from),
+            relValue(reader, rel, keys.valid_until),
+            plan.nowMs,
+          ).state === 'valid'
         const weight =
           (typeof confidence === 'number' && confidence > 0 ? Math.min(1, confidence) : 0.5) *
-          (1 + RELATION_BOOST * strength)
+          (1 + RELATION_BOOST * strength) *
+          (current ? 1 : OUT_OF_VALIDITY)
         edges.push({
           other,
           rel,
@@ -224,7 +250,7 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
     c.text = best > 0 ? hit.score / best : 0
     for (const r of hit.reasons) if (!c.reasons.includes(r)) c.reasons.push(r)
   }
-  return page(reader, plan, fuse(plan, [...candidates.values()]), outcomes, depth, cost)
+  return page(reader, plan, fuse(reader, plan, [...candidates.values()]), outcomes, depth, cost)
 }
 
 /** `to` is reached from `from` across `e`: its path, the relations met on it, and its turns. */
@@ -242,7 +268,8 @@ function takePath(
 }
 
 /** One score per candidate (see the module comment), best first, ties by id. */
-function fuse(plan: RankPlan, all: Candidate[]): Candidate[] {
+function fuse(reader: GraphReader, plan: RankPlan, all: Candidate[]): Candidate[] {
+  const keys = recordKeys(reader)
   let most = 0
   for (const c of all) most = Math.max(most, c.received)
   const kinds = plan.relations.kinds.size
@@ -267,6 +294,20 @@ function fuse(plan: RankPlan, all: Candidate[]): Candidate[] {
           )
         }
     for (const r of plan.shared) if (c.text > 0) c.reasons.push(r)
+    const props = reader.node(c.id)?.props
+    const validity = validityOf(
+      keys.valid_from < 0 ? undefined : props?.get(keys.valid_from),
+      keys.valid_until < 0 ? undefined : props?.get(keys.valid_until),
+      plan.nowMs,
+    )
+    if (validity.state !== 'valid') {
+      c.reasons.push(
+        validity.state === 'ended'
+          ? `no_longer_valid_since:${validity.at}`
+          : `not_yet_valid_until:${validity.at}`,
+      )
+      if (!plan.asksPast || validity.state === 'future') c.score *= OUT_OF_VALIDITY
+    }
   }
   return all.sort((a, b) => b.score - a.score || a.id - b.id)
 }

@@ -1,3 +1,4 @@
+import { DateTimeValue } from '../cypher/temporal/values.js'
 import type { GraphReader, PropertyValue } from '../graph/types.js'
 import { MEMORY_LABEL, memoryRelationshipsOf, readMemory, readRelationship } from './layout.js'
 import type { MemoryRecord, RecallLimits, RecallOutcome, RelationshipRecord } from './types.js'
@@ -42,6 +43,7 @@ export interface RecordKeys {
   valid_until: number
   kind: number
   confidence: number
+  tags: number
   memory: number
 }
 
@@ -54,33 +56,47 @@ export function recordKeys(reader: GraphReader): RecordKeys {
     valid_until: k('valid_until'),
     kind: k('kind'),
     confidence: k('confidence'),
+    tags: k('tags'),
     memory: k(MEMORY_LABEL),
   }
 }
 
 /** A time property as epoch ms, or null when absent (or not a string). */
 function timeOf(v: PropertyValue | undefined): number | null {
+  if (v instanceof DateTimeValue) return Number(v.epochNanoseconds / 1_000_000n)
   return typeof v === 'string' ? Date.parse(v) : null
 }
 
 /**
  * The recall visibility rule read straight from property values: the walk must not parse JSON per edge, and
- * it runs for every edge looked at, so it takes the four values and builds no closure or map.
+ * it runs for every edge looked at, so it takes the values and builds no closure or map. Only `forget` (expiry,
+ * tombstone, deletion) and consolidation's superseded originals leave recall: a record outside its validity
+ * interval is a true fact about another time, returned and ranked by `validityOf` (DECISIONS: validity is not
+ * forgetting).
  */
 function visible(
   lifecycle: PropertyValue | undefined,
   expiresAt: PropertyValue | undefined,
-  validFrom: PropertyValue | undefined,
-  validUntil: PropertyValue | undefined,
   nowMs: number,
 ): boolean {
   if (lifecycle !== 'active') return false
   const expires = timeOf(expiresAt)
-  if (expires !== null && expires <= nowMs) return false
-  const from = timeOf(validFrom)
-  if (from !== null && from > nowMs) return false
+  return expires === null || expires > nowMs
+}
+
+/** Where a record stands against its validity interval now: inside it, past it (since when), or before it. */
+export type Validity = { state: 'valid' } | { state: 'ended' | 'future'; at: string }
+
+export function validityOf(
+  validFrom: PropertyValue | undefined,
+  validUntil: PropertyValue | undefined,
+  nowMs: number,
+): Validity {
   const until = timeOf(validUntil)
-  return until === null || until > nowMs
+  if (until !== null && until <= nowMs) return { state: 'ended', at: validUntil as string }
+  const from = timeOf(validFrom)
+  if (from !== null && from > nowMs) return { state: 'future', at: validFrom as string }
+  return { state: 'valid' }
 }
 
 /** One property of a relationship, without building its property map when the reader can (most can). */
@@ -90,13 +106,7 @@ export function relValue(reader: GraphReader, rel: number, key: number): Propert
 }
 
 export function relationshipRecallable(reader: GraphReader, keys: RecordKeys, rel: number, nowMs: number) {
-  return visible(
-    relValue(reader, rel, keys.lifecycle),
-    relValue(reader, rel, keys.expires_at),
-    relValue(reader, rel, keys.valid_from),
-    relValue(reader, rel, keys.valid_until),
-    nowMs,
-  )
+  return visible(relValue(reader, rel, keys.lifecycle), relValue(reader, rel, keys.expires_at), nowMs)
 }
 
 export function memoryRecallable(reader: GraphReader, keys: RecordKeys, id: number, nowMs: number): boolean {
@@ -104,13 +114,7 @@ export function memoryRecallable(reader: GraphReader, keys: RecordKeys, id: numb
   if (node === undefined || keys.memory < 0 || !node.labels.includes(keys.memory)) return false
   const props = node.props
   const value = (key: number) => (key < 0 ? undefined : props.get(key))
-  return visible(
-    value(keys.lifecycle),
-    value(keys.expires_at),
-    value(keys.valid_from),
-    value(keys.valid_until),
-    nowMs,
-  )
+  return visible(value(keys.lifecycle), value(keys.expires_at), nowMs)
 }
 
 /** All relationships of a node, both directions: the figure `supernode_threshold` bounds. */
@@ -130,6 +134,8 @@ export interface WalkPlan {
   /** performance.now() value past which the walk stops with outcome timeout. */
   deadline: number
   signal?: AbortSignal | undefined
+  /** The caller's relationship filters (recall-filters.ts); absent: every recallable relationship. */
+  relationshipAllowed?: (reader: GraphReader, rel: number) => boolean
 }
 
 function pathOf(r: Reached) {
@@ -202,6 +208,7 @@ export function page(
       // counts links in that order), or at the later one when the earlier is a supernode, not enumerated.
       if (there < here && degree(reader, other) <= threshold) continue
       if (!relationshipRecallable(reader, keys, rel, plan.nowMs)) continue
+      if (plan.relationshipAllowed && !plan.relationshipAllowed(reader, rel)) continue
       const record = readRelationship(reader, rel)
       const json = record === null ? null : fitting(record)
       if (record !== null && json !== null) found.push({ id: rel, record, json })

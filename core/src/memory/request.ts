@@ -1,4 +1,5 @@
 import { invalid } from './errors.js'
+import type { RecallFilters } from './recall-filters.js'
 import { MEMORY_INPUT_SCHEMAS, MemoryEnvelopeSchema, type RawInputOf } from './schemas.js'
 import {
   CONSOLIDATE_MIN_IDS,
@@ -66,6 +67,7 @@ export interface RecallInput {
   seed_ids: string[]
   limits: RecallLimits
   page_token: string | null
+  filters: RecallFilters
 }
 
 export interface Target {
@@ -160,11 +162,20 @@ function relate(v: unknown): RelateInput {
 
 function recall(v: unknown): RecallInput {
   const o = checked('recall', v)
+  const f = o.filters
   return {
     objective: o.objective,
     seed_ids: o.seed_ids ?? [],
     limits: { ...o.limits },
     page_token: o.page_token ?? null,
+    filters: {
+      kinds: f?.kinds ?? null,
+      tags_any: f?.tags_any ?? null,
+      tags_all: f?.tags_all ?? null,
+      min_confidence: f?.min_confidence ?? null,
+      relationship_kinds: f?.relationship_kinds ?? null,
+      valid_at: f?.valid_at ?? null,
+    },
   }
 }
 

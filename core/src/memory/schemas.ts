@@ -93,12 +93,41 @@ export const RecallLimitsSchema = Type.Object(
   closed,
 )
 
+/** Up to this many values in one recall filter list. */
+export const MAX_FILTER_VALUES = 100
+const FilterValues = (description: string) =>
+  Maybe(Type.Array(NonEmptyText, { maxItems: MAX_FILTER_VALUES, description }))
+
+export const RecallFiltersSchema = Type.Object(
+  {
+    kinds: FilterValues('Only memories of one of these kinds.'),
+    tags_any: FilterValues('Only memories with at least one of these tags.'),
+    tags_all: FilterValues('Only memories with every one of these tags.'),
+    min_confidence: Maybe({
+      ...Confidence,
+      description: 'Only memories and relationships at least this confident (an absent confidence passes).',
+    }),
+    relationship_kinds: FilterValues('Only relationships of these kinds are walked.'),
+    valid_at: Maybe({
+      ...Timestamp,
+      description:
+        'Only memories and relationships valid at this instant (valid_from included, valid_until excluded).',
+    }),
+  },
+  {
+    ...closed,
+    description:
+      'Narrows seeds and walk alike; a filter that excludes everything gives an empty, complete result.',
+  },
+)
+
 export const RecallInputSchema = Type.Object(
   {
     objective: NonEmptyText,
     seed_ids: Maybe(Strings),
     limits: RecallLimitsSchema,
     page_token: Maybe(NonEmptyText),
+    filters: Maybe(RecallFiltersSchema),
   },
   { ...closed, description: 'A bounded working set around explicit and objective seeds.' },
 )

@@ -36,7 +36,11 @@ export class TraceOperation {
           actor_id: recall.context.actor_id,
           agent_id: recall.context.agent_id,
           session_id: recall.context.session_id,
-          details: { objective: recall.objective, correlation_id: recall.context.correlation_id },
+          details: {
+            objective: recall.objective,
+            filters: recall.filters,
+            correlation_id: recall.context.correlation_id,
+          },
         })
       }
       const entries =

@@ -4,7 +4,7 @@ import { rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { MessageChannel } from 'node:worker_threads'
-import { RECORD_FORMAT } from '../version.js'
+import { READABLE_RECORD_FORMATS, RECORD_FORMAT } from '../version.js'
 import { runInWorker, workerPoolAvailable } from '../workers/worker-pool.js'
 import { fsyncDirectoryAsync } from './atomic-file.js'
 import {
@@ -349,12 +349,15 @@ export function readCheckpoint(
     })
     if (carry.length > 0) take(carry.toString('utf8'))
     const h = header as { checkpoint?: { sequence?: number; format?: string } } | null
-    if (h?.checkpoint?.format !== RECORD_FORMAT || !Number.isSafeInteger(h.checkpoint.sequence)) {
+    if (
+      !READABLE_RECORD_FORMATS.includes(h?.checkpoint?.format as string) ||
+      !Number.isSafeInteger(h?.checkpoint?.sequence)
+    ) {
       return { ok: false, reason: `checkpoint ${name} has a bad header` }
     }
     const trailer = JSON.parse(held ?? '') as { end?: { records?: number } }
     if (trailer.end?.records !== records) return { ok: false, reason: `checkpoint ${name} is truncated` }
-    return { ok: true, sequence: h.checkpoint.sequence as number, records }
+    return { ok: true, sequence: h?.checkpoint?.sequence as number, records }
   } catch (error) {
     // Once lines were applied a fallback would build on a half-loaded graph: that is a hard failure.
     if (records > 0) throw error

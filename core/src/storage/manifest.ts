@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
-import { RECORD_FORMAT, STORAGE_VERSION } from '../version.js'
+import { READABLE_RECORD_FORMATS, RECORD_FORMAT, STORAGE_VERSION } from '../version.js'
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file.js'
 
 export interface ManifestComponent {
@@ -57,10 +57,13 @@ export function readManifest(dir: string): Manifest | null {
   if (parsed === null || typeof parsed !== 'object') {
     throw new EngineError('STORAGE_RECOVERY_FAILED', `manifest ${path} is not an object`)
   }
-  if (parsed.storage_version !== STORAGE_VERSION || parsed.record_format !== RECORD_FORMAT) {
+  if (
+    parsed.storage_version !== STORAGE_VERSION ||
+    !READABLE_RECORD_FORMATS.includes(parsed.record_format as string)
+  ) {
     throw new EngineError(
       'STORAGE_INCOMPATIBLE',
-      `storage directory ${dir} has storage_version ${JSON.stringify(parsed.storage_version)} and record_format ${JSON.stringify(parsed.record_format)}; this build supports ${STORAGE_VERSION}/${RECORD_FORMAT} only`,
+      `storage directory ${dir} has storage_version ${JSON.stringify(parsed.storage_version)} and record_format ${JSON.stringify(parsed.record_format)}; this build supports ${STORAGE_VERSION}/${READABLE_RECORD_FORMATS.join(', ')} only`,
     )
   }
   if (blank(parsed.graph_id?.value) || blank(parsed.created_at?.value) || blank(parsed.updated_at?.value)) {

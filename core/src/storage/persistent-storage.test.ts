@@ -65,7 +65,7 @@ describe('PersistentStorage', () => {
     expect(await writeN(s, 50)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
     await s.close()
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
-    expect(manifest).toMatchObject({ storage_version: 'V1', record_format: 'JsonLinesV1' })
+    expect(manifest).toMatchObject({ storage_version: 'V1', record_format: 'JsonLinesV2' })
     expect(manifest.graph_id.value).toMatch(/^graph--runtime-/)
     const again = await open(dir)
     expect(again.sink.records.map((r) => (r.body as { n: number }).n)).toEqual(

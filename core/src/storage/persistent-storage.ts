@@ -11,6 +11,7 @@ import {
 import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
+import { RECORD_FORMAT } from '../version.js'
 import { fsyncDirectory } from './atomic-file.js'
 import { type CheckpointPiece, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
 import type { DurabilityReport } from './durability.js'
@@ -102,6 +103,11 @@ export class PersistentStorage implements DurableStore {
           warn('manifest.json was missing; a new one was written for the existing data')
         }
         manifest = newManifest(`graph--runtime-${randomUUID()}`, new Date(options.now()))
+        writeManifest(options.dir, manifest)
+      } else if (manifest.record_format !== RECORD_FORMAT) {
+        // An older format is read as it is; from now on the log may hold what only this format carries
+        // (temporal values), so the manifest says so before anything is written.
+        manifest = { ...manifest, record_format: RECORD_FORMAT }
         writeManifest(options.dir, manifest)
       }
 

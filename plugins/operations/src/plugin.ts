@@ -1,4 +1,10 @@
-import { RECORD_FORMAT, SERVICE_NAME, SERVICE_VERSION, STORAGE_VERSION } from '@service/core'
+import {
+  READABLE_RECORD_FORMATS,
+  RECORD_FORMAT,
+  SERVICE_NAME,
+  SERVICE_VERSION,
+  STORAGE_VERSION,
+} from '@service/core'
 import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { HttpErrors, OPERATIONAL_ROUTES } from '@service/plugin-errors'
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
@@ -187,7 +193,7 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
       build_target: options.build?.target ?? `${process.arch}-${process.platform}`,
       storage_compatibility: {
         supported_versions: [STORAGE_VERSION],
-        supported_record_formats: [RECORD_FORMAT],
+        supported_record_formats: [...READABLE_RECORD_FORMATS],
         active_storage_version: engine.storageMode === 'persistent' ? STORAGE_VERSION : null,
         active_record_format: engine.storageMode === 'persistent' ? RECORD_FORMAT : null,
       },

@@ -1,5 +1,5 @@
 import type { GraphReader } from '@service/core'
-import { NodeValue, PathValue, RelValue, type Value } from '@service/core/cypher'
+import { formatTemporal, isTemporal, NodeValue, PathValue, RelValue, type Value } from '@service/core/cypher'
 
 /**
  * Canonical strings for comparing TCK expectations with results: both sides are rendered to the
@@ -59,6 +59,8 @@ export function canonicalValue(value: Value, graph: GraphReader, options: Canoni
     })
     return `${out}>`
   }
+  // The TCK writes temporal results as their string form ('2015-07-21T21:40:32.142+01:00').
+  if (isTemporal(value)) return JSON.stringify(formatTemporal(value))
   return '?'
 }
 

@@ -6,6 +6,7 @@ import type { Expr, PatternPart, RemoveItem, SetItem } from '../ast.js'
 import type { Eval } from '../compile-expr.js'
 import { budgetError, runtimeError, typeError } from '../errors.js'
 import { propertiesOf } from '../functions.js'
+import { isTemporal } from '../temporal/values.js'
 import { type CypherMap, NodeValue, PathValue, RelValue, typeName, type Value } from '../values.js'
 import type { ExecContext, Row } from './context.js'
 import type { MatchEnv } from './match.js'
@@ -23,7 +24,11 @@ export function checkMutations(ctx: ExecContext, tx: Transaction): void {
 }
 
 const isScalar = (v: Value): v is ScalarProperty =>
-  typeof v === 'string' || typeof v === 'boolean' || typeof v === 'bigint' || typeof v === 'number'
+  typeof v === 'string' ||
+  typeof v === 'boolean' ||
+  typeof v === 'bigint' ||
+  typeof v === 'number' ||
+  isTemporal(v)
 
 /** A value as a stored property: undefined means "remove"; maps, graph elements and nested lists are refused. */
 export function toProperty(value: Value): PropertyValue | undefined {

@@ -1,0 +1,17 @@
+export { temporalProperty } from './accessors.js'
+export { durationScale, temporalAdd, temporalSubtract } from './arithmetic.js'
+export { temporalCompare, temporalEquals, temporalKey, temporalOrder, temporalRank } from './compare.js'
+export { formatTemporal } from './format.js'
+export { TEMPORAL_FUNCTIONS } from './functions.js'
+export { decodeTemporalTag, encodeTemporalTag, TEMPORAL_TAGS } from './tagged.js'
+export {
+  DateTimeValue,
+  DateValue,
+  DurationValue,
+  isTemporal,
+  LocalDateTimeValue,
+  LocalTimeValue,
+  type TemporalValue,
+  TimeValue,
+  temporalTypeName,
+} from './values.js'
