@@ -107,6 +107,43 @@ describe('Bolt door', () => {
     expect(limited.records).toHaveLength(3)
   })
 
+  it('sends temporal values both ways as Bolt structures', async () => {
+    const { types } = neo4j
+    const params = {
+      d: new types.Date(2024, 2, 29),
+      lt: new types.LocalTime(12, 30, 15, 123456789),
+      t: new types.Time(1, 2, 3, 4, 3600),
+      ldt: new types.LocalDateTime(2024, 1, 2, 3, 4, 5, 6),
+      dt: new types.DateTime(2024, 1, 2, 3, 4, 5, 6, -7200),
+      dtz: new types.DateTime(2024, 7, 1, 12, 0, 0, 0, undefined, 'Europe/Stockholm'),
+      dur: new types.Duration(14, 3, 100, 5),
+    }
+    const { records } = await driver.executeQuery(
+      `RETURN $d AS d, $lt AS lt, $t AS t, $ldt AS ldt, $dt AS dt, $dtz AS dtz, $dur AS dur,
+              $d.year AS year, $dtz.offset AS offset,
+              date('2015-07-21') AS made, datetime('2015-07-21T20:40:32.142+01:00') AS zoned,
+              duration('P1Y2M3DT4H') AS span`,
+      params,
+    )
+    const row = records[0]!
+    for (const key of ['d', 'lt', 't', 'ldt', 'dt', 'dur'] as const) {
+      expect(String(row.get(key)), key).toBe(String(params[key]))
+    }
+    // A zoned value comes back with the offset the zone has at that instant.
+    expect(String(row.get('dtz'))).toBe('2024-07-01T12:00:00+02:00[Europe/Stockholm]')
+    expect(row.get('year').toNumber()).toBe(2024)
+    expect(row.get('offset')).toBe('+02:00')
+    expect(String(row.get('made'))).toBe('2015-07-21')
+    expect(String(row.get('zoned'))).toBe('2015-07-21T20:40:32.142000000+01:00')
+    const span = row.get('span')
+    expect([span.months, span.days, span.seconds, span.nanoseconds].map(Number)).toEqual([14, 3, 14400, 0])
+    // Stored as a property and read back.
+    await driver.executeQuery('CREATE (:Event {at: $dtz, on: $d})', params)
+    const stored = await driver.executeQuery('MATCH (e:Event) RETURN e.at AS at, e.on AS on')
+    expect(String(stored.records[0]?.get('at'))).toBe('2024-07-01T12:00:00+02:00[Europe/Stockholm]')
+    expect(String(stored.records[0]?.get('on'))).toBe('2024-02-29')
+  })
+
   it('maps engine errors to Neo4j status codes', async () => {
     expect(await codeOf(driver.executeQuery('RETURN 1 +'))).toBe('Neo.ClientError.Statement.SyntaxError')
     expect(await codeOf(driver.executeQuery('RETURN $missing'))).toBe(

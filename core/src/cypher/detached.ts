@@ -1,5 +1,6 @@
 import type { GraphReader } from '../graph/types.js'
 import { nodeElementId, relElementId } from './result.js'
+import { isTemporal, type TemporalValue } from './temporal/index.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
 /**
@@ -50,6 +51,7 @@ export type DetachedValue =
   | DetachedNode
   | DetachedRelationship
   | DetachedPath
+  | TemporalValue
 
 /** Reads a result value out of the graph version it refers to. */
 export function detach(value: Value, graph: GraphReader): DetachedValue {
@@ -62,6 +64,8 @@ export function detach(value: Value, graph: GraphReader): DetachedValue {
   }
   if (value instanceof NodeValue) return detachNode(value.id, graph)
   if (value instanceof RelValue) return detachRel(value.id, graph)
+  // Temporal values are immutable and refer to no graph: they pass as they are.
+  if (isTemporal(value)) return value
   if (value instanceof PathValue) {
     return new DetachedPath(
       value.nodes.map((id) => detachNode(id, graph)),
@@ -124,6 +128,7 @@ export function detachedBytes(value: DetachedValue): number {
     return total
   }
   if (value instanceof DetachedRelationship) return 80 + value.type.length + mapBytes(value.properties)
+  if (!(value instanceof DetachedPath)) return 40 // a temporal value's tagged JSON form
   let total = 30
   for (const node of value.nodes) total += detachedBytes(node) + 1
   for (const rel of value.relationships) total += detachedBytes(rel) + 1

@@ -34,6 +34,7 @@ export {
   LocalDateTimeValue,
   LocalTimeValue,
   TEMPORAL_TAGS,
+  TemporalFromFields,
   type TemporalValue,
   TimeValue,
 } from './temporal/index.js'

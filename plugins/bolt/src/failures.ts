@@ -1,5 +1,5 @@
 import { isEngineError } from '@service/core'
-import { type CypherResult, neo4jStatusCode } from '@service/core/cypher'
+import { CypherError, type CypherResult, neo4jStatusCode } from '@service/core/cypher'
 import type { PackValue } from './packstream/structure.js'
 
 /** A Bolt FAILURE: a Neo4j status code and a message (never a secret). */
@@ -49,6 +49,8 @@ export function resultFailure(result: CypherResult): BoltFailure {
  */
 export function thrownFailure(error: unknown): BoltFailure {
   if (isEngineError(error)) return failure(neo4jStatusCode(error.code), `${error.code}: ${error.message}`)
+  if (error instanceof CypherError)
+    return failure(neo4jStatusCode(error.code, error.phase), `${error.code}: ${error.message}`)
   return failure('Neo.DatabaseError.General.UnknownError', 'the server failed while answering the request')
 }
 

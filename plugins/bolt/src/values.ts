@@ -1,9 +1,16 @@
 import {
+  DateTimeValue,
+  DateValue,
   DetachedNode,
   DetachedPath,
   DetachedRelationship,
   type DetachedValue,
+  LocalDateTimeValue,
+  LocalTimeValue,
   nodeElementId,
+  TemporalFromFields,
+  type TemporalValue,
+  TimeValue,
 } from '@service/core/cypher'
 import type { Packer } from './packstream/packer.js'
 import { type PackValue, Sig, Structure } from './packstream/structure.js'
@@ -59,6 +66,28 @@ export function packResultValue(packer: Packer, value: DetachedValue): void {
     packPath(packer, value)
     return
   }
+  packTemporal(packer, value)
+}
+
+/** Bolt 5 temporal structures (DateTime as UTC epoch seconds, the `utc` form of 4.4). */
+function packTemporal(packer: Packer, value: TemporalValue): void {
+  const [signature, fields] = temporalStructure(value)
+  packer.structure(signature, fields)
+}
+
+function temporalStructure(value: TemporalValue): [number, PackValue[]] {
+  if (value instanceof DateValue) return [Sig.Date, [BigInt(value.epochDay)]]
+  if (value instanceof LocalTimeValue) return [Sig.LocalTime, [BigInt(value.nanosecondOfDay)]]
+  if (value instanceof TimeValue)
+    return [Sig.Time, [BigInt(value.nanosecondOfDay), BigInt(value.offsetSeconds)]]
+  if (value instanceof LocalDateTimeValue)
+    return [Sig.LocalDateTime, [value.epochSeconds, BigInt(value.nanosecond)]]
+  if (value instanceof DateTimeValue) {
+    return value.zone === null
+      ? [Sig.DateTime, [value.epochSeconds, BigInt(value.nanosecond), BigInt(value.offsetSeconds)]]
+      : [Sig.DateTimeZoneId, [value.epochSeconds, BigInt(value.nanosecond), value.zone]]
+  }
+  return [Sig.Duration, [value.months, value.days, value.seconds, BigInt(value.nanoseconds)]]
 }
 
 function packProperties(packer: Packer, map: Map<string, DetachedValue>): void {
@@ -130,8 +159,8 @@ function packPath(packer: Packer, path: DetachedPath): void {
 
 /**
  * A decoded parameter as the engine binds it: integers stay `bigint` (exact), floats `number`, maps plain
- * objects (without a prototype, so no key is special). Graph structures are refused as Neo4j refuses them;
- * temporal and spatial values are refused until the engine has such values.
+ * objects (without a prototype, so no key is special), temporal structures the engine's temporal values.
+ * Graph structures are refused as Neo4j refuses them; spatial values until the engine has points.
  */
 export function parameterValue(value: PackValue, path: string): unknown {
   if (value === null || typeof value !== 'object') return value
@@ -144,10 +173,47 @@ export function parameterValue(value: PackValue, path: string): unknown {
     for (const [key, item] of value) out[key] = parameterValue(item, `${path}.${key}`)
     return out
   }
+  const temporal = temporalParameter(value as Structure, path)
+  if (temporal !== null) return temporal
   const name = STRUCTURE_NAMES[(value as Structure).signature] ?? 'structure'
   throw new ParameterTypeError(
     `parameter ${path} is a ${name}, which this server does not take as a parameter`,
   )
+}
+
+/** A temporal structure as the engine's value; null for any other structure. */
+function temporalParameter(structure: Structure, path: string): TemporalValue | null {
+  const { signature, fields } = structure
+  const ints = (count: number): bigint[] => {
+    const taken = fields.slice(0, count)
+    if (fields.length < count || taken.some((field) => typeof field !== 'bigint'))
+      throw new ParameterTypeError(`parameter ${path}: a malformed ${STRUCTURE_NAMES[signature]} structure`)
+    return taken as bigint[]
+  }
+  const zone = (): string => {
+    const id = fields[2]
+    if (typeof id !== 'string') throw new ParameterTypeError(`parameter ${path}: a zone id must be a string`)
+    return id
+  }
+  switch (signature) {
+    case Sig.Date:
+      return TemporalFromFields.date(...(ints(1) as [bigint]))
+    case Sig.LocalTime:
+      return TemporalFromFields.localTime(...(ints(1) as [bigint]))
+    case Sig.Time:
+      return TemporalFromFields.time(...(ints(2) as [bigint, bigint]))
+    case Sig.LocalDateTime:
+      return TemporalFromFields.localDateTime(...(ints(2) as [bigint, bigint]))
+    case Sig.DateTime:
+      return TemporalFromFields.dateTime(...(ints(3) as [bigint, bigint, bigint]))
+    case Sig.DateTimeZoneId: {
+      const [seconds, nanos] = ints(2) as [bigint, bigint]
+      return TemporalFromFields.dateTimeInZone(seconds, nanos, zone())
+    }
+    case Sig.Duration:
+      return TemporalFromFields.duration(...(ints(4) as [bigint, bigint, bigint, bigint]))
+  }
+  return null
 }
 
 export { Structure }
