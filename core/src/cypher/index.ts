@@ -1,5 +1,12 @@
 export { isWriteQuery, type Query } from './ast.js'
 export {
+  DetachedNode,
+  DetachedPath,
+  DetachedRelationship,
+  type DetachedValue,
+  detach,
+} from './detached.js'
+export {
   CypherEngine,
   type CypherEngineOptions,
   type CypherMode,
@@ -7,13 +14,27 @@ export {
   type CypherRequest,
   type CypherResult,
   type CypherValidationError,
+  type RowForm,
   type RunOptions,
 } from './engine.js'
 export { CypherError, type CypherErrorPhase, type SourcePosition } from './errors.js'
 export { type CypherBudgets, DEFAULT_BUDGETS, type MutationSummary } from './executor/context.js'
 export { neo4jStatusCode } from './neo4j-status.js'
+export { bindParams } from './params.js'
 export { parseQuery } from './parser.js'
 export { type Plan, planQuery } from './planner.js'
+export {
+  builtinRegistry,
+  type FunctionInfo,
+  type ProcedureContext,
+  type ProcedureDef,
+  type ProcedureField,
+  type ProcedureHost,
+  type ProcedureMode,
+  ProcedureRegistry,
+  parseSignature,
+  signatureOf,
+} from './procedures/index.js'
 export { nodeElementId, relElementId, toJson } from './result.js'
 export {
   DateTimeValue,
@@ -31,8 +52,9 @@ export {
   localDateTimeFromEpoch,
   localTimeFromNanos,
   TEMPORAL_TAGS,
+  TemporalFromFields,
   type TemporalValue,
   TimeValue,
   timeFromNanos,
 } from './temporal/index.js'
-export { type CypherMap, NodeValue, PathValue, RelValue, type Value } from './values.js'
+export { type CypherMap, equals, NodeValue, PathValue, RelValue, type Value } from './values.js'

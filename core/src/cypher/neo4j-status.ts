@@ -32,6 +32,11 @@ const BY_CODE: Readonly<Record<string, string>> = {
   INVALID_PARAMETER_USE: 'Neo.ClientError.Statement.SemanticError',
   INVALID_DELETE: 'Neo.ClientError.Statement.SemanticError',
   UNKNOWN_FUNCTION: 'Neo.ClientError.Statement.SyntaxError',
+  PROCEDURE_NOT_FOUND: 'Neo.ClientError.Procedure.ProcedureNotFound',
+  UNKNOWN_PROCEDURE_OUTPUT: 'Neo.ClientError.Statement.SyntaxError',
+  INVALID_ARGUMENT_PASSING_MODE: 'Neo.ClientError.Statement.SyntaxError',
+  PROCEDURE_CALL_FAILED: 'Neo.ClientError.Procedure.ProcedureCallFailed',
+  DATABASE_NOT_FOUND: 'Neo.ClientError.Database.DatabaseNotFound',
 
   PARAMETER_MISSING: 'Neo.ClientError.Statement.ParameterMissing',
   INVALID_PARAMETER: 'Neo.ClientError.Statement.TypeError',
@@ -65,6 +70,13 @@ const BY_CODE: Readonly<Record<string, string>> = {
   STORAGE_READ_ONLY_FOLLOWER: 'Neo.ClientError.Cluster.NotALeader',
   STORAGE_FENCED: 'Neo.ClientError.Cluster.NotALeader',
   INTERNAL: 'Neo.DatabaseError.General.UnknownError',
+  TRANSACTION_TIMED_OUT: 'Neo.ClientError.Transaction.TransactionTimedOut',
+  TRANSACTION_CLOSED: 'Neo.ClientError.Transaction.TransactionNotFound',
+  TRANSACTION_FAILED: 'Neo.ClientError.Transaction.TransactionMarkedAsFailed',
+  SESSION_NOT_FOUND: 'Neo.ClientError.Request.Invalid',
+  INVALID_WORKSPACE_ID: 'Neo.ClientError.Database.DatabaseNotFound',
+  INVALID_SESSION_ID: 'Neo.ClientError.Request.Invalid',
+  INVALID_QUERY: 'Neo.ClientError.Request.Invalid',
 }
 
 /** The Neo4j status code for one of our codes; an unlisted code falls back by the phase it was raised in. */

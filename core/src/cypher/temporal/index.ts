@@ -10,6 +10,7 @@ export {
   timeFromNanos,
 } from './components.js'
 export { formatTemporal } from './format.js'
+export { TemporalFromFields } from './from-fields.js'
 export { TEMPORAL_FUNCTIONS } from './functions.js'
 export { decodeTemporalTag, encodeTemporalTag, TEMPORAL_TAGS } from './tagged.js'
 export {
