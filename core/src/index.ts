@@ -7,22 +7,16 @@ export {
   DateValue,
   DEFAULT_BUDGETS,
   DurationValue,
-  dateFromEpochDay,
-  dateTimeFromEpoch,
   decodeTemporalTag,
-  durationFromComponents,
   encodeTemporalTag,
   formatTemporal,
   isTemporal,
   LocalDateTimeValue,
   LocalTimeValue,
-  localDateTimeFromEpoch,
-  localTimeFromNanos,
   type MutationSummary,
   TEMPORAL_TAGS,
   type TemporalValue,
   TimeValue,
-  timeFromNanos,
 } from './cypher/index.js'
 export { ERROR_CATALOG } from './error-catalog.js'
 export { EngineError, type EngineErrorCategory, type ErrorCode, isEngineError } from './errors.js'

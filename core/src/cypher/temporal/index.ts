@@ -1,14 +1,6 @@
 export { temporalProperty } from './accessors.js'
 export { durationNegate, durationScale, temporalAdd, temporalSubtract } from './arithmetic.js'
 export { temporalCompare, temporalEquals, temporalKey, temporalOrder, temporalRank } from './compare.js'
-export {
-  dateFromEpochDay,
-  dateTimeFromEpoch,
-  durationFromComponents,
-  localDateTimeFromEpoch,
-  localTimeFromNanos,
-  timeFromNanos,
-} from './components.js'
 export { formatTemporal } from './format.js'
 export { TemporalFromFields } from './from-fields.js'
 export { TEMPORAL_FUNCTIONS } from './functions.js'
