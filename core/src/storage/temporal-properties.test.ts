@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openEngine } from '../runtime/index.js'
-import { RECORD_FORMAT } from '../version.js'
+import { RECORD_FORMAT, TEMPORAL_RECORD_FORMAT } from '../version.js'
 
 const tempDir = () => join(mkdtempSync(join(tmpdir(), 'temporal-')), 'graph')
 const ws = { workspaceId: 'w' }
@@ -58,22 +58,23 @@ describe('temporal property values in a persistent store', () => {
     await engine.close()
   })
 
-  it('mark the directory with the record format that carries them; an older format is read and relabelled', async () => {
+  it('stay on JsonLinesV1 until a temporal value is stored, then mark the directory JsonLinesV2', async () => {
     const dir = tempDir()
     let engine = await openEngine({ storage: { mode: 'persistent', dir } })
     await engine.write("CREATE (:T {v: 'x'})", {}, ws)
-    await engine.close()
     const manifestPath = join(dir, 'manifest.json')
-    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
-    expect(manifest.record_format).toBe(RECORD_FORMAT)
-
-    // A V1 directory (what builds before temporal values wrote) opens and is relabelled before any write,
-    // so a V1-only build refuses it from then on.
-    writeFileSync(manifestPath, JSON.stringify({ ...manifest, record_format: 'JsonLinesV1' }))
-    engine = await openEngine({ storage: { mode: 'persistent', dir } })
-    expect(JSON.parse(readFileSync(manifestPath, 'utf8')).record_format).toBe(RECORD_FORMAT)
-    expect((await engine.read('MATCH (n:T) RETURN n.v', {}, ws)).data?.rows).toEqual([['x']])
+    const format = () => JSON.parse(readFileSync(manifestPath, 'utf8')).record_format
+    expect(format()).toBe(RECORD_FORMAT)
+    // A temporal value inside a string is only text: the directory stays readable by V1-only builds.
+    await engine.write('CREATE (:T {v: \'{\\"$date\\":\\"2024-01-01\\"}\'})', {}, ws)
+    expect(format()).toBe(RECORD_FORMAT)
+    await engine.write("CREATE (:T {v: date('2024-01-01')})", {}, ws)
+    expect(format()).toBe(TEMPORAL_RECORD_FORMAT)
     await engine.close()
+    engine = await openEngine({ storage: { mode: 'persistent', dir } })
+    expect((await engine.read('MATCH (n:T) RETURN count(n)', {}, ws)).data?.rows).toEqual([[3]])
+    await engine.close()
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
 
     // A format this build does not know is refused as incompatible (exit code 5 at the host).
     writeFileSync(manifestPath, JSON.stringify({ ...manifest, record_format: 'JsonLinesV99' }))
