@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { httpClient } from './lib/http-client.mjs'
+import { assistantQuality } from './lib/assistant-quality.mjs'
 import { recallQuality } from './lib/recall-quality.mjs'
 import { BENCH_TOKEN, startService } from './lib/server.mjs'
 
@@ -28,8 +29,8 @@ const MEMORIES = Number(process.env.MEMORY_BENCH_MEMORIES ?? 100_000)
 const RELATIONSHIPS = Number(process.env.MEMORY_BENCH_RELATIONSHIPS ?? 300_000)
 const RECALLS = Number(process.env.MEMORY_BENCH_RECALLS ?? 400)
 const WS = 'workspace--standalone-default'
-/** Which parts run (default all): MEMORY_BENCH_PARTS=2,3. */
-const PARTS = new Set((process.env.MEMORY_BENCH_PARTS ?? '1,2,3').split(',').map(Number))
+/** Which parts run (default all): MEMORY_BENCH_PARTS=2,3 (1 writes, 2 recall latency, 3 ATT&CK quality, 4 assistant quality). */
+const PARTS = new Set((process.env.MEMORY_BENCH_PARTS ?? '1,2,3,4').split(',').map(Number))
 /** CPU seconds a process has used so far (Linux /proc; null elsewhere). */
 const cpuSeconds = (pid) => {
   try {
@@ -386,6 +387,9 @@ if (!PARTS.has(3)) {
 } else {
   await recallQuality({ root, final: process.env.RECALL_JUDGED_FINAL === '1', row })
 }
+
+// ---- 4. recall quality on the generated assistant-memory set (no shared data needed) ----------------
+if (PARTS.has(4)) await assistantQuality({ root, final: process.env.RECALL_JUDGED_FINAL === '1', row })
 
 rmSync(rootDir, { recursive: true, force: true })
 console.log(`\nmemory benchmark (${SECONDS} s per write figure; a shared machine: figures are noisy)\n`)

@@ -10,7 +10,7 @@ import type { RelationMatch } from './recall-relations.js'
  *
  * - text: objective-hit score / the best hit's (W_TEXT_RELATIONAL when the objective names a relation kind);
  *   proximity: activation received / the most any memory received; coverage: the share of the objective's
- *   relation kinds on the path, divided by 1 + its turns (recall-rank.ts).
+ *   relation kinds on the path, divided by 1 + its turns (recall-rank.ts), times the hub factors on the path.
  * - validity: OUT_OF_VALIDITY outside the validity interval, unless the objective asks about the past.
  * - hub: a memory linked to a large share of the workspace (the user's own record, a whole team) is context,
  *   not an answer: `hubFactor` of its degree, unless the objective names it (explicit seed or a strong hit).
@@ -33,8 +33,8 @@ export const OUT_OF_VALIDITY = 0.5
 /** Text (share of the best hit) at which the objective names a memory: seeds spread from there, hubs keep rank. */
 export const NAMED_TEXT = 0.5
 /** A memory is a hub past this share of the workspace's memories (and past HUB_MIN_DEGREE relationships). */
-export const HUB_SHARE = 0.05
-export const HUB_MIN_DEGREE = 24
+export const HUB_SHARE = 0.1
+export const HUB_MIN_DEGREE = 50
 export const CONFIDENCE_FLOOR = 0.8
 /** Lexical scores are peaked where the next hit scores below this share of the one before. */
 export const PEAK_RATIO = 0.6
@@ -55,6 +55,8 @@ export interface Candidate extends Reached {
   lastKind: string | null
   lastOut: boolean
   turns: number
+  /** The product of the hub factors of the unnamed hubs on its path: relations met through a hub count less. */
+  through: number
 }
 
 export const popcount = (n: number) => {
@@ -66,9 +68,12 @@ export const popcount = (n: number) => {
 /** Degree from which a memory is a hub in a workspace of `memories` memories. */
 export const hubDegree = (memories: number): number => Math.max(HUB_MIN_DEGREE, HUB_SHARE * memories)
 
-/** The share of rank (and of activation passed on) a memory of `deg` relationships keeps: 1 below a hub. */
+/**
+ * The share of rank (and of activation and relation coverage passed on) a memory of `deg` relationships keeps:
+ * 1 up to a hub's degree, then inversely proportional to its degree.
+ */
 export function hubFactor(deg: number, hub: number): number {
-  return deg <= hub ? 1 : 1 / (1 + Math.log(deg / hub))
+  return deg <= hub ? 1 : hub / deg
 }
 
 /**
@@ -106,7 +111,7 @@ export function fuse(reader: GraphReader, plan: FusionPlan, all: Candidate[]): C
   for (const c of all) {
     const proximity = most > 0 ? c.received / most : 0
     // A path that turns back on a kind (X -uses-> Y <-uses- Z) reaches a sibling, not an answer.
-    const coverage = kinds > 0 ? popcount(c.cover) / kinds / (1 + c.turns) : 0
+    const coverage = kinds > 0 ? (popcount(c.cover) / kinds / (1 + c.turns)) * c.through : 0
     const text = c.explicit && c.text === 0 ? 1 : c.text
     const lexical = wText * text
     const graph = W_GRAPH * proximity

@@ -91,6 +91,7 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
       lastKind: null,
       lastOut: false,
       turns: 0,
+      through: 1,
     }
     candidates.set(id, c)
     return c
@@ -107,14 +108,20 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
   }
   const budget = seedBudget(limits.max_items)
   let spreading = 0
+  /** Explicit seeds the objective's text also made seeds: they spread as they would unnamed. */
+  const earned = new Set<Candidate>()
   const textOf = new Map<number, TextEvidence>()
   for (const hit of plan.hits) {
     textOf.set(hit.id, hit)
     const explicit = candidates.get(hit.id)
     if (explicit !== undefined) {
-      // Named and found: it takes the seed place its text earned.
+      // Named and found: it takes the seed place (and the share) its text earned, as without the name.
       explicit.text = best > 0 ? hit.score / best : 0
-      if (spreading < budget && hit.score >= SEED_GAP * best) spreading++
+      if (spreading < budget && hit.score >= SEED_GAP * best) {
+        spreading++
+        earned.add(explicit)
+        explicit.activation = explicit.text
+      }
     } else if (hit.seed !== false && spreading < budget && hit.score >= SEED_GAP * best) {
       const c = candidate(hit.id, 0, null, null)
       c.text = best > 0 ? hit.score / best : 0
@@ -123,17 +130,21 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
       spreading++
     }
   }
-  // Objective seeds spread in proportion to their scores, 1 in all; an explicit seed spreads as the best of
-  // them does (1 alone), so naming an anchor adds evidence and takes nothing from what the objective found.
+  // Objective seeds spread in proportion to their scores, 1 in all; an explicit seed the text did not make a
+  // seed spreads as the best of them does (1 alone): naming an anchor adds evidence and takes nothing from
+  // what the objective found. Seeds go best first, as the hits are ordered, so the walk is the same with or
+  // without the name when the objective already found it.
+  const fromText = (c: Candidate) => !c.explicit || earned.has(c)
   let total = 0
-  for (const c of seeds) if (!c.explicit) total += c.activation
+  for (const c of seeds) if (fromText(c)) total += c.activation
   let top = 0
   for (const c of seeds)
-    if (!c.explicit) {
+    if (fromText(c)) {
       c.activation = total > 0 ? c.activation / total : 0
       top = Math.max(top, c.activation)
     }
-  for (const c of seeds) if (c.explicit) c.activation = top > 0 ? top : 1
+  for (const c of seeds) if (!fromText(c)) c.activation = top > 0 ? top : 1
+  seeds.sort((a, b) => b.activation - a.activation || a.id - b.id)
   const hub = hubDegree(keys.memory < 0 ? 0 : reader.labelCount(keys.memory))
   let cost = 0
   let depth = 0
@@ -211,13 +222,13 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
         let to = candidates.get(e.other)
         if (to === undefined) {
           to = candidate(e.other, d, from, e.rel)
-          takePath(to, from, e)
+          takePath(to, from, e, passes)
           to.reasons.push(`authorized_relationship_depth_${d}`, 'bounded_authorized_neighborhood')
           next.push(to)
           depth = d
         } else if (to.depth > 0 && popcount(from.cover | e.bit) > popcount(to.cover) && to.depth >= d) {
           // A path covering more of the objective's relations explains it better.
-          takePath(to, from, e)
+          takePath(to, from, e, passes)
         }
         to.received += share
         if (to.depth === d) to.activation += share
@@ -241,11 +252,13 @@ function takePath(
   to: Candidate,
   from: Candidate,
   e: { rel: number; bit: number; kind: string | null; out: boolean },
+  passes: number,
 ): void {
   to.parent = from
   to.via = e.rel
   to.cover = from.cover | e.bit
   to.turns = from.turns + (from.depth > 0 && e.kind === from.lastKind && e.out !== from.lastOut ? 1 : 0)
+  to.through = from.through * passes
   to.lastKind = e.kind
   to.lastOut = e.out
 }
