@@ -13,7 +13,11 @@ export async function assistantQuality({ root, final, row }) {
   const table = new Map() // ranker -> part -> figures
   const record = async (name, rank) => {
     const byPart = {}
-    for (const part of parts) byPart[part] = await a.scoreAssistant(set.queries.filter((q) => q.part === part), rank)
+    for (const part of parts)
+      byPart[part] = await a.scoreAssistant(
+        set.queries.filter((q) => q.part === part),
+        rank,
+      )
     table.set(name, byPart)
   }
   const engine = await openEngine()

@@ -1,5 +1,5 @@
 import type { GraphReader } from '../graph/types.js'
-import { degree, type Reached, type RankSignals, recordKeys, validityOf } from './recall.js'
+import { degree, type Reached, recordKeys, validityOf } from './recall.js'
 import type { RelationMatch } from './recall-relations.js'
 
 /**

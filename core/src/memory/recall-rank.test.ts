@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
-import { context, inner, limits, op } from '../testing/memory-requests.js'
+import { memoryGraph } from '../testing/memory-requests.js'
 import { seedBudget } from './recall-rank.js'
 import { matchRelations, relationRoot, withoutRelationWords } from './recall-relations.js'
 
@@ -15,31 +15,7 @@ type Item = any
 async function graph() {
   const engine = await openEngine()
   engines.push(engine)
-  const ctx = context()
-  const remember = async (text: string) =>
-    inner(
-      await op(engine, ctx, 'remember', {
-        kind: 'note',
-        schema_version: '1',
-        content: { format: 'text', value: text },
-        provenance: [],
-        tags: [],
-      }),
-    ).record.id as string
-  const relate = async (a: string, b: string, kind: string, properties: Record<string, unknown> = {}) =>
-    inner(
-      await op(engine, ctx, 'relate', {
-        source_id: a,
-        target_id: b,
-        kind,
-        properties,
-        provenance: [{ source_id: `evidence-${kind}`, locator: 'report page 4' }],
-        lifecycle: 'active',
-      }),
-    ).relationship.id as string
-  const recall = async (objective: string, seed_ids: string[] = [], l: Record<string, number> = {}) =>
-    inner(await op(engine, ctx, 'recall', { objective, seed_ids, limits: limits(l) }))
-  return { engine, ctx, remember, relate, recall }
+  return memoryGraph(engine)
 }
 
 const ids = (res: { items: Item[] }) => res.items.map((i: Item) => i.record.id)

@@ -5,7 +5,6 @@ import {
   degree,
   memoryRecallable,
   page,
-  type Reached,
   recordKeys,
   relationshipRecallable,
   relValue,
@@ -14,8 +13,16 @@ import {
   type WalkResult,
 } from './recall.js'
 import type { CompiledFilters } from './recall-filters.js'
+import {
+  type Candidate,
+  fuse,
+  hubDegree,
+  hubFactor,
+  NAMED_TEXT,
+  OUT_OF_VALIDITY,
+  popcount,
+} from './recall-fusion.js'
 import type { RelationMatch } from './recall-relations.js'
-import { type Candidate, fuse, hubDegree, hubFactor, NAMED_TEXT, OUT_OF_VALIDITY, popcount } from './recall-fusion.js'
 import type { RecallOutcome } from './types.js'
 
 /**

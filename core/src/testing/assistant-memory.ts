@@ -56,27 +56,35 @@ function random(seed: number) {
   }
 }
 
-const FIRST = 'Ada Bruno Chiara Dmitri Elena Farid Greta Hugo Ines Jonas Keiko Luca Maren Nadia Oskar Priya Quentin Rosa Sven Tamsin Ulla Viktor Wanda Xavier Yara Zeno Amara Basil Celine Dario Esme Felix Gaia Hamid Ilse Jorge Kalani Leona Milo Noor'.split(
-  ' ',
-)
-const LAST = 'Abara Brandt Castell Dufour Eklund Ferraro Galloway Haddad Ishikawa Jansen Kowalski Lindqvist Moreau Nakamura Okafor Petrov Quintero Rahman Schultz Tanaka Urquhart Varga Whitlock Yilmaz Zielinski Achterberg Bianchi Carvalho Delacroix Engel'.split(
-  ' ',
-)
-const ROLES = 'designer,engineer,recruiter,lawyer,accountant,researcher,product manager,data analyst,sales lead,nurse,architect,teacher'.split(
-  ',',
-)
-const CITIES = 'Lisbon,Porto,Ghent,Utrecht,Lyon,Turin,Krakow,Tallinn,Bergen,Malmo,Graz,Bilbao,Cork,Leipzig,Bologna,Aarhus'.split(
-  ',',
-)
-const ORGS = 'Northwind,Globex,Initech,Umbrella Health,Stark Logistics,Wayne Foods,Acme Robotics,Hooli,Vandelay Imports,Soylent Labs,Tyrell Energy,Cyberdyne Books'.split(
-  ',',
-)
-const PROJECT_A = 'Aurora,Beacon,Cedar,Delta,Ember,Falcon,Granite,Harbor,Iris,Juniper,Kestrel,Lumen,Meridian,Nimbus,Orchid,Pioneer,Quarry,Redwood,Summit,Tundra'.split(
-  ',',
-)
+const FIRST =
+  'Ada Bruno Chiara Dmitri Elena Farid Greta Hugo Ines Jonas Keiko Luca Maren Nadia Oskar Priya Quentin Rosa Sven Tamsin Ulla Viktor Wanda Xavier Yara Zeno Amara Basil Celine Dario Esme Felix Gaia Hamid Ilse Jorge Kalani Leona Milo Noor'.split(
+    ' ',
+  )
+const LAST =
+  'Abara Brandt Castell Dufour Eklund Ferraro Galloway Haddad Ishikawa Jansen Kowalski Lindqvist Moreau Nakamura Okafor Petrov Quintero Rahman Schultz Tanaka Urquhart Varga Whitlock Yilmaz Zielinski Achterberg Bianchi Carvalho Delacroix Engel'.split(
+    ' ',
+  )
+const ROLES =
+  'designer,engineer,recruiter,lawyer,accountant,researcher,product manager,data analyst,sales lead,nurse,architect,teacher'.split(
+    ',',
+  )
+const CITIES =
+  'Lisbon,Porto,Ghent,Utrecht,Lyon,Turin,Krakow,Tallinn,Bergen,Malmo,Graz,Bilbao,Cork,Leipzig,Bologna,Aarhus'.split(
+    ',',
+  )
+const ORGS =
+  'Northwind,Globex,Initech,Umbrella Health,Stark Logistics,Wayne Foods,Acme Robotics,Hooli,Vandelay Imports,Soylent Labs,Tyrell Energy,Cyberdyne Books'.split(
+    ',',
+  )
+const PROJECT_A =
+  'Aurora,Beacon,Cedar,Delta,Ember,Falcon,Granite,Harbor,Iris,Juniper,Kestrel,Lumen,Meridian,Nimbus,Orchid,Pioneer,Quarry,Redwood,Summit,Tundra'.split(
+    ',',
+  )
 const PROJECT_B = 'migration,launch,redesign,audit,rollout'.split(',')
 const TEAMS = 'Platform,Growth,Payments,Mobile,Research,Support,Design,Data,Security,Finance'.split(',')
-const TOOLS = 'Postgres,Kafka,Figma,Notion,Jira,Linear,Terraform,Airflow,Snowflake,Slack,Miro,Grafana'.split(',')
+const TOOLS = 'Postgres,Kafka,Figma,Notion,Jira,Linear,Terraform,Airflow,Snowflake,Slack,Miro,Grafana'.split(
+  ',',
+)
 const TOPICS: [string, string[]][] = [
   ['coffee order', ['oat flat white', 'double espresso', 'cold brew', 'cortado']],
   ['meeting time', ['early mornings', 'late afternoons', 'right after lunch']],
@@ -107,7 +115,8 @@ export function assistantMemorySet(options: { seed?: number; people?: number } =
     memories.push(m)
     return m.key
   }
-  const relate = (source: string, target: string, kind: string) => relationships.push({ source, target, kind })
+  const relate = (source: string, target: string, kind: string) =>
+    relationships.push({ source, target, kind })
 
   add({
     key: 'user',
@@ -155,7 +164,9 @@ export function assistantMemorySet(options: { seed?: number; people?: number } =
           key: `${what}-${i}-${n}`,
           kind: 'fact',
           text:
-            what === 'lives' ? `${name} lives in ${v}` : `${name} works at ${v}${current ? '' : ' (earlier job)'}`,
+            what === 'lives'
+              ? `${name} lives in ${v}`
+              : `${name} works at ${v}${current ? '' : ' (earlier job)'}`,
           tags: [what === 'lives' ? 'home' : 'work'],
           ...(values.length > 1 && current ? { valid_from: moved } : {}),
           ...(current ? {} : { valid_from: day(2019, 1, 1), valid_until: moved }),
@@ -255,7 +266,12 @@ export function assistantMemorySet(options: { seed?: number; people?: number } =
   // ---- objectives, graded by rules from the ground truth above ----
   const queries: AssistantQuery[] = []
   const counts: Record<string, number> = {}
-  const ask = (category: AssistantCategory, objective: string, anchor: string, grades: Record<string, number>) => {
+  const ask = (
+    category: AssistantCategory,
+    objective: string,
+    anchor: string,
+    grades: Record<string, number>,
+  ) => {
     const n = counts[category] ?? 0
     counts[category] = n + 1
     queries.push({ objective, category, part: n % 5 === 4 ? 'kept_aside' : 'tuning', anchor, grades })
@@ -292,8 +308,7 @@ export function assistantMemorySet(options: { seed?: number; people?: number } =
     const other = projects[stride(projects, k, 5)] as (typeof projects)[number]
     if (k % 2 === 0) {
       const grades: Record<string, number> = {}
-      for (const r of relationships)
-        if (r.kind === 'concerns' && r.target === other.key) grades[r.source] = 2
+      for (const r of relationships) if (r.kind === 'concerns' && r.target === other.key) grades[r.source] = 2
       ask('multihop', `What decisions came out of the meetings about ${other.name}?`, other.key, grades)
     } else {
       const member = people[stride(people, k, 6)] as (typeof people)[number]

@@ -14,7 +14,13 @@ import { type Figures, judge, type Ranker, type SqliteDatabase } from './seed-re
  * recall over memories (with and without the anchor as an explicit seed), seed search `full_text` over the
  * same texts as graph nodes, and SQLite FTS5. Used by `pnpm bench memory` and by the unit test's floors.
  */
-export const ASSISTANT_CATEGORIES: AssistantCategory[] = ['lookup', 'relational', 'multihop', 'temporal', 'hub']
+export const ASSISTANT_CATEGORIES: AssistantCategory[] = [
+  'lookup',
+  'relational',
+  'multihop',
+  'temporal',
+  'hub',
+]
 
 const WORKSPACE = 'workspace--assistant'
 
@@ -109,9 +115,13 @@ export async function writeAssistantNodes(engine: Engine, set: AssistantSet): Pr
     const [name, ...rest] = m.text.split('\n')
     return { key: m.key, name, description: rest.join('\n'), kind: m.kind }
   })
-  await engine.write('UNWIND $rows AS r CREATE (:Note {key: r.key, name: r.name, description: r.description})', {
-    rows,
-  }, { workspaceId: WORKSPACE })
+  await engine.write(
+    'UNWIND $rows AS r CREATE (:Note {key: r.key, name: r.name, description: r.description})',
+    {
+      rows,
+    },
+    { workspaceId: WORKSPACE },
+  )
   await engine.write(
     'UNWIND $rels AS r MATCH (a:Note {key: r.source}), (b:Note {key: r.target}) CREATE (a)-[:LINK {kind: r.kind}]->(b)',
     { rels: set.relationships },
