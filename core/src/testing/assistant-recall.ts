@@ -7,7 +7,7 @@ import {
   type AssistantSet,
   assistantMemorySet,
 } from './assistant-memory.js'
-import { type Figures, judge, type Ranker, type SqliteDatabase } from './seed-relevance.js'
+import { type Figures, judge, nodeProperty, type Ranker, type SqliteDatabase } from './seed-relevance.js'
 
 /**
  * The assistant-memory judged set (assistant-memory.ts) loaded and answered three ways on the same objects:
@@ -22,7 +22,8 @@ export const ASSISTANT_CATEGORIES: AssistantCategory[] = [
   'hub',
 ]
 
-const WORKSPACE = 'workspace--assistant'
+export const ASSISTANT_WORKSPACE = 'workspace--assistant'
+const WORKSPACE = ASSISTANT_WORKSPACE
 
 export const assistantContext: MemoryContext = {
   workspace_id: WORKSPACE,
@@ -33,7 +34,8 @@ export const assistantContext: MemoryContext = {
   correlation_id: 'bench',
 }
 
-const RECALL_LIMITS = {
+/** The limits both judged sets are recalled with (bench/lib/recall-quality.mjs too). */
+export const JUDGED_RECALL_LIMITS = {
   max_items: 10,
   max_depth: 2,
   max_payload_bytes: 16 * 1024 * 1024,
@@ -101,7 +103,7 @@ export function assistantRecallRanker(
       {
         contract_version: 'v1',
         operation: 'recall',
-        input: { objective, seed_ids: anchor === undefined ? [] : [anchor], limits: RECALL_LIMITS },
+        input: { objective, seed_ids: anchor === undefined ? [] : [anchor], limits: JUDGED_RECALL_LIMITS },
       } as Json,
       assistantContext,
     )) as Json
@@ -127,15 +129,7 @@ export async function writeAssistantNodes(engine: Engine, set: AssistantSet): Pr
     { rels: set.relationships },
     { workspaceId: WORKSPACE },
   )
-  return engine.readGraph(WORKSPACE, (store) => {
-    const key = store.names.lookup('key')
-    const out = new Map<string, string>()
-    for (const id of store.allNodeIds()) {
-      const v = store.node(id)?.props.get(key)
-      if (typeof v === 'string') out.set(`node--${id}`, v)
-    }
-    return out
-  })
+  return nodeProperty(engine, WORKSPACE, 'key')
 }
 
 /** Seed search `full_text` over the nodes of writeAssistantNodes, as a ranker of keys. */

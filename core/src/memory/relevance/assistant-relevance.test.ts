@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../../runtime/index.js'
 import {
+  ASSISTANT_WORKSPACE,
   assistantMemorySet,
   assistantRecallRanker,
   assistantSeedRanker,
@@ -9,6 +10,7 @@ import {
   scoreAssistant,
   writeAssistantNodes,
 } from '../../testing/assistant-recall.js'
+import { nodeProperty } from '../../testing/seed-relevance.js'
 
 /**
  * Recall on the generated assistant-memory set (core/src/testing/assistant-memory.ts), tuning part only: floors a
@@ -72,14 +74,9 @@ describe('recall on the assistant-memory set (tuning part)', () => {
   }, 120_000)
 
   it('scores every objective at least as well with its anchor as an explicit seed', async () => {
-    const idOf = new Map<string, string>()
-    await engine.readGraph('workspace--assistant', (store) => {
-      const key = store.names.lookup('identity_key')
-      for (const id of store.allNodeIds()) {
-        const v = store.node(id)?.props.get(key)
-        if (typeof v === 'string') idOf.set(v, `node--${id}`)
-      }
-    })
+    const idOf = new Map(
+      [...(await nodeProperty(engine, ASSISTANT_WORKSPACE, 'identity_key'))].map(([id, key]) => [key, id]),
+    )
     const anchored = await scoreAssistant(tuning, assistantRecallRanker(engine, set, idOf, true))
     for (const [i, q] of recall.perQuery.entries())
       expect(anchored.perQuery[i]?.ndcg10, q.objective).toBeGreaterThanOrEqual(q.ndcg10 - 1e-9)
