@@ -89,6 +89,11 @@ export function compileMatch(
       }
       if (!ready) continue
       pending.splice(i--, 1)
+      if (filter.expr.kind === 'var') {
+        const kind = scope.get(filter.expr.name)?.kind
+        if (kind === 'node' || kind === 'rel' || kind === 'path')
+          env.report('INVALID_ARGUMENT_TYPE', `'${filter.expr.name}' is not a predicate`, filter.expr.start)
+      }
       const pred = env.exprs.compile(filter.expr, scope)
       plan.push('Filter')
       steps.push((next) => (row, ctx, emit) => (truth(pred(row, ctx)) === true ? next(row, ctx, emit) : true))

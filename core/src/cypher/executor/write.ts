@@ -277,6 +277,12 @@ export function compileSetItems(env: MatchEnv, items: SetItem[], scope: Scope): 
 function compileSetItem(env: MatchEnv, item: SetItem, scope: Scope): Mutation {
   switch (item.kind) {
     case 'setProperty': {
+      if (item.value.kind === 'patternExists')
+        env.report(
+          'CYPHER_SYNTAX_ERROR',
+          'a pattern cannot be a property value; use EXISTS { … }',
+          item.value.start,
+        )
       const target = env.exprs.compile(item.target.target, scope)
       const value = env.exprs.compile(item.value, scope)
       const key = item.target.key
