@@ -100,10 +100,42 @@ describe('subqueries', () => {
     expect(await rows(engine, 'MATCH (c:Copy) RETURN count(c)')).toEqual([[3]])
   })
 
-  it('IN TRANSACTIONS is refused with a clear error rather than run as one transaction', async () => {
-    const engine = await seeded()
-    expect(await code(engine, 'UNWIND [1] AS x CALL (x) { CREATE (:N) } IN TRANSACTIONS OF 10 ROWS')).toBe(
-      'UNSUPPORTED_CYPHER_FEATURE',
+  it('IN TRANSACTIONS commits each batch on its own, through beforePublish', async () => {
+    const commits: number[] = []
+    const engine = new CypherEngine(new GraphCatalog(), {
+      beforePublish: (commit) => {
+        commits.push(commit.ops.length)
+      },
+    })
+    const result = await engine.execute({
+      query:
+        'UNWIND range(1, 10) AS i CALL (i) { CREATE (:B {i: i}) } IN TRANSACTIONS OF 4 ROWS RETURN count(*) AS n',
+      mode: 'write',
+    })
+    expect(result.result.data?.rows).toEqual([[10]])
+    expect(result.result.mutation_summary.created_nodes).toBe(10)
+    expect(commits).toHaveLength(3) // 4 + 4 + 2 rows
+    expect(await rows(engine, 'MATCH (b:B) RETURN count(b)')).toEqual([[10]])
+    const returning = await rows(
+      engine,
+      'UNWIND [1, 2, 3] AS i CALL (i) { CREATE (n:C {i: i}) RETURN n.i * 10 AS t } IN TRANSACTIONS RETURN collect(t) AS ts',
+    )
+    expect(returning).toEqual([[[10, 20, 30]]])
+    // A failing batch fails the query; the batches before it stay.
+    const failing = await engine.run({
+      query: 'UNWIND [1, 2, 0, 4] AS i CALL (i) { CREATE (:D {v: 1 / i}) } IN TRANSACTIONS OF 2 ROWS',
+      mode: 'write',
+    })
+    expect(failing.status).toBe('Rejected')
+    expect(await rows(engine, 'MATCH (d:D) RETURN count(d)')).toEqual([[2]])
+    expect(await code(engine, 'UNWIND [1] AS i CALL (i) { CREATE (:E) } IN TRANSACTIONS OF 0 ROWS')).toBe(
+      'INVALID_ARGUMENT_VALUE',
+    )
+    expect(await code(engine, 'CREATE (:F) WITH 1 AS i CALL (i) { CREATE (:E) } IN TRANSACTIONS')).toBe(
+      'INVALID_CLAUSE_COMPOSITION',
+    )
+    expect(await code(engine, 'CALL { CALL { CREATE (:E) } IN TRANSACTIONS } RETURN 1')).toBe(
+      'INVALID_CLAUSE_COMPOSITION',
     )
   })
 })

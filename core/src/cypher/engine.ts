@@ -3,19 +3,23 @@ import type { GraphCatalog } from '../graph/catalog.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
+import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
 import { budgetError, CypherError, type SourcePosition } from './errors.js'
 import {
   type CypherBudgets,
+  chain,
   DEFAULT_BUDGETS,
   type ExecContext,
   emptySummary,
   type MutationSummary,
+  type Row,
+  type Stage,
 } from './executor/context.js'
 import { functionCatalog } from './function-table.js'
 import { neo4jStatusCode } from './neo4j-status.js'
 import { bindParams } from './params.js'
-import { type Plan, planQuery } from './planner.js'
+import { type BatchedPlan, type Plan, planQuery } from './planner.js'
 import { builtinRegistry, type ProcedureDef, type ProcedureRegistry } from './procedures/index.js'
 import { toJson } from './result.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
@@ -67,6 +71,11 @@ export interface CypherEngineOptions {
   ) => Promise<void> | void
   /** Parsed plans kept by query text. */
   planCacheSize?: number
+  /**
+   * Resolves when the commits `beforePublish` logged so far under `context` are durable: a batched write
+   * (`CALL { … } IN TRANSACTIONS`) waits for it before its next batch, so each batch is durable on its own.
+   */
+  awaitDurable?: (context: unknown) => Promise<void> | undefined
   /** The procedures CALL can name; a registry of the built-ins when absent. */
   procedures?: ProcedureRegistry
 }
@@ -141,6 +150,11 @@ export class CypherEngine {
     const store = this.catalog.workspace(request.workspaceId ?? DEFAULT_WORKSPACE_ID)
     if (!store.writerIdle) return undefined
     try {
+      if (this.plan(request.query).batched !== undefined) return undefined // batches wait between commits
+    } catch {
+      // the run below reports the compile error
+    }
+    try {
       const outcome = this.executeOrThrow(request, options.signal, options.deadline, options.context, true)
       if (outcome instanceof Promise) throw new Error('a synchronous write returned a promise')
       return outcome
@@ -198,6 +212,13 @@ export class CypherEngine {
       outcome.classification = 'read'
       return outcome
     }
+    if (plan.batched !== undefined) {
+      const batched = plan.batched
+      return store.exclusive(
+        async () =>
+          await this.writeBatched(store, workspaceId, plan, batched, params, signal, deadline, context),
+      )
+    }
     if (now) return this.write(store, workspaceId, plan, params, signal, deadline, context, true)
     return store.exclusive(
       async () => await this.write(store, workspaceId, plan, params, signal, deadline, context, false),
@@ -242,6 +263,74 @@ export class CypherEngine {
         throw durabilityFailed(error)
       },
     )
+  }
+
+  /**
+   * `… CALL { … } IN TRANSACTIONS OF n ROWS …`: the reads before the CALL give the input rows; every n of them
+   * run through the subquery in a transaction of their own, committed through `beforePublish` and durable
+   * before the next begins; the clauses after the CALL run over the joined rows in a last transaction. A
+   * failing batch fails the query; the batches before it stay committed (Neo4j's ON ERROR FAIL).
+   */
+  private async writeBatched(
+    store: GraphStore,
+    workspaceId: string,
+    plan: Plan,
+    batched: BatchedPlan,
+    params: Map<string, Value>,
+    signal: AbortSignal | undefined,
+    deadline: number | undefined,
+    context: unknown,
+  ): Promise<CypherOutcome> {
+    const stats = emptySummary()
+    const commit = async (tx: Transaction): Promise<void> => {
+      const record = tx.prepare()
+      if (record.ops.length === 0) return
+      const sequence = store.sequence + 1
+      let logged: Promise<void> | void
+      try {
+        logged = this.options.beforePublish?.(record, workspaceId, sequence, context)
+      } catch (error) {
+        throw durabilityFailed(error)
+      }
+      if (logged !== undefined)
+        await logged.catch((error: unknown) => Promise.reject(durabilityFailed(error)))
+      store.publish(record, sequence)
+      await this.options.awaitDurable?.(context)
+    }
+    const collect = (rows: Row[]): Stage => ({
+      push(row) {
+        rows.push(row)
+        return true
+      },
+      finish() {},
+    })
+    const inputs: Row[] = []
+    const reads = this.context(store, undefined, params, signal, deadline, workspaceId, stats)
+    const head = chain(batched.prefix, reads, collect(inputs))
+    head.push(batched.blankRow())
+    head.finish()
+    const size = batched.batchSize(batched.blankRow(), reads)
+    const joined: Row[] = []
+    for (let from = 0; from < inputs.length; from += size) {
+      const tx = store.begin()
+      const ctx = this.context(tx, tx, params, signal, deadline, workspaceId, stats)
+      for (const row of inputs.slice(from, from + size))
+        batched.join.join(row, ctx, (out) => joined.push(out) > 0)
+      await commit(tx)
+    }
+    const tx = store.begin()
+    const ctx = this.context(tx, tx, params, signal, deadline, workspaceId, stats)
+    const results: Row[] = []
+    const tail = chain(batched.suffix, ctx, collect(results))
+    for (const row of joined) tail.push(row)
+    tail.finish()
+    await commit(tx)
+    const rows = batched.returns ? results.map((row) => batched.slots.map((slot) => row[slot] as Value)) : []
+    if (rows.length > this.budgets.maxReturnedRecords)
+      throw budgetError('returned_records', rows.length, this.budgets.maxReturnedRecords)
+    const outcome = this.outcome(plan, rows, ctx)
+    outcome.classification = 'write'
+    return outcome
   }
 
   /** Parses and plans with the LRU cache; compile errors propagate as CypherError. */
@@ -331,6 +420,7 @@ export class CypherEngine {
     signal: AbortSignal | undefined,
     deadline: number | undefined,
     workspaceId: string,
+    stats: MutationSummary = emptySummary(),
   ): ExecContext {
     const catalog = this.catalog
     return {
@@ -339,7 +429,7 @@ export class CypherEngine {
       tx,
       params,
       budgets: this.budgets,
-      stats: emptySummary(),
+      stats,
       startedAt: Date.now(),
       signal,
       deadline,
@@ -360,6 +450,11 @@ export class CypherEngine {
       if (rows.length > max) throw budgetError('returned_records', rows.length, max)
       return true
     })
+    return this.outcome(plan, rows, ctx)
+  }
+
+  /** Checks the hot-record and payload budgets of the result rows and converts them to JSON. */
+  private outcome(plan: Plan, rows: Value[][], ctx: ExecContext): CypherOutcome {
     checkHotRecords(rows, this.budgets)
     const explained =
       plan.mode === 'profile'

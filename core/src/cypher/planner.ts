@@ -8,16 +8,17 @@ import {
   type SingleQuery,
 } from './ast.js'
 import { type Eval, ExpressionCompiler, type Matcher } from './compile-expr.js'
-import type { CypherError } from './errors.js'
+import { type CypherError, runtimeError } from './errors.js'
 import { type CallEnv, compileCall } from './executor/call.js'
 import type { ExecContext, Row, StageFactory } from './executor/context.js'
 import { compileMatch } from './executor/match.js'
-import { compileProjection } from './executor/projection.js'
+import { compileProjection, countOf } from './executor/projection.js'
 import {
   compileForeach,
   compileSubqueryCall,
   compileSubqueryExpr,
   type SubqueryEnv,
+  type SubqueryJoin,
 } from './executor/subquery.js'
 import { type CompiledPart, type CompiledUnion, runUnion } from './executor/union.js'
 import {
@@ -48,8 +49,26 @@ export interface Plan {
   readonly use: string | undefined
   /** Neo4j's query type: r (read), w (write only), rw (read and write), s (schema). */
   readonly queryType: 'r' | 'w' | 'rw' | 's'
+  /** Set for `… CALL { … } IN TRANSACTIONS …`: the engine runs it in batches, each batch its own commit. */
+  readonly batched: BatchedPlan | undefined
   /** Runs the query; `sink` receives each result row and returns false to stop. */
   run(ctx: ExecContext, sink: (values: Value[]) => boolean): void
+}
+
+/**
+ * `[reads] CALL { … } IN TRANSACTIONS [OF n ROWS] [rest]`: the reads before the CALL produce its input rows,
+ * every `batchSize` of them run through the subquery in one transaction, and the rest of the query runs over
+ * the joined rows at the end.
+ */
+export interface BatchedPlan {
+  prefix: StageFactory[]
+  join: SubqueryJoin
+  batchSize(row: Row, ctx: ExecContext): number
+  suffix: StageFactory[]
+  /** The result columns' slots, when the query returns rows. */
+  slots: number[]
+  returns: boolean
+  blankRow(): Row
 }
 
 export interface PlanOptions {
@@ -65,6 +84,9 @@ export interface PlanOutcome {
   plan: Plan | undefined
   errors: CypherError[]
 }
+
+/** Rows a `CALL { … } IN TRANSACTIONS` batch holds without `OF n ROWS` (Neo4j's default). */
+const DEFAULT_BATCH_ROWS = 1000
 
 /** Parses, analyses and plans `text`. Throws CypherError on parse failures and unsupported syntax. */
 export function planQuery(text: string, options: PlanOptions): PlanOutcome {
@@ -138,7 +160,14 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
 
   build(query: Query): Plan {
     const write = this.callsWrite(query.parts) || isWriteQuery(query)
-    const union = this.compileUnion(query, new Scope(), write, true)
+    const clauses = query.parts.length === 1 ? (query.parts[0]?.clauses ?? []) : []
+    const batchedAt = clauses.findIndex(
+      (clause) => clause.kind === 'subqueryCall' && clause.batch !== undefined,
+    )
+    const batched = batchedAt >= 0 && write ? this.buildBatched(clauses, batchedAt) : undefined
+    const union: CompiledUnion = batched
+      ? { parts: [], columns: batched.columns, distinct: false }
+      : this.compileUnion(query, new Scope(), write, true)
     const params = [...new Set([...collectParams(query), ...this.implicitParams])]
     const explain = this.explain
     const blank = () => this.blankRow()
@@ -155,10 +184,69 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       mode: query.explain,
       use: query.use,
       queryType,
+      batched: batched?.plan,
       run(ctx, sink) {
+        if (batched) throw new Error('a batched plan runs through the engine, batch by batch')
         runUnion(union, ctx, blank(), (values) => sink(values))
       },
     }
+  }
+
+  /** `… CALL { … } IN TRANSACTIONS …` at `at`: the reads before, the subquery, the clauses after. */
+  private buildBatched(clauses: Clause[], at: number): { plan: BatchedPlan; columns: string[] } {
+    const call = clauses[at] as Clause & { kind: 'subqueryCall' }
+    const before = clauses.slice(0, at)
+    const after = clauses.slice(at + 1)
+    const span = (list: Clause[]) => ({ start: list[0]?.start ?? 0, end: list[list.length - 1]?.end ?? 0 })
+    let scope = new Scope()
+    let prefix: StageFactory[] = []
+    if (before.length > 0) {
+      if (
+        before.some((clause) =>
+          isWriteQuery({ parts: [{ clauses: [clause], ...span([clause]) }], unionAll: [] }),
+        )
+      )
+        this.report(
+          'INVALID_CLAUSE_COMPOSITION',
+          'the clauses before CALL { … } IN TRANSACTIONS cannot write',
+          call.start,
+        )
+      const part = this.buildSingle({ clauses: before, ...span(before) }, false, scope, false, true)
+      prefix = part.factories
+      scope = part.scope
+    }
+    const compiled = compileSubqueryCall(this, call, scope, true)
+    const batch = call.batch
+    const size =
+      batch === undefined || batch === 'default'
+        ? () => DEFAULT_BATCH_ROWS
+        : countOf(this, batch, 'IN TRANSACTIONS OF … ROWS')
+    let suffix: StageFactory[] = []
+    let columns: string[] = []
+    let slots: number[] = []
+    let returns = false
+    if (after.length > 0) {
+      const single = { clauses: after, ...span(after) }
+      const part = this.buildSingle(
+        single,
+        isWriteQuery({ parts: [single], unionAll: [] }),
+        compiled.scope,
+        false,
+        false,
+      )
+      suffix = part.factories
+      columns = part.columns
+      slots = part.slots
+      returns = part.returns
+    }
+    const batchSize = (row: Row, ctx: ExecContext): number => {
+      const n = size(row, ctx)
+      if (n < 1)
+        throw runtimeError('INVALID_ARGUMENT_VALUE', 'IN TRANSACTIONS OF … ROWS needs at least one row')
+      return n
+    }
+    const blankRow = () => this.blankRow()
+    return { plan: { prefix, join: compiled.join, batchSize, suffix, slots, returns, blankRow }, columns }
   }
 
   /** Compiles a query (its UNION parts) with `scope` visible at its start. */
@@ -186,7 +274,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     initial: Scope,
     top: boolean,
     openEnd: boolean,
-  ): CompiledPart {
+  ): CompiledPart & { scope: Scope } {
     let scope = initial
     const factories: StageFactory[] = []
     let columns: string[] = []
@@ -222,15 +310,24 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       if (write && index < clauses.length - 1) factories.push(eager)
     }
     const last = clauses[clauses.length - 1]
-    return { factories, columns, slots, returns: last?.kind === 'return' || standalone }
+    return { factories, columns, slots, returns: last?.kind === 'return' || standalone, scope }
   }
 
   private buildClause(clause: Clause, scope: Scope, standalone: boolean, write: boolean): ClauseResult {
     switch (clause.kind) {
       case 'call':
         return compileCall(this, clause, scope, standalone)
-      case 'subqueryCall':
-        return compileSubqueryCall(this, clause, scope, write)
+      case 'subqueryCall': {
+        // Batched only at the top of a writing query (build); a read-only subquery needs no batches.
+        if (clause.batch !== undefined && write)
+          this.report(
+            'INVALID_CLAUSE_COMPOSITION',
+            'CALL { … } IN TRANSACTIONS must be a clause of the outermost query',
+            clause.start,
+          )
+        const compiled = compileSubqueryCall(this, clause, scope, write)
+        return { factories: compiled.factories, scope: compiled.scope }
+      }
       case 'foreach':
         return compileForeach(this, clause, scope, (body, inner) => this.buildBody(body, inner, write))
       case 'match': {

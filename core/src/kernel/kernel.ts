@@ -82,6 +82,11 @@ export class Kernel implements GraphAccess {
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
       beforePublish: (commit, workspaceId, _sequence, context) =>
         this.logCommit(commit, workspaceId, context as PendingDurability | undefined),
+      // A batched write (CALL { } IN TRANSACTIONS) waits for each batch's commit to be durable.
+      awaitDurable: (context) => {
+        const durables = (context as PendingDurability | undefined)?.durables
+        return durables && durables.length > 0 ? Promise.all(durables).then(() => undefined) : undefined
+      },
     })
     this.replicas = new Replication({
       storage: () => this.storage,
