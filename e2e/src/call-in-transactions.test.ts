@@ -1,6 +1,7 @@
 /**
  * `CALL { … } IN TRANSACTIONS OF n ROWS` commits batch by batch: a real server killed with SIGKILL in the
  * middle of such a write holds, after restart, whole batches only (never part of one), from the first on.
+ * Schema commands are durable the same way: a constraint survives a kill and is enforced after it.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -59,6 +60,54 @@ describe('CALL { } IN TRANSACTIONS under kill -9', () => {
         expect(after.max).toBe(after.count)
         if (after.count === ROWS)
           process.stdout.write('the write finished before the kill: only the batch check applied\n')
+      } finally {
+        await server.stop()
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  }, 180_000)
+
+  it('keeps a declared constraint and index across a kill, and enforces the constraint after restart', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'schema-'))
+    const env = {
+      SERVICE_STORAGE_MODE: 'persistent',
+      SERVICE_STORAGE_DIR: join(root, 'graph'),
+      SERVICE_LOG_LEVEL: 'warn',
+    }
+    const write = (server: RunningServer, query: string) =>
+      server.request<CypherEnvelope & { result: { validation_errors: { code: string }[] } }>(
+        '/v1/cypher/write',
+        {
+          body: { query },
+        },
+      )
+    try {
+      let server = await startServer({ env, timeoutMs: 60_000 })
+      expect(
+        (
+          await write(
+            server,
+            'CREATE CONSTRAINT tool_name IF NOT EXISTS FOR (t:Tool) REQUIRE t.name IS UNIQUE',
+          )
+        ).json.result.status,
+      ).toBe('Success')
+      expect(
+        (await write(server, 'CREATE INDEX tool_kind IF NOT EXISTS FOR (t:Tool) ON (t.kind)')).json.result
+          .status,
+      ).toBe('Success')
+      expect((await write(server, "CREATE (:Tool {name: 'nmap'})")).json.result.status).toBe('Success')
+      await server.kill()
+      server = await startServer({ env, timeoutMs: 60_000 })
+      try {
+        const shown = await server.request<CypherEnvelope>('/v1/cypher/read', {
+          body: {
+            query: 'SHOW INDEXES YIELD name WHERE name STARTS WITH "tool" RETURN collect(name) AS names',
+          },
+        })
+        expect(shown.json.result.data?.rows).toEqual([[['tool_name', 'tool_kind']]])
+        const dup = await write(server, "CREATE (:Tool {name: 'nmap'})")
+        expect(dup.json.result.validation_errors[0]?.code).toBe('CONSTRAINT_VALIDATION_FAILED')
       } finally {
         await server.stop()
       }

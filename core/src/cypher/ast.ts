@@ -178,6 +178,25 @@ export type Clause =
       batch: Expr | 'default' | undefined
     } & Span)
   | ({ kind: 'foreach'; variable: string; list: Expr; body: Clause[] } & Span)
+  | ({ kind: 'schema'; command: SchemaCommand } & Span)
+
+/** `CREATE … INDEX`, `CREATE CONSTRAINT`, `DROP INDEX|CONSTRAINT`: a schema command (a query of its own). */
+export type SchemaCommand =
+  | {
+      action: 'create'
+      what: 'index' | 'constraint'
+      name: string | undefined
+      ifNotExists: boolean
+      /** RANGE, TEXT, POINT, LOOKUP, FULLTEXT, VECTOR; UNIQUENESS, NODE_KEY, NODE_PROPERTY_EXISTENCE, NODE_PROPERTY_TYPE. */
+      type: string
+      entityType: 'NODE' | 'RELATIONSHIP'
+      labelsOrTypes: string[]
+      properties: string[]
+      /** `IS :: TYPE` of a property type constraint. */
+      propertyType?: string
+      options: Expr | undefined
+    }
+  | { action: 'drop'; what: 'index' | 'constraint'; name: string; ifExists: boolean }
 
 export interface YieldItem {
   name: string

@@ -22,6 +22,7 @@ import { bindParams } from './params.js'
 import { type BatchedPlan, type Plan, planQuery } from './planner.js'
 import { builtinRegistry, type ProcedureDef, type ProcedureRegistry } from './procedures/index.js'
 import { toJson } from './result.js'
+import { SchemaCatalog } from './schema/catalog.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
 export type CypherMode = 'read' | 'write' | 'validate' | 'auto'
@@ -78,6 +79,8 @@ export interface CypherEngineOptions {
   awaitDurable?: (context: unknown) => Promise<void> | undefined
   /** The procedures CALL can name; a registry of the built-ins when absent. */
   procedures?: ProcedureRegistry
+  /** Declared indexes and constraints (the kernel's is journaled); an in-memory one when absent. */
+  schema?: SchemaCatalog
 }
 
 /** The outcome with raw Cypher values, for the TCK runner and tests. */
@@ -103,6 +106,7 @@ export class CypherEngine {
   readonly budgets: CypherBudgets
   /** Procedures of this engine: the built-ins plus any registered (tests, plugins). */
   readonly procedures: ProcedureRegistry
+  readonly schema: SchemaCatalog
   private readonly cache = new Map<string, Plan>()
   private readonly cacheSize: number
   /** The most recently used cache entry (its LRU position needs no update). */
@@ -116,6 +120,7 @@ export class CypherEngine {
     this.budgets = { ...DEFAULT_BUDGETS, ...options.budgets }
     this.cacheSize = options.planCacheSize ?? 512
     this.procedures = options.procedures ?? builtinRegistry()
+    this.schema = options.schema ?? new SchemaCatalog()
     this.procedures.setFunctionCatalog(functionCatalog)
   }
 
@@ -150,7 +155,9 @@ export class CypherEngine {
     const store = this.catalog.workspace(request.workspaceId ?? DEFAULT_WORKSPACE_ID)
     if (!store.writerIdle) return undefined
     try {
-      if (this.plan(request.query).batched !== undefined) return undefined // batches wait between commits
+      const plan = this.plan(request.query)
+      // Batches wait between their commits; schema commands wait for their journal record.
+      if (plan.batched !== undefined || plan.schema !== undefined) return undefined
     } catch {
       // the run below reports the compile error
     }
@@ -212,6 +219,19 @@ export class CypherEngine {
       outcome.classification = 'read'
       return outcome
     }
+    if (plan.schema !== undefined) {
+      const schema = plan.schema
+      return store.exclusive(async () => {
+        const ctx = this.context(store, undefined, params, signal, deadline, workspaceId)
+        const options = toJson(schema.options(ctx), store, new Set())
+        const record =
+          options !== null && typeof options === 'object' && !Array.isArray(options) ? options : {}
+        await this.schema.execute(workspaceId, schema.command, record as Record<string, unknown>, store)
+        const outcome = this.outcome(plan, [], ctx)
+        outcome.classification = 'write'
+        return outcome
+      })
+    }
     if (plan.batched !== undefined) {
       const batched = plan.batched
       return store.exclusive(
@@ -242,6 +262,7 @@ export class CypherEngine {
     outcome.classification = 'write'
     const commit = tx.prepare()
     if (commit.ops.length === 0) return outcome
+    this.schema.checkCommit(workspaceId, tx, commit.ops)
     const sequence = store.sequence + 1
     let logged: Promise<void> | void
     try {
@@ -285,6 +306,7 @@ export class CypherEngine {
     const commit = async (tx: Transaction): Promise<void> => {
       const record = tx.prepare()
       if (record.ops.length === 0) return
+      this.schema.checkCommit(workspaceId, tx, record.ops)
       const sequence = store.sequence + 1
       let logged: Promise<void> | void
       try {
@@ -424,7 +446,12 @@ export class CypherEngine {
   ): ExecContext {
     const catalog = this.catalog
     return {
-      host: { workspaceId, registry: this.procedures, workspaceIds: () => catalog.workspaceIds() },
+      host: {
+        workspaceId,
+        registry: this.procedures,
+        workspaceIds: () => catalog.workspaceIds(),
+        schemaRules: () => this.schema.rules(workspaceId),
+      },
       graph,
       tx,
       params,

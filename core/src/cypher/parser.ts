@@ -11,7 +11,7 @@ import type {
   SortItem,
   YieldItem,
 } from './ast.js'
-import { PatternParser } from './pattern-parser.js'
+import { SchemaParser } from './schema-parser.js'
 
 export interface ParseOptions {
   /** Maximum expression nesting; deeper input is a QUERY_BUDGET_EXCEEDED error. */
@@ -77,7 +77,7 @@ const SHOW_QUALIFIERS = new Set([
 const UNSUPPORTED: Record<string, string> = {
   LOAD: 'LOAD CSV',
   USING: 'USING (hints and PERIODIC COMMIT)',
-  DROP: 'DROP (schema commands)',
+  DROP: 'DROP (of a database or user)',
   START: 'START',
   GRANT: 'GRANT',
   REVOKE: 'REVOKE',
@@ -90,7 +90,7 @@ export function parseQuery(text: string, options: ParseOptions): Query {
   return new QueryParser(text, options.maxExpressionDepth).parse()
 }
 
-class QueryParser extends PatternParser {
+class QueryParser extends SchemaParser {
   parse(): Query {
     const prefix = this.parsePrefix()
     const query = this.parseUnion()
@@ -180,8 +180,9 @@ class QueryParser extends PatternParser {
     const token = this.peek()
     const start = token.start
     const word = token.kind === 'ident' ? token.text.toUpperCase() : ''
-    if (word === 'CREATE' && (this.isKeyword('INDEX', 1) || this.isKeyword('CONSTRAINT', 1))) {
-      throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', 'schema commands are not supported', start)
+    if (word === 'CREATE' || word === 'DROP') {
+      const schema = this.parseSchemaCommand()
+      if (schema !== undefined) return schema
     }
     const unsupported = UNSUPPORTED[word]
     if (unsupported !== undefined) {

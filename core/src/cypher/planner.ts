@@ -5,6 +5,7 @@ import {
   isWriteQuery,
   type PatternPart,
   type Query,
+  type SchemaCommand,
   type SingleQuery,
 } from './ast.js'
 import { type Eval, ExpressionCompiler, type Matcher } from './compile-expr.js'
@@ -49,6 +50,8 @@ export interface Plan {
   readonly use: string | undefined
   /** Neo4j's query type: r (read), w (write only), rw (read and write), s (schema). */
   readonly queryType: 'r' | 'w' | 'rw' | 's'
+  /** Set for a schema command (`CREATE INDEX …`, `DROP CONSTRAINT …`): the engine runs it against its schema. */
+  readonly schema: { command: SchemaCommand; options: (ctx: ExecContext) => Value } | undefined
   /** Set for `… CALL { … } IN TRANSACTIONS …`: the engine runs it in batches, each batch its own commit. */
   readonly batched: BatchedPlan | undefined
   /** Runs the query; `sink` receives each result row and returns false to stop. */
@@ -165,9 +168,12 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       (clause) => clause.kind === 'subqueryCall' && clause.batch !== undefined,
     )
     const batched = batchedAt >= 0 && write ? this.buildBatched(clauses, batchedAt) : undefined
-    const union: CompiledUnion = batched
-      ? { parts: [], columns: batched.columns, distinct: false }
-      : this.compileUnion(query, new Scope(), write, true)
+    const schema =
+      clauses.length === 1 && clauses[0]?.kind === 'schema' ? this.buildSchema(clauses[0]) : undefined
+    const union: CompiledUnion =
+      batched || schema
+        ? { parts: [], columns: batched?.columns ?? [], distinct: false }
+        : this.compileUnion(query, new Scope(), write, true)
     const params = [...new Set([...collectParams(query), ...this.implicitParams])]
     const explain = this.explain
     const blank = () => this.blankRow()
@@ -175,21 +181,39 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       part.clauses.some((clause) => clause.kind === 'match' || clause.kind === 'call'),
     )
     const queryType: Plan['queryType'] =
-      this.calledModes.has('SCHEMA') && !write ? 's' : write ? (reads ? 'rw' : 'w') : 'r'
+      schema !== undefined || (this.calledModes.has('SCHEMA') && !write)
+        ? 's'
+        : write
+          ? reads
+            ? 'rw'
+            : 'w'
+          : 'r'
     return {
       columns: union.columns,
-      isWrite: write,
+      isWrite: write || schema !== undefined,
       params,
       explain,
       mode: query.explain,
       use: query.use,
       queryType,
       batched: batched?.plan,
+      schema,
       run(ctx, sink) {
-        if (batched) throw new Error('a batched plan runs through the engine, batch by batch')
+        if (batched || schema) throw new Error('batched and schema plans run through the engine')
         runUnion(union, ctx, blank(), (values) => sink(values))
       },
     }
+  }
+
+  /** A schema command: a query of its own; its OPTIONS map is constant. */
+  private buildSchema(clause: Clause & { kind: 'schema' }): Plan['schema'] {
+    const command = clause.command
+    const options =
+      command.action === 'create' && command.options
+        ? this.exprs.compile(command.options, new Scope())
+        : undefined
+    const blank = () => this.blankRow()
+    return { command, options: (ctx) => (options ? options(blank(), ctx) : null) }
   }
 
   /** `… CALL { … } IN TRANSACTIONS …` at `at`: the reads before, the subquery, the clauses after. */
@@ -280,7 +304,8 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     let columns: string[] = []
     let slots: number[] = []
     const clauses = query.clauses
-    const standalone = top && clauses.length === 1 && clauses[0]?.kind === 'call'
+    const standalone =
+      top && clauses.length === 1 && (clauses[0]?.kind === 'call' || clauses[0]?.kind === 'schema')
     for (let index = 0; index < clauses.length; index++) {
       const clause = clauses[index] as Clause
       if (!(openEnd && index === clauses.length - 1)) checkComposition(clauses, index, this.diagnostics)
@@ -328,6 +353,15 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
         const compiled = compileSubqueryCall(this, clause, scope, write)
         return { factories: compiled.factories, scope: compiled.scope }
       }
+      case 'schema':
+        // Alone it is planned by build(); beside other clauses it is refused.
+        if (!standalone)
+          this.report(
+            'INVALID_CLAUSE_COMPOSITION',
+            'a schema command cannot be combined with other clauses',
+            clause.start,
+          )
+        return { factories: [], scope }
       case 'foreach':
         return compileForeach(this, clause, scope, (body, inner) => this.buildBody(body, inner, write))
       case 'match': {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { CypherEngine, type CypherRequest, type CypherResult, type RunOptions } from '../cypher/index.js'
+import { SchemaCatalog } from '../cypher/schema/catalog.js'
 import { isEngineError } from '../errors.js'
 import { GraphCatalog } from '../graph/catalog.js'
 import type { CommitRecord } from '../graph/commit.js'
@@ -78,7 +79,11 @@ export class Kernel implements GraphAccess {
     this.now = options.now ?? Date.now
     this.openedAtMs = this.now()
     this.histories = new Histories(this.catalog, options.historyMaxVersions ?? 2_000_000)
+    // Declared indexes and constraints: journaled state, so they outlive restarts.
+    const schema = new SchemaCatalog((kind, body) => this.journal(kind, body))
+    this.states.push(schema)
     this.cypherEngine = new CypherEngine(this.catalog, {
+      schema,
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
       beforePublish: (commit, workspaceId, _sequence, context) =>
         this.logCommit(commit, workspaceId, context as PendingDurability | undefined),

@@ -1,5 +1,6 @@
 import { typeError } from '../errors.js'
 import type { ExecContext } from '../executor/context.js'
+import type { SchemaRule } from '../schema/catalog.js'
 import { NodeValue, PathValue, RelValue, typeName, type Value } from '../values.js'
 
 /**
@@ -26,6 +27,8 @@ export interface ProcedureHost {
   workspaceIds(): string[]
   /** Every procedure and function the engine knows, for SHOW PROCEDURES/FUNCTIONS and dbms.* listings. */
   readonly registry: ProcedureRegistry
+  /** Declared indexes and constraints of the workspace. */
+  schemaRules(): SchemaRule[]
 }
 
 export interface ProcedureContext extends ExecContext {
