@@ -91,6 +91,8 @@ export interface NodePattern extends Span {
   props: Expr | undefined
   /** Inline `WHERE` of the node pattern: `(n:L WHERE n.x > 1)`. */
   where?: Expr | undefined
+  /** `(n:$(expr))`: labels computed per row (a string or a list of strings each). */
+  dynamicLabels?: Expr[] | undefined
 }
 
 export type Direction = 'out' | 'in' | 'both'

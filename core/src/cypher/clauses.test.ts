@@ -211,6 +211,27 @@ describe('label expressions and inline WHERE', () => {
   })
 })
 
+describe('dynamic labels', () => {
+  it('SET, REMOVE, CREATE, MERGE and MATCH take labels computed per row', async () => {
+    const engine = await seeded()
+    expect(await rows(engine, "MATCH (n {name: 'A'}) SET n:$('Hero') RETURN labels(n)")).toEqual([
+      [['Person', 'Hero']],
+    ])
+    expect(await rows(engine, "MATCH (n {name: 'A'}) REMOVE n:$(['Hero']) RETURN labels(n)")).toEqual([
+      [['Person']],
+    ])
+    expect(await rows(engine, "CREATE (n:$('Tool'):Software {name: 'x'}) RETURN labels(n)")).toEqual([
+      [['Software', 'Tool']],
+    ])
+    const merge = "UNWIND ['Alpha', 'Beta', 'Alpha'] AS l MERGE (n:$(l) {name: 'm'}) RETURN count(*)"
+    expect(await rows(engine, merge)).toEqual([[3]])
+    expect(await rows(engine, 'MATCH (n:Alpha|Beta) RETURN count(n)')).toEqual([[2]])
+    expect(await rows(engine, "MATCH (n:$('Tool')) RETURN n.name")).toEqual([['x']])
+    expect(await code(engine, "MATCH (n {name: 'A'}) SET n:$(1)")).toBe('INVALID_ARGUMENT_TYPE')
+    expect(await code(engine, "MATCH (n {name: 'A'}) SET n:$('')")).toBe('INVALID_ARGUMENT_VALUE')
+  })
+})
+
 describe('clauses and syntax', () => {
   it('FOREACH writes per element; standalone ORDER BY / SKIP / LIMIT; CYPHER 5, EXPLAIN, USE', async () => {
     const engine = await seeded()

@@ -474,9 +474,8 @@ class QueryParser extends SchemaParser {
         items.push({ kind: 'setAll', variable, value, merge, start, end: this.lastEnd() })
       } else if (this.isName() && this.isPunct(':', 1)) {
         const variable = this.expectName()
-        const labels: string[] = []
-        while (this.acceptPunct(':')) labels.push(this.expectName('a label'))
-        items.push({ kind: 'setLabels', variable, labels, start, end: this.lastEnd() })
+        const { labels, dynamic } = this.parseLabelItems()
+        items.push({ kind: 'setLabels', variable, labels, ...dynamic, start, end: this.lastEnd() })
       } else {
         const target = this.parsePropertyTarget()
         this.expectPunct('=')
@@ -493,13 +492,23 @@ class QueryParser extends SchemaParser {
       const start = this.peek().start
       if (this.isName() && this.isPunct(':', 1)) {
         const variable = this.expectName()
-        const labels: string[] = []
-        while (this.acceptPunct(':')) labels.push(this.expectName('a label'))
-        items.push({ kind: 'removeLabels', variable, labels, start, end: this.lastEnd() })
+        const { labels, dynamic } = this.parseLabelItems()
+        items.push({ kind: 'removeLabels', variable, labels, ...dynamic, start, end: this.lastEnd() })
       } else
         items.push({ kind: 'removeProperty', target: this.parsePropertyTarget(), start, end: this.lastEnd() })
     } while (this.acceptPunct(','))
     return items
+  }
+
+  /** `:A:B`, `:$(expr)` of SET/REMOVE: static labels and those computed per row. */
+  private parseLabelItems(): { labels: string[]; dynamic: { dynamic?: Expr[] } } {
+    const labels: string[] = []
+    const dynamic: Expr[] = []
+    while (this.acceptPunct(':')) {
+      if (this.isPunct('$')) dynamic.push(this.parseDynamicName())
+      else labels.push(this.expectName('a label'))
+    }
+    return { labels, dynamic: dynamic.length > 0 ? { dynamic } : {} }
   }
 
   /** `n.key` or `(expr).key`: the target of SET/REMOVE of one property. */

@@ -73,7 +73,8 @@ export abstract class PatternParser extends ExpressionParser {
     if (this.isPunct('(')) return this.parseQuantifiedGroup(start)
     let variable: string | undefined
     if (this.isName() && !this.isKeyword('WHERE')) variable = this.expectName()
-    const { labels, labelExpr } = this.parseLabels()
+    const dynamicLabels: Expr[] = []
+    const { labels, labelExpr } = this.parseLabels(false, dynamicLabels)
     let props: Expr | undefined
     if (this.isPunct('{')) props = this.parseMapLiteral()
     else if (this.peek().kind === 'param') {
@@ -82,7 +83,17 @@ export abstract class PatternParser extends ExpressionParser {
     }
     const where = this.acceptKeyword('WHERE') ? this.parseExpr() : undefined
     this.expectPunct(')')
-    return { kind: 'node', variable, labels, labelExpr, props, where, start, end: this.lastEnd() }
+    return {
+      kind: 'node',
+      variable,
+      labels,
+      labelExpr,
+      props,
+      where,
+      ...(dynamicLabels.length > 0 ? { dynamicLabels } : {}),
+      start,
+      end: this.lastEnd(),
+    }
   }
 
   /** Quantified path groups are recognised only in the single-hop form; anything else is refused clearly. */
@@ -96,13 +107,29 @@ export abstract class PatternParser extends ExpressionParser {
   }
 
   /** `:A:B` and `:A&B` (a conjunction, kept as a list), or a label expression with `|`, `!`, `%`. */
-  protected parseLabels(inExpression = false): { labels: string[]; labelExpr: LabelExpr | undefined } {
+  protected parseLabels(
+    inExpression = false,
+    dynamic?: Expr[],
+  ): { labels: string[]; labelExpr: LabelExpr | undefined } {
     if (!this.isPunct(':')) return { labels: [], labelExpr: undefined }
     const parts: LabelExpr[] = []
-    while (this.acceptPunct(':')) parts.push(this.parseLabelOr(inExpression))
+    while (this.acceptPunct(':')) {
+      if (dynamic !== undefined && this.isPunct('$')) dynamic.push(this.parseDynamicName())
+      else parts.push(this.parseLabelOr(inExpression))
+    }
+    if (parts.length === 0) return { labels: [], labelExpr: undefined }
     const expr = parts.reduce((left, right) => ({ kind: 'and', left, right }) as LabelExpr)
     const conj = conjunctionOf(expr)
     return conj === undefined ? { labels: [], labelExpr: expr } : { labels: conj, labelExpr: undefined }
+  }
+
+  /** `$(expr)` after `:`: a label computed per row. */
+  protected parseDynamicName(): Expr {
+    this.expectPunct('$')
+    this.expectPunct('(')
+    const expr = this.parseExpr()
+    this.expectPunct(')')
+    return expr
   }
 
   /** In an expression, `|` may instead end a comprehension's predicate (see `labelFollows`). */

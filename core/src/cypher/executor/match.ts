@@ -6,6 +6,7 @@ import { budgetError, typeError } from '../errors.js'
 import { cachedName } from '../operators.js'
 import { type CypherMap, equals, NodeValue, truth, typeName, type Value } from '../values.js'
 import { type ExecContext, load, type Row, tick } from './context.js'
+import { compileDynamicLabels } from './dynamic-labels.js'
 import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
 import { labelExprMatches } from './label-expr.js'
 import { shortestStep } from './shortest.js'
@@ -429,10 +430,18 @@ function nodeCheck(env: MatchEnv, node: NodePattern, scope: Scope): NodeCheck {
   const labels = node.labels.map(cachedName)
   const props = node.props ? propCheck(env, node.props, scope) : undefined
   const labelExpr = node.labelExpr
-  if (labels.length === 0 && props === undefined && labelExpr === undefined) return undefined
+  const dynamic = compileDynamicLabels(env.exprs, node.dynamicLabels, scope)
+  if (labels.length === 0 && props === undefined && labelExpr === undefined && dynamic === undefined)
+    return undefined
   return (id, row, ctx) => {
     const record = ctx.graph.node(id)
     if (record === undefined) return false
+    if (dynamic !== undefined) {
+      for (const label of dynamic(row, ctx)) {
+        const labelId = ctx.graph.names.lookup(label)
+        if (labelId < 0 || !record.labels.includes(labelId)) return false
+      }
+    }
     if (labelExpr !== undefined && !labelExprMatches(labelExpr, record.labels, ctx.graph.names)) return false
     for (const label of labels) {
       const labelId = label(ctx.graph.names)
