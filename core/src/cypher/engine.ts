@@ -448,7 +448,8 @@ export class CypherEngine {
     return {
       host: {
         workspaceId,
-        registry: this.procedures,
+        procedures: () => this.procedures.list(),
+        functions: () => this.procedures.functions(),
         workspaceIds: () => catalog.workspaceIds(),
         schemaRules: () => this.schema.rules(workspaceId),
       },

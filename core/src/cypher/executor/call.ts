@@ -89,7 +89,8 @@ export function compileCall(
         throw runtimeError('PROCEDURE_CALL_FAILED', 'procedures are not available here')
       const pctx = ctx as ProcedureContext
       const values = args.map((arg, i) => coerceArgument(def, i, arg(row, ctx)))
-      for (let i = values.length; i < def.params.length; i++) values.push(def.params[i]?.default ?? null)
+      for (let i = values.length; i < def.params.length; i++)
+        values.push((def.params[i]?.default as Value) ?? null)
       let yielded = false
       for (const result of def.run(values, pctx)) {
         load(ctx)

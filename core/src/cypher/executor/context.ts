@@ -2,7 +2,7 @@ import { EngineError } from '../../errors.js'
 import type { Transaction } from '../../graph/transaction.js'
 import type { GraphReader } from '../../graph/types.js'
 import { budgetError, CypherError } from '../errors.js'
-import type { ProcedureHost } from '../procedures/registry.js'
+import type { ProcedureHost } from '../procedures/host.js'
 import type { Value } from '../values.js'
 
 export interface CypherBudgets {

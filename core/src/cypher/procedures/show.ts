@@ -1,6 +1,6 @@
 import { DEFAULT_WORKSPACE_ID } from '../../graph/catalog.js'
-import type { SchemaRule } from '../schema/catalog.js'
 import type { CypherMap, Value } from '../values.js'
+import type { SchemaRule } from './host.js'
 import { type ProcedureDef, signatureOf } from './registry.js'
 
 // The SHOW commands: internal procedures the parser turns `SHOW …` into, with Neo4j 5's columns.
@@ -81,8 +81,8 @@ export const SHOW_PROCEDURES: ProcedureDef[] = [
     ],
     defaultOutputs: ['name', 'description', 'mode', 'worksOnSystem'],
     run: (_args, ctx) =>
-      ctx.host.registry
-        .list()
+      ctx.host
+        .procedures()
         .map((def) => [
           def.name,
           def.description,
@@ -112,7 +112,7 @@ export const SHOW_PROCEDURES: ProcedureDef[] = [
     ],
     defaultOutputs: ['name', 'category', 'description'],
     run: (_args, ctx) =>
-      ctx.host.registry
+      ctx.host
         .functions()
         .map((fn) => [
           fn.name,

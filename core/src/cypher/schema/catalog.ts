@@ -3,21 +3,11 @@ import type { CommitOp } from '../../graph/commit.js'
 import type { GraphReader, PropertyValue } from '../../graph/types.js'
 import type { SchemaCommand } from '../ast.js'
 import { CypherError } from '../errors.js'
+import type { SchemaRule } from '../procedures/host.js'
 import { hasType } from '../type-predicate.js'
 import { equals, type Value } from '../values.js'
 
-/** An index or constraint as SHOW lists it; constraints that need one own a RANGE index of the same name. */
-export interface SchemaRule {
-  id: number
-  name: string
-  kind: 'index' | 'constraint'
-  type: string
-  entityType: 'NODE' | 'RELATIONSHIP'
-  labelsOrTypes: string[]
-  properties: string[]
-  propertyType?: string
-  options: Record<string, unknown>
-}
+export type { SchemaRule }
 
 type SchemaRecord =
   | { workspace: string; op: 'create'; rule: SchemaRule }
