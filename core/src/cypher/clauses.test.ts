@@ -204,6 +204,12 @@ describe('label expressions and inline WHERE', () => {
     expect(await rows(engine, 'MATCH (n:Person WHERE n.age > 1) RETURN n.name')).toEqual([['A']])
     expect(await rows(engine, 'MATCH (a)-[r WHERE r.since > 2000]->(b) RETURN b.name')).toEqual([['B']])
     expect(await rows(engine, 'MATCH (a)-[:KNOWS]->{2}(b) RETURN a.name, b.name')).toEqual([['A', 'C']])
+    expect(
+      await rows(engine, "MATCH (a {name: 'A'}) ((x)-[:KNOWS]->(y)){1,2} (b) RETURN b.name ORDER BY b.name"),
+    ).toEqual([['B'], ['C']])
+    expect(await code(engine, 'MATCH (a) ((x:Person)-[:KNOWS]->(y)){1,2} (b) RETURN b')).toBe(
+      'UNSUPPORTED_CYPHER_FEATURE',
+    )
     expect(await rows(engine, 'UNWIND [1, 2] AS x RETURN [y IN [x] WHERE y > 0 | y * 2] AS l')).toEqual([
       [[2]],
       [[4]],
@@ -251,6 +257,7 @@ describe('clauses and syntax', () => {
     expect(await rows(engine, 'USE `workspace--http-default` MATCH (n:Movie) RETURN n.title')).toEqual([
       ['M'],
     ])
+    expect(await rows(engine, 'USE neo4j MATCH (n:Movie) RETURN n.title')).toEqual([['M']])
     expect(await code(engine, 'USE elsewhere MATCH (n) RETURN n')).toBe('DATABASE_NOT_FOUND')
     expect(await code(engine, 'CYPHER 4 RETURN 1')).toBe('UNSUPPORTED_CYPHER_FEATURE')
   })

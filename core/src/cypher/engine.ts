@@ -21,6 +21,7 @@ import { neo4jStatusCode } from './neo4j-status.js'
 import { bindParams } from './params.js'
 import { type BatchedPlan, type Plan, planQuery } from './planner.js'
 import { builtinRegistry, type ProcedureDef, type ProcedureRegistry } from './procedures/index.js'
+import { DEFAULT_DATABASE } from './procedures/show.js'
 import { toJson } from './result.js'
 import { SchemaCatalog } from './schema/catalog.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
@@ -416,6 +417,7 @@ export class CypherEngine {
   /** `USE name` picks a workspace (databases are workspaces); one that does not exist is an error. */
   private workspaceOf(plan: Plan, requested: string): string {
     if (plan.use === undefined || plan.use === requested) return requested
+    if (plan.use === DEFAULT_DATABASE) return DEFAULT_WORKSPACE_ID
     if (plan.use === DEFAULT_WORKSPACE_ID || this.catalog.has(plan.use)) return plan.use
     throw new CypherError('DATABASE_NOT_FOUND', `there is no workspace (database) '${plan.use}'`, 'runtime')
   }

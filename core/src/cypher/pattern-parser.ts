@@ -60,8 +60,10 @@ export abstract class PatternParser extends ExpressionParser {
   private parsePathBody(variable: string | undefined, start: number): PatternPart {
     const nodes: NodePattern[] = [this.parseNodePattern()]
     const rels: RelPattern[] = []
-    while (this.isPunct('-') || (this.isPunct('<') && this.isPunct('-', 1))) {
-      rels.push(this.parseRelPattern())
+    for (;;) {
+      if (this.isPunct('-') || (this.isPunct('<') && this.isPunct('-', 1))) rels.push(this.parseRelPattern())
+      else if (this.isPunct('(') && this.isPunct('(', 1)) rels.push(this.parseQuantifiedHop())
+      else break
       nodes.push(this.parseNodePattern())
     }
     return { variable, nodes, rels, start, end: this.lastEnd() }
@@ -94,6 +96,31 @@ export abstract class PatternParser extends ExpressionParser {
       start,
       end: this.lastEnd(),
     }
+  }
+
+  /**
+   * `(a) ((x)-[:R]->(y)){1,3} (b)`: a quantified group of one hop whose inner nodes put no condition is that
+   * hop with a quantifier. Inner labels, properties or predicates would apply at every step: refused.
+   */
+  private parseQuantifiedHop(): RelPattern {
+    const start = this.expectPunct('(').start
+    const first = this.parseNodePattern()
+    const rel = this.parseRelPattern()
+    const second = this.parseNodePattern()
+    this.expectPunct(')')
+    const quantifier = this.parsePathQuantifier()
+    if (quantifier === undefined) throw this.unexpected('a quantifier ({m,n}, + or *)')
+    for (const node of [first, second]) {
+      if (node.labels.length > 0 || node.labelExpr || node.props || node.where || node.dynamicLabels)
+        throw this.errorAt(
+          'UNSUPPORTED_CYPHER_FEATURE',
+          'a quantified path group can only put conditions on its relationship, not on its inner nodes',
+          node.start,
+        )
+    }
+    if (rel.varLength !== undefined)
+      throw this.errorAt('CYPHER_SYNTAX_ERROR', 'a relationship cannot have two quantifiers', rel.start)
+    return { ...rel, varLength: quantifier, start, end: this.lastEnd() }
   }
 
   /** Quantified path groups are recognised only in the single-hop form; anything else is refused clearly. */

@@ -87,8 +87,8 @@ describe('CALL of built-in procedures', () => {
       ['index_node_label_lookup', 'LOOKUP'],
     ])
     expect((await rows(engine, 'SHOW CONSTRAINTS')).rows).toEqual([])
-    expect((await rows(engine, 'SHOW DATABASES YIELD name, default')).rows).toEqual([
-      ['workspace--http-default', true],
+    expect((await rows(engine, 'SHOW DATABASES YIELD name, aliases, default')).rows).toEqual([
+      ['neo4j', ['workspace--http-default'], true],
     ])
   })
 

@@ -50,6 +50,9 @@ function createStatement(rule: SchemaRule): string {
   return `CREATE ${rule.type} INDEX ${quote(rule.name)} FOR ${target} ${on}`
 }
 
+/** The name clients use for the default database: the default workspace answers to it. */
+export const DEFAULT_DATABASE = 'neo4j'
+
 const field = (name: string, type = 'STRING') => ({ name, type })
 const describe = (fields: { name: string; type: string }[]): CypherMap[] =>
   fields.map(
@@ -272,15 +275,16 @@ export const SHOW_PROCEDURES: ProcedureDef[] = [
       'home',
       'constituents',
     ],
-    // Databases are workspaces: the default workspace is the default (and home) database.
+    // Databases are workspaces, named by id; the default workspace is `neo4j`, the default and home database
+    // (DECISIONS: a Bolt database is a workspace), with its id as an alias.
     run: (_args, ctx) => {
       const ids = new Set([DEFAULT_WORKSPACE_ID, ...ctx.host.workspaceIds()])
       return [...ids].sort().map((id) => {
         const isDefault = id === DEFAULT_WORKSPACE_ID
         return [
-          id,
+          isDefault ? DEFAULT_DATABASE : id,
           'standard',
-          [],
+          isDefault ? [id] : [],
           'read-write',
           null,
           'primary',
