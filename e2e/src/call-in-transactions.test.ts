@@ -28,14 +28,22 @@ async function batchCount(
   return { count, min, max }
 }
 
-describe('CALL { } IN TRANSACTIONS under kill -9', () => {
-  it('keeps whole batches only', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'batches-'))
-    const env = {
+/** A fresh storage directory for a persistent server. */
+function persistentEnv(prefix: string) {
+  const root = mkdtempSync(join(tmpdir(), prefix))
+  return {
+    root,
+    env: {
       SERVICE_STORAGE_MODE: 'persistent',
       SERVICE_STORAGE_DIR: join(root, 'graph'),
       SERVICE_LOG_LEVEL: 'warn',
-    }
+    },
+  }
+}
+
+describe('CALL { } IN TRANSACTIONS under kill -9', () => {
+  it('keeps whole batches only', async () => {
+    const { root, env } = persistentEnv('batches-')
     try {
       let server = await startServer({ env, timeoutMs: 60_000 })
       const write = server
@@ -69,12 +77,7 @@ describe('CALL { } IN TRANSACTIONS under kill -9', () => {
   }, 180_000)
 
   it('keeps a declared constraint and index across a kill, and enforces the constraint after restart', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'schema-'))
-    const env = {
-      SERVICE_STORAGE_MODE: 'persistent',
-      SERVICE_STORAGE_DIR: join(root, 'graph'),
-      SERVICE_LOG_LEVEL: 'warn',
-    }
+    const { root, env } = persistentEnv('schema-')
     const write = (server: RunningServer, query: string) =>
       server.request<CypherEnvelope & { result: { validation_errors: { code: string }[] } }>(
         '/v1/cypher/write',

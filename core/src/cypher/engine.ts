@@ -263,6 +263,23 @@ export class CypherEngine {
     outcome.classification = 'write'
     const commit = tx.prepare()
     if (commit.ops.length === 0) return outcome
+    const published = this.publish(store, workspaceId, tx, commit, context)
+    if (published === undefined) return outcome
+    if (now) throw new Error('beforePublish returned a promise to a synchronous write')
+    return published.then(() => outcome)
+  }
+
+  /**
+   * Checks the workspace's constraints, logs the commit through `beforePublish` and publishes it: at once, or
+   * (undefined returned) when the log answers synchronously, else once its promise resolves.
+   */
+  private publish(
+    store: GraphStore,
+    workspaceId: string,
+    tx: Transaction,
+    commit: CommitRecord,
+    context: unknown,
+  ): Promise<void> | undefined {
     this.schema.checkCommit(workspaceId, tx, commit.ops)
     const sequence = store.sequence + 1
     let logged: Promise<void> | void
@@ -273,14 +290,10 @@ export class CypherEngine {
     }
     if (logged === undefined) {
       store.publish(commit, sequence)
-      return outcome
+      return undefined
     }
-    if (now) throw new Error('beforePublish returned a promise to a synchronous write')
     return logged.then(
-      () => {
-        store.publish(commit, sequence)
-        return outcome
-      },
+      () => store.publish(commit, sequence),
       (error: unknown) => {
         throw durabilityFailed(error)
       },
@@ -307,17 +320,7 @@ export class CypherEngine {
     const commit = async (tx: Transaction): Promise<void> => {
       const record = tx.prepare()
       if (record.ops.length === 0) return
-      this.schema.checkCommit(workspaceId, tx, record.ops)
-      const sequence = store.sequence + 1
-      let logged: Promise<void> | void
-      try {
-        logged = this.options.beforePublish?.(record, workspaceId, sequence, context)
-      } catch (error) {
-        throw durabilityFailed(error)
-      }
-      if (logged !== undefined)
-        await logged.catch((error: unknown) => Promise.reject(durabilityFailed(error)))
-      store.publish(record, sequence)
+      await this.publish(store, workspaceId, tx, record, context)
       await this.options.awaitDurable?.(context)
     }
     const collect = (rows: Row[]): Stage => ({

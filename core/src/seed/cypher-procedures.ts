@@ -55,56 +55,50 @@ function hasLabel(ctx: ProcedureContext, id: number, labels: string[]): boolean 
   })
 }
 
+/** `db.index.fulltext.queryNodes` or `queryRelationships`: BM25F over the node or relationship index. */
+function fulltextQuery(
+  index: SeedIndex,
+  entity: 'NODE' | 'RELATIONSHIP',
+  output: 'node' | 'relationship',
+  element: (id: number) => Value,
+): ProcedureDef {
+  const what = entity === 'NODE' ? 'nodes of its labels' : 'relationships of its types'
+  return {
+    name: `db.index.fulltext.query${entity === 'NODE' ? 'Nodes' : 'Relationships'}`,
+    description: `Query the given fulltext index: ${what} by BM25F over their indexed text, best first.`,
+    mode: 'READ',
+    params: [
+      { name: 'indexName', type: 'STRING' },
+      { name: 'queryString', type: 'STRING' },
+      { name: 'options', type: 'MAP', default: new Map() as Value },
+    ],
+    outputs: [
+      { name: output, type: entity },
+      { name: 'score', type: 'FLOAT' },
+    ],
+    run([name, query, options], ctx) {
+      const rule = declared(ctx, name ?? null, 'FULLTEXT', entity)
+      const ws = index.workspace(ctx.host.workspaceId)
+      if (ws === undefined) return []
+      const types = rule.labelsOrTypes.map((type) => ctx.graph.names.lookup(type))
+      const accept = (id: number) => {
+        tick(ctx)
+        return entity === 'NODE'
+          ? hasLabel(ctx, id, rule.labelsOrTypes)
+          : types.includes(ctx.graph.relType(id))
+      }
+      const docs = entity === 'NODE' ? ws.bm25 : ws.relations
+      return docs
+        .top(terms(query ?? null), limitOf(options ?? null), accept)
+        .map(({ doc, raw }) => [element(doc), raw])
+    },
+  }
+}
+
 export function seedProcedures(index: SeedIndex): ProcedureDef[] {
-  const optionsParam = { name: 'options', type: 'MAP', default: new Map() as Value }
   return [
-    {
-      name: 'db.index.fulltext.queryNodes',
-      description:
-        'Query the given fulltext index: nodes of its labels by BM25F over their indexed text, best first.',
-      mode: 'READ',
-      params: [{ name: 'indexName', type: 'STRING' }, { name: 'queryString', type: 'STRING' }, optionsParam],
-      outputs: [
-        { name: 'node', type: 'NODE' },
-        { name: 'score', type: 'FLOAT' },
-      ],
-      run([name, query, options], ctx) {
-        const rule = declared(ctx, name ?? null, 'FULLTEXT', 'NODE')
-        const ws = index.workspace(ctx.host.workspaceId)
-        if (ws === undefined) return []
-        const accept = (id: number) => {
-          tick(ctx)
-          return hasLabel(ctx, id, rule.labelsOrTypes)
-        }
-        return ws.bm25
-          .top(terms(query ?? null), limitOf(options ?? null), accept)
-          .map(({ doc, raw }) => [new NodeValue(doc), raw])
-      },
-    },
-    {
-      name: 'db.index.fulltext.queryRelationships',
-      description:
-        'Query the given fulltext index: relationships of its types by BM25F over their text, best first.',
-      mode: 'READ',
-      params: [{ name: 'indexName', type: 'STRING' }, { name: 'queryString', type: 'STRING' }, optionsParam],
-      outputs: [
-        { name: 'relationship', type: 'RELATIONSHIP' },
-        { name: 'score', type: 'FLOAT' },
-      ],
-      run([name, query, options], ctx) {
-        const rule = declared(ctx, name ?? null, 'FULLTEXT', 'RELATIONSHIP')
-        const ws = index.workspace(ctx.host.workspaceId)
-        if (ws === undefined) return []
-        const types = rule.labelsOrTypes.map((type) => ctx.graph.names.lookup(type))
-        const accept = (id: number) => {
-          tick(ctx)
-          return types.includes(ctx.graph.relType(id))
-        }
-        return ws.relations
-          .top(terms(query ?? null), limitOf(options ?? null), accept)
-          .map(({ doc, raw }) => [new RelValue(doc), raw])
-      },
-    },
+    fulltextQuery(index, 'NODE', 'node', (id) => new NodeValue(id)),
+    fulltextQuery(index, 'RELATIONSHIP', 'relationship', (id) => new RelValue(id)),
     {
       name: 'db.index.vector.queryNodes',
       description:
