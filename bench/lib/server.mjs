@@ -68,6 +68,7 @@ export async function startService(env = {}, pin = null, readyTimeoutMs = 30_000
         PATH: process.env.PATH,
         SERVICE_HTTP_AUTH_TOKEN: BENCH_TOKEN,
         SERVICE_HTTP_PORT: String(port),
+        SERVICE_BOLT_ENABLED: 'false',
         SERVICE_HTTP_RATE_LIMIT_PER_SECOND: '10000000',
         SERVICE_HTTP_RATE_LIMIT_BURST: '10000000',
         ...env,

@@ -33,6 +33,10 @@ export const ERROR_CATALOG = {
   // Graph transactions
   DELETE_CONNECTED_NODE: 'conflict',
   ENTITY_NOT_FOUND: 'not_found',
+  // Explicit (multi-statement) transactions: ended by its idle or total time, used after its end, doomed
+  TRANSACTION_TIMED_OUT: 'timeout',
+  TRANSACTION_CLOSED: 'conflict',
+  TRANSACTION_FAILED: 'conflict',
 
   // Domain gates (license modules and native providers)
   FEATURE_NOT_AVAILABLE: 'forbidden',

@@ -24,6 +24,12 @@ export type {
 export { decodeValue, encodeValue, GraphCatalog, GraphStore, Transaction } from './graph/index.js'
 export { type GraphSchemaSummary, summarizeSchema } from './graph/schema-summary.js'
 export type { Boundary, TimelineNode } from './history/timeline.js'
+export type {
+  BeginOptions,
+  ExplicitTransaction,
+  TransactionState,
+  TransactionStatement,
+} from './kernel/explicit-transaction.js'
 export type { Ledger, LedgerWriter } from './kernel/ledger.js'
 export type { StorageFaultReport } from './kernel/storage-fault-recovery.js'
 export type {

@@ -97,7 +97,7 @@ describe('Cypher over HTTP', () => {
   it('refuses unsupported syntax with a precise code', async () => {
     for (const query of [
       "LOAD CSV FROM 'file:///x' AS row RETURN row",
-      'CALL db.labels()',
+      "CREATE USER bob SET PASSWORD 'secret'",
       'USING PERIODIC COMMIT LOAD CSV FROM "x" AS r RETURN r',
     ]) {
       const res = await cypher('execute', { query })

@@ -121,7 +121,15 @@ export function baseEnv(port: number): Record<string, string> {
     SERVICE_LOG_LEVEL: 'info',
     // The local word-vector model costs seconds and ~1 GB at first load; only the seed tests ask for it.
     SERVICE_SEED_EMBEDDING_PROVIDER: 'none',
+    // Bolt listens on 7687 by default: servers started side by side would fight over it. The Bolt tests
+    // turn it on with a free port (boltEnv).
+    SERVICE_BOLT_ENABLED: 'false',
   }
+}
+
+/** Settings that turn Bolt on at a free port (read it back from `boltPort`). */
+export async function boltEnv(): Promise<Record<string, string>> {
+  return { SERVICE_BOLT_ENABLED: 'true', SERVICE_BOLT_PORT: String(await freePort()) }
 }
 
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {

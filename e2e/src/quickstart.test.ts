@@ -36,6 +36,7 @@ async function startQuickstart(name: string): Promise<Quickstart> {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
         SERVICE_HTTP_PORT: String(port),
+        SERVICE_BOLT_ENABLED: 'false',
         SERVICE_STORAGE_DIR: join(work, name, 'graph'),
         SERVICE_DEV_LICENSE_DIR: join(work, 'dev-license'),
         SERVICE_SEED_EMBEDDING_PROVIDER: 'none',

@@ -125,6 +125,19 @@ export async function serve(settings: Settings): Promise<void> {
       ExitCode.Startup,
     )
   }
+  let boltPort: number | null = null
+  if (settings.bolt.enabled) {
+    try {
+      boltPort = await app.bolt.listen()
+    } catch (error) {
+      await app.close()
+      await engine.close()
+      fail(
+        `cannot listen for Bolt on ${settings.http.host}:${settings.bolt.port}: ${(error as Error).message} (set SERVICE_BOLT_PORT, or SERVICE_BOLT_ENABLED=false)`,
+        ExitCode.Startup,
+      )
+    }
+  }
   lifecycle.set('ready')
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : settings.http.port
@@ -133,6 +146,10 @@ export async function serve(settings: Settings): Promise<void> {
       event: 'listening',
       url: `${settings.tls === null ? 'http' : 'https'}://${settings.http.host}:${port}`,
       port,
+      bolt:
+        boltPort === null
+          ? null
+          : `${settings.tls === null ? 'bolt' : 'bolt+s'}://${settings.http.host}:${boltPort}`,
       version: SERVICE_VERSION,
       storage_mode: engine.storageMode,
       settings: redactedSettings(settings),

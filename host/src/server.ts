@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Engine } from '@service/core'
 import { WorkspaceSelection } from '@service/core/taxii'
 import { authPlugin, OPERATIONAL_ROUTES } from '@service/plugin-auth'
+import { boltPlugin } from '@service/plugin-bolt'
 import { cypherPlugin } from '@service/plugin-cypher'
 import { engineDecorator } from '@service/plugin-engine'
 import {
@@ -149,6 +150,21 @@ export async function buildServer(
     onImport: app.operations.metrics.stixImported,
   })
   await app.register(cypherPlugin, { requestTimeoutMs: settings.http.requestTimeoutMs })
+  // Bolt: the same Cypher through Neo4j's protocol, on its own port; it listens once HTTP does (run.ts).
+  if (settings.bolt.enabled) {
+    await app.register(boltPlugin, {
+      host: settings.http.host,
+      port: settings.bolt.port,
+      tls,
+      maxConnections: settings.bolt.maxConnections,
+      idleTimeoutMs: settings.bolt.idleTimeoutMs,
+      maxMessageBytes: settings.bolt.maxMessageBytes,
+      requestTimeoutMs: settings.http.requestTimeoutMs,
+      txIdleTimeoutMs: settings.bolt.txIdleTimeoutMs,
+      readYourWritesTimeoutMs: settings.storage.readYourWritesTimeoutMs,
+      readAddresses: settings.bolt.readAddresses,
+    })
+  }
   await app.register(sessionsPlugin)
   // The web page over the routes above (public shell, `/` redirects to it).
   await app.register(explorerPlugin)

@@ -2,6 +2,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { MEMORY_PERMISSIONS, type MemoryPermission } from '@service/core'
 import { WorkspaceSelection } from '@service/core/taxii'
 import { PackError, parseEnabledPacks } from '@service/plugin-provider-host'
+import { type BoltSettings, readBoltSettings } from './bolt-settings.js'
 import { EnvReader, SettingsError } from './env-reader.js'
 import { type McpSettings, readMcpSettings } from './mcp-settings.js'
 import { type PostgresSettings, readPostgresSettings, redactPostgresUrl } from './postgres-settings.js'
@@ -60,6 +61,8 @@ export interface Settings {
     permissions: ReadonlySet<MemoryPermission>
   }
   mcp: McpSettings
+  /** The Bolt listener (Neo4j drivers and tools) on the HTTP bind host. */
+  bolt: BoltSettings
   ref: {
     syncMaxOperations: number
     syncMaxReplayIdentities: number
@@ -227,10 +230,11 @@ export function loadSettings(
   if (taxiiPageDefault > taxiiPageMax)
     r.problem('SERVICE_TAXII_PAGE_DEFAULT must not exceed SERVICE_TAXII_PAGE_MAX')
 
+  const httpPort = r.integer('SERVICE_HTTP_PORT', 8080, 0, MAX_PORT)
   const settings: Settings = {
     http: {
       host,
-      port: r.integer('SERVICE_HTTP_PORT', 8080, 0, MAX_PORT),
+      port: httpPort,
       authMode,
       authToken,
       adminToken,
@@ -282,6 +286,7 @@ export function loadSettings(
       permissions,
     },
     mcp: readMcpSettings(r, host, authToken),
+    bolt: readBoltSettings(r, httpPort),
     ref: {
       syncMaxOperations: r.integer('SERVICE_OPENCTI_SYNC_MAX_OPERATIONS', 512, 1),
       syncMaxReplayIdentities: r.integer('SERVICE_REF_SYNC_MAX_REPLAY_IDENTITIES', 4096, 1),

@@ -1,10 +1,11 @@
 import { EngineError, isEngineError } from '../errors.js'
 import type { GraphCatalog } from '../graph/catalog.js'
-import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
+import { DEFAULT_DATABASE_NAME, DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
+import { type DetachedValue, detach, detachedBytes } from './detached.js'
 import { budgetError, CypherError, type SourcePosition } from './errors.js'
 import {
   type CypherBudgets,
@@ -21,7 +22,6 @@ import { neo4jStatusCode } from './neo4j-status.js'
 import { bindParams } from './params.js'
 import { type BatchedPlan, type Plan, planQuery } from './planner.js'
 import { builtinRegistry, type ProcedureDef, type ProcedureRegistry } from './procedures/index.js'
-import { DEFAULT_DATABASE } from './procedures/show.js'
 import { toJson } from './result.js'
 import { SchemaCatalog } from './schema/catalog.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
@@ -33,7 +33,11 @@ export interface CypherRequest {
   params?: Record<string, unknown>
   mode: CypherMode
   workspaceId?: string
+  /** `detached`: rows hold typed values (see detached.ts) instead of JSON. */
+  rows?: RowForm
 }
+
+export type RowForm = 'json' | 'detached'
 
 export interface CypherValidationError {
   code: string
@@ -179,6 +183,29 @@ export class CypherEngine {
     context?: unknown,
     now = false,
   ): CypherOutcome | Promise<CypherOutcome> {
+    this.checkBounds(request)
+    if (request.mode === 'validate') return this.validate(request.query)
+    const plan = this.planFor(request)
+    const workspaceId = this.workspaceOf(plan, request.workspaceId ?? DEFAULT_WORKSPACE_ID)
+    if (plan.mode === 'explain') return this.explainOnly(plan)
+    const params = this.bind(plan, request)
+    const store = this.catalog.workspace(workspaceId)
+    if (!plan.isWrite) {
+      const ctx = this.context(store, undefined, params, signal, deadline, workspaceId)
+      const outcome = this.collect(plan, ctx, request.rows)
+      outcome.classification = 'read'
+      return outcome
+    }
+    if (now)
+      return this.write(store, workspaceId, plan, params, request.rows, signal, deadline, context, true)
+    return store.exclusive(
+      async () =>
+        await this.write(store, workspaceId, plan, params, request.rows, signal, deadline, context, false),
+    )
+  }
+
+  /** The request's size bounds: query length and parameter count. */
+  private checkBounds(request: CypherRequest): void {
     const budgets = this.budgets
     const query = request.query
     if (query.length > budgets.maxQueryLength) {
@@ -196,54 +223,56 @@ export class CypherEngine {
         'limit',
       )
     }
-    if (request.mode === 'validate') return this.validate(query)
-    const plan = this.plan(query)
-    const write = plan.isWrite
-    if (write && request.mode === 'read') {
+  }
+
+  /** The request's plan (cached); a write in read mode is refused. */
+  private planFor(request: CypherRequest): Plan {
+    const plan = this.plan(request.query)
+    if (plan.isWrite && request.mode === 'read') {
       throw new CypherError(
         'WRITE_PERMISSION_REQUIRED',
         'the query writes to the graph but the request is read-only',
         'limit',
       )
     }
-    const workspaceId = this.workspaceOf(plan, request.workspaceId ?? DEFAULT_WORKSPACE_ID)
-    if (plan.mode === 'explain') return this.explainOnly(plan)
-    const params = bindParams(request.params, budgets.maxListSize)
+    return plan
+  }
+
+  /** The bound parameters; every parameter the plan names must be given. */
+  private bind(plan: Plan, request: CypherRequest): Map<string, Value> {
+    const params = bindParams(request.params, this.budgets.maxListSize)
     for (const name of plan.params) {
       if (!params.has(name))
         throw new CypherError('PARAMETER_MISSING', `expected parameter $${name}`, 'runtime')
     }
-    const store = this.catalog.workspace(workspaceId)
-    if (!write) {
-      const ctx = this.context(store, undefined, params, signal, deadline, workspaceId)
-      const outcome = this.collect(plan, ctx)
-      outcome.classification = 'read'
+    return params
+  }
+
+  /**
+   * One statement of an explicit transaction, run on its overlay: reads see the transaction's own writes;
+   * nothing is prepared or published here (the transaction commits once, see kernel/explicit-transaction.ts).
+   * A transaction belongs to one workspace: `USE` of another is refused.
+   */
+  executeInTransaction(tx: Transaction, request: CypherRequest, options: RunOptions = {}): CypherOutcome {
+    try {
+      this.checkBounds(request)
+      const plan = this.planFor(request)
+      const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID
+      if (this.workspaceOf(plan, workspaceId) !== workspaceId)
+        throw new CypherError(
+          'INVALID_CLAUSE_COMPOSITION',
+          `USE ${plan.use} inside a transaction on another workspace (database)`,
+          'compile',
+        )
+      if (plan.mode === 'explain') return this.explainOnly(plan)
+      const params = this.bind(plan, request)
+      const ctx = this.context(tx, tx, params, options.signal, options.deadline, workspaceId)
+      const outcome = this.collect(plan, ctx, request.rows)
+      outcome.classification = plan.isWrite ? 'write' : 'read'
       return outcome
+    } catch (error) {
+      return failure(error)
     }
-    if (plan.schema !== undefined) {
-      const schema = plan.schema
-      return store.exclusive(async () => {
-        const ctx = this.context(store, undefined, params, signal, deadline, workspaceId)
-        const options = toJson(schema.options(ctx), store, new Set())
-        const record =
-          options !== null && typeof options === 'object' && !Array.isArray(options) ? options : {}
-        await this.schema.execute(workspaceId, schema.command, record as Record<string, unknown>, store)
-        const outcome = this.outcome(plan, [], ctx)
-        outcome.classification = 'write'
-        return outcome
-      })
-    }
-    if (plan.batched !== undefined) {
-      const batched = plan.batched
-      return store.exclusive(
-        async () =>
-          await this.writeBatched(store, workspaceId, plan, batched, params, signal, deadline, context),
-      )
-    }
-    if (now) return this.write(store, workspaceId, plan, params, signal, deadline, context, true)
-    return store.exclusive(
-      async () => await this.write(store, workspaceId, plan, params, signal, deadline, context, false),
-    )
   }
 
   /** Runs a write plan on a transaction and publishes it; synchronous when `now` (beforePublish too). */
@@ -252,6 +281,7 @@ export class CypherEngine {
     workspaceId: string,
     plan: Plan,
     params: Map<string, Value>,
+    rowForm: RowForm | undefined,
     signal: AbortSignal | undefined,
     deadline: number | undefined,
     context: unknown,
@@ -259,7 +289,7 @@ export class CypherEngine {
   ): CypherOutcome | Promise<CypherOutcome> {
     const tx = store.begin()
     const ctx = this.context(tx, tx, params, signal, deadline, workspaceId)
-    const outcome = this.collect(plan, ctx)
+    const outcome = this.collect(plan, ctx, rowForm)
     outcome.classification = 'write'
     const commit = tx.prepare()
     if (commit.ops.length === 0) return outcome
@@ -419,9 +449,10 @@ export class CypherEngine {
 
   /** `USE name` picks a workspace (databases are workspaces); one that does not exist is an error. */
   private workspaceOf(plan: Plan, requested: string): string {
-    if (plan.use === undefined || plan.use === requested) return requested
-    if (plan.use === DEFAULT_DATABASE) return DEFAULT_WORKSPACE_ID
-    if (plan.use === DEFAULT_WORKSPACE_ID || this.catalog.has(plan.use)) return plan.use
+    // `USE neo4j` is the default workspace, as a Bolt database `neo4j` is.
+    const use = plan.use === DEFAULT_DATABASE_NAME ? DEFAULT_WORKSPACE_ID : plan.use
+    if (use === undefined || use === requested) return requested
+    if (use === DEFAULT_WORKSPACE_ID || this.catalog.has(use)) return use
     throw new CypherError('DATABASE_NOT_FOUND', `there is no workspace (database) '${plan.use}'`, 'runtime')
   }
 
@@ -473,8 +504,8 @@ export class CypherEngine {
     }
   }
 
-  /** Runs the plan, enforces the returned-rows and payload budgets, converts rows to JSON. */
-  private collect(plan: Plan, ctx: ExecContext): CypherOutcome {
+  /** Runs the plan, enforces the returned-rows and payload budgets, converts rows to JSON (or detaches them). */
+  private collect(plan: Plan, ctx: ExecContext, rowForm: RowForm = 'json'): CypherOutcome {
     if (ctx.signal?.aborted) throw new CypherError('QUERY_ABORTED', 'query was aborted', 'limit')
     const rows: Value[][] = []
     const max = this.budgets.maxReturnedRecords
@@ -494,17 +525,25 @@ export class CypherEngine {
         ? { queryType: plan.queryType, operators: plan.explain, rows: ctx.loaded }
         : undefined
     const warnings = new Set<string>()
-    const jsonRows = rows.map((row) => row.map((value) => toJson(value, ctx.graph, warnings)))
-    const payload =
-      jsonRows.length === 0 && plan.columns.length === 0
-        ? EMPTY_PAYLOAD_BYTES
-        : payloadBytes(plan.columns, jsonRows)
+    let outRows: unknown[][]
+    let payload: number
+    if (rowForm === 'detached') {
+      const detached: DetachedValue[][] = rows.map((row) => row.map((value) => detach(value, ctx.graph)))
+      payload = detachedBytes(detached)
+      outRows = detached
+    } else {
+      outRows = rows.map((row) => row.map((value) => toJson(value, ctx.graph, warnings)))
+      payload =
+        outRows.length === 0 && plan.columns.length === 0
+          ? EMPTY_PAYLOAD_BYTES
+          : payloadBytes(plan.columns, outRows)
+    }
     if (payload > this.budgets.maxPayloadBytes)
       throw budgetError('payload_bytes', payload, this.budgets.maxPayloadBytes)
     return {
       result: {
         status: 'Success',
-        data: { columns: plan.columns, rows: jsonRows },
+        data: { columns: plan.columns, rows: outRows },
         mutation_summary: ctx.stats,
         validation_errors: [],
         warnings: warnings.size === 0 ? [] : [...warnings],

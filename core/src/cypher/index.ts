@@ -1,5 +1,12 @@
 export { isWriteQuery, type Query } from './ast.js'
 export {
+  DetachedNode,
+  DetachedPath,
+  DetachedRelationship,
+  type DetachedValue,
+  detach,
+} from './detached.js'
+export {
   CypherEngine,
   type CypherEngineOptions,
   type CypherMode,
@@ -7,6 +14,7 @@ export {
   type CypherRequest,
   type CypherResult,
   type CypherValidationError,
+  type RowForm,
   type RunOptions,
 } from './engine.js'
 export { CypherError, type CypherErrorPhase, type SourcePosition } from './errors.js'
@@ -39,6 +47,7 @@ export {
   LocalDateTimeValue,
   LocalTimeValue,
   TEMPORAL_TAGS,
+  TemporalFromFields,
   type TemporalValue,
   TimeValue,
 } from './temporal/index.js'

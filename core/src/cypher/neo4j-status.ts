@@ -75,6 +75,13 @@ const BY_CODE: Readonly<Record<string, string>> = {
   STORAGE_READ_ONLY_FOLLOWER: 'Neo.ClientError.Cluster.NotALeader',
   STORAGE_FENCED: 'Neo.ClientError.Cluster.NotALeader',
   INTERNAL: 'Neo.DatabaseError.General.UnknownError',
+  TRANSACTION_TIMED_OUT: 'Neo.ClientError.Transaction.TransactionTimedOut',
+  TRANSACTION_CLOSED: 'Neo.ClientError.Transaction.TransactionNotFound',
+  TRANSACTION_FAILED: 'Neo.ClientError.Transaction.TransactionMarkedAsFailed',
+  SESSION_NOT_FOUND: 'Neo.ClientError.Request.Invalid',
+  INVALID_WORKSPACE_ID: 'Neo.ClientError.Database.DatabaseNotFound',
+  INVALID_SESSION_ID: 'Neo.ClientError.Request.Invalid',
+  INVALID_QUERY: 'Neo.ClientError.Request.Invalid',
 }
 
 /** The Neo4j status code for one of our codes; an unlisted code falls back by the phase it was raised in. */

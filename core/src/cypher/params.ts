@@ -1,5 +1,5 @@
 import { CypherError } from './errors.js'
-import { decodeTemporalTag } from './temporal/index.js'
+import { decodeTemporalTag, isTemporal } from './temporal/index.js'
 import { type CypherMap, checkInt, type Value } from './values.js'
 
 const MAX_PARAM_DEPTH = 64
@@ -64,6 +64,8 @@ function convert(value: unknown, path: string, depth: number, maxListSize: numbe
         }
         return value.map((item, i) => convert(item, `${path}[${i}]`, depth + 1, maxListSize))
       }
+      // A typed door (Bolt) hands temporal values over already built.
+      if (isTemporal(value)) return value
       const proto = Object.getPrototypeOf(value)
       if (proto !== Object.prototype && proto !== null) {
         throw new CypherError('UNSUPPORTED_PARAMETER_TYPE', `parameter ${path} is not a JSON value`, 'limit')

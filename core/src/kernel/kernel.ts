@@ -317,6 +317,7 @@ export class Kernel implements GraphAccess {
   runCypher(call: CypherCall, workspaceId: string): Promise<CypherResult> {
     const request: CypherRequest = { query: call.query, mode: call.mode, workspaceId }
     if (call.params) request.params = call.params
+    if (call.rows) request.rows = call.rows
     const options: RunOptions = {}
     if (call.signal) options.signal = call.signal
     if (call.deadline) options.deadline = call.deadline

@@ -1,4 +1,4 @@
-import type { CypherBudgets, CypherMode } from '../cypher/index.js'
+import type { CypherBudgets, CypherMode, RowForm } from '../cypher/index.js'
 import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
@@ -62,6 +62,8 @@ export interface CypherCall {
   signal?: AbortSignal | undefined
   /** Epoch ms by which an answer is needed; a query still running then stops with REQUEST_TIMEOUT. */
   deadline?: number | undefined
+  /** `detached`: result rows hold typed values (nodes, relationships, paths, exact integers), not JSON. */
+  rows?: RowForm | undefined
 }
 
 export type CallOptions = Omit<CypherCall, 'query' | 'params' | 'mode'>

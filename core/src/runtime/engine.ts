@@ -3,6 +3,7 @@ import type { GraphQuery, Temporal } from '../explorer/temporal.js'
 import type { DomainGates } from '../gates/domain-gates.js'
 import type { GraphStore } from '../graph/store.js'
 import type { GraphReader } from '../graph/types.js'
+import type { BeginOptions, ExplicitTransaction } from '../kernel/explicit-transaction.js'
 import type { Ledger } from '../kernel/ledger.js'
 import type { StorageFaultReport } from '../kernel/storage-fault-recovery.js'
 import type {
@@ -65,6 +66,11 @@ export interface Engine extends GraphAccess {
   durableSequence(): number
   /** Runs a Cypher request in the given mode (read, write, validate or auto). */
   cypher(call: CypherCall): Promise<CypherResult>
+  /**
+   * An explicit (multi-statement) transaction on one workspace: statements see its own writes; `commit`
+   * applies them atomically and durably (one WAL record), `rollback` or its idle/total timeout discards them.
+   */
+  beginTransaction(options: BeginOptions): ExplicitTransaction
   /** Read-only Cypher: a query that would write is Rejected with WRITE_PERMISSION_REQUIRED. */
   read(query: string, params?: Record<string, unknown>, options?: CallOptions): Promise<CypherResult>
   /** Cypher that may write; acknowledged only once durable (persistent mode) and published. */

@@ -7,6 +7,11 @@ import type { GraphStore } from '../graph/store.js'
 import type { GraphReader } from '../graph/types.js'
 import { checkCallShape } from '../kernel/cypher-call.js'
 import { KernelErrors } from '../kernel/errors.js'
+import {
+  type BeginOptions,
+  beginTransaction,
+  type ExplicitTransaction,
+} from '../kernel/explicit-transaction.js'
 import { Kernel } from '../kernel/kernel.js'
 import type {
   CallOptions,
@@ -224,8 +229,20 @@ class RuntimeEngine implements Engine {
     const workspaceId = call.workspaceId ?? DEFAULT_WORKSPACE_ID
     // Without a session there is nothing to audit: skip building the audit input for every request.
     if (call.sessionId === undefined) return this.kernel.runCypher(call, workspaceId)
+    return this.auditedCypher(call.sessionId, workspaceId, call, () =>
+      this.kernel.runCypher(call, workspaceId),
+    )
+  }
+
+  /** A Cypher request joins its session's audit log: the same record whichever door or transaction ran it. */
+  private auditedCypher(
+    sessionId: string,
+    workspaceId: string,
+    call: CypherCall,
+    work: () => Promise<CypherResult>,
+  ): Promise<CypherResult> {
     return this.audit.run(
-      call.sessionId,
+      sessionId,
       workspaceId,
       'cypher',
       {
@@ -236,7 +253,7 @@ class RuntimeEngine implements Engine {
         params: call.params ?? {},
         correlation_id: call.correlationId ?? null,
       },
-      () => this.kernel.runCypher(call, workspaceId),
+      work,
       (result) => ({
         status: result.status,
         response_data_kind: result.data === null ? 'empty' : 'records',
@@ -246,6 +263,34 @@ class RuntimeEngine implements Engine {
         mutation_summary: result.mutation_summary,
       }),
     )
+  }
+
+  beginTransaction(options: BeginOptions): ExplicitTransaction {
+    this.kernel.assertOpen()
+    const shaped = checkCallShape({
+      query: 'BEGIN',
+      workspaceId: options.workspaceId,
+      sessionId: options.sessionId,
+    })
+    const sessionId = shaped.sessionId
+    // A transaction under a session needs the session: its statements join the session's audit log.
+    if (sessionId !== undefined) this.sessionManager.get(sessionId)
+    const tx = beginTransaction(this.kernel, {
+      ...options,
+      workspaceId: shaped.workspaceId ?? DEFAULT_WORKSPACE_ID,
+    })
+    if (sessionId === undefined) return tx
+    return {
+      workspaceId: tx.workspaceId,
+      mode: tx.mode,
+      state: () => tx.state(),
+      commit: () => tx.commit(),
+      rollback: () => tx.rollback(),
+      run: (statement) =>
+        this.auditedCypher(sessionId, tx.workspaceId, { ...statement, mode: tx.mode }, () =>
+          tx.run(statement),
+        ),
+    }
   }
 
   read(query: string, params?: Record<string, unknown>, options: CallOptions = {}): Promise<CypherResult> {

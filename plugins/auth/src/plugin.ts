@@ -8,12 +8,28 @@ import type {
 } from 'fastify'
 import fp from 'fastify-plugin'
 import { routeAccess } from './access.js'
-import { basicMatches, bearerMatches } from './token.js'
+import { basicMatches, bearerMatches, secretMatches } from './token.js'
 import { TokenBucket } from './token-bucket.js'
 
 export interface RateLimit {
   perSecond: number
   burst: number
+}
+
+/**
+ * What a door with its own protocol (Bolt) needs of auth: the bearer token compared in constant time, and the
+ * bearer routes' rate limit (one bucket, whichever door a request comes through).
+ */
+export interface DoorAuth {
+  /** Null in local-insecure mode, where no token is checked. */
+  tokenMatches: ((candidate: string) => boolean) | null
+  take(): { ok: true } | { ok: false; retryAfterMs: number }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    doorAuth: DoorAuth
+  }
 }
 
 export interface AuthOptions {
@@ -31,6 +47,11 @@ export interface AuthOptions {
 async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<void> {
   const bearerBucket = new TokenBucket(options.rateLimit.perSecond, options.rateLimit.burst)
   const refBucket = new TokenBucket(options.refRateLimit.perSecond, options.refRateLimit.burst)
+  const token = options.bearerToken
+  app.decorate('doorAuth', {
+    tokenMatches: token === null ? null : (candidate: string) => secretMatches(candidate, token),
+    take: () => bearerBucket.take(),
+  } satisfies DoorAuth)
 
   const requireBearer = async (request: FastifyRequest): Promise<void> => {
     if (options.bearerToken === null) return

@@ -11,6 +11,11 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   return timingSafeEqual(digest(header), digest(`Bearer ${token}`))
 }
 
+/** Compares a presented secret with the token in constant time (both hashed first, as above). */
+export function secretMatches(candidate: string, token: string): boolean {
+  return timingSafeEqual(digest(candidate), digest(token))
+}
+
 /**
  * Checks `Basic base64(user:password)` against the token as the password, any user name, in constant time
  * (TAXII 2.1 section 1.6.9: servers support HTTP Basic). The scheme name is case-insensitive (RFC 7617).
@@ -22,5 +27,5 @@ export function basicMatches(header: string | undefined, token: string): boolean
   const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
   if (colon < 0) return false
-  return timingSafeEqual(digest(decoded.slice(colon + 1)), digest(token))
+  return secretMatches(decoded.slice(colon + 1), token)
 }

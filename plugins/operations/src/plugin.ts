@@ -138,6 +138,7 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
         storage_faults: engine.storageFaults(),
         storage_backend: engine.replication()?.backend ?? ('memory' as const),
         replication: engine.replication(),
+        bolt: operations.sources.bolt(),
       }
     },
   )

@@ -65,6 +65,15 @@ export const HealthRecord = Type.Object(
     storage_faults: StorageFaultRecord,
     storage_backend: StringEnum(['memory', 'file', 'postgres']),
     replication: Nullable(ReplicationRecord),
+    /** The Bolt listener (Neo4j drivers and tools): whether it is on, its port and open connections. */
+    bolt: Type.Object({
+      enabled: Type.Boolean(),
+      listening: Type.Boolean(),
+      port: Nullable(NonNegativeInteger),
+      tls: Type.Boolean(),
+      connections: NonNegativeInteger,
+      max_connections: NonNegativeInteger,
+    }),
   },
   { $id: 'HealthRecord' },
 )

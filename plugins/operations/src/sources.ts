@@ -20,10 +20,20 @@ export interface RefProjectionFigures {
   mode: 'elastic_free' | 'reversible_reference'
 }
 
+export interface BoltHealth {
+  enabled: boolean
+  listening: boolean
+  port: number | null
+  tls: boolean
+  connections: number
+  max_connections: number
+}
+
 export interface HealthSources {
   sessionTtl: () => { total_expired_sessions: number; expired_last_5m_sessions: number }
   domainProviders: () => { configured: number; ready: number; all_required_ready: boolean }
   refProjection: () => RefProjectionFigures
+  bolt: () => BoltHealth
 }
 
 export const defaultHealthSources = (): HealthSources => ({
@@ -37,5 +47,13 @@ export const defaultHealthSources = (): HealthSources => ({
     reconstruction_total: 0,
     authority: 'service_primary',
     mode: 'elastic_free',
+  }),
+  bolt: () => ({
+    enabled: false,
+    listening: false,
+    port: null,
+    tls: false,
+    connections: 0,
+    max_connections: 0,
   }),
 })

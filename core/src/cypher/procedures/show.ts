@@ -1,4 +1,4 @@
-import { DEFAULT_WORKSPACE_ID } from '../../graph/catalog.js'
+import { DEFAULT_DATABASE_NAME, DEFAULT_WORKSPACE_ID } from '../../graph/catalog.js'
 import type { CypherMap, Value } from '../values.js'
 import type { SchemaRule } from './host.js'
 import { type ProcedureDef, signatureOf } from './registry.js'
@@ -49,9 +49,6 @@ function createStatement(rule: SchemaRule): string {
   const on = rule.type === 'FULLTEXT' ? `ON EACH [${props}]` : `ON (${props})`
   return `CREATE ${rule.type} INDEX ${quote(rule.name)} FOR ${target} ${on}`
 }
-
-/** The name clients use for the default database: the default workspace answers to it. */
-export const DEFAULT_DATABASE = 'neo4j'
 
 const field = (name: string, type = 'STRING') => ({ name, type })
 const describe = (fields: { name: string; type: string }[]): CypherMap[] =>
@@ -275,16 +272,16 @@ export const SHOW_PROCEDURES: ProcedureDef[] = [
       'home',
       'constituents',
     ],
-    // Databases are workspaces, named by id; the default workspace is `neo4j`, the default and home database
-    // (DECISIONS: a Bolt database is a workspace), with its id as an alias.
+    // Databases are workspaces. The default workspace is the default (and home) database under the name
+    // Neo4j tools expect, `neo4j` (DECISIONS: a Bolt database `neo4j` is the default workspace), its id an alias.
     run: (_args, ctx) => {
       const ids = new Set([DEFAULT_WORKSPACE_ID, ...ctx.host.workspaceIds()])
       return [...ids].sort().map((id) => {
         const isDefault = id === DEFAULT_WORKSPACE_ID
         return [
-          isDefault ? DEFAULT_DATABASE : id,
+          isDefault ? DEFAULT_DATABASE_NAME : id,
           'standard',
-          isDefault ? [id] : [],
+          isDefault ? [DEFAULT_WORKSPACE_ID] : [],
           'read-write',
           null,
           'primary',

@@ -1,0 +1,571 @@
+import type { ExplicitTransaction } from '@service/core'
+import type { BoltBackend } from './backend.js'
+import { ChunkingError, chunkMessage, Dechunker } from './chunking.js'
+import { type BoltFailure, Failures, failureMetadata, resultFailure, thrownFailure } from './failures.js'
+import {
+  answerHandshake,
+  type BoltVersion,
+  HANDSHAKE_BYTES,
+  HandshakeError,
+  readManifestPick,
+} from './handshake.js'
+import {
+  MessageShapeError,
+  mapField,
+  optionalInteger,
+  optionalString,
+  optionalStringList,
+  REQUEST_NAMES,
+  Request,
+  type RequestMessage,
+  Response,
+  stringField,
+} from './messages.js'
+import { Packer } from './packstream/packer.js'
+import type { PackValue } from './packstream/structure.js'
+import { Structure } from './packstream/structure.js'
+import { UnpackError, Unpacker, type UnpackLimits } from './packstream/unpacker.js'
+import { OpenResult, queryType, statsOf } from './result-stream.js'
+import { ParameterTypeError, packResultValue, parameterValue } from './values.js'
+
+/** Bolt server states (Bolt 5.1+; 5.0 goes from NEGOTIATION to READY on HELLO). */
+export type BoltState =
+  | 'negotiation'
+  | 'authentication'
+  | 'ready'
+  | 'streaming'
+  | 'tx_ready'
+  | 'tx_streaming'
+  | 'failed'
+  | 'defunct'
+
+export interface ConnectionEvents {
+  message?(name: string): void
+  /** A request answered: its message, time taken and the failure code (null on success). */
+  handled?(name: string, ms: number, code: string | null): void
+  failure?(code: string): void
+  /** The connection ends (GOODBYE, protocol error, failed auth). */
+  end?(reason: string): void
+}
+
+export interface ConnectionOptions {
+  backend: BoltBackend
+  connectionId: string
+  /** `server` in HELLO's SUCCESS: starts with `Neo4j/5`. */
+  serverAgent: string
+  maxMessageBytes: number
+  unpackLimits: UnpackLimits
+  /** The handler budget: no statement runs past it, whatever `tx_timeout` asks. */
+  requestTimeoutMs: number
+  /** An explicit transaction with no statement for this long rolls back. */
+  txIdleTimeoutMs: number
+  /** The address the client reached (for ROUTE when the client sends none). */
+  localAddress: string
+  /** Past the connection limit: HELLO is answered with this failure and the connection ends. */
+  refusal?: BoltFailure | null
+  write(bytes: Buffer): void
+  close(): void
+  events?: ConnectionEvents
+}
+
+type Input = 'preamble' | 'manifest' | 'messages' | 'closed'
+
+/** A Bolt connection's protocol: handshake, message framing and the server state machine. */
+export class BoltConnection {
+  private input: Input = 'preamble'
+  private pending: Buffer = Buffer.alloc(0)
+  private readonly dechunker: Dechunker
+  private readonly packer = new Packer()
+  private out: Buffer[] = []
+  private version: BoltVersion = { major: 5, minor: 0 }
+  state: BoltState = 'negotiation'
+  private readonly queue: RequestMessage[] = []
+  private pumping = false
+  /** A RESET arrived: messages before it are IGNORED and the running statement is aborted. */
+  private interrupts = 0
+  private running: AbortController | null = null
+  private authenticated = false
+  private tx: ExplicitTransaction | null = null
+  private txDatabase: string | undefined
+  private readonly results = new Map<number, OpenResult>()
+  private nextQid = 0
+  private lastQid = -1
+  private lastFailure: string | null = null
+
+  constructor(private readonly options: ConnectionOptions) {
+    this.dechunker = new Dechunker(options.maxMessageBytes)
+  }
+
+  get protocolVersion(): BoltVersion {
+    return this.version
+  }
+
+  /** Bytes from the socket. */
+  receive(data: Buffer): void {
+    if (this.input === 'closed') return
+    try {
+      if (this.input !== 'messages') {
+        this.pending = this.pending.length === 0 ? data : Buffer.concat([this.pending, data])
+        if (!this.negotiate()) return
+        data = this.pending
+        this.pending = Buffer.alloc(0)
+        if (data.length === 0) return
+      }
+      for (const bytes of this.dechunker.feed(data)) this.accept(bytes)
+    } catch (error) {
+      if (error instanceof HandshakeError || error instanceof ChunkingError) {
+        this.end(error.message)
+        return
+      }
+      throw error
+    }
+  }
+
+  /** The socket closed: an open transaction rolls back, a running statement stops. */
+  closed(): void {
+    this.input = 'closed'
+    this.running?.abort()
+    const tx = this.tx
+    this.tx = null
+    void tx?.rollback()
+  }
+
+  /** Handshake phases; true once messages follow (what is left of `pending` is theirs). */
+  private negotiate(): boolean {
+    if (this.input === 'preamble') {
+      if (this.pending.length < HANDSHAKE_BYTES) return false
+      const answer = answerHandshake(this.pending.subarray(0, HANDSHAKE_BYTES))
+      this.pending = this.pending.subarray(HANDSHAKE_BYTES)
+      this.options.write(answer.reply)
+      if (answer.kind === 'none') {
+        this.end(answer.reason)
+        return false
+      }
+      if (answer.kind === 'version') {
+        this.version = answer.version
+        this.input = 'messages'
+        return true
+      }
+      this.input = 'manifest'
+    }
+    const pick = readManifestPick(this.pending)
+    if ('incomplete' in pick) return false
+    this.version = pick.version
+    this.pending = this.pending.subarray(pick.consumed)
+    this.input = 'messages'
+    return true
+  }
+
+  private accept(bytes: Buffer): void {
+    let message: RequestMessage
+    try {
+      const value = new Unpacker(bytes, this.options.unpackLimits).unpack()
+      if (!(value instanceof Structure)) throw new UnpackError('a message is not a structure')
+      message = {
+        signature: value.signature,
+        name: REQUEST_NAMES[value.signature] ?? 'UNKNOWN',
+        fields: value.fields,
+      }
+    } catch (error) {
+      if (error instanceof UnpackError) {
+        this.end(`malformed message: ${error.message}`)
+        return
+      }
+      throw error
+    }
+    this.options.events?.message?.(message.name)
+    if (message.signature === Request.RESET) {
+      this.interrupts++
+      this.running?.abort()
+    }
+    this.queue.push(message)
+    if (!this.pumping) void this.pump()
+  }
+
+  /** Handles messages one at a time, in order; responses go out together once the queue is empty. */
+  private async pump(): Promise<void> {
+    this.pumping = true
+    try {
+      for (let message = this.queue.shift(); message !== undefined; message = this.queue.shift()) {
+        if (this.input === 'closed') return
+        await this.handle(message)
+        if (this.queue.length === 0 || this.out.length > 64) this.flush()
+      }
+    } finally {
+      this.pumping = false
+      this.flush()
+    }
+  }
+
+  private async handle(message: RequestMessage): Promise<void> {
+    if (message.signature === Request.GOODBYE) return this.end('goodbye')
+    if (message.signature === Request.RESET) {
+      this.interrupts--
+      await this.reset()
+      return this.success()
+    }
+    if (this.interrupts > 0 || this.state === 'failed') return this.reply(Response.IGNORED, [])
+    const startedAt = performance.now()
+    this.lastFailure = null
+    try {
+      await this.dispatch(message)
+    } catch (error) {
+      const failure =
+        error instanceof MessageShapeError
+          ? Failures.invalidFormat(error.message)
+          : error instanceof ParameterTypeError
+            ? Failures.parameterType(error.message)
+            : thrownFailure(error)
+      this.fail(failure)
+    }
+    this.options.events?.handled?.(message.name, performance.now() - startedAt, this.lastFailure)
+  }
+
+  private async dispatch(message: RequestMessage): Promise<void> {
+    const state = this.state
+    switch (message.signature) {
+      case Request.HELLO:
+        if (state !== 'negotiation') return this.protocolViolation(message, state)
+        return this.hello(message)
+      case Request.LOGON:
+        if (state !== 'authentication') return this.protocolViolation(message, state)
+        return this.logon(mapField(message, 0))
+      case Request.LOGOFF:
+        if (state !== 'ready') return this.protocolViolation(message, state)
+        this.authenticated = false
+        this.state = 'authentication'
+        return this.success()
+      case Request.TELEMETRY:
+        if (state !== 'ready') return this.protocolViolation(message, state)
+        return this.success()
+      case Request.ROUTE:
+        if (state !== 'ready') return this.protocolViolation(message, state)
+        return this.route(message)
+      case Request.RUN:
+        if (state === 'ready') return this.runAutoCommit(message)
+        if (state === 'tx_ready' || state === 'tx_streaming') return this.runInTransaction(message)
+        return this.protocolViolation(message, state)
+      case Request.PULL:
+      case Request.DISCARD:
+        if (state !== 'streaming' && state !== 'tx_streaming') return this.protocolViolation(message, state)
+        return this.page(message)
+      case Request.BEGIN:
+        if (state !== 'ready') return this.protocolViolation(message, state)
+        return this.begin(mapField(message, 0))
+      case Request.COMMIT:
+        if (state !== 'tx_ready' && state !== 'tx_streaming') return this.protocolViolation(message, state)
+        return this.commit()
+      case Request.ROLLBACK:
+        if (state !== 'tx_ready' && state !== 'tx_streaming') return this.protocolViolation(message, state)
+        await this.endTransaction()
+        return this.success()
+    }
+    this.fail(Failures.protocol(`unknown message 0x${message.signature.toString(16)}`))
+  }
+
+  private protocolViolation(message: RequestMessage, state: BoltState): void {
+    this.fail(Failures.protocol(`${message.name} is not allowed in state ${state.toUpperCase()}`))
+  }
+
+  // ── Connection set-up ─────────────────────────────────────────────────────────────────────────────
+
+  private hello(message: RequestMessage): void {
+    const extra = mapField(message, 0)
+    const refusal = this.options.refusal
+    if (refusal !== undefined && refusal !== null) {
+      this.refuseAuth(refusal)
+      return
+    }
+    // Bolt 5.0 carries the credentials in HELLO; 5.1+ sends them in LOGON.
+    if (this.version.minor === 0) {
+      const refusal = this.options.backend.authenticate(extra)
+      if (refusal !== null) {
+        this.refuseAuth(refusal)
+        return
+      }
+      this.authenticated = true
+      this.state = 'ready'
+    } else {
+      this.state = 'authentication'
+    }
+    const metadata = new Map<string, PackValue>([
+      ['server', this.options.serverAgent],
+      ['connection_id', this.options.connectionId],
+    ])
+    if (this.version.minor >= 4) {
+      metadata.set('hints', new Map<string, PackValue>([['telemetry.enabled', true]]))
+    }
+    this.success(metadata)
+  }
+
+  private logon(auth: Map<string, PackValue>): void {
+    const refusal = this.options.backend.authenticate(auth)
+    if (refusal !== null) {
+      this.refuseAuth(refusal)
+      return
+    }
+    this.authenticated = true
+    this.state = 'ready'
+    this.success()
+  }
+
+  /** A failed authentication (or a refused connection) ends the connection, as Neo4j does. */
+  private refuseAuth(failure: BoltFailure): void {
+    this.reply(Response.FAILURE, [failureMetadata(failure, this.version.minor)])
+    this.options.events?.failure?.(failure.code)
+    this.end(
+      failure.code === 'Neo.ClientError.Security.Unauthorized' ? 'authentication failed' : failure.message,
+    )
+  }
+
+  private route(message: RequestMessage): void {
+    const routing = mapField(message, 0)
+    const extra = mapField(message, 2)
+    const database = optionalString(extra, 'db') ?? undefined
+    this.options.backend.workspaceOf(database)
+    const address = optionalString(routing, 'address') ?? this.options.localAddress
+    const servers = this.options.backend.routingTable(database, address)
+    const rt = new Map<string, PackValue>([
+      ['ttl', 300n],
+      ['db', database ?? 'neo4j'],
+      [
+        'servers',
+        servers.map(
+          (server) =>
+            new Map<string, PackValue>([
+              ['addresses', server.addresses],
+              ['role', server.role],
+            ]),
+        ),
+      ],
+    ])
+    this.success(new Map([['rt', rt]]))
+  }
+
+  // ── Statements ───────────────────────────────────────────────────────────────────────────────────
+
+  /** RUN's query and parameters as the engine takes them. */
+  private statement(message: RequestMessage): { query: string; params: Record<string, unknown> } {
+    const query = stringField(message, 0)
+    const params: Record<string, unknown> = Object.create(null)
+    for (const [name, value] of mapField(message, 1)) params[name] = parameterValue(value, `$${name}`)
+    return { query, params }
+  }
+
+  /** The deadline of a statement: `tx_timeout` when given, never past the handler budget. */
+  private deadline(extra: Map<string, PackValue>, startedAt: number): number {
+    const budget = this.options.requestTimeoutMs
+    const asked = optionalInteger(extra, 'tx_timeout')
+    return startedAt + (asked !== undefined && asked > 0 ? Math.min(asked, budget) : budget)
+  }
+
+  private sessionOf(extra: Map<string, PackValue>): string | undefined {
+    const metadata = extra.get('tx_metadata')
+    if (!(metadata instanceof Map)) return undefined
+    return optionalString(metadata, 'session_id')
+  }
+
+  private checkImpersonation(extra: Map<string, PackValue>): void {
+    if (optionalString(extra, 'imp_user') !== undefined)
+      throw new MessageShapeError('impersonation (imp_user) is not supported by this server')
+  }
+
+  private async runAutoCommit(message: RequestMessage): Promise<void> {
+    const startedAt = Date.now()
+    const { query, params } = this.statement(message)
+    const extra = mapField(message, 2)
+    this.checkImpersonation(extra)
+    const database = optionalString(extra, 'db')
+    const read = optionalString(extra, 'mode') === 'r'
+    const admitted = this.options.backend.admit()
+    if (admitted !== null) return this.fail(admitted)
+    await this.options.backend.awaitBookmarks(optionalStringList(extra, 'bookmarks'))
+    const controller = new AbortController()
+    this.running = controller
+    try {
+      const result = await this.options.backend.run({
+        query,
+        params,
+        mode: read ? 'read' : 'auto',
+        forcedMode: read ? 'read' : null,
+        workspaceId: this.options.backend.workspaceOf(database),
+        sessionId: this.sessionOf(extra),
+        deadline: this.deadline(extra, startedAt),
+        signal: controller.signal,
+        correlationId: this.options.connectionId,
+        rows: 'detached',
+      })
+      if (result.status !== 'Success') return this.fail(resultFailure(result))
+      const summary = new Map<string, PackValue>([
+        ['bookmark', this.options.backend.bookmark()],
+        ['type', queryType(result)],
+        ['db', database ?? 'neo4j'],
+      ])
+      const stats = statsOf(result.mutation_summary)
+      if (stats !== null) summary.set('stats', stats)
+      this.open(new OpenResult(-1, result, summary, startedAt), database, false)
+      this.state = 'streaming'
+    } finally {
+      this.running = null
+    }
+  }
+
+  private async begin(extra: Map<string, PackValue>): Promise<void> {
+    this.checkImpersonation(extra)
+    const database = optionalString(extra, 'db')
+    const admitted = this.options.backend.admit()
+    if (admitted !== null) return this.fail(admitted)
+    await this.options.backend.awaitBookmarks(optionalStringList(extra, 'bookmarks'))
+    const timeout = optionalInteger(extra, 'tx_timeout')
+    this.tx = this.options.backend.begin({
+      workspaceId: this.options.backend.workspaceOf(database),
+      mode: optionalString(extra, 'mode') === 'r' ? 'read' : 'write',
+      sessionId: this.sessionOf(extra),
+      idleTimeoutMs: this.options.txIdleTimeoutMs,
+      ...(timeout !== undefined && timeout > 0 ? { deadline: Date.now() + timeout } : {}),
+    })
+    this.txDatabase = database
+    this.nextQid = 0
+    this.state = 'tx_ready'
+    this.success(new Map([['db', database ?? 'neo4j']]))
+  }
+
+  private async runInTransaction(message: RequestMessage): Promise<void> {
+    const startedAt = Date.now()
+    const tx = this.tx
+    if (tx === null) return this.fail(Failures.protocol('no open transaction'))
+    const { query, params } = this.statement(message)
+    const admitted = this.options.backend.admit()
+    if (admitted !== null) return this.fail(admitted)
+    const controller = new AbortController()
+    this.running = controller
+    try {
+      const result = await tx.run({
+        query,
+        params,
+        rows: 'detached',
+        signal: controller.signal,
+        deadline: startedAt + this.options.requestTimeoutMs,
+      })
+      if (result.status !== 'Success') return this.fail(resultFailure(result))
+      const summary = new Map<string, PackValue>([
+        ['type', queryType(result)],
+        ['db', this.txDatabase ?? 'neo4j'],
+      ])
+      const stats = statsOf(result.mutation_summary)
+      if (stats !== null) summary.set('stats', stats)
+      const qid = this.nextQid++
+      this.open(new OpenResult(qid, result, summary, startedAt), this.txDatabase, true)
+      this.state = 'tx_streaming'
+    } finally {
+      this.running = null
+    }
+  }
+
+  private open(result: OpenResult, database: string | undefined, inTransaction: boolean): void {
+    this.results.set(result.qid, result)
+    this.lastQid = result.qid
+    const metadata = new Map<string, PackValue>([
+      ['fields', result.fields],
+      ['t_first', BigInt(Date.now() - result.startedAt)],
+    ])
+    if (inTransaction) metadata.set('qid', BigInt(result.qid))
+    if (this.version.minor >= 8) metadata.set('db', database ?? 'neo4j')
+    this.success(metadata)
+  }
+
+  /** PULL or DISCARD `n` records of one open result (`qid` -1: the last one opened). */
+  private page(message: RequestMessage): void {
+    const extra = mapField(message, 0)
+    const n = optionalInteger(extra, 'n') ?? -1
+    const asked = optionalInteger(extra, 'qid') ?? -1
+    const qid = asked === -1 ? this.lastQid : asked
+    const result = this.results.get(qid)
+    if (result === undefined) {
+      this.fail(Failures.unknownResult(BigInt(asked)))
+      return
+    }
+    if (message.signature === Request.PULL) {
+      for (const row of result.take(n)) this.record(row)
+    } else {
+      result.discard(n)
+    }
+    if (result.hasMore) {
+      this.success(new Map([['has_more', true]]))
+      return
+    }
+    this.results.delete(qid)
+    const metadata = new Map(result.summary)
+    metadata.set('t_last', BigInt(Date.now() - result.startedAt))
+    if (this.state === 'streaming') this.state = 'ready'
+    else if (this.results.size === 0) this.state = 'tx_ready'
+    this.success(metadata)
+  }
+
+  private async commit(): Promise<void> {
+    const tx = this.tx
+    if (tx === null) return this.fail(Failures.protocol('no open transaction'))
+    this.tx = null
+    this.results.clear()
+    this.state = 'ready'
+    await tx.commit()
+    this.success(new Map([['bookmark', this.options.backend.bookmark()]]))
+  }
+
+  private async endTransaction(): Promise<void> {
+    const tx = this.tx
+    this.tx = null
+    this.results.clear()
+    if (this.state !== 'failed' && this.state !== 'defunct') this.state = 'ready'
+    await tx?.rollback()
+  }
+
+  private async reset(): Promise<void> {
+    await this.endTransaction()
+    this.state = this.authenticated ? 'ready' : this.state === 'defunct' ? 'defunct' : 'authentication'
+  }
+
+  // ── Responses ────────────────────────────────────────────────────────────────────────────────────
+
+  private success(metadata: Map<string, PackValue> = new Map()): void {
+    this.reply(Response.SUCCESS, [metadata])
+  }
+
+  private fail(failure: BoltFailure): void {
+    this.lastFailure = failure.code
+    this.options.events?.failure?.(failure.code)
+    this.reply(Response.FAILURE, [failureMetadata(failure, this.version.minor)])
+    // In a transaction the failure dooms it: the client sends RESET (or ROLLBACK after it).
+    this.state = 'failed'
+  }
+
+  private record(row: unknown[]): void {
+    const packer = this.packer
+    packer.structureHeader(Response.RECORD, 1)
+    packer.listHeader(row.length)
+    for (const value of row) packResultValue(packer, value as never)
+    this.out.push(chunkMessage(packer.finish()))
+  }
+
+  private reply(signature: number, fields: PackValue[]): void {
+    this.packer.structure(signature, fields)
+    this.out.push(chunkMessage(this.packer.finish()))
+  }
+
+  private flush(): void {
+    if (this.out.length === 0 || this.input === 'closed') {
+      this.out = []
+      return
+    }
+    const bytes = this.out.length === 1 ? (this.out[0] as Buffer) : Buffer.concat(this.out)
+    this.out = []
+    this.options.write(bytes)
+  }
+
+  private end(reason: string): void {
+    this.flush()
+    this.options.events?.end?.(reason)
+    this.closed()
+    this.options.close()
+  }
+}

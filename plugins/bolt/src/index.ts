@@ -1,0 +1,8 @@
+export { type BoltBackend, bookmarkOf, bookmarkSequence, type RoutingServer } from './backend.js'
+export { BoltConnection, type BoltState, type ConnectionOptions } from './connection.js'
+export { engineBackend } from './engine-backend.js'
+export { BoltListener, type ListenerOptions } from './listener.js'
+export { PackError, Packer } from './packstream/packer.js'
+export { Marker, type PackValue, Sig, Structure } from './packstream/structure.js'
+export { DEFAULT_UNPACK_LIMITS, UnpackError, Unpacker, type UnpackLimits } from './packstream/unpacker.js'
+export { type BoltDoor, type BoltPluginOptions, default as boltPlugin, SERVER_AGENT } from './plugin.js'
