@@ -87,13 +87,9 @@ describe('CALL of built-in procedures', () => {
       ['index_node_label_lookup', 'LOOKUP'],
     ])
     expect((await rows(engine, 'SHOW CONSTRAINTS')).rows).toEqual([])
-<<<<<<< HEAD
     expect((await rows(engine, 'SHOW DATABASES YIELD name, aliases, default')).rows).toEqual([
       ['neo4j', ['workspace--http-default'], true],
     ])
-=======
-    expect((await rows(engine, 'SHOW DATABASES YIELD name, default')).rows).toEqual([['neo4j', true]])
->>>>>>> main
   })
 
   it('refuses unknown procedures, wrong arities, bad literal types and YIELD * in a query', async () => {
