@@ -196,6 +196,37 @@ export class CypherEngine {
       outcome.classification = 'read'
       return outcome
     }
+    if (plan.schema !== undefined) {
+      const schema = plan.schema
+      return store.exclusive(async () => {
+        const ctx = this.context(store, undefined, params, signal, deadline, workspaceId)
+        const options = toJson(schema.options(ctx), store, new Set())
+        const record =
+          options !== null && typeof options === 'object' && !Array.isArray(options) ? options : {}
+        await this.schema.execute(workspaceId, schema.command, record as Record<string, unknown>, store)
+        const outcome = this.outcome(plan, [], ctx, request.rows)
+        outcome.classification = 'write'
+        return outcome
+      })
+    }
+    if (plan.batched !== undefined) {
+      const batched = plan.batched
+      const rowForm = request.rows
+      return store.exclusive(
+        async () =>
+          await this.writeBatched(
+            store,
+            workspaceId,
+            plan,
+            batched,
+            params,
+            signal,
+            deadline,
+            context,
+            rowForm,
+          ),
+      )
+    }
     if (now)
       return this.write(store, workspaceId, plan, params, request.rows, signal, deadline, context, true)
     return store.exclusive(
@@ -265,6 +296,13 @@ export class CypherEngine {
           'compile',
         )
       if (plan.mode === 'explain') return this.explainOnly(plan)
+      // Each commits on its own (batches, a journaled schema change): only as an auto-commit query.
+      if (plan.batched !== undefined || plan.schema !== undefined)
+        throw new CypherError(
+          'IMPLICIT_TRANSACTION_REQUIRED',
+          `${plan.batched ? 'CALL { … } IN TRANSACTIONS' : 'a schema command'} can only run in an implicit (auto-commit) transaction`,
+          'runtime',
+        )
       const params = this.bind(plan, request)
       const ctx = this.context(tx, tx, params, options.signal, options.deadline, workspaceId)
       const outcome = this.collect(plan, ctx, request.rows)
@@ -345,6 +383,7 @@ export class CypherEngine {
     signal: AbortSignal | undefined,
     deadline: number | undefined,
     context: unknown,
+    rowForm: RowForm | undefined,
   ): Promise<CypherOutcome> {
     const stats = emptySummary()
     const commit = async (tx: Transaction): Promise<void> => {
@@ -384,7 +423,7 @@ export class CypherEngine {
     const rows = batched.returns ? results.map((row) => batched.slots.map((slot) => row[slot] as Value)) : []
     if (rows.length > this.budgets.maxReturnedRecords)
       throw budgetError('returned_records', rows.length, this.budgets.maxReturnedRecords)
-    const outcome = this.outcome(plan, rows, ctx)
+    const outcome = this.outcome(plan, rows, ctx, rowForm)
     outcome.classification = 'write'
     return outcome
   }
@@ -514,11 +553,11 @@ export class CypherEngine {
       if (rows.length > max) throw budgetError('returned_records', rows.length, max)
       return true
     })
-    return this.outcome(plan, rows, ctx)
+    return this.outcome(plan, rows, ctx, rowForm)
   }
 
-  /** Checks the hot-record and payload budgets of the result rows and converts them to JSON. */
-  private outcome(plan: Plan, rows: Value[][], ctx: ExecContext): CypherOutcome {
+  /** Checks the hot-record and payload budgets of the result rows and converts them (JSON or detached). */
+  private outcome(plan: Plan, rows: Value[][], ctx: ExecContext, rowForm: RowForm = 'json'): CypherOutcome {
     checkHotRecords(rows, this.budgets)
     const explained =
       plan.mode === 'profile'

@@ -42,6 +42,7 @@ const BY_CODE: Readonly<Record<string, string>> = {
   CONSTRAINT_DROP_FAILED: 'Neo.ClientError.Schema.ConstraintDropFailed',
   CONSTRAINT_CREATION_FAILED: 'Neo.ClientError.Schema.ConstraintCreationFailed',
   CONSTRAINT_VALIDATION_FAILED: 'Neo.ClientError.Schema.ConstraintValidationFailed',
+  IMPLICIT_TRANSACTION_REQUIRED: 'Neo.ClientError.Transaction.ForbiddenDueToTransactionType',
 
   PARAMETER_MISSING: 'Neo.ClientError.Statement.ParameterMissing',
   INVALID_PARAMETER: 'Neo.ClientError.Statement.TypeError',

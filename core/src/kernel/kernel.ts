@@ -418,6 +418,8 @@ export class Kernel implements GraphAccess {
       const returned = fn(tx, store, writer)
       const value = returned instanceof Promise ? await returned : returned
       const commit = tx.prepare()
+      // Declared constraints hold for every write: explicit transactions and feature writes too.
+      if (commit.ops.length > 0) this.cypherEngine.schema.checkCommit(workspaceId, tx, commit.ops)
       if (commit.ops.length > 0 || entries.length > 0) {
         this.logCommit(commit, workspaceId, pending, entries)
         if (commit.ops.length > 0) store.publish(commit, store.sequence + 1)
