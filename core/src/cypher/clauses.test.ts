@@ -143,12 +143,16 @@ describe('subqueries', () => {
 describe('shortest paths', () => {
   it('shortestPath, allShortestPaths, SHORTEST k and ALL SHORTEST', async () => {
     const engine = await seeded()
-    expect(
-      await rows(
-        engine,
-        "MATCH (a {name: 'A'}), (c {name: 'C'}) MATCH p = shortestPath((a)-[*]-(c)) RETURN [n IN nodes(p) | n.name]",
-      ),
-    ).toEqual([[['A', 'B', 'C']]])
+    // Two paths of length 2 (through B, through the movie): one of them, with its ends in place.
+    const any =
+      "MATCH (a {name: 'A'}), (c {name: 'C'}) MATCH p = shortestPath((a)-[*]-(c)) RETURN length(p), nodes(p)[0].name, nodes(p)[2].name"
+    expect(await rows(engine, any)).toEqual([[2, 'A', 'C']])
+    const out =
+      "MATCH (a {name: 'A'}), (c {name: 'C'}) MATCH p = shortestPath((a)-[:KNOWS*]->(c)) RETURN [n IN nodes(p) | n.name]"
+    expect(await rows(engine, out)).toEqual([[['A', 'B', 'C']]])
+    const back =
+      "MATCH (a {name: 'C'}), (c {name: 'A'}) MATCH p = shortestPath((a)<-[:KNOWS*]-(c)) RETURN [n IN nodes(p) | n.name]"
+    expect(await rows(engine, back)).toEqual([[['C', 'B', 'A']]])
     expect(
       await rows(
         engine,
