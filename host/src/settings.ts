@@ -6,6 +6,7 @@ import { type BoltSettings, readBoltSettings } from './bolt-settings.js'
 import { EnvReader, SettingsError } from './env-reader.js'
 import { type McpSettings, readMcpSettings } from './mcp-settings.js'
 import { type PostgresSettings, readPostgresSettings, redactPostgresUrl } from './postgres-settings.js'
+import { readSeedSettings, type SeedSettings } from './seed-settings.js'
 
 export type AuthMode = 'required' | 'local-insecure'
 export { MEMORY_PERMISSIONS, type MemoryPermission }
@@ -63,6 +64,8 @@ export interface Settings {
   mcp: McpSettings
   /** The Bolt listener (Neo4j drivers and tools) on the HTTP bind host. */
   bolt: BoltSettings
+  /** Seed search's embedding provider (the seed plugin reads the same variables when it starts it). */
+  seed: SeedSettings
   ref: {
     syncMaxOperations: number
     syncMaxReplayIdentities: number
@@ -104,8 +107,9 @@ export function loadSettings(
   env: NodeJS.ProcessEnv = process.env,
   cwd = process.cwd(),
   door: 'http' | 'stdio' = 'http',
+  observe?: (name: string, fallback: unknown) => void,
 ): Settings {
-  const r = new EnvReader(env)
+  const r = new EnvReader(env, observe)
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p))
 
   const host = r.string('SERVICE_HTTP_HOST', '127.0.0.1')
@@ -287,6 +291,7 @@ export function loadSettings(
     },
     mcp: readMcpSettings(r, host, authToken),
     bolt: readBoltSettings(r, httpPort),
+    seed: readSeedSettings(r, env),
     ref: {
       syncMaxOperations: r.integer('SERVICE_OPENCTI_SYNC_MAX_OPERATIONS', 512, 1),
       syncMaxReplayIdentities: r.integer('SERVICE_REF_SYNC_MAX_REPLAY_IDENTITIES', 4096, 1),
