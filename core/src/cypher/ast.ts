@@ -169,6 +169,8 @@ export type Clause =
       /** Undefined without YIELD; '*' for `YIELD *`. */
       yields: YieldItem[] | '*' | undefined
       where: Expr | undefined
+      /** `OPTIONAL CALL`: a row the procedure yields nothing for passes on with nulls. */
+      optional?: boolean
     } & Span)
   | ({
       kind: 'subqueryCall'

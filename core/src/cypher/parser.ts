@@ -318,8 +318,6 @@ class QueryParser extends SchemaParser {
       }
       return { kind: 'subqueryCall', query, scope, optional, batch, start, end: this.lastEnd() }
     }
-    if (optional)
-      throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', 'OPTIONAL CALL of a procedure is not supported', start)
     let procedure = this.expectName('a procedure name')
     while (this.acceptPunct('.')) procedure += `.${this.expectName('a procedure name')}`
     let args: Expr[] | undefined
@@ -332,7 +330,16 @@ class QueryParser extends SchemaParser {
       this.expectPunct(')')
     }
     const { yields, where } = this.parseYield()
-    return { kind: 'call', procedure, args, yields, where, start, end: this.lastEnd() }
+    return {
+      kind: 'call',
+      procedure,
+      args,
+      yields,
+      where,
+      ...(optional ? { optional } : {}),
+      start,
+      end: this.lastEnd(),
+    }
   }
 
   private parseYield(): { yields: YieldItem[] | '*' | undefined; where: Expr | undefined } {

@@ -88,6 +88,14 @@ export interface PlanOutcome {
   errors: CypherError[]
 }
 
+/** A standalone `ORDER BY` / `SKIP` / `LIMIT` (parsed as `WITH *` with only that tail). */
+const isSortTail = (clause: Clause): boolean =>
+  clause.kind === 'with' &&
+  clause.projection.star &&
+  clause.projection.items.length === 0 &&
+  !clause.projection.distinct &&
+  clause.where === undefined
+
 /** Rows a `CALL { … } IN TRANSACTIONS` batch holds without `OF n ROWS` (Neo4j's default). */
 const DEFAULT_BATCH_ROWS = 1000
 
@@ -304,11 +312,15 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     let columns: string[] = []
     let slots: number[] = []
     const clauses = query.clauses
+    // A standalone call may be followed by ORDER BY / SKIP / LIMIT alone (`SHOW INDEXES YIELD * ORDER BY name`).
+    const tail = clauses.slice(1).every(isSortTail)
     const standalone =
-      top && clauses.length === 1 && (clauses[0]?.kind === 'call' || clauses[0]?.kind === 'schema')
+      top && tail && (clauses[0]?.kind === 'call' || (clauses.length === 1 && clauses[0]?.kind === 'schema'))
     for (let index = 0; index < clauses.length; index++) {
       const clause = clauses[index] as Clause
-      if (!(openEnd && index === clauses.length - 1)) checkComposition(clauses, index, this.diagnostics)
+      const endsStandalone = standalone && index > 0 && index === clauses.length - 1
+      if (!(openEnd && index === clauses.length - 1) && !endsStandalone)
+        checkComposition(clauses, index, this.diagnostics)
       const following = clauses[index + 1]
       // Fused scans start from an empty row: only at the top of the outermost query.
       const fusable = top && !write
@@ -335,6 +347,8 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       if (write && index < clauses.length - 1) factories.push(eager)
     }
     const last = clauses[clauses.length - 1]
+    // After a sort tail the call's columns live in the tail's (WITH *) slots.
+    if (standalone) slots = columns.map((name) => scope.get(name)?.slot ?? -1)
     return { factories, columns, slots, returns: last?.kind === 'return' || standalone, scope }
   }
 
