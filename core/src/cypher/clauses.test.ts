@@ -256,8 +256,24 @@ describe('clauses and syntax', () => {
     expect(explained.result.data?.rows).toEqual([])
     expect(explained.explained?.queryType).toBe('rw')
     expect(await rows(engine, 'MATCH (n) WHERE n.x = 1 RETURN n')).toEqual([])
-    const profiled = await engine.execute({ query: 'PROFILE MATCH (n:Movie) RETURN n.title', mode: 'auto' })
-    expect(profiled.explained).toMatchObject({ queryType: 'r', rows: 1 })
+    const profiled = await engine.execute({
+      query: 'PROFILE MATCH (n:Person) WHERE n.age IS NULL RETURN n.name LIMIT 1',
+      mode: 'auto',
+    })
+    expect(profiled.explained).toMatchObject({
+      queryType: 'r',
+      operators: [
+        // Two persons match, but the pipeline is lazy: LIMIT 1 stops the match at its first row.
+        { operator: 'Match', details: 'MATCH (n:Person) WHERE n.age IS NULL', rows: 1 },
+        { operator: 'ProduceResults', details: 'RETURN n.name LIMIT 1', rows: 1 },
+      ],
+    })
+    expect(profiled.explained?.matchOperators).toContain('NodeByLabelScan(n:Person)')
+    expect((await engine.execute({ query: 'MATCH (n) SET n.seen = true', mode: 'write' })).queryType).toBe(
+      'rw',
+    )
+    expect((await engine.execute({ query: 'CREATE ()', mode: 'write' })).queryType).toBe('w')
+    expect((await engine.execute({ query: 'RETURN 1', mode: 'read' })).queryType).toBe('r')
     expect(await rows(engine, 'USE `workspace--http-default` MATCH (n:Movie) RETURN n.title')).toEqual([
       ['M'],
     ])

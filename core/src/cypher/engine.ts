@@ -97,7 +97,17 @@ export interface CypherOutcome {
   error?: CypherError | EngineError
   classification?: 'read' | 'write'
   /** For EXPLAIN and PROFILE: Neo4j's query type and the operators (PROFILE adds the rows each produced). */
-  explained?: { queryType: 'r' | 'w' | 'rw' | 's'; operators: string[]; rows?: number }
+  explained?: {
+    queryType: 'r' | 'w' | 'rw' | 's'
+    /** The top-level operators; PROFILE adds the rows each emitted. */
+    operators: { operator: string; details: string; rows?: number }[]
+    /** How each MATCH is executed (scans, seeks, expansions). */
+    matchOperators: string[]
+    /** PROFILE: records loaded in all. */
+    rows?: number
+  }
+  /** Neo4j's query type: r (read), w (write only), rw (read and write), s (schema). */
+  queryType?: 'r' | 'w' | 'rw' | 's'
 }
 
 const QUERY_FIELD = 'query_text'
@@ -506,7 +516,8 @@ export class CypherEngine {
         warnings: [],
       },
       classification: plan.isWrite ? 'write' : 'read',
-      explained: { queryType: plan.queryType, operators: plan.explain },
+      explained: { queryType: plan.queryType, operators: plan.operators, matchOperators: plan.explain },
+      queryType: plan.queryType,
     }
   }
 
@@ -548,6 +559,7 @@ export class CypherEngine {
     if (ctx.signal?.aborted) throw new CypherError('QUERY_ABORTED', 'query was aborted', 'limit')
     const rows: Value[][] = []
     const max = this.budgets.maxReturnedRecords
+    if (plan.mode === 'profile') ctx.profileRows = []
     plan.run(ctx, (values) => {
       rows.push(values)
       if (rows.length > max) throw budgetError('returned_records', rows.length, max)
@@ -559,9 +571,15 @@ export class CypherEngine {
   /** Checks the hot-record and payload budgets of the result rows and converts them (JSON or detached). */
   private outcome(plan: Plan, rows: Value[][], ctx: ExecContext, rowForm: RowForm = 'json'): CypherOutcome {
     checkHotRecords(rows, this.budgets)
+    const profile = ctx.profileRows
     const explained =
       plan.mode === 'profile'
-        ? { queryType: plan.queryType, operators: plan.explain, rows: ctx.loaded }
+        ? {
+            queryType: plan.queryType,
+            operators: plan.operators.map((op, i) => ({ ...op, rows: profile?.[i] ?? 0 })),
+            matchOperators: plan.explain,
+            rows: ctx.loaded,
+          }
         : undefined
     const warnings = new Set<string>()
     let outRows: unknown[][]
@@ -589,6 +607,7 @@ export class CypherEngine {
       },
       raw: { columns: plan.columns, rows, graph: ctx.graph },
       ...(explained ? { explained } : {}),
+      queryType: plan.queryType,
     }
   }
 }

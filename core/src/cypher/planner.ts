@@ -44,6 +44,8 @@ export interface Plan {
   readonly params: string[]
   /** Operators chosen for each MATCH, for tests and diagnostics. */
   readonly explain: string[]
+  /** With EXPLAIN/PROFILE: the top-level pipeline, a clause an operator; PROFILE counts the rows each emits. */
+  readonly operators: PlanOperator[]
   /** `EXPLAIN` (plan only, no rows) or `PROFILE` (run and count rows) prefix. */
   readonly mode: 'explain' | 'profile' | undefined
   /** `USE name`: the workspace the query names. */
@@ -74,6 +76,12 @@ export interface BatchedPlan {
   blankRow(): Row
 }
 
+/** One operator of an explained plan; `rows` is what it emitted in a PROFILE run (ExecContext.profileRows). */
+export interface PlanOperator {
+  operator: string
+  details: string
+}
+
 export interface PlanOptions {
   maxExpressionDepth: number
   maxVariableLengthHops: number
@@ -86,6 +94,23 @@ export interface PlanOptions {
 export interface PlanOutcome {
   plan: Plan | undefined
   errors: CypherError[]
+}
+
+/** Neo4j's operator names, by the clause an operator stands for. */
+const OPERATOR_NAMES: Record<Clause['kind'], string> = {
+  match: 'Match',
+  unwind: 'Unwind',
+  with: 'Projection',
+  return: 'ProduceResults',
+  create: 'Create',
+  merge: 'Merge',
+  set: 'SetProperty',
+  remove: 'RemoveProperty',
+  delete: 'Delete',
+  call: 'ProcedureCall',
+  subqueryCall: 'SubqueryForeach',
+  foreach: 'Foreach',
+  schema: 'SchemaCommand',
 }
 
 /** A standalone `ORDER BY` / `SKIP` / `LIMIT` (parsed as `WITH *` with only that tail). */
@@ -120,6 +145,8 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
   private readonly implicitParams = new Set<string>()
   /** Procedure modes the query calls, for the query type. */
   readonly calledModes = new Set<string>()
+  /** Set for EXPLAIN/PROFILE: the operators of the top-level pipeline, in order. */
+  private operators: PlanOperator[] | undefined
 
   constructor(
     readonly text: string,
@@ -170,6 +197,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
   }
 
   build(query: Query): Plan {
+    if (query.explain !== undefined) this.operators = []
     const write = this.callsWrite(query.parts) || isWriteQuery(query)
     const clauses = query.parts.length === 1 ? (query.parts[0]?.clauses ?? []) : []
     const batchedAt = clauses.findIndex(
@@ -199,6 +227,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     return {
       columns: union.columns,
       isWrite: write || schema !== undefined,
+      operators: this.operators ?? [],
       params,
       explain,
       mode: query.explain,
@@ -222,6 +251,22 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
         : undefined
     const blank = () => this.blankRow()
     return { command, options: (ctx) => (options ? options(blank(), ctx) : null) }
+  }
+
+  /** Names the clause as an operator and counts the rows it emits (into ctx.profileRows, when set). */
+  private profiled(clause: Clause, result: ClauseResult): StageFactory {
+    const operators = this.operators as PlanOperator[]
+    const index = operators.length
+    const text = this.text.slice(clause.start, clause.end)
+    const operator = result.fused ? 'FusedScan' : OPERATOR_NAMES[clause.kind]
+    operators.push({ operator, details: text.length > 120 ? `${text.slice(0, 117)}...` : text })
+    return (ctx, next) => ({
+      push(row) {
+        if (ctx.profileRows) ctx.profileRows[index] = (ctx.profileRows[index] ?? 0) + 1
+        return next.push(row)
+      },
+      finish: () => next.finish(),
+    })
   }
 
   /** `… CALL { … } IN TRANSACTIONS …` at `at`: the reads before, the subquery, the clauses after. */
@@ -338,6 +383,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
         this.buildClause(clause, scope, standalone, write)
       if (result.fused) index++
       factories.push(...result.factories)
+      if (top && this.operators !== undefined) factories.push(this.profiled(clause, result))
       scope = result.scope
       if (result.columns) {
         columns = result.columns.map((column) => column.name)

@@ -90,6 +90,8 @@ export interface ExecContext {
   adjacency: number
   /** Created by the first regex match (most queries have none). */
   regexCache: Map<string, RegExp> | undefined
+  /** PROFILE: rows each top-level operator emitted, by its index in Plan.operators. */
+  profileRows?: number[] | undefined
   /** What procedures reach beyond the graph (the engine sets it; bare contexts in tests may not). */
   readonly host?: ProcedureHost | undefined
 }
