@@ -7,15 +7,13 @@ import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
 import { type DetachedValue, detach, detachedBytes } from './detached.js'
 import { budgetError, CypherError, type SourcePosition } from './errors.js'
+import { runBatched } from './executor/batched-write.js'
 import {
   type CypherBudgets,
-  chain,
   DEFAULT_BUDGETS,
   type ExecContext,
   emptySummary,
   type MutationSummary,
-  type Row,
-  type Stage,
 } from './executor/context.js'
 import { functionCatalog } from './function-table.js'
 import { neo4jStatusCode } from './neo4j-status.js'
@@ -378,12 +376,7 @@ export class CypherEngine {
     )
   }
 
-  /**
-   * `… CALL { … } IN TRANSACTIONS OF n ROWS …`: the reads before the CALL give the input rows; every n of them
-   * run through the subquery in a transaction of their own, committed through `beforePublish` and durable
-   * before the next begins; the clauses after the CALL run over the joined rows in a last transaction. A
-   * failing batch fails the query; the batches before it stay committed (Neo4j's ON ERROR FAIL).
-   */
+  /** `… CALL { … } IN TRANSACTIONS OF n ROWS …`, batch by batch (executor/batched-write.ts). */
   private async writeBatched(
     store: GraphStore,
     workspaceId: string,
@@ -395,44 +388,14 @@ export class CypherEngine {
     context: unknown,
     rowForm: RowForm | undefined,
   ): Promise<CypherOutcome> {
-    const stats = emptySummary()
-    const commit = async (tx: Transaction): Promise<void> => {
-      const record = tx.prepare()
-      if (record.ops.length === 0) return
-      await this.publish(store, workspaceId, tx, record, context)
-      await this.options.awaitDurable?.(context)
-    }
-    const collect = (rows: Row[]): Stage => ({
-      push(row) {
-        rows.push(row)
-        return true
+    const { rows, ctx } = await runBatched(batched, store, {
+      context: (graph, tx, stats) => this.context(graph, tx, params, signal, deadline, workspaceId, stats),
+      commit: async (tx, record) => {
+        await this.publish(store, workspaceId, tx, record, context)
+        await this.options.awaitDurable?.(context)
       },
-      finish() {},
+      maxReturnedRecords: this.budgets.maxReturnedRecords,
     })
-    const inputs: Row[] = []
-    const reads = this.context(store, undefined, params, signal, deadline, workspaceId, stats)
-    const head = chain(batched.prefix, reads, collect(inputs))
-    head.push(batched.blankRow())
-    head.finish()
-    const size = batched.batchSize(batched.blankRow(), reads)
-    const joined: Row[] = []
-    for (let from = 0; from < inputs.length; from += size) {
-      const tx = store.begin()
-      const ctx = this.context(tx, tx, params, signal, deadline, workspaceId, stats)
-      for (const row of inputs.slice(from, from + size))
-        batched.join.join(row, ctx, (out) => joined.push(out) > 0)
-      await commit(tx)
-    }
-    const tx = store.begin()
-    const ctx = this.context(tx, tx, params, signal, deadline, workspaceId, stats)
-    const results: Row[] = []
-    const tail = chain(batched.suffix, ctx, collect(results))
-    for (const row of joined) tail.push(row)
-    tail.finish()
-    await commit(tx)
-    const rows = batched.returns ? results.map((row) => batched.slots.map((slot) => row[slot] as Value)) : []
-    if (rows.length > this.budgets.maxReturnedRecords)
-      throw budgetError('returned_records', rows.length, this.budgets.maxReturnedRecords)
     const outcome = this.outcome(plan, rows, ctx, rowForm)
     outcome.classification = 'write'
     return outcome
