@@ -109,6 +109,8 @@ export interface RelPattern extends Span {
   typeExpr?: LabelExpr | undefined
   /** Inline `WHERE` of the relationship pattern: `-[r WHERE r.w > 1]->`. */
   where?: Expr | undefined
+  /** A quantified group `((a:A)-[:R]->(b:B)){1,3}`: the inner nodes each hop starts and ends on. */
+  hopNodes?: [NodePattern, NodePattern] | undefined
 }
 
 export interface PatternPart extends Span {

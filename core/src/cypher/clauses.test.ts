@@ -211,7 +211,24 @@ describe('label expressions and inline WHERE', () => {
     expect(
       await rows(engine, "MATCH (a {name: 'A'}) ((x)-[:KNOWS]->(y)){1,2} (b) RETURN b.name ORDER BY b.name"),
     ).toEqual([['B'], ['C']])
-    expect(await code(engine, 'MATCH (a) ((x:Person)-[:KNOWS]->(y)){1,2} (b) RETURN b')).toBe(
+    // Inner-node labels hold at every hop: only C is an Admin, so A's first hop (to B) already fails. The
+    // second query starts at the seek on C and walks leftward: the group's right node is checked first.
+    expect(
+      await rows(engine, "MATCH (a {name: 'B'}) ((x)-[:KNOWS]->(y:Admin)){1,2} (b) RETURN b.name"),
+    ).toEqual([['C']])
+    expect(
+      await rows(engine, "MATCH (a {name: 'A'}) ((x)-[:KNOWS]->(y:Admin)){1,2} (b) RETURN b.name"),
+    ).toEqual([])
+    expect(
+      await rows(
+        engine,
+        "MATCH (b) ((x:Person)-[:KNOWS]->(y:Person {name: 'C'})){1} (c:Admin {name: 'C'}) RETURN b.name",
+      ),
+    ).toEqual([['B']])
+    expect(
+      await rows(engine, "MATCH (a) ((x:Admin)<-[:KNOWS]-(y)){2} (b {name: 'A'}) RETURN a.name"),
+    ).toEqual([])
+    expect(await code(engine, 'MATCH (a) ((x WHERE x.age > 1)-[:KNOWS]->(y)){1,2} (b) RETURN b')).toBe(
       'UNSUPPORTED_CYPHER_FEATURE',
     )
     expect(await rows(engine, 'UNWIND [1, 2] AS x RETURN [y IN [x] WHERE y > 0 | y * 2] AS l')).toEqual([

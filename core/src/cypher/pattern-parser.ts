@@ -111,16 +111,21 @@ export abstract class PatternParser extends ExpressionParser {
     const quantifier = this.parsePathQuantifier()
     if (quantifier === undefined) throw this.unexpected('a quantifier ({m,n}, + or *)')
     for (const node of [first, second]) {
-      if (node.labels.length > 0 || node.labelExpr || node.props || node.where || node.dynamicLabels)
+      // Inner variables are group variables (lists) in Neo4j: conditions through them are not supported.
+      if (node.where || node.dynamicLabels)
         throw this.errorAt(
           'UNSUPPORTED_CYPHER_FEATURE',
-          'a quantified path group can only put conditions on its relationship, not on its inner nodes',
+          'a quantified path group can put labels and property maps on its inner nodes, not predicates',
           node.start,
         )
     }
     if (rel.varLength !== undefined)
       throw this.errorAt('CYPHER_SYNTAX_ERROR', 'a relationship cannot have two quantifiers', rel.start)
-    return { ...rel, varLength: quantifier, start, end: this.lastEnd() }
+    const conditions = (node: NodePattern) =>
+      node.labels.length > 0 || node.labelExpr !== undefined || node.props !== undefined
+    const hopNodes: [NodePattern, NodePattern] | undefined =
+      conditions(first) || conditions(second) ? [first, second] : undefined
+    return { ...rel, varLength: quantifier, ...(hopNodes ? { hopNodes } : {}), start, end: this.lastEnd() }
   }
 
   /** Quantified path groups are recognised only in the single-hop form; anything else is refused clearly. */

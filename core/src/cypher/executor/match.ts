@@ -128,6 +128,12 @@ export function compileMatch(
     }
     if (part.shortest !== undefined) {
       const rel = part.rels[0] as RelPattern
+      if (rel.hopNodes)
+        env.report(
+          'UNSUPPORTED_CYPHER_FEATURE',
+          'a shortest path over a quantified group with node conditions is not supported',
+          rel.start,
+        )
       const ends = part.nodes.map((node) => {
         const existing = lookupNode(env, scope, node)
         const check = nodeCheck(env, node, scope)
@@ -268,6 +274,15 @@ export function compileMatch(
         relCheck,
         toCheck,
         used,
+      }
+      if (rel.hopNodes) {
+        // Walking leftward, a hop leaves the group's right node for its left one.
+        const [left, right] = rel.hopNodes.map((node) => nodeCheck(env, node, scope)) as [
+          NodeCheck,
+          NodeCheck,
+        ]
+        spec.hopFrom = leftward ? right : left
+        spec.hopTo = leftward ? left : right
       }
       if (rel.varLength) {
         const min = rel.varLength.min ?? 1
