@@ -20,7 +20,7 @@ commands:
   routes                             print the registered route table (JSON) and exit
   openapi                            print the OpenAPI document the server serves at /openapi.json and exit
   mcp                                serve MCP on stdin/stdout: the engine embedded on the configured storage,
-                                     or a running server with SERVICE_MCP_REMOTE_URL (see README: Use from an agent)
+                                     or a running server with SERVICE_MCP_REMOTE_URL (see docs/agents.md)
   import FILE [--url URL] [--workspace ID] [--batch-bytes N]
                                      import a large STIX bundle file through a running server, in ordered
                                      batches, with a progress bar (token: SERVICE_HTTP_AUTH_TOKEN)
@@ -34,7 +34,7 @@ commands:
   version                            print the version
   help                               print this text
 
-Settings are read from SERVICE_* environment variables; see README.md.`
+Settings are read from SERVICE_* environment variables; see docs/configuration.md.`
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({

@@ -85,7 +85,11 @@ export interface Settings {
     receiptRetentionMs: number
   }
   license: { pem: string | null; publicKeyPem: string | null; licensedModules: string | null }
-  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }
+  log: {
+    level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+    /** `json` lines (the default), or `pretty` readable lines for a person at a terminal (the quickstart's). */
+    format: 'json' | 'pretty'
+  }
   /** TAXII 2.1: which workspaces are collections, which accept additions (`*` or ids), page sizes. */
   taxii: { published: string; writable: string; pageDefault: number; pageMax: number }
   /** Old-generation growth between full collections, percent of the live heap (0: V8's heuristic). */
@@ -313,6 +317,7 @@ export function loadSettings(
         ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
         'info',
       ),
+      format: r.oneOf('SERVICE_LOG_FORMAT', ['json', 'pretty'] as const, 'json'),
     },
     taxii: {
       published: selection('SERVICE_TAXII_PUBLISHED_COLLECTIONS', '*'),
@@ -322,7 +327,6 @@ export function loadSettings(
     },
     heapGrowingPercent: r.integer('SERVICE_HEAP_GROWING_PERCENT', 100, 0, 1000),
   }
-  r.oneOf('SERVICE_LOG_FORMAT', ['json'] as const, 'json')
   if (r.problems.length > 0) throw new SettingsError(r.problems)
   return settings
 }
