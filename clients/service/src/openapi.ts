@@ -88,6 +88,14 @@ export interface paths {
                                 reason: string | null;
                                 primary_url: string | null;
                             } | null;
+                            bolt: {
+                                enabled: boolean;
+                                listening: boolean;
+                                port: number | null;
+                                tls: boolean;
+                                connections: number;
+                                max_connections: number;
+                            };
                         };
                     };
                 };
