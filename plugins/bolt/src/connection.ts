@@ -1,6 +1,6 @@
 import type { ExplicitTransaction } from '@service/core'
 import type { BoltBackend } from './backend.js'
-import { ChunkingError, chunkMessage, Dechunker } from './chunking.js'
+import { ChunkingError, Dechunker } from './chunking.js'
 import { type BoltFailure, Failures, failureMetadata, resultFailure, thrownFailure } from './failures.js'
 import {
   answerHandshake,
@@ -70,13 +70,15 @@ export interface ConnectionOptions {
 
 type Input = 'preamble' | 'manifest' | 'messages' | 'closed'
 
+/** Responses waiting in the packer are written once they pass this (or the queue is empty). */
+const FLUSH_BYTES = 256 * 1024
+
 /** A Bolt connection's protocol: handshake, message framing and the server state machine. */
 export class BoltConnection {
   private input: Input = 'preamble'
   private pending: Buffer = Buffer.alloc(0)
   private readonly dechunker: Dechunker
   private readonly packer = new Packer()
-  private out: Buffer[] = []
   private version: BoltVersion = { major: 5, minor: 0 }
   state: BoltState = 'negotiation'
   private readonly queue: RequestMessage[] = []
@@ -189,7 +191,7 @@ export class BoltConnection {
       for (let message = this.queue.shift(); message !== undefined; message = this.queue.shift()) {
         if (this.input === 'closed') return
         await this.handle(message)
-        if (this.queue.length === 0 || this.out.length > 64) this.flush()
+        if (this.queue.length === 0 || this.packer.size > FLUSH_BYTES) this.flush()
       }
     } finally {
       this.pumping = false
@@ -539,27 +541,26 @@ export class BoltConnection {
     this.state = 'failed'
   }
 
+  /** Responses are packed and framed straight into one buffer, written out together at `flush`. */
   private record(row: unknown[]): void {
     const packer = this.packer
+    packer.beginMessage()
     packer.structureHeader(Response.RECORD, 1)
     packer.listHeader(row.length)
     for (const value of row) packResultValue(packer, value as never)
-    this.out.push(chunkMessage(packer.finish()))
+    packer.endMessage()
   }
 
   private reply(signature: number, fields: PackValue[]): void {
+    this.packer.beginMessage()
     this.packer.structure(signature, fields)
-    this.out.push(chunkMessage(this.packer.finish()))
+    this.packer.endMessage()
   }
 
   private flush(): void {
-    if (this.out.length === 0 || this.input === 'closed') {
-      this.out = []
-      return
-    }
-    const bytes = this.out.length === 1 ? (this.out[0] as Buffer) : Buffer.concat(this.out)
-    this.out = []
-    this.options.write(bytes)
+    if (this.packer.size === 0) return
+    const bytes = this.packer.finish()
+    if (this.input !== 'closed') this.options.write(bytes)
   }
 
   private end(reason: string): void {
