@@ -239,6 +239,44 @@ describe('Bolt door', () => {
     )
   })
 
+  it('joins a session audit log through tx_metadata.session_id, auto-commit and in a transaction', async () => {
+    const started = await server.request<{ result: { session_id: string } }>('/v1/sessions/start', {
+      body: { workspace_id: 'workspace--http-default', actor_id: 'actor--bolt' },
+    })
+    const sessionId = started.json.result.session_id
+    const txConfig = { metadata: { session_id: sessionId } }
+    const session = driver.session()
+    await session.run('CREATE (:AuditedBolt {i: 1})', {}, txConfig)
+    await session.executeWrite((tx) => tx.run('CREATE (:AuditedBolt {i: 2})'), txConfig)
+    await session.close()
+    const logs = await server.request<{
+      result: {
+        entries: { fields: { event: string; query?: string } }[]
+        audit_parity: { parity_ok: boolean }
+      }
+    }>(`/v1/sessions/${sessionId}/logs`)
+    const inputs = logs.json.result.entries.filter((e) => e.fields.event === 'cypher_audit_input')
+    expect(inputs.map((e) => e.fields.query)).toEqual([
+      'CREATE (:AuditedBolt {i: 1})',
+      'CREATE (:AuditedBolt {i: 2})',
+    ])
+    expect(logs.json.result.audit_parity.parity_ok).toBe(true)
+    // An unknown session is refused, as over HTTP.
+    expect(
+      await codeOf(
+        driver.executeQuery('RETURN 1', {}, { transactionConfig: { metadata: { session_id: 'nope' } } }),
+      ),
+    ).toBe('Neo.ClientError.Request.Invalid')
+  })
+
+  it('holds a result to the same row budget as HTTP', async () => {
+    const failure = await driver
+      .executeQuery('UNWIND range(1, 20000) AS i RETURN i')
+      .catch((error: { code: string; message: string }) => error)
+    expect(failure).toMatchObject({ code: 'Neo.ClientError.Statement.ExecutionFailed' })
+    expect((failure as { message: string }).message).toContain('returned_records')
+  })
+
   it('shows the listener in /health and counts in /metrics', async () => {
     const health = await server.request<{ bolt: Record<string, unknown> }>('/health')
     expect(health.json.bolt).toMatchObject({
