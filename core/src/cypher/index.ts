@@ -18,7 +18,12 @@ export {
   type RunOptions,
 } from './engine.js'
 export { CypherError, type CypherErrorPhase, type SourcePosition } from './errors.js'
-export { type CypherBudgets, DEFAULT_BUDGETS, type MutationSummary } from './executor/context.js'
+export {
+  type CypherBudgets,
+  DEFAULT_BUDGETS,
+  emptySummary,
+  type MutationSummary,
+} from './executor/context.js'
 export { neo4jStatusCode } from './neo4j-status.js'
 export { parseQuery } from './parser.js'
 export { type Plan, planQuery } from './planner.js'

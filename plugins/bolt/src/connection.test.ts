@@ -1,7 +1,4 @@
-import type { BeginOptions, CypherCall, ExplicitTransaction } from '@service/core'
-import type { CypherResult } from '@service/core/cypher'
 import { describe, expect, it } from 'vitest'
-import type { BoltBackend } from './backend.js'
 import { chunkMessage, Dechunker } from './chunking.js'
 import { BoltConnection } from './connection.js'
 import { Failures } from './failures.js'
@@ -9,76 +6,7 @@ import { Request, Response } from './messages.js'
 import { Packer } from './packstream/packer.js'
 import type { PackValue, Structure } from './packstream/structure.js'
 import { DEFAULT_UNPACK_LIMITS, Unpacker } from './packstream/unpacker.js'
-
-const rows = (n: number): CypherResult => ({
-  status: 'Success',
-  data: { columns: ['i'], rows: Array.from({ length: n }, (_, i) => [BigInt(i)]) },
-  mutation_summary: {
-    created_nodes: 0,
-    deleted_nodes: 0,
-    created_relationships: 0,
-    deleted_relationships: 0,
-    properties_set: 0,
-    labels_added: 0,
-    labels_removed: 0,
-  },
-  validation_errors: [],
-  warnings: [],
-})
-
-/** A backend that answers `RETURN n` with n rows, fails `FAIL`, and records what it was asked. */
-function fakeBackend() {
-  const calls: CypherCall[] = []
-  const txs: { options: BeginOptions; statements: string[]; ended: string | null }[] = []
-  const backend: BoltBackend = {
-    authenticate: (auth) => (auth.get('credentials') === 'secret' ? null : Failures.unauthorized()),
-    admit: () => null,
-    workspaceOf: (db) => db ?? 'default',
-    async run(call) {
-      calls.push(call)
-      if (call.query === 'FAIL') {
-        return {
-          ...rows(0),
-          status: 'ValidationFailed',
-          data: null,
-          validation_errors: [
-            {
-              code: 'CYPHER_SYNTAX_ERROR',
-              message: 'bad',
-              neo4j_code: 'Neo.ClientError.Statement.SyntaxError',
-            },
-          ],
-        }
-      }
-      return rows(Number(call.query.split(' ')[1] ?? 0))
-    },
-    begin(options) {
-      const record = { options, statements: [] as string[], ended: null as string | null }
-      txs.push(record)
-      const tx: ExplicitTransaction = {
-        workspaceId: options.workspaceId,
-        mode: options.mode,
-        state: () => 'open',
-        run: async (statement) => {
-          record.statements.push(statement.query)
-          return rows(Number(statement.query.split(' ')[1] ?? 0))
-        },
-        commit: async () => {
-          record.ended = 'commit'
-          return { sequence: 7 }
-        },
-        rollback: async () => {
-          record.ended ??= 'rollback'
-        },
-      }
-      return tx
-    },
-    awaitBookmarks: async () => {},
-    bookmark: () => 'commit-seq:7',
-    routingTable: (_db, address) => [{ addresses: [address], role: 'ROUTE' }],
-  }
-  return { backend, calls, txs }
-}
+import { scriptedBackend } from './scripted-backend.js'
 
 interface Reply {
   type: 'SUCCESS' | 'RECORD' | 'IGNORED' | 'FAILURE'
@@ -93,7 +21,7 @@ const TYPES: Record<number, Reply['type']> = {
 
 /** A connection driven the way a client drives it: handshake bytes, then chunked messages. */
 function connect(minor = 4, options: { refusal?: ReturnType<typeof Failures.unauthorized> } = {}) {
-  const fake = fakeBackend()
+  const fake = scriptedBackend()
   const written: Buffer[] = []
   let closed = false
   const connection = new BoltConnection({

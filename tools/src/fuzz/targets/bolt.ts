@@ -1,11 +1,10 @@
-import type { CypherResult } from '@service/core/cypher'
 import {
-  type BoltBackend,
   BoltConnection,
   DEFAULT_UNPACK_LIMITS,
   Packer,
   type PackValue,
   Structure,
+  scriptedBackend,
   Unpacker,
 } from '@service/plugin-bolt'
 import * as fc from 'fast-check'
@@ -102,52 +101,7 @@ const wireCase: fc.Arbitrary<WireCase> = fc.record({
   pieces: fc.array(fc.integer({ min: 1, max: 64 }), { minLength: 1, maxLength: 8 }),
 })
 
-const row = (n: number): CypherResult => ({
-  status: 'Success',
-  data: { columns: ['i'], rows: Array.from({ length: n }, (_, i) => [BigInt(i)]) },
-  mutation_summary: {
-    created_nodes: 0,
-    deleted_nodes: 0,
-    created_relationships: 0,
-    deleted_relationships: 0,
-    properties_set: 0,
-    labels_added: 0,
-    labels_removed: 0,
-  },
-  validation_errors: [],
-  warnings: [],
-})
-
-const backend: BoltBackend = {
-  authenticate: (auth) =>
-    auth.get('credentials') === 'secret'
-      ? null
-      : { code: 'Neo.ClientError.Security.Unauthorized', message: 'no' },
-  admit: () => null,
-  workspaceOf: (database) => database ?? 'default',
-  run: async (call) =>
-    call.query === 'FAIL'
-      ? {
-          ...row(0),
-          status: 'Rejected',
-          data: null,
-          validation_errors: [
-            { code: 'X', message: 'x', neo4j_code: 'Neo.ClientError.Statement.SyntaxError' },
-          ],
-        }
-      : row(3),
-  begin: (options) => ({
-    workspaceId: options.workspaceId,
-    mode: options.mode,
-    state: () => 'open',
-    run: async () => row(2),
-    commit: async () => ({ sequence: 1 }),
-    rollback: async () => {},
-  }),
-  awaitBookmarks: async () => {},
-  bookmark: () => 'commit-seq:1',
-  routingTable: (_database, address) => [{ addresses: [address], role: 'ROUTE' }],
-}
+const { backend } = scriptedBackend()
 
 /** Every written byte decodes as chunked Bolt responses (SUCCESS, RECORD, IGNORED, FAILURE). */
 function checkResponses(written: Buffer, handshakeBytes: number): void {
