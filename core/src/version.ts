@@ -4,10 +4,15 @@ export const SERVICE_NAME = 'service-http-server'
 /** Storage compatibility boundary (spec: Versioning 5). */
 export const STORAGE_VERSION = 'V1'
 /**
- * V2 adds temporal property values (`{"$date": "2015-07-21"}` and its siblings). A build that knows only V1
- * refuses a V2 directory (incompatible storage), so it never misreads them; V1 directories hold none and
- * are read as they are, their manifest rewritten as V2 when opened.
+ * The record format a directory has until it stores something only a newer format carries. JsonLinesV1 is the
+ * spec's compatibility boundary, so a deployment that never stores a temporal value stays on it.
  */
-export const RECORD_FORMAT = 'JsonLinesV2'
-/** Record formats this build reads: the current one and its predecessors. */
-export const READABLE_RECORD_FORMATS: readonly string[] = ['JsonLinesV1', RECORD_FORMAT]
+export const RECORD_FORMAT = 'JsonLinesV1'
+/**
+ * V2 adds temporal property values (`{"$date": "2015-07-21"}` and its siblings). A directory's manifest turns
+ * to V2 just before the first log record holding one is written, so a build that knows only V1 refuses it
+ * (incompatible storage) instead of misreading it.
+ */
+export const TEMPORAL_RECORD_FORMAT = 'JsonLinesV2'
+/** Record formats this build reads. */
+export const READABLE_RECORD_FORMATS: readonly string[] = [RECORD_FORMAT, TEMPORAL_RECORD_FORMAT]

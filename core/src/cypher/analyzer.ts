@@ -71,6 +71,8 @@ export function staticKind(expr: Expr, scope: Scope): VarKind {
     case 'var':
       return scope.get(expr.name)?.kind ?? 'value'
     case 'literal':
+      // `WITH null AS a` may stand where a node is expected (OPTIONAL MATCH (a)…).
+      return expr.value === null ? 'value' : 'scalar'
     case 'list':
     case 'map':
     case 'mapProjection':
@@ -82,6 +84,9 @@ export function staticKind(expr: Expr, scope: Scope): VarKind {
     case 'quantifier':
     case 'patternExists':
     case 'patternComp':
+    case 'subquery':
+    case 'typePredicate':
+    case 'labelExpr':
       return 'scalar'
     default:
       return 'value'
@@ -135,7 +140,12 @@ export function children(expr: Expr): Expr[] {
     case 'isNull':
       return [expr.operand]
     case 'hasLabels':
+    case 'labelExpr':
       return [expr.target]
+    case 'typePredicate':
+      return [expr.operand]
+    case 'subquery':
+      return []
     case 'call':
       return expr.args
     case 'case':
@@ -159,9 +169,32 @@ export function children(expr: Expr): Expr[] {
 
 function patternExprs(part: PatternPart): Expr[] {
   const out: Expr[] = []
-  for (const node of part.nodes) if (node.props) out.push(node.props)
-  for (const rel of part.rels) if (rel.props) out.push(rel.props)
+  for (const node of part.nodes) {
+    if (node.props) out.push(node.props)
+    if (node.where) out.push(node.where)
+  }
+  for (const rel of part.rels) {
+    if (rel.props) out.push(rel.props)
+    if (rel.where) out.push(rel.where)
+  }
   return out
+}
+
+/** Every variable name a subquery mentions: the outer ones it may import (an over-approximation). */
+function subqueryNames(node: unknown, out: Set<string>, bound: ReadonlySet<string>): void {
+  if (Array.isArray(node)) for (const item of node) subqueryNames(item, out, bound)
+  else if (node !== null && typeof node === 'object') {
+    const record = node as Record<string, unknown>
+    if (record.kind === 'var' && typeof record.name === 'string' && !bound.has(record.name))
+      out.add(record.name)
+    if (
+      (record.kind === 'node' || record.kind === 'rel') &&
+      typeof record.variable === 'string' &&
+      !bound.has(record.variable)
+    )
+      out.add(record.variable)
+    for (const key of Object.keys(record)) subqueryNames(record[key], out, bound)
+  }
 }
 
 /** Aggregate calls in `expr`, outermost first; nested aggregates are an error. */
@@ -231,6 +264,9 @@ export function freeVariables(
       freeVariables(expr.expr, out, new Set(bound).add(expr.variable).add(expr.accumulator))
       return out
     }
+    case 'subquery':
+      subqueryNames(expr.query, out, bound)
+      return out
     case 'patternExists':
     case 'patternComp': {
       for (const node of expr.pattern.nodes)
@@ -285,7 +321,12 @@ export const isUpdating = (clause: Clause): boolean =>
   clause.kind === 'merge' ||
   clause.kind === 'set' ||
   clause.kind === 'remove' ||
-  clause.kind === 'delete'
+  clause.kind === 'delete' ||
+  clause.kind === 'foreach'
+
+/** Clauses a query may end with besides RETURN and updates: a procedure call, a unit subquery. */
+const mayEnd = (clause: Clause): boolean =>
+  isUpdating(clause) || clause.kind === 'call' || clause.kind === 'subqueryCall'
 
 /** Clause order rules (openCypher): RETURN last, WITH between an update and MATCH, no dangling reads. */
 export function checkComposition(clauses: Clause[], index: number, diagnostics: Diagnostics): void {
@@ -306,7 +347,7 @@ export function checkComposition(clauses: Clause[], index: number, diagnostics: 
       clause.start,
     )
   }
-  if (last && clause.kind !== 'return' && !isUpdating(clause)) {
+  if (last && clause.kind !== 'return' && !mayEnd(clause)) {
     diagnostics.report(
       'INVALID_CLAUSE_COMPOSITION',
       `a query cannot end with ${clause.kind.toUpperCase()}`,

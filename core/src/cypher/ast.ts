@@ -40,6 +40,19 @@ export type Expr =
   | ({ kind: 'reduce'; accumulator: string; init: Expr; variable: string; source: Expr; expr: Expr } & Span)
   | ({ kind: 'patternExists'; pattern: PatternPart } & Span)
   | ({ kind: 'patternComp'; pattern: PatternPart; where: Expr | undefined; project: Expr } & Span)
+  /** `EXISTS { … }`, `COUNT { … }`, `COLLECT { … }`: a query run per row with the outer variables visible. */
+  | ({ kind: 'subquery'; mode: 'exists' | 'count' | 'collect'; query: Query } & Span)
+  /** `x IS [NOT] :: TYPE` */
+  | ({ kind: 'typePredicate'; operand: Expr; type: string; negated: boolean } & Span)
+  /** `n:A|B`, `n:!A`, `n:%`: a label expression beyond a plain conjunction of labels. */
+  | ({ kind: 'labelExpr'; target: Expr; expr: LabelExpr } & Span)
+
+/** Label expressions (Neo4j 5): `A|B`, `A&B`, `!A`, `%` (any label), parentheses. */
+export type LabelExpr =
+  | { kind: 'label'; name: string }
+  | { kind: 'any' }
+  | { kind: 'not'; operand: LabelExpr }
+  | { kind: 'and' | 'or'; left: LabelExpr; right: LabelExpr }
 
 export type MapProjectionItem =
   | { kind: 'property'; key: string }
@@ -73,7 +86,11 @@ export interface NodePattern extends Span {
   kind: 'node'
   variable: string | undefined
   labels: string[]
+  /** Set when the labels are more than a conjunction (`:A|B`, `:!A`, `:%`); `labels` is then empty. */
+  labelExpr?: LabelExpr | undefined
   props: Expr | undefined
+  /** Inline `WHERE` of the node pattern: `(n:L WHERE n.x > 1)`. */
+  where?: Expr | undefined
 }
 
 export type Direction = 'out' | 'in' | 'both'
@@ -86,6 +103,10 @@ export interface RelPattern extends Span {
   props: Expr | undefined
   /** Present for `*`, `*2`, `*1..3`, `*..5`, `*2..`; bounds may be absent. */
   varLength: { min: number | undefined; max: number | undefined } | undefined
+  /** Set when the type is negated or a wildcard (`[:!R]`, `[:%]`); `types` is then empty. */
+  typeExpr?: LabelExpr | undefined
+  /** Inline `WHERE` of the relationship pattern: `-[r WHERE r.w > 1]->`. */
+  where?: Expr | undefined
 }
 
 export interface PatternPart extends Span {
@@ -94,6 +115,8 @@ export interface PatternPart extends Span {
   /** nodes.length === rels.length + 1; rels[i] joins nodes[i] and nodes[i+1]. */
   nodes: NodePattern[]
   rels: RelPattern[]
+  /** `shortestPath(…)`, `allShortestPaths(…)`, `SHORTEST k`, `ALL SHORTEST`, `ANY [k]`. */
+  shortest?: { all: boolean; k: number } | undefined
 }
 
 export interface ProjectionItem extends Span {
@@ -120,11 +143,11 @@ export interface Projection {
 export type SetItem =
   | ({ kind: 'setProperty'; target: Expr & { kind: 'prop' }; value: Expr } & Span)
   | ({ kind: 'setAll'; variable: string; value: Expr; merge: boolean } & Span)
-  | ({ kind: 'setLabels'; variable: string; labels: string[] } & Span)
+  | ({ kind: 'setLabels'; variable: string; labels: string[]; dynamic?: Expr[] } & Span)
 
 export type RemoveItem =
   | ({ kind: 'removeProperty'; target: Expr & { kind: 'prop' } } & Span)
-  | ({ kind: 'removeLabels'; variable: string; labels: string[] } & Span)
+  | ({ kind: 'removeLabels'; variable: string; labels: string[]; dynamic?: Expr[] } & Span)
 
 export type Clause =
   | ({ kind: 'match'; optional: boolean; pattern: PatternPart[]; where: Expr | undefined } & Span)
@@ -136,6 +159,30 @@ export type Clause =
   | ({ kind: 'set'; items: SetItem[] } & Span)
   | ({ kind: 'remove'; items: RemoveItem[] } & Span)
   | ({ kind: 'delete'; detach: boolean; exprs: Expr[] } & Span)
+  | ({
+      kind: 'call'
+      procedure: string
+      /** Undefined for `CALL name` without parentheses: the arguments come from same-named parameters. */
+      args: Expr[] | undefined
+      /** Undefined without YIELD; '*' for `YIELD *`. */
+      yields: YieldItem[] | '*' | undefined
+      where: Expr | undefined
+    } & Span)
+  | ({
+      kind: 'subqueryCall'
+      query: Query
+      /** `CALL (a, b) { … }`: the imported variables; '*' for `CALL (*)`; undefined for the `WITH` form. */
+      scope: string[] | '*' | undefined
+      optional: boolean
+      /** `IN TRANSACTIONS [OF n ROWS]`. */
+      batch: Expr | 'default' | undefined
+    } & Span)
+  | ({ kind: 'foreach'; variable: string; list: Expr; body: Clause[] } & Span)
+
+export interface YieldItem {
+  name: string
+  alias: string | undefined
+}
 
 export interface SingleQuery extends Span {
   clauses: Clause[]
@@ -145,6 +192,10 @@ export interface Query {
   parts: SingleQuery[]
   /** unionAll[i] joins parts[i] and parts[i+1]. */
   unionAll: boolean[]
+  /** `EXPLAIN` / `PROFILE` prefix. */
+  explain?: 'explain' | 'profile' | undefined
+  /** `USE name` prefix: the workspace the query runs in. */
+  use?: string | undefined
 }
 
 export const UPDATING_CLAUSES: ReadonlySet<Clause['kind']> = new Set([
@@ -155,7 +206,15 @@ export const UPDATING_CLAUSES: ReadonlySet<Clause['kind']> = new Set([
   'delete',
 ])
 
-/** True when the parsed query can change the graph: the classification `auto` mode uses. */
+/** True when the parsed query can change the graph: the classification `auto` mode uses. Procedure calls
+ * are classified by the planner, which knows each procedure's mode. */
 export function isWriteQuery(query: Query): boolean {
-  return query.parts.some((part) => part.clauses.some((clause) => UPDATING_CLAUSES.has(clause.kind)))
+  return query.parts.some((part) => part.clauses.some(clauseWrites))
+}
+
+function clauseWrites(clause: Clause): boolean {
+  if (UPDATING_CLAUSES.has(clause.kind)) return true
+  if (clause.kind === 'foreach') return clause.body.some(clauseWrites)
+  if (clause.kind === 'subqueryCall') return isWriteQuery(clause.query)
+  return false
 }

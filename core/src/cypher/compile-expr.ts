@@ -1,10 +1,11 @@
-import { ownValue } from '../own-key.js'
-import { exprKey, isAggregateCall, type Scope, staticType } from './analyzer.js'
+import { exprKey, isAggregateCall, type Scope, staticType, type VarKind } from './analyzer.js'
 import type { Expr, PatternPart } from './ast.js'
 import { runtimeError, typeError } from './errors.js'
 import type { ExecContext, Row } from './executor/context.js'
 import { checkListSize } from './executor/context.js'
-import { FUNCTIONS, propertiesOf } from './functions.js'
+import { labelExprMatches } from './executor/label-expr.js'
+import { lookupFunction } from './function-table.js'
+import { propertiesOf } from './functions.js'
 import {
   add,
   arithmetic,
@@ -18,7 +19,8 @@ import {
   sliceValue,
   stringPredicate,
 } from './operators.js'
-import { type CypherMap, equals, NodeValue, truth, typeName, type Value } from './values.js'
+import { hasType } from './type-predicate.js'
+import { type CypherMap, equals, NodeValue, RelValue, truth, typeName, type Value } from './values.js'
 
 export type Eval = (row: Row, ctx: ExecContext) => Value
 /** Runs a compiled pattern for one row; `emit` returns false to stop. Returns false when stopped. */
@@ -30,12 +32,31 @@ export interface ExprEnv {
   report(code: string, message: string, at: number): void
   /** Compiles a pattern used inside an expression; its new variables are local to it. */
   pattern(part: PatternPart, where: Expr | undefined, scope: Scope): { matcher: Matcher; scope: Scope }
+  /** Compiles `EXISTS { … }`, `COUNT { … }`, `COLLECT { … }` with the outer variables in scope. */
+  subquery(expr: Expr & { kind: 'subquery' }, scope: Scope): Eval
 }
 
 const constant =
   (value: Value): Eval =>
   () =>
     value
+
+/** Variable kinds a function refuses at compile time (Neo4j reports these as type errors before running). */
+const REFUSED_ARGUMENT_KINDS: Record<string, readonly VarKind[]> = {
+  length: ['node', 'rel'],
+  type: ['node', 'path'],
+  labels: ['rel', 'path'],
+  nodes: ['node', 'rel'],
+  relationships: ['node', 'rel'],
+}
+const KIND_NAMES: Record<VarKind, string> = {
+  node: 'node',
+  rel: 'relationship',
+  relList: 'list',
+  path: 'path',
+  scalar: 'value',
+  value: 'value',
+}
 
 /** Compiles expressions to closures once per plan; evaluation is then a tree of direct calls. */
 export class ExpressionCompiler {
@@ -148,6 +169,11 @@ export class ExpressionCompiler {
         return (row, ctx) => {
           const v = target(row, ctx)
           if (v === null) return null
+          if (v instanceof RelValue) {
+            // Neo4j 5: `r:T` tests a relationship's type.
+            const type = ctx.graph.relType(v.id)
+            return labels.every((label) => ctx.graph.names.lookup(label) === type)
+          }
           if (!(v instanceof NodeValue)) throw typeError(`label predicate on ${typeName(v)}`)
           const node = ctx.graph.node(v.id)
           if (node === undefined) return null
@@ -158,6 +184,26 @@ export class ExpressionCompiler {
           return true
         }
       }
+      case 'labelExpr': {
+        const target = this.compile(expr.target, scope)
+        const labelExpr = expr.expr
+        return (row, ctx) => {
+          const v = target(row, ctx)
+          if (v === null) return null
+          if (v instanceof RelValue)
+            return labelExprMatches(labelExpr, [ctx.graph.relType(v.id)], ctx.graph.names)
+          if (!(v instanceof NodeValue)) throw typeError(`label expression on ${typeName(v)}`)
+          const node = ctx.graph.node(v.id)
+          return node === undefined ? null : labelExprMatches(labelExpr, node.labels, ctx.graph.names)
+        }
+      }
+      case 'typePredicate': {
+        const operand = this.compile(expr.operand, scope)
+        const { type, negated } = expr
+        return (row, ctx) => hasType(operand(row, ctx), type) !== negated
+      }
+      case 'subquery':
+        return this.env.subquery(expr, scope)
       case 'call':
         return this.call(expr, scope)
       case 'case':
@@ -233,6 +279,20 @@ export class ExpressionCompiler {
         }
       }
       case 'patternExists': {
+        // A pattern predicate tests; it cannot introduce variables.
+        const named = [
+          expr.pattern.variable,
+          ...expr.pattern.nodes.map((n) => n.variable),
+          ...expr.pattern.rels.map((r) => r.variable),
+        ]
+        for (const name of named) {
+          if (name !== undefined && !scope.has(name))
+            this.env.report(
+              'UNDEFINED_VARIABLE',
+              `variable '${name}' is not defined (a pattern predicate cannot introduce it)`,
+              expr.start,
+            )
+        }
         const { matcher } = this.env.pattern(expr.pattern, undefined, scope)
         return (row, ctx) => {
           let found = false
@@ -379,6 +439,17 @@ export class ExpressionCompiler {
         this.env.report('INVALID_ARGUMENT_TYPE', 'size() of a path is not allowed; use length()', arg.start)
       }
     }
+    const refused = REFUSED_ARGUMENT_KINDS[name]
+    const first = expr.args[0]
+    if (refused !== undefined && first?.kind === 'var') {
+      const kind = scope.get(first.name)?.kind
+      if (kind !== undefined && refused.includes(kind))
+        this.env.report(
+          'INVALID_ARGUMENT_TYPE',
+          `${expr.name}() does not accept a ${KIND_NAMES[kind]}`,
+          first.start,
+        )
+    }
     if (name === 'exists' && expr.args.length === 1) {
       const arg = expr.args[0] as Expr
       if (arg.kind === 'patternExists') return this.compile(arg, scope)
@@ -386,7 +457,7 @@ export class ExpressionCompiler {
         this.env.report('INVALID_ARGUMENT_TYPE', 'exists() expects a property or a pattern', arg.start)
       }
     }
-    const def = ownValue(FUNCTIONS, name)
+    const def = lookupFunction(name)
     if (def === undefined) {
       this.env.report('UNKNOWN_FUNCTION', `unknown function '${expr.name}'`, expr.start)
       return constant(null)

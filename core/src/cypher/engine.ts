@@ -1,6 +1,6 @@
 import { EngineError, isEngineError } from '../errors.js'
 import type { GraphCatalog } from '../graph/catalog.js'
-import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
+import { DEFAULT_DATABASE_NAME, DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
@@ -14,9 +14,11 @@ import {
   emptySummary,
   type MutationSummary,
 } from './executor/context.js'
+import { functionCatalog } from './function-table.js'
 import { neo4jStatusCode } from './neo4j-status.js'
 import { bindParams } from './params.js'
 import { type Plan, planQuery } from './planner.js'
+import { builtinRegistry, type ProcedureDef, type ProcedureRegistry } from './procedures/index.js'
 import { toJson } from './result.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
@@ -71,6 +73,8 @@ export interface CypherEngineOptions {
   ) => Promise<void> | void
   /** Parsed plans kept by query text. */
   planCacheSize?: number
+  /** The procedures CALL can name; a registry of the built-ins when absent. */
+  procedures?: ProcedureRegistry
 }
 
 /** The outcome with raw Cypher values, for the TCK runner and tests. */
@@ -81,6 +85,8 @@ export interface CypherOutcome {
   /** The thrown error behind a Rejected/ValidationFailed result. */
   error?: CypherError | EngineError
   classification?: 'read' | 'write'
+  /** For EXPLAIN and PROFILE: Neo4j's query type and the operators (PROFILE adds the rows each produced). */
+  explained?: { queryType: 'r' | 'w' | 'rw' | 's'; operators: string[]; rows?: number }
 }
 
 const QUERY_FIELD = 'query_text'
@@ -92,6 +98,8 @@ const QUERY_FIELD = 'query_text'
  */
 export class CypherEngine {
   readonly budgets: CypherBudgets
+  /** Procedures of this engine: the built-ins plus any registered (tests, plugins). */
+  readonly procedures: ProcedureRegistry
   private readonly cache = new Map<string, Plan>()
   private readonly cacheSize: number
   /** The most recently used cache entry (its LRU position needs no update). */
@@ -104,6 +112,16 @@ export class CypherEngine {
   ) {
     this.budgets = { ...DEFAULT_BUDGETS, ...options.budgets }
     this.cacheSize = options.planCacheSize ?? 512
+    this.procedures = options.procedures ?? builtinRegistry()
+    this.procedures.setFunctionCatalog(functionCatalog)
+  }
+
+  /** Registers a procedure; plans compiled before keep what they resolved, so the plan cache is cleared. */
+  registerProcedure(def: ProcedureDef): void {
+    this.procedures.register(def)
+    this.cache.clear()
+    this.lastQuery = undefined
+    this.lastPlan = undefined
   }
 
   async run(request: CypherRequest, options: RunOptions = {}): Promise<CypherResult> {
@@ -145,13 +163,15 @@ export class CypherEngine {
     context?: unknown,
     now = false,
   ): CypherOutcome | Promise<CypherOutcome> {
+    this.checkBounds(request)
     if (request.mode === 'validate') return this.validate(request.query)
-    const { plan, params } = this.prepare(request)
-    const write = plan.isWrite
-    const store = this.catalog.workspace(request.workspaceId ?? DEFAULT_WORKSPACE_ID)
-    const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID
-    if (!write) {
-      const ctx = this.context(store, undefined, params, signal, deadline)
+    const plan = this.planFor(request)
+    const workspaceId = this.workspaceOf(plan, request.workspaceId ?? DEFAULT_WORKSPACE_ID)
+    if (plan.mode === 'explain') return this.explainOnly(plan)
+    const params = this.bind(plan, request)
+    const store = this.catalog.workspace(workspaceId)
+    if (!plan.isWrite) {
+      const ctx = this.context(store, undefined, params, signal, deadline, workspaceId)
       const outcome = this.collect(plan, ctx, request.rows)
       outcome.classification = 'read'
       return outcome
@@ -164,8 +184,8 @@ export class CypherEngine {
     )
   }
 
-  /** The request's bounds, its plan (cached) and its bound parameters; a write in read mode is refused. */
-  private prepare(request: CypherRequest): { plan: Plan; params: Map<string, Value> } {
+  /** The request's size bounds: query length and parameter count. */
+  private checkBounds(request: CypherRequest): void {
     const budgets = this.budgets
     const query = request.query
     if (query.length > budgets.maxQueryLength) {
@@ -183,7 +203,11 @@ export class CypherEngine {
         'limit',
       )
     }
-    const plan = this.plan(query)
+  }
+
+  /** The request's plan (cached); a write in read mode is refused. */
+  private planFor(request: CypherRequest): Plan {
+    const plan = this.plan(request.query)
     if (plan.isWrite && request.mode === 'read') {
       throw new CypherError(
         'WRITE_PERMISSION_REQUIRED',
@@ -191,22 +215,38 @@ export class CypherEngine {
         'limit',
       )
     }
-    const params = bindParams(request.params, budgets.maxListSize)
+    return plan
+  }
+
+  /** The bound parameters; every parameter the plan names must be given. */
+  private bind(plan: Plan, request: CypherRequest): Map<string, Value> {
+    const params = bindParams(request.params, this.budgets.maxListSize)
     for (const name of plan.params) {
       if (!params.has(name))
         throw new CypherError('PARAMETER_MISSING', `expected parameter $${name}`, 'runtime')
     }
-    return { plan, params }
+    return params
   }
 
   /**
    * One statement of an explicit transaction, run on its overlay: reads see the transaction's own writes;
    * nothing is prepared or published here (the transaction commits once, see kernel/explicit-transaction.ts).
+   * A transaction belongs to one workspace: `USE` of another is refused.
    */
   executeInTransaction(tx: Transaction, request: CypherRequest, options: RunOptions = {}): CypherOutcome {
     try {
-      const { plan, params } = this.prepare(request)
-      const ctx = this.context(tx, tx, params, options.signal, options.deadline)
+      this.checkBounds(request)
+      const plan = this.planFor(request)
+      const workspaceId = request.workspaceId ?? DEFAULT_WORKSPACE_ID
+      if (this.workspaceOf(plan, workspaceId) !== workspaceId)
+        throw new CypherError(
+          'INVALID_CLAUSE_COMPOSITION',
+          `USE ${plan.use} inside a transaction on another workspace (database)`,
+          'compile',
+        )
+      if (plan.mode === 'explain') return this.explainOnly(plan)
+      const params = this.bind(plan, request)
+      const ctx = this.context(tx, tx, params, options.signal, options.deadline, workspaceId)
       const outcome = this.collect(plan, ctx, request.rows)
       outcome.classification = plan.isWrite ? 'write' : 'read'
       return outcome
@@ -228,7 +268,7 @@ export class CypherEngine {
     now: boolean,
   ): CypherOutcome | Promise<CypherOutcome> {
     const tx = store.begin()
-    const ctx = this.context(tx, tx, params, signal, deadline)
+    const ctx = this.context(tx, tx, params, signal, deadline, workspaceId)
     const outcome = this.collect(plan, ctx, rowForm)
     outcome.classification = 'write'
     const commit = tx.prepare()
@@ -272,6 +312,7 @@ export class CypherEngine {
       maxExpressionDepth: this.budgets.maxExpressionDepth,
       maxVariableLengthHops: this.budgets.maxVariableLengthHops,
       collectErrors: false,
+      procedures: this.procedures,
     })
     if (plan === undefined)
       throw errors[0] ?? new CypherError('CYPHER_SYNTAX_ERROR', 'invalid query', 'compile')
@@ -287,6 +328,7 @@ export class CypherEngine {
       maxExpressionDepth: this.budgets.maxExpressionDepth,
       maxVariableLengthHops: this.budgets.maxVariableLengthHops,
       collectErrors: true,
+      procedures: this.procedures,
     })
     if (plan === undefined) {
       return {
@@ -312,14 +354,41 @@ export class CypherEngine {
     }
   }
 
+  /** `USE name` picks a workspace (databases are workspaces); one that does not exist is an error. */
+  private workspaceOf(plan: Plan, requested: string): string {
+    // `USE neo4j` is the default workspace, as a Bolt database `neo4j` is.
+    const use = plan.use === DEFAULT_DATABASE_NAME ? DEFAULT_WORKSPACE_ID : plan.use
+    if (use === undefined || use === requested) return requested
+    if (use === DEFAULT_WORKSPACE_ID || this.catalog.has(use)) return use
+    throw new CypherError('DATABASE_NOT_FOUND', `there is no workspace (database) '${plan.use}'`, 'runtime')
+  }
+
+  /** EXPLAIN: the plan, no rows and no effects. */
+  private explainOnly(plan: Plan): CypherOutcome {
+    return {
+      result: {
+        status: 'Success',
+        data: { columns: plan.columns, rows: [] },
+        mutation_summary: emptySummary(),
+        validation_errors: [],
+        warnings: [],
+      },
+      classification: plan.isWrite ? 'write' : 'read',
+      explained: { queryType: plan.queryType, operators: plan.explain },
+    }
+  }
+
   private context(
     graph: GraphReader,
     tx: ExecContext['tx'],
     params: Map<string, Value>,
     signal: AbortSignal | undefined,
     deadline: number | undefined,
+    workspaceId: string,
   ): ExecContext {
+    const catalog = this.catalog
     return {
+      host: { workspaceId, registry: this.procedures, workspaceIds: () => catalog.workspaceIds() },
       graph,
       tx,
       params,
@@ -346,6 +415,10 @@ export class CypherEngine {
       return true
     })
     checkHotRecords(rows, this.budgets)
+    const explained =
+      plan.mode === 'profile'
+        ? { queryType: plan.queryType, operators: plan.explain, rows: ctx.loaded }
+        : undefined
     const warnings = new Set<string>()
     let outRows: unknown[][]
     let payload: number
@@ -371,6 +444,7 @@ export class CypherEngine {
         warnings: warnings.size === 0 ? [] : [...warnings],
       },
       raw: { columns: plan.columns, rows, graph: ctx.graph },
+      ...(explained ? { explained } : {}),
     }
   }
 }

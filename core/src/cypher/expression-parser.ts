@@ -1,4 +1,4 @@
-import type { BinaryOp, Expr, MapProjectionItem, PatternPart } from './ast.js'
+import type { BinaryOp, Expr, LabelExpr, MapProjectionItem, PatternPart, Query } from './ast.js'
 import { budgetError, CypherError } from './errors.js'
 import { TokenStream } from './token-stream.js'
 
@@ -13,6 +13,8 @@ const COMPARISON: Record<string, BinaryOp> = {
   '>=': '>=',
 }
 const QUANTIFIERS = new Set(['ALL', 'ANY', 'NONE', 'SINGLE'])
+/** Second words of two-word type names: `LOCAL DATETIME`, `ZONED TIME`, `PROPERTY VALUE`, … */
+const TYPE_SECOND_WORDS = new Set(['DATETIME', 'TIME', 'VALUE', 'NODE', 'RELATIONSHIP', 'EDGE', 'PATH'])
 
 /** Expressions and patterns (patterns appear inside expressions as predicates and comprehensions). */
 export abstract class ExpressionParser extends TokenStream {
@@ -103,10 +105,49 @@ export abstract class ExpressionParser extends TokenStream {
     for (;;) {
       if (this.isKeyword('IS')) {
         const negated = this.isKeyword('NOT', 1)
-        if (!this.isKeyword('NULL', negated ? 2 : 1))
-          throw this.unexpected('NULL', this.peek(negated ? 2 : 1))
-        this.pos += negated ? 3 : 2
-        left = { kind: 'isNull', operand: left, negated, start: left.start, end: this.lastEnd() }
+        const at = negated ? 2 : 1
+        if (this.isKeyword('NULL', at)) {
+          this.pos += at + 1
+          left = { kind: 'isNull', operand: left, negated, start: left.start, end: this.lastEnd() }
+        } else if (this.isKeyword('TYPED', at) || (this.isPunct(':', at) && this.isPunct(':', at + 1))) {
+          this.pos += this.isKeyword('TYPED', at) ? at + 1 : at + 2
+          const type = this.parseTypeName()
+          left = {
+            kind: 'typePredicate',
+            operand: left,
+            type,
+            negated,
+            start: left.start,
+            end: this.lastEnd(),
+          }
+        } else if (this.isKeyword('NORMALIZED', at) || this.isKeyword('NORMALIZED', at + 1)) {
+          this.pos += at
+          let form = 'NFC'
+          if (!this.isKeyword('NORMALIZED')) form = this.expectName('a normal form').toUpperCase()
+          this.expectKeyword('NORMALIZED')
+          const end = this.lastEnd()
+          const call: Expr = {
+            kind: 'call',
+            name: 'isNormalized',
+            args: [left, { kind: 'literal', value: form, start: end, end }],
+            distinct: false,
+            star: false,
+            start: left.start,
+            end,
+          }
+          left = negated ? { kind: 'unary', op: 'NOT', operand: call, start: left.start, end } : call
+        } else throw this.unexpected('NULL, NORMALIZED or :: TYPE', this.peek(at))
+      } else if (this.isPunct(':') && this.isPunct(':', 1)) {
+        this.pos += 2
+        const type = this.parseTypeName()
+        left = {
+          kind: 'typePredicate',
+          operand: left,
+          type,
+          negated: false,
+          start: left.start,
+          end: this.lastEnd(),
+        }
       } else if (this.acceptKeyword('STARTS', 'WITH'))
         left = this.binary('STARTS WITH', left, this.parseAdditive())
       else if (this.acceptKeyword('ENDS', 'WITH')) left = this.binary('ENDS WITH', left, this.parseAdditive())
@@ -199,13 +240,15 @@ export abstract class ExpressionParser extends TokenStream {
         }
         this.expectPunct(']')
         expr = { kind: 'index', target: expr, index, start: expr.start, end: this.lastEnd() }
-      } else if (this.isPunct(':') && this.isName(1)) {
-        const labels: string[] = []
-        while (this.isPunct(':') && this.isName(1)) {
-          this.next()
-          labels.push(this.expectName('a label'))
-        }
-        expr = { kind: 'hasLabels', target: expr, labels, start: expr.start, end: this.lastEnd() }
+      } else if (
+        this.isPunct(':') &&
+        (this.isName(1) || this.isPunct('!', 1) || this.isPunct('%', 1) || this.isPunct('(', 1))
+      ) {
+        const { labels, labelExpr } = this.parseLabels(true)
+        expr =
+          labelExpr === undefined
+            ? { kind: 'hasLabels', target: expr, labels, start: expr.start, end: this.lastEnd() }
+            : { kind: 'labelExpr', target: expr, expr: labelExpr, start: expr.start, end: this.lastEnd() }
       } else return expr
     }
   }
@@ -281,11 +324,12 @@ export abstract class ExpressionParser extends TokenStream {
       return { kind: 'literal', value: upper === 'TRUE', start, end: token.end }
     if (upper === 'NULL') return { kind: 'literal', value: null, start, end: token.end }
     if (upper === 'CASE') return this.parseCase(start)
-    if (upper === 'EXISTS' && this.isPunct('{')) {
-      throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', 'EXISTS subqueries are not supported', start)
-    }
-    if (upper === 'COUNT' && this.isPunct('{')) {
-      throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', 'COUNT subqueries are not supported', start)
+    if ((upper === 'EXISTS' || upper === 'COUNT' || upper === 'COLLECT') && this.isPunct('{')) {
+      this.next()
+      const query = this.parseSubqueryBody()
+      this.expectPunct('}')
+      const mode = upper.toLowerCase() as 'exists' | 'count' | 'collect'
+      return { kind: 'subquery', mode, query, start, end: this.lastEnd() }
     }
     // Namespaced function names: a.b.c(...)
     let name = token.text
@@ -299,6 +343,10 @@ export abstract class ExpressionParser extends TokenStream {
     }
     if (!this.isPunct('(')) return this.afterVariable(token.text, start)
     this.next()
+    if (upper === 'TRIM' && name === token.text) {
+      const trim = this.parseTrimSyntax(start)
+      if (trim !== undefined) return trim
+    }
     if (QUANTIFIERS.has(upper) && this.isName() && this.isKeyword('IN', 1))
       return this.parseQuantifier(upper, start)
     if (upper === 'REDUCE') return this.parseReduce(start)
@@ -315,6 +363,33 @@ export abstract class ExpressionParser extends TokenStream {
     }
     this.expectPunct(')')
     return { kind: 'call', name, args, distinct, star: false, start, end: this.lastEnd() }
+  }
+
+  /**
+   * `trim([BOTH|LEADING|TRAILING] [chars] FROM source)`, after `trim(`; undefined (cursor restored) for the
+   * plain call `trim(s)`.
+   */
+  private parseTrimSyntax(start: number): Expr | undefined {
+    const mark = this.pos
+    const mode = ['BOTH', 'LEADING', 'TRAILING'].find((word) => this.isKeyword(word))
+    if (mode !== undefined) this.next()
+    let chars: Expr | undefined
+    let source: Expr
+    if (this.acceptKeyword('FROM')) source = this.parseExpr()
+    else {
+      const first = this.parseExpr()
+      if (this.acceptKeyword('FROM')) {
+        chars = first
+        source = this.parseExpr()
+      } else if (mode === undefined) {
+        this.pos = mark
+        return undefined
+      } else source = first
+    }
+    this.expectPunct(')')
+    const name = mode === 'LEADING' ? 'ltrim' : mode === 'TRAILING' ? 'rtrim' : 'trim'
+    const args = chars === undefined ? [source] : [source, chars]
+    return { kind: 'call', name, args, distinct: false, star: false, start, end: this.lastEnd() }
   }
 
   private parseQuantifier(upper: string, start: number): Expr {
@@ -459,6 +534,49 @@ export abstract class ExpressionParser extends TokenStream {
     return { kind: 'mapProjection', variable, items, start, end: this.lastEnd() }
   }
 
+  /** `INTEGER`, `STRING NOT NULL`, `LIST<INTEGER>`, `INTEGER | FLOAT`: kept as normalised text. */
+  private parseTypeName(): string {
+    const one = (): string => {
+      let name = this.expectName('a type').toUpperCase()
+      if (name === 'ANY' && this.isPunct('<')) {
+        this.next()
+        const inner = this.parseTypeName()
+        this.expectPunct('>')
+        return inner
+      }
+      if ((name === 'LIST' || name === 'ARRAY') && this.acceptPunct('<')) {
+        name = `LIST<${this.parseTypeName()}>`
+        this.expectPunct('>')
+      } else if (
+        this.isName() &&
+        !this.isKeyword('NOT') &&
+        TYPE_SECOND_WORDS.has(this.peek().text.toUpperCase())
+      ) {
+        name = `${name} ${this.next().text.toUpperCase()}`
+      }
+      if (this.isKeyword('NOT') && this.isKeyword('NULL', 1)) {
+        this.pos += 2
+        name += ' NOT NULL'
+      }
+      return name
+    }
+    let type = one()
+    while (this.isPunct('|') && this.isName(1)) {
+      this.next()
+      type += ` | ${one()}`
+    }
+    return type
+  }
+
   /** Patterns are parsed by the subclass (pattern-parser.ts); expressions need them for pattern predicates. */
   abstract parsePatternPart(): PatternPart
+
+  /** Label expressions (`A|B`, `!A`, `%`), parsed by the pattern parser. */
+  protected abstract parseLabels(inExpression: boolean): {
+    labels: string[]
+    labelExpr: LabelExpr | undefined
+  }
+
+  /** The body of `EXISTS { … }`/`COUNT { … }`/`COLLECT { … }`/`CALL { … }`, parsed by the query parser. */
+  protected abstract parseSubqueryBody(): Query
 }

@@ -25,8 +25,21 @@ export {
   type MutationSummary,
 } from './executor/context.js'
 export { neo4jStatusCode } from './neo4j-status.js'
+export { bindParams } from './params.js'
 export { parseQuery } from './parser.js'
 export { type Plan, planQuery } from './planner.js'
+export {
+  builtinRegistry,
+  type FunctionInfo,
+  type ProcedureContext,
+  type ProcedureDef,
+  type ProcedureField,
+  type ProcedureHost,
+  type ProcedureMode,
+  ProcedureRegistry,
+  parseSignature,
+  signatureOf,
+} from './procedures/index.js'
 export { nodeElementId, relElementId, toJson } from './result.js'
 export {
   DateTimeValue,
@@ -43,4 +56,4 @@ export {
   type TemporalValue,
   TimeValue,
 } from './temporal/index.js'
-export { type CypherMap, NodeValue, PathValue, RelValue, type Value } from './values.js'
+export { type CypherMap, equals, NodeValue, PathValue, RelValue, type Value } from './values.js'

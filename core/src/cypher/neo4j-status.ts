@@ -32,6 +32,11 @@ const BY_CODE: Readonly<Record<string, string>> = {
   INVALID_PARAMETER_USE: 'Neo.ClientError.Statement.SemanticError',
   INVALID_DELETE: 'Neo.ClientError.Statement.SemanticError',
   UNKNOWN_FUNCTION: 'Neo.ClientError.Statement.SyntaxError',
+  PROCEDURE_NOT_FOUND: 'Neo.ClientError.Procedure.ProcedureNotFound',
+  UNKNOWN_PROCEDURE_OUTPUT: 'Neo.ClientError.Statement.SyntaxError',
+  INVALID_ARGUMENT_PASSING_MODE: 'Neo.ClientError.Statement.SyntaxError',
+  PROCEDURE_CALL_FAILED: 'Neo.ClientError.Procedure.ProcedureCallFailed',
+  DATABASE_NOT_FOUND: 'Neo.ClientError.Database.DatabaseNotFound',
 
   PARAMETER_MISSING: 'Neo.ClientError.Statement.ParameterMissing',
   INVALID_PARAMETER: 'Neo.ClientError.Statement.TypeError',

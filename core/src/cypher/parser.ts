@@ -9,6 +9,7 @@ import type {
   SetItem,
   SingleQuery,
   SortItem,
+  YieldItem,
 } from './ast.js'
 import { PatternParser } from './pattern-parser.js'
 
@@ -30,18 +31,54 @@ const CLAUSE_STARTS = new Set([
   'DELETE',
   'DETACH',
   'UNION',
+  'CALL',
+  'FOREACH',
+  'ORDER',
+  'SKIP',
+  'OFFSET',
+  'LIMIT',
+])
+
+/** `SHOW …` commands, each answered by an internal procedure (see procedures/show.ts). */
+const SHOW_COMMANDS: Record<string, string> = {
+  PROCEDURES: 'show.procedures',
+  FUNCTIONS: 'show.functions',
+  INDEXES: 'show.indexes',
+  INDEX: 'show.indexes',
+  CONSTRAINTS: 'show.constraints',
+  CONSTRAINT: 'show.constraints',
+  DATABASES: 'show.databases',
+  DATABASE: 'show.databases',
+}
+/** Words that may stand between SHOW and the command: `SHOW ALL INDEXES`, `SHOW BUILTIN FUNCTIONS`. */
+const SHOW_QUALIFIERS = new Set([
+  'ALL',
+  'BUILTIN',
+  'USER',
+  'DEFINED',
+  'RANGE',
+  'FULLTEXT',
+  'VECTOR',
+  'LOOKUP',
+  'TEXT',
+  'POINT',
+  'UNIQUE',
+  'UNIQUENESS',
+  'EXISTENCE',
+  'KEY',
+  'NODE',
+  'RELATIONSHIP',
+  'PROPERTY',
+  'DEFAULT',
+  'HOME',
 ])
 
 /** Features outside the subset, reported with UNSUPPORTED_CYPHER_FEATURE at their position. */
 const UNSUPPORTED: Record<string, string> = {
   LOAD: 'LOAD CSV',
-  CALL: 'CALL (procedures and subqueries)',
-  FOREACH: 'FOREACH',
   USING: 'USING (hints and PERIODIC COMMIT)',
   DROP: 'DROP (schema commands)',
   START: 'START',
-  USE: 'USE',
-  SHOW: 'SHOW',
   GRANT: 'GRANT',
   REVOKE: 'REVOKE',
   DENY: 'DENY',
@@ -55,21 +92,84 @@ export function parseQuery(text: string, options: ParseOptions): Query {
 
 class QueryParser extends PatternParser {
   parse(): Query {
+    const prefix = this.parsePrefix()
+    const query = this.parseUnion()
+    this.acceptPunct(';')
+    if (this.peek().kind !== 'eof') throw this.unexpected('a clause')
+    return { ...query, ...prefix }
+  }
+
+  /** `CYPHER 5 [options]`, `EXPLAIN`/`PROFILE` and `USE name`, in the order Neo4j accepts them. */
+  private parsePrefix(): Pick<Query, 'explain' | 'use'> {
+    const out: Pick<Query, 'explain' | 'use'> = {}
+    if (this.acceptKeyword('CYPHER')) {
+      if (this.peek().kind === 'int' || this.peek().kind === 'float') {
+        const version = this.next().text
+        if (version !== '5' && version !== '25')
+          throw this.errorAt(
+            'UNSUPPORTED_CYPHER_FEATURE',
+            `Cypher version ${version} is not supported`,
+            this.lastEnd() - version.length,
+          )
+      }
+      // Planner options (`runtime=slotted`, …) are hints: accepted and ignored.
+      while (this.isName() && this.isPunct('=', 1)) {
+        this.pos += 2
+        this.next()
+      }
+    }
+    if (this.acceptKeyword('EXPLAIN')) out.explain = 'explain'
+    else if (this.acceptKeyword('PROFILE')) out.explain = 'profile'
+    if (this.acceptKeyword('USE')) out.use = this.parseGraphName()
+    return out
+  }
+
+  /** A graph name: `neo4j`, `` `my-db` ``, `a.b` (composite names are joined by dots). */
+  private parseGraphName(): string {
+    let name = this.expectName('a graph name')
+    while (this.isPunct('.') && this.isName(1)) {
+      this.next()
+      name += `.${this.expectName()}`
+    }
+    return name
+  }
+
+  private parseUnion(): Query {
     const parts: SingleQuery[] = [this.parseSingle()]
     const unionAll: boolean[] = []
     while (this.acceptKeyword('UNION')) {
       unionAll.push(this.acceptKeyword('ALL'))
       parts.push(this.parseSingle())
     }
-    this.acceptPunct(';')
-    if (this.peek().kind !== 'eof') throw this.unexpected('a clause')
     return { parts, unionAll }
+  }
+
+  /** A subquery body: a full query, or for EXISTS/COUNT/COLLECT a bare pattern with an optional WHERE. */
+  protected parseSubqueryBody(): Query {
+    if (this.isPunct('(') || (this.isName() && this.isPunct('=', 1))) {
+      const start = this.peek().start
+      const pattern = this.parsePattern()
+      const where = this.acceptKeyword('WHERE') ? this.parseExpr() : undefined
+      const match: Clause = { kind: 'match', optional: false, pattern, where, start, end: this.lastEnd() }
+      return { parts: [{ clauses: [match], start, end: this.lastEnd() }], unionAll: [] }
+    }
+    if (this.isKeyword('USE')) {
+      this.next()
+      this.parseGraphName()
+    }
+    return this.parseUnion()
   }
 
   private parseSingle(): SingleQuery {
     const start = this.peek().start
     const clauses: Clause[] = []
-    while (this.peek().kind !== 'eof' && !this.isKeyword('UNION') && !this.isPunct(';')) {
+    while (
+      this.peek().kind !== 'eof' &&
+      !this.isKeyword('UNION') &&
+      !this.isPunct(';') &&
+      !this.isPunct('}') &&
+      !this.isPunct(')')
+    ) {
       clauses.push(this.parseClause())
     }
     if (clauses.length === 0) throw this.unexpected('a clause')
@@ -88,8 +188,26 @@ class QueryParser extends PatternParser {
       throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', `${unsupported} is not supported`, start)
     }
     switch (word) {
+      case 'CALL':
+        return this.parseCall(false)
+      case 'SHOW':
+        return this.parseShow()
+      case 'FOREACH':
+        return this.parseForeach()
+      case 'ORDER':
+      case 'SKIP':
+      case 'OFFSET':
+      case 'LIMIT': {
+        // Neo4j 5 standalone ORDER BY / SKIP / LIMIT: `WITH *` with that tail.
+        const projection = this.parseProjectionTail(false, true, [])
+        return { kind: 'with', projection, where: undefined, start, end: this.lastEnd() }
+      }
       case 'MATCH':
       case 'OPTIONAL': {
+        if (this.isKeyword('CALL', 1)) {
+          this.next()
+          return this.parseCall(true)
+        }
         const optional = this.acceptKeyword('OPTIONAL')
         this.expectKeyword('MATCH')
         const pattern = this.parsePattern()
@@ -154,7 +272,155 @@ class QueryParser extends PatternParser {
     }
   }
 
-  private parsePattern(): PatternPart[] {
+  /** `CALL { … }`, `CALL (x) { … }`, or a procedure call `CALL ns.name(args) YIELD … WHERE …`. */
+  private parseCall(optional: boolean): Clause {
+    const start = this.peek().start
+    this.expectKeyword('CALL')
+    if (this.isPunct('{') || this.isPunct('(')) {
+      let scope: string[] | '*' | undefined
+      if (this.acceptPunct('(')) {
+        if (this.acceptPunct('*')) scope = '*'
+        else {
+          scope = []
+          if (!this.isPunct(')')) {
+            do scope.push(this.expectName('a variable'))
+            while (this.acceptPunct(','))
+          }
+        }
+        this.expectPunct(')')
+      }
+      this.expectPunct('{')
+      const query = this.parseSubqueryBody()
+      this.expectPunct('}')
+      let batch: Expr | 'default' | undefined
+      if (this.acceptKeyword('IN')) {
+        if (this.peek().kind === 'int' || this.isKeyword('CONCURRENT')) {
+          throw this.errorAt(
+            'UNSUPPORTED_CYPHER_FEATURE',
+            'concurrent transactions are not supported',
+            this.peek().start,
+          )
+        }
+        this.expectKeyword('TRANSACTIONS')
+        batch = 'default'
+        if (this.acceptKeyword('OF')) {
+          batch = this.parseExpr()
+          if (!this.acceptKeyword('ROWS')) this.expectKeyword('ROW')
+        }
+        if (this.isKeyword('ON') || this.isKeyword('REPORT')) {
+          throw this.errorAt(
+            'UNSUPPORTED_CYPHER_FEATURE',
+            'ON ERROR and REPORT STATUS are not supported',
+            this.peek().start,
+          )
+        }
+      }
+      return { kind: 'subqueryCall', query, scope, optional, batch, start, end: this.lastEnd() }
+    }
+    if (optional)
+      throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', 'OPTIONAL CALL of a procedure is not supported', start)
+    let procedure = this.expectName('a procedure name')
+    while (this.acceptPunct('.')) procedure += `.${this.expectName('a procedure name')}`
+    let args: Expr[] | undefined
+    if (this.acceptPunct('(')) {
+      args = []
+      if (!this.isPunct(')')) {
+        do args.push(this.parseExpr())
+        while (this.acceptPunct(','))
+      }
+      this.expectPunct(')')
+    }
+    const { yields, where } = this.parseYield()
+    return { kind: 'call', procedure, args, yields, where, start, end: this.lastEnd() }
+  }
+
+  private parseYield(): { yields: YieldItem[] | '*' | undefined; where: Expr | undefined } {
+    if (!this.acceptKeyword('YIELD')) return { yields: undefined, where: undefined }
+    let yields: YieldItem[] | '*'
+    if (this.acceptPunct('*')) yields = '*'
+    else {
+      yields = []
+      do {
+        const name = this.expectName('a result column')
+        const alias = this.acceptKeyword('AS') ? this.expectName('a variable') : undefined
+        yields.push({ name, alias })
+      } while (this.acceptPunct(','))
+    }
+    // Neo4j's SHOW … YIELD takes ORDER BY/SKIP/LIMIT; they apply as a `WITH *` tail (handled by the caller).
+    const where = this.acceptKeyword('WHERE') ? this.parseExpr() : undefined
+    return { yields, where }
+  }
+
+  /** `SHOW [qualifiers] PROCEDURES|FUNCTIONS|INDEXES|CONSTRAINTS|DATABASES [YIELD …] [WHERE …]`. */
+  private parseShow(): Clause {
+    const start = this.peek().start
+    this.expectKeyword('SHOW')
+    while (
+      this.isName() &&
+      SHOW_QUALIFIERS.has(this.peek().text.toUpperCase()) &&
+      !SHOW_COMMANDS[this.peek().text.toUpperCase()]
+    )
+      this.next()
+    const word = this.isName() ? this.peek().text.toUpperCase() : ''
+    const procedure = SHOW_COMMANDS[word]
+    if (procedure === undefined)
+      throw this.unexpected('PROCEDURES, FUNCTIONS, INDEXES, CONSTRAINTS or DATABASES')
+    this.next()
+    // `SHOW DATABASE name`: a filter on the name.
+    let where: Expr | undefined
+    if (
+      procedure === 'show.databases' &&
+      this.isName() &&
+      !this.isKeyword('YIELD') &&
+      !this.isKeyword('WHERE')
+    ) {
+      const nameStart = this.peek().start
+      const name = this.parseGraphName()
+      const end = this.lastEnd()
+      where = {
+        kind: 'binary',
+        op: '=',
+        left: { kind: 'var', name: 'name', start: nameStart, end },
+        right: { kind: 'literal', value: name, start: nameStart, end },
+        start: nameStart,
+        end,
+      }
+    }
+    if (this.acceptKeyword('EXECUTABLE')) {
+      if (this.acceptKeyword('BY'))
+        this.acceptKeyword('CURRENT') ? this.expectKeyword('USER') : this.expectName()
+    }
+    const yielded = this.parseYield()
+    if (yielded.where !== undefined) where = yielded.where
+    else if (yielded.yields === undefined && this.acceptKeyword('WHERE')) where = this.parseExpr()
+    return {
+      kind: 'call',
+      procedure: ` ${procedure}`,
+      args: [],
+      yields: yielded.yields,
+      where,
+      start,
+      end: this.lastEnd(),
+    }
+  }
+
+  /** `FOREACH (x IN list | clause …)`: updating clauses run once per element. */
+  private parseForeach(): Clause {
+    const start = this.peek().start
+    this.expectKeyword('FOREACH')
+    this.expectPunct('(')
+    const variable = this.expectName('a variable')
+    this.expectKeyword('IN')
+    const list = this.parseExpr()
+    this.expectPunct('|')
+    const body: Clause[] = []
+    while (!this.isPunct(')')) body.push(this.parseClause())
+    this.expectPunct(')')
+    if (body.length === 0) throw this.unexpected('an updating clause')
+    return { kind: 'foreach', variable, list, body, start, end: this.lastEnd() }
+  }
+
+  protected parsePattern(): PatternPart[] {
     const parts: PatternPart[] = []
     do parts.push(this.parsePatternPart())
     while (this.acceptPunct(','))
@@ -179,7 +445,7 @@ class QueryParser extends PatternParser {
     return this.parseProjectionTail(distinct, star, items)
   }
 
-  private parseProjectionTail(distinct: boolean, star: boolean, items: ProjectionItem[]): Projection {
+  protected parseProjectionTail(distinct: boolean, star: boolean, items: ProjectionItem[]): Projection {
     const orderBy: SortItem[] = []
     if (this.acceptKeyword('ORDER')) {
       this.expectKeyword('BY')
@@ -191,7 +457,7 @@ class QueryParser extends PatternParser {
         orderBy.push({ expr, descending })
       } while (this.acceptPunct(','))
     }
-    const skip = this.acceptKeyword('SKIP') ? this.parseExpr() : undefined
+    const skip = this.acceptKeyword('SKIP') || this.acceptKeyword('OFFSET') ? this.parseExpr() : undefined
     const limit = this.acceptKeyword('LIMIT') ? this.parseExpr() : undefined
     return { distinct, star, items, orderBy, skip, limit }
   }

@@ -1,4 +1,4 @@
-import type { Expr, NodePattern, PatternPart, RelPattern } from './ast.js'
+import type { Expr, LabelExpr, NodePattern, PatternPart, RelPattern } from './ast.js'
 import { ExpressionParser } from './expression-parser.js'
 
 /** Path patterns: `(a:Label {k: v})-[r:TYPE*1..3]->(b)`, with the expressions their property maps hold. */
@@ -10,9 +10,54 @@ export abstract class PatternParser extends ExpressionParser {
       variable = this.expectName()
       this.next()
     }
-    if (this.isKeyword('SHORTESTPATH') || this.isKeyword('ALLSHORTESTPATHS')) {
-      throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', 'shortestPath is not supported', this.peek().start)
+    const shortest = this.parseShortestPrefix()
+    if (shortest !== undefined && (this.isKeyword('SHORTESTPATH') || this.isKeyword('ALLSHORTESTPATHS')))
+      throw this.unexpected("'('")
+    const fn = this.isKeyword('SHORTESTPATH') ? 1 : this.isKeyword('ALLSHORTESTPATHS') ? 2 : 0
+    if (fn !== 0) {
+      this.next()
+      this.expectPunct('(')
+      const inner = this.parsePathBody(variable, start)
+      this.expectPunct(')')
+      if (inner.rels.length !== 1)
+        throw this.errorAt(
+          'CYPHER_SYNTAX_ERROR',
+          'shortestPath needs a pattern of exactly one relationship',
+          inner.start,
+        )
+      return { ...inner, shortest: { all: fn === 2, k: 1 }, end: this.lastEnd() }
     }
+    const part = this.parsePathBody(variable, start)
+    if (shortest !== undefined) {
+      if (part.rels.length !== 1)
+        throw this.errorAt(
+          'CYPHER_SYNTAX_ERROR',
+          'SHORTEST needs a pattern of exactly one relationship',
+          start,
+        )
+      // `ANY k` and `SHORTEST k` both give k paths, shortest first (Neo4j: ANY is a SHORTEST without order).
+      return { ...part, shortest }
+    }
+    return part
+  }
+
+  /** `SHORTEST k`, `ALL SHORTEST`, `ANY [k]`, with an optional `PATH[S]` (Neo4j 5 path selectors). */
+  private parseShortestPrefix(): { all: boolean; k: number } | undefined {
+    let out: { all: boolean; k: number } | undefined
+    if (this.isKeyword('ALL') && this.isKeyword('SHORTEST', 1)) {
+      this.pos += 2
+      out = { all: true, k: 1 }
+    } else if (this.isKeyword('SHORTEST') || this.isKeyword('ANY')) {
+      this.next()
+      let k = 1
+      if (this.peek().kind === 'int') k = Number(this.next().text)
+      out = { all: false, k }
+    }
+    if (out !== undefined && !this.acceptKeyword('PATHS')) this.acceptKeyword('PATH')
+    return out
+  }
+
+  private parsePathBody(variable: string | undefined, start: number): PatternPart {
     const nodes: NodePattern[] = [this.parseNodePattern()]
     const rels: RelPattern[] = []
     while (this.isPunct('-') || (this.isPunct('<') && this.isPunct('-', 1))) {
@@ -24,18 +69,80 @@ export abstract class PatternParser extends ExpressionParser {
 
   private parseNodePattern(): NodePattern {
     const start = this.expectPunct('(').start
+    // A quantified group `((a)-[:R]->(b)){1,3}` holding a single hop is that hop with a quantifier.
+    if (this.isPunct('(')) return this.parseQuantifiedGroup(start)
     let variable: string | undefined
-    if (this.isName()) variable = this.expectName()
-    const labels: string[] = []
-    while (this.acceptPunct(':')) labels.push(this.expectName('a label'))
+    if (this.isName() && !this.isKeyword('WHERE')) variable = this.expectName()
+    const { labels, labelExpr } = this.parseLabels()
     let props: Expr | undefined
     if (this.isPunct('{')) props = this.parseMapLiteral()
     else if (this.peek().kind === 'param') {
       const token = this.next()
       props = { kind: 'param', name: token.text, start: token.start, end: token.end }
     }
+    const where = this.acceptKeyword('WHERE') ? this.parseExpr() : undefined
     this.expectPunct(')')
-    return { kind: 'node', variable, labels, props, start, end: this.lastEnd() }
+    return { kind: 'node', variable, labels, labelExpr, props, where, start, end: this.lastEnd() }
+  }
+
+  /** Quantified path groups are recognised only in the single-hop form; anything else is refused clearly. */
+  private parseQuantifiedGroup(start: number): NodePattern {
+    // A syntax error (not a refusal), so a parenthesised expression `((a.x))` is still tried as one.
+    throw this.errorAt(
+      'CYPHER_SYNTAX_ERROR',
+      'quantified path groups are not supported; write the quantifier on the relationship: -[:R]->{1,3}',
+      start,
+    )
+  }
+
+  /** `:A:B` and `:A&B` (a conjunction, kept as a list), or a label expression with `|`, `!`, `%`. */
+  protected parseLabels(inExpression = false): { labels: string[]; labelExpr: LabelExpr | undefined } {
+    if (!this.isPunct(':')) return { labels: [], labelExpr: undefined }
+    const parts: LabelExpr[] = []
+    while (this.acceptPunct(':')) parts.push(this.parseLabelOr(inExpression))
+    const expr = parts.reduce((left, right) => ({ kind: 'and', left, right }) as LabelExpr)
+    const conj = conjunctionOf(expr)
+    return conj === undefined ? { labels: [], labelExpr: expr } : { labels: conj, labelExpr: undefined }
+  }
+
+  /** In an expression, `|` may instead end a comprehension's predicate (see `labelFollows`). */
+  protected parseLabelOr(inExpression = false): LabelExpr {
+    let left = this.parseLabelAnd()
+    while (this.isPunct('|') && (!inExpression || this.labelFollows(1))) {
+      this.next()
+      this.acceptPunct(':')
+      left = { kind: 'or', left, right: this.parseLabelAnd() }
+    }
+    return left
+  }
+
+  private parseLabelAnd(): LabelExpr {
+    let left = this.parseLabelNot()
+    while (this.acceptPunct('&')) left = { kind: 'and', left, right: this.parseLabelNot() }
+    return left
+  }
+
+  private parseLabelNot(): LabelExpr {
+    if (this.acceptPunct('!')) return { kind: 'not', operand: this.parseLabelNot() }
+    if (this.acceptPunct('%')) return { kind: 'any' }
+    if (this.acceptPunct('(')) {
+      const inner = this.parseLabelOr()
+      this.expectPunct(')')
+      return inner
+    }
+    return { kind: 'label', name: this.expectName('a label') }
+  }
+
+  /**
+   * After `|`: a label (not the projection of a comprehension `[x IN l WHERE x:A | x.name]`, whose `|` is
+   * followed by an expression).
+   */
+  private labelFollows(ahead: number): boolean {
+    if (this.isPunct('!', ahead) || this.isPunct('%', ahead) || this.isPunct(':', ahead)) return true
+    if (!this.isName(ahead)) return false
+    const after = this.peek(ahead + 1)
+    if (after.kind !== 'punct') return true
+    return !['.', '(', '[', '{', '+', '-', '*', '/'].includes(after.text)
   }
 
   private parseRelPattern(): RelPattern {
@@ -43,17 +150,18 @@ export abstract class PatternParser extends ExpressionParser {
     const left = this.acceptPunct('<')
     this.expectPunct('-')
     let variable: string | undefined
-    const types: string[] = []
+    let types: string[] = []
+    let typeExpr: LabelExpr | undefined
     let props: Expr | undefined
+    let where: Expr | undefined
     let varLength: RelPattern['varLength']
     if (this.acceptPunct('[')) {
-      if (this.isName()) variable = this.expectName()
+      if (this.isName() && !this.isKeyword('WHERE')) variable = this.expectName()
       if (this.acceptPunct(':')) {
-        types.push(this.expectName('a relationship type'))
-        while (this.acceptPunct('|')) {
-          this.acceptPunct(':')
-          types.push(this.expectName('a relationship type'))
-        }
+        const expr = this.parseLabelOr()
+        const alternatives = disjunctionOf(expr)
+        if (alternatives === undefined) typeExpr = expr
+        else types = alternatives
       }
       if (this.acceptPunct('*')) varLength = this.parseRange()
       if (this.isPunct('{')) props = this.parseMapLiteral()
@@ -61,13 +169,53 @@ export abstract class PatternParser extends ExpressionParser {
         const token = this.next()
         props = { kind: 'param', name: token.text, start: token.start, end: token.end }
       }
+      if (this.acceptKeyword('WHERE')) where = this.parseExpr()
       this.expectPunct(']')
       this.expectPunct('-')
     } else this.expectPunct('-')
     const right = this.acceptPunct('>')
+    // Quantifiers of Neo4j 5 on a single relationship: `+`, `*`, `{n}`, `{n,m}`, `{,m}`, `{n,}`.
+    const quantifier = this.parsePathQuantifier()
+    if (quantifier !== undefined) {
+      if (varLength !== undefined)
+        throw this.errorAt('CYPHER_SYNTAX_ERROR', 'a relationship cannot have two quantifiers', start)
+      varLength = quantifier
+    }
     // `<-->` is the same as `--`: either direction.
     const direction = left && right ? 'both' : left ? 'in' : right ? 'out' : 'both'
-    return { kind: 'rel', variable, types, direction, props, varLength, start, end: this.lastEnd() }
+    return {
+      kind: 'rel',
+      variable,
+      types,
+      typeExpr,
+      direction,
+      props,
+      where,
+      varLength,
+      start,
+      end: this.lastEnd(),
+    }
+  }
+
+  private parsePathQuantifier(): RelPattern['varLength'] {
+    if (this.isPunct('+') && this.isPunct('(', 1)) {
+      this.next()
+      return { min: 1, max: undefined }
+    }
+    if (this.isPunct('*') && this.isPunct('(', 1)) {
+      this.next()
+      return { min: 0, max: undefined }
+    }
+    if (!this.isPunct('{')) return undefined
+    const bound = (ahead: number): boolean => this.peek(ahead).kind === 'int'
+    // `{1,3}`, `{2}`, `{,3}`, `{1,}`: nodes open with `(`, so after a relationship `{` is a quantifier.
+    if (!(bound(1) || this.isPunct(',', 1))) return undefined
+    this.next()
+    const min = this.peek().kind === 'int' ? Number(this.next().text) : 0
+    let max: number | undefined = min
+    if (this.acceptPunct(',')) max = this.peek().kind === 'int' ? Number(this.next().text) : undefined
+    this.expectPunct('}')
+    return { min, max }
   }
 
   private parseRange(): { min: number | undefined; max: number | undefined } {
@@ -81,4 +229,22 @@ export abstract class PatternParser extends ExpressionParser {
     if (this.acceptPunct('..')) return { min, max: bound() }
     return { min, max: min }
   }
+}
+
+/** The label names of a pure conjunction (`A&B`, `:A:B`), undefined otherwise. */
+function conjunctionOf(expr: LabelExpr): string[] | undefined {
+  if (expr.kind === 'label') return [expr.name]
+  if (expr.kind !== 'and') return undefined
+  const left = conjunctionOf(expr.left)
+  const right = conjunctionOf(expr.right)
+  return left && right ? [...left, ...right] : undefined
+}
+
+/** The type names of a pure disjunction (`R|S`), undefined otherwise. */
+function disjunctionOf(expr: LabelExpr): string[] | undefined {
+  if (expr.kind === 'label') return [expr.name]
+  if (expr.kind !== 'or') return undefined
+  const left = disjunctionOf(expr.left)
+  const right = disjunctionOf(expr.right)
+  return left && right ? [...left, ...right] : undefined
 }

@@ -1,4 +1,4 @@
-import { checkComposition, Diagnostics, Scope } from './analyzer.js'
+import { checkComposition, Diagnostics, isUpdating, Scope } from './analyzer.js'
 import {
   type Clause,
   type Expr,
@@ -7,11 +7,19 @@ import {
   type Query,
   type SingleQuery,
 } from './ast.js'
-import { ExpressionCompiler, type Matcher } from './compile-expr.js'
+import { type Eval, ExpressionCompiler, type Matcher } from './compile-expr.js'
 import type { CypherError } from './errors.js'
-import { chain, type ExecContext, type Row, type Stage, type StageFactory } from './executor/context.js'
+import { type CallEnv, compileCall } from './executor/call.js'
+import type { ExecContext, Row, StageFactory } from './executor/context.js'
 import { compileMatch } from './executor/match.js'
 import { compileProjection } from './executor/projection.js'
+import {
+  compileForeach,
+  compileSubqueryCall,
+  compileSubqueryExpr,
+  type SubqueryEnv,
+} from './executor/subquery.js'
+import { type CompiledPart, type CompiledUnion, runUnion } from './executor/union.js'
 import {
   compileCreatePart,
   compileDelete,
@@ -21,17 +29,25 @@ import {
 } from './executor/write.js'
 import { type ClauseResult, type FusedEnv, fusedScanAggregate, fusedScanTopK } from './fused-scans.js'
 import { parseQuery } from './parser.js'
+import { builtinRegistry } from './procedures/index.js'
+import type { ProcedureRegistry } from './procedures/registry.js'
 import { eager, matcherStage, mutationStage, unwindStage } from './stages.js'
-import { type Value, valueKey } from './values.js'
+import type { Value } from './values.js'
 
 /** A compiled query: immutable, cached by query text, run many times with different parameters. */
 export interface Plan {
   readonly columns: string[]
   readonly isWrite: boolean
-  /** Parameter names the query references. */
+  /** Parameters the query references (with those a `CALL name` without parentheses takes). */
   readonly params: string[]
   /** Operators chosen for each MATCH, for tests and diagnostics. */
   readonly explain: string[]
+  /** `EXPLAIN` (plan only, no rows) or `PROFILE` (run and count rows) prefix. */
+  readonly mode: 'explain' | 'profile' | undefined
+  /** `USE name`: the workspace the query names. */
+  readonly use: string | undefined
+  /** Neo4j's query type: r (read), w (write only), rw (read and write), s (schema). */
+  readonly queryType: 'r' | 'w' | 'rw' | 's'
   /** Runs the query; `sink` receives each result row and returns false to stop. */
   run(ctx: ExecContext, sink: (values: Value[]) => boolean): void
 }
@@ -41,6 +57,8 @@ export interface PlanOptions {
   maxVariableLengthHops: number
   /** Collect every compile error (validate mode) instead of stopping at the first. */
   collectErrors: boolean
+  /** The procedures CALL can name; the built-ins when absent. */
+  procedures?: ProcedureRegistry
 }
 
 export interface PlanOutcome {
@@ -59,12 +77,16 @@ export function planQuery(text: string, options: PlanOptions): PlanOutcome {
   }
 }
 
-class PlanBuilder implements FusedEnv {
+class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
   slotCount = 0
   readonly exprs: ExpressionCompiler
   readonly diagnostics: Diagnostics
   readonly maxHops: number
   readonly explain: string[] = []
+  readonly procedures: ProcedureRegistry
+  private readonly implicitParams = new Set<string>()
+  /** Procedure modes the query calls, for the query type. */
+  readonly calledModes = new Set<string>()
 
   constructor(
     readonly text: string,
@@ -73,6 +95,7 @@ class PlanBuilder implements FusedEnv {
     this.diagnostics = new Diagnostics(text, options.collectErrors)
     this.maxHops = options.maxVariableLengthHops
     this.exprs = new ExpressionCompiler(this)
+    this.procedures = options.procedures ?? builtinRegistry()
   }
 
   allocSlot(): number {
@@ -81,6 +104,10 @@ class PlanBuilder implements FusedEnv {
 
   report(code: string, message: string, at: number): void {
     this.diagnostics.report(code, message, at)
+  }
+
+  implicitParam(name: string): void {
+    this.implicitParams.add(name)
   }
 
   blankRow(): Row {
@@ -92,8 +119,50 @@ class PlanBuilder implements FusedEnv {
     return { matcher: compiled.matcher, scope: compiled.scope }
   }
 
+  subquery(expr: Expr & { kind: 'subquery' }, scope: Scope): Eval {
+    return compileSubqueryExpr(this, expr, scope)
+  }
+
+  /** True when a procedure the query calls (at any depth) writes. */
+  private callsWrite(node: unknown): boolean {
+    if (Array.isArray(node)) return node.some((item) => this.callsWrite(item))
+    if (node === null || typeof node !== 'object') return false
+    const record = node as Record<string, unknown>
+    if (record.kind === 'call' && typeof record.procedure === 'string') {
+      const mode = this.procedures.get(record.procedure)?.mode
+      if (mode !== undefined) this.calledModes.add(mode)
+      if (mode === 'WRITE') return true
+    }
+    return Object.keys(record).some((key) => key !== 'start' && key !== 'end' && this.callsWrite(record[key]))
+  }
+
   build(query: Query): Plan {
-    const write = isWriteQuery(query)
+    const write = this.callsWrite(query.parts) || isWriteQuery(query)
+    const union = this.compileUnion(query, new Scope(), write, true)
+    const params = [...new Set([...collectParams(query), ...this.implicitParams])]
+    const explain = this.explain
+    const blank = () => this.blankRow()
+    const reads = query.parts.some((part) =>
+      part.clauses.some((clause) => clause.kind === 'match' || clause.kind === 'call'),
+    )
+    const queryType: Plan['queryType'] =
+      this.calledModes.has('SCHEMA') && !write ? 's' : write ? (reads ? 'rw' : 'w') : 'r'
+    return {
+      columns: union.columns,
+      isWrite: write,
+      params,
+      explain,
+      mode: query.explain,
+      use: query.use,
+      queryType,
+      run(ctx, sink) {
+        runUnion(union, ctx, blank(), (values) => sink(values))
+      },
+    }
+  }
+
+  /** Compiles a query (its UNION parts) with `scope` visible at its start. */
+  compileUnion(query: Query, scope: Scope, write: boolean, top: boolean, openEnd = false): CompiledUnion {
     if (query.unionAll.length > 0 && new Set(query.unionAll).size > 1) {
       this.report(
         'INVALID_CLAUSE_COMPOSITION',
@@ -101,77 +170,47 @@ class PlanBuilder implements FusedEnv {
         query.parts[1]?.start ?? 0,
       )
     }
-    const parts = query.parts.map((part) => this.buildSingle(part, write))
+    const parts = query.parts.map((part) => this.buildSingle(part, write, scope, top, openEnd))
     const columns = parts[0]?.columns ?? []
     for (const part of parts.slice(1)) {
       if (part.columns.join('\u0000') !== columns.join('\u0000')) {
         this.report('DIFFERENT_COLUMNS_IN_UNION', 'all parts of a UNION must return the same columns', 0)
       }
     }
-    const distinct = query.unionAll.length > 0 && !query.unionAll[0]
-    const params = collectParams(query)
-    const explain = this.explain
-    const blank = () => this.blankRow()
-    return {
-      columns,
-      isWrite: write,
-      params,
-      explain,
-      run(ctx, sink) {
-        const seen = distinct ? new Set<string>() : undefined
-        let stopped = false
-        for (const part of parts) {
-          if (stopped) break
-          const final: Stage = {
-            push(row) {
-              if (!part.returns) return true
-              const values = part.slots.map((slot) => row[slot] as Value)
-              if (seen) {
-                const key = valueKey(values)
-                if (seen.has(key)) return true
-                seen.add(key)
-              }
-              if (!sink(values)) {
-                stopped = true
-                return false
-              }
-              return true
-            },
-            finish() {},
-          }
-          const head = chain(part.factories, ctx, final)
-          head.push(blank())
-          head.finish()
-        }
-      },
-    }
+    return { parts, columns, distinct: query.unionAll.length > 0 && !query.unionAll[0] }
   }
 
   private buildSingle(
     query: SingleQuery,
     write: boolean,
-  ): { factories: StageFactory[]; columns: string[]; slots: number[]; returns: boolean } {
-    let scope = new Scope()
+    initial: Scope,
+    top: boolean,
+    openEnd: boolean,
+  ): CompiledPart {
+    let scope = initial
     const factories: StageFactory[] = []
     let columns: string[] = []
     let slots: number[] = []
     const clauses = query.clauses
+    const standalone = top && clauses.length === 1 && clauses[0]?.kind === 'call'
     for (let index = 0; index < clauses.length; index++) {
       const clause = clauses[index] as Clause
-      checkComposition(clauses, index, this.diagnostics)
+      if (!(openEnd && index === clauses.length - 1)) checkComposition(clauses, index, this.diagnostics)
       const following = clauses[index + 1]
+      // Fused scans start from an empty row: only at the top of the outermost query.
+      const fusable = top && !write
       const result =
-        (index === 0 && !write
+        (index === 0 && fusable
           ? fusedScanTopK(this, clause, following, scope, () =>
               checkComposition(clauses, index + 1, this.diagnostics),
             )
           : undefined) ??
-        (write
-          ? undefined
-          : fusedScanAggregate(this, clause, following, scope, () =>
+        (fusable
+          ? fusedScanAggregate(this, clause, following, scope, () =>
               checkComposition(clauses, index + 1, this.diagnostics),
-            )) ??
-        this.buildClause(clause, scope)
+            )
+          : undefined) ??
+        this.buildClause(clause, scope, standalone, write)
       if (result.fused) index++
       factories.push(...result.factories)
       scope = result.scope
@@ -182,11 +221,18 @@ class PlanBuilder implements FusedEnv {
       // Writes see a stable input: each clause finishes before the next starts (Cypher's eagerness).
       if (write && index < clauses.length - 1) factories.push(eager)
     }
-    return { factories, columns, slots, returns: clauses[clauses.length - 1]?.kind === 'return' }
+    const last = clauses[clauses.length - 1]
+    return { factories, columns, slots, returns: last?.kind === 'return' || standalone }
   }
 
-  private buildClause(clause: Clause, scope: Scope): ClauseResult {
+  private buildClause(clause: Clause, scope: Scope, standalone: boolean, write: boolean): ClauseResult {
     switch (clause.kind) {
+      case 'call':
+        return compileCall(this, clause, scope, standalone)
+      case 'subqueryCall':
+        return compileSubqueryCall(this, clause, scope, write)
+      case 'foreach':
+        return compileForeach(this, clause, scope, (body, inner) => this.buildBody(body, inner, write))
       case 'match': {
         const compiled = compileMatch(this, clause.pattern, clause.where, scope, {
           countLoaded: true,
@@ -263,6 +309,22 @@ class PlanBuilder implements FusedEnv {
           scope,
         }
     }
+  }
+
+  /** The clauses of a FOREACH body, chained. */
+  private buildBody(body: Clause[], scope: Scope, write: boolean): StageFactory[] {
+    const factories: StageFactory[] = []
+    let current = scope
+    for (const clause of body) {
+      if (!isUpdating(clause)) {
+        this.report('INVALID_CLAUSE_COMPOSITION', 'FOREACH may only hold updating clauses', clause.start)
+        continue
+      }
+      const result = this.buildClause(clause, current, false, write)
+      factories.push(...result.factories)
+      current = result.scope
+    }
+    return factories
   }
 
   private buildMerge(

@@ -2,6 +2,8 @@ import { IdSpace } from './id-space.js'
 import { GraphStore } from './store.js'
 
 export const DEFAULT_WORKSPACE_ID = 'workspace--http-default'
+/** The default workspace's name where Neo4j's is expected (Bolt database, SHOW DATABASES). */
+export const DEFAULT_DATABASE_NAME = 'neo4j'
 
 /** One graph store per workspace, created on first use. */
 export class GraphCatalog {

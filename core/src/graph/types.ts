@@ -65,6 +65,11 @@ export class Interner {
     return this.names.known(name) ?? -1
   }
 
+  /** How many names are interned: ids run from 0 to size - 1. */
+  get size(): number {
+    return this.names.values.length
+  }
+
   name(id: number): string {
     const name = this.names.values[id]
     if (name === undefined) throw new Error(`unknown interned id ${id}`)

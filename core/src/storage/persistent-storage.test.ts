@@ -59,13 +59,36 @@ describe('WAL record encoding', () => {
 })
 
 describe('PersistentStorage', () => {
+  it('keeps record format JsonLinesV1 until a line holds a temporal value, then raises it before writing it', async () => {
+    const dir = freshDir()
+    const format = () => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).record_format
+    const { s } = await open(dir)
+    // The same text inside a string (a payload) is escaped: no temporal value, no change.
+    await s.append('test', { raw: '{"$date":"2024-01-01"}' }).durable
+    expect(format()).toBe('JsonLinesV1')
+    const appended = s.append('test', { props: { d: { $date: '2024-01-01' } } })
+    expect(format()).toBe('JsonLinesV2') // before the line is even written
+    await appended.durable
+    await s.checkpoint(1, [])
+    expect(format()).toBe('JsonLinesV2') // a checkpoint's manifest keeps it
+    await s.close()
+    const again = await open(dir)
+    expect(again.sink.records.map((r) => r.seq)).toEqual([2])
+    await again.s.close()
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      readFileSync(join(dir, 'manifest.json'), 'utf8').replace('JsonLinesV2', 'JsonLinesV9'),
+    )
+    await expectCode(open(dir), 'STORAGE_INCOMPATIBLE')
+  })
+
   it('initialises a manifest V1 and recovers every acknowledged record after reopen', async () => {
     const dir = freshDir()
     const { s } = await open(dir)
     expect(await writeN(s, 50)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
     await s.close()
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
-    expect(manifest).toMatchObject({ storage_version: 'V1', record_format: 'JsonLinesV2' })
+    expect(manifest).toMatchObject({ storage_version: 'V1', record_format: 'JsonLinesV1' })
     expect(manifest.graph_id.value).toMatch(/^graph--runtime-/)
     const again = await open(dir)
     expect(again.sink.records.map((r) => (r.body as { n: number }).n)).toEqual(

@@ -11,7 +11,6 @@ import {
 import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
-import { RECORD_FORMAT } from '../version.js'
 import { fsyncDirectory } from './atomic-file.js'
 import { type CheckpointPiece, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
 import type { DurabilityReport } from './durability.js'
@@ -26,6 +25,7 @@ import {
   writeManifest,
   writeManifestAsync,
 } from './manifest.js'
+import { type ManifestHolder, RecordFormatGate } from './record-format-gate.js'
 import { listSegments, scanWal, WAL_DIR, type WalDamage } from './wal-reader.js'
 import { type Appended, type WalListener, WalWriter } from './wal-writer.js'
 
@@ -68,10 +68,20 @@ export class PersistentStorage implements DurableStore {
     private readonly options: Required<Omit<PersistentStorageOptions, 'warn'>> &
       Pick<PersistentStorageOptions, 'warn'>,
     private readonly lock: DirectoryLock,
-    private manifest: Manifest,
+    /** The manifest every write of it starts from (the record-format gate raises its format in place). */
+    private readonly held: ManifestHolder,
     private wal: WalWriter,
     readonly recovery: RecoveryFigures,
+    private readonly format: RecordFormatGate,
   ) {}
+
+  private get manifest(): Manifest {
+    return this.held.manifest
+  }
+
+  private set manifest(manifest: Manifest) {
+    this.held.manifest = manifest
+  }
 
   static async open(input: PersistentStorageOptions, sink: ReplaySink): Promise<PersistentStorage> {
     const options = {
@@ -104,11 +114,6 @@ export class PersistentStorage implements DurableStore {
         }
         manifest = newManifest(`graph--runtime-${randomUUID()}`, new Date(options.now()))
         writeManifest(options.dir, manifest)
-      } else if (manifest.record_format !== RECORD_FORMAT) {
-        // An older format is read as it is; from now on the log may hold what only this format carries
-        // (temporal values), so the manifest says so before anything is written.
-        manifest = { ...manifest, record_format: RECORD_FORMAT }
-        writeManifest(options.dir, manifest)
       }
 
       const image = loadLatestCheckpoint(options.dir, manifest, sink, warn)
@@ -132,12 +137,15 @@ export class PersistentStorage implements DurableStore {
       if (scan.damage !== null)
         PersistentStorage.repair(options.dir, scan.damage, options.strictRecovery, warn, fail)
 
+      const held: ManifestHolder = { manifest }
+      const format = new RecordFormatGate(options.dir, held)
       const wal = await WalWriter.open(
         {
           dir: options.dir,
           requireFsync: options.requireFsync,
           segmentBytes: options.segmentBytes,
           now: options.now,
+          beforeLine: format.beforeLine,
         },
         scan.lastSeq,
       )
@@ -157,7 +165,7 @@ export class PersistentStorage implements DurableStore {
         warnings,
         elapsedMs: Math.round(performance.now() - started),
       }
-      const storage = new PersistentStorage(options, lock, manifest, wal, recovery)
+      const storage = new PersistentStorage(options, lock, held, wal, recovery, format)
       storage.intervalStartMs = options.now()
       if (loaded !== null) {
         storage.checkpointSeq = loaded.sequence
@@ -295,6 +303,7 @@ export class PersistentStorage implements DurableStore {
         requireFsync: this.options.requireFsync,
         segmentBytes: this.options.segmentBytes,
         now: this.options.now,
+        beforeLine: this.format.beforeLine,
       },
       failed.durableSeq,
     )
@@ -372,12 +381,15 @@ export class PersistentStorage implements DurableStore {
     ]
     if (current !== undefined && current.path !== file.name)
       components.push({ ...current, name: 'previous_checkpoint' })
-    this.manifest = {
+    const written: Manifest = {
       ...this.manifest,
       updated_at: { value: new Date(this.options.now()).toISOString() },
       components,
     }
-    await writeManifestAsync(this.options.dir, this.manifest)
+    this.manifest = written
+    await writeManifestAsync(this.options.dir, written)
+    // The record format rose while this write was in flight: the file just renamed says the older one.
+    if (this.manifest.record_format !== written.record_format) writeManifest(this.options.dir, this.manifest)
     if (previous !== undefined && previous.path !== file.name && previous.path !== current?.path) {
       await removeCheckpoint(this.options.dir, previous.path)
     }

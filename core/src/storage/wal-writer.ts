@@ -36,6 +36,11 @@ export interface WalWriterOptions {
   /** Rotate to a new segment past this size. */
   segmentBytes: number
   now: () => number
+  /**
+   * Sees each encoded line before it is queued, synchronously: the storage raises its manifest's record format
+   * here before the first line that needs the newer one can reach the disk.
+   */
+  beforeLine?: (line: string) => void
 }
 
 /** Told once per batch, before the batch's writers wake. */
@@ -129,7 +134,9 @@ export class WalWriter {
     }
     const seq = this.nextSeq++
     const batch = this.pending
-    const count = batch.lines.push(encodeWalRecord({ seq, tx, at: this.options.now(), kind, body }))
+    const line = encodeWalRecord({ seq, tx, at: this.options.now(), kind, body })
+    this.options.beforeLine?.(line)
+    const count = batch.lines.push(line)
     this.appendedAt = performance.now()
     if (!this.syncing) {
       if (count === this.splitAt) this.flush()

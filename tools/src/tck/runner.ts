@@ -3,7 +3,15 @@ import { basename, dirname, join, relative } from 'node:path'
 import { AstBuilder, compile, GherkinClassicTokenMatcher, Parser } from '@cucumber/gherkin'
 import { IdGenerator, type Pickle, type PickleStep } from '@cucumber/messages'
 import { GraphCatalog, type GraphStore } from '@service/core'
-import { CypherEngine, type CypherOutcome } from '@service/core/cypher'
+import {
+  bindParams,
+  CypherEngine,
+  type CypherOutcome,
+  equals,
+  type ProcedureDef,
+  parseSignature,
+  type Value,
+} from '@service/core/cypher'
 import { canonicalExpected, canonicalValue, parseParameter } from './notation.js'
 
 export type ScenarioStatus = 'passed' | 'failed' | 'skipped'
@@ -170,6 +178,7 @@ async function runPickle(pickle: Pickle, graphsDir: string): Promise<string | un
       maxMutations: 10_000_000,
       maxListSize: 10_000_000,
       maxPayloadBytes: 1 << 30,
+      maxVariableLengthHops: 100,
     },
   })
   const store = catalog.workspace()
@@ -187,6 +196,11 @@ async function runPickle(pickle: Pickle, graphsDir: string): Promise<string | un
       const setup = await engine.execute({ query: readFileSync(file, 'utf8'), mode: 'write' })
       if (setup.result.status !== 'Success')
         return `graph setup failed: ${setup.result.validation_errors[0]?.message}`
+      continue
+    }
+    match = /^there exists a procedure (.+)$/.exec(text)
+    if (match) {
+      engine.registerProcedure(tableProcedure(match[1] as string, table(step), engine.budgets.maxListSize))
       continue
     }
     if (text === 'having executed:') {
@@ -248,6 +262,38 @@ async function runPickle(pickle: Pickle, graphsDir: string): Promise<string | un
   }
   return undefined
 }
+
+/**
+ * A TCK test procedure: its table lists input values then output values; a call yields the outputs of the
+ * rows whose inputs equal its arguments (null matching null), in table order.
+ */
+function tableProcedure(signature: string, rows: string[][], maxListSize: number): ProcedureDef {
+  const { name, params, outputs } = parseSignature(signature)
+  const header = rows[0] ?? []
+  const values = rows.slice(1).map((row) => {
+    const bound = bindParams(
+      Object.fromEntries(row.map((cell, i) => [`${i}`, parseParameter(cell)])),
+      maxListSize,
+    )
+    return header.map((_, i) => bound.get(`${i}`) ?? null)
+  })
+  return {
+    name,
+    description: 'TCK test procedure',
+    mode: 'READ',
+    params,
+    outputs,
+    *run(args) {
+      for (const row of values) {
+        const inputs = row.slice(0, params.length)
+        if (inputs.every((value, i) => sameValue(value, args[i] ?? null))) yield row.slice(params.length)
+      }
+    },
+  }
+}
+
+const sameValue = (a: Value, b: Value): boolean =>
+  a === null || b === null ? a === b : equals(a, b) === true
 
 function describeFailure(outcome: CypherOutcome): string {
   const error = outcome.result.validation_errors[0]

@@ -1,7 +1,8 @@
 import type { PropertyValue } from '../../graph/types.js'
-import type { Direction } from '../ast.js'
+import type { Direction, LabelExpr } from '../ast.js'
 import { NodeValue, PathValue, RelValue } from '../values.js'
 import { type ExecContext, type Row, tick, walkAdjacency } from './context.js'
+import { labelExprMatches } from './label-expr.js'
 import type { NodeCheck, PropCheck, Step } from './steps.js'
 
 /** Expansion steps of the matcher: one hop, variable length, and path assembly. */
@@ -12,6 +13,8 @@ export interface ExpandSpec {
   to: number
   toBound: boolean
   types: string[]
+  /** `[:!R]`, `[:%]`: a type expression beyond a list of alternatives. */
+  typeExpr?: LabelExpr | undefined
   direction: Direction
   relCheck: PropCheck | undefined
   toCheck: NodeCheck
@@ -29,13 +32,13 @@ function relUsed(spec: ExpandSpec, row: Row, id: number): boolean {
   return false
 }
 
-function typeIds(spec: ExpandSpec, ctx: ExecContext): number[] | undefined {
+export function typeIds(spec: ExpandSpec, ctx: ExecContext): number[] | undefined {
   if (spec.types.length === 0) return undefined
   return spec.types.map((type) => ctx.graph.names.lookup(type))
 }
 
 /** Calls `visit(rel, other)` for each relationship of `node` matching direction and type. */
-function forEachRel(
+export function forEachRel(
   ctx: ExecContext,
   nodeId: number,
   direction: Direction,
@@ -64,7 +67,12 @@ function forEachRel(
   return true
 }
 
-function relPropsOk(spec: ExpandSpec, rel: number, row: Row, ctx: ExecContext): boolean {
+export function relPropsOk(spec: ExpandSpec, rel: number, row: Row, ctx: ExecContext): boolean {
+  if (
+    spec.typeExpr !== undefined &&
+    !labelExprMatches(spec.typeExpr, [ctx.graph.relType(rel)], ctx.graph.names)
+  )
+    return false
   if (spec.relCheck === undefined) return true
   const graph = ctx.graph
   const props = graph.relProperty ? undefined : graph.relProps(rel)
@@ -132,6 +140,38 @@ export function varExpandStep(spec: ExpandSpec, min: number, max: number, leftwa
       })
     }
     return walk(from.id, 0)
+  }
+}
+
+/** `(a)-[rs*]->(b)` with `rs` bound to a list: the list's relationships, in order, must form the path. */
+export function boundListStep(spec: ExpandSpec, min: number, max: number, leftward: boolean): Step {
+  return (next) => (row, ctx, emit) => {
+    const from = row[spec.from]
+    const list = row[spec.rel]
+    if (!(from instanceof NodeValue) || !Array.isArray(list)) return true
+    if (list.length < min || list.length > max) return true
+    const types = typeIds(spec, ctx)
+    const rels = leftward ? list.slice().reverse() : list
+    let current = from.id
+    for (const rel of rels) {
+      if (!(rel instanceof RelValue)) return true
+      walkAdjacency(ctx)
+      const type = ctx.graph.relType(rel.id)
+      if (type < 0 || (types !== undefined && !types.includes(type))) return true
+      const start = ctx.graph.relStart(rel.id)
+      const end = ctx.graph.relEnd(rel.id)
+      if (spec.direction !== 'in' && start === current) current = end
+      else if (spec.direction !== 'out' && end === current) current = start
+      else return true
+      if (!relPropsOk(spec, rel.id, row, ctx)) return true
+    }
+    if (spec.toBound) {
+      const target = row[spec.to]
+      if (!(target instanceof NodeValue) || target.id !== current) return true
+    }
+    if (spec.toCheck && !spec.toCheck(current, row, ctx)) return true
+    if (!spec.toBound) row[spec.to] = new NodeValue(current)
+    return next(row, ctx, emit)
   }
 }
 

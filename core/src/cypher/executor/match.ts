@@ -6,7 +6,9 @@ import { budgetError, typeError } from '../errors.js'
 import { cachedName } from '../operators.js'
 import { type CypherMap, equals, NodeValue, truth, typeName, type Value } from '../values.js'
 import { type ExecContext, load, type Row, tick } from './context.js'
-import { type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
+import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
+import { labelExprMatches } from './label-expr.js'
+import { shortestStep } from './shortest.js'
 import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
 
 export interface MatchEnv {
@@ -45,7 +47,22 @@ export function compileMatch(
   const newSlots: number[] = []
   const clauseRels: { slot: number; list: boolean }[] = []
   const declaredRels = new Set<string>()
-  const pending: Filter[] = (where ? conjuncts(where) : []).map((expr) => ({
+  // A path variable cannot also name a node or relationship of the same MATCH.
+  for (const part of parts) {
+    if (part.variable === undefined) continue
+    const name = part.variable
+    if (parts.some((other) => [...other.nodes, ...other.rels].some((element) => element.variable === name)))
+      env.report(
+        'VARIABLE_ALREADY_BOUND',
+        `variable '${name}' is already defined in this pattern`,
+        part.start,
+      )
+  }
+  // Inline `WHERE` of node and relationship patterns joins the clause's WHERE.
+  const inline: Expr[] = []
+  for (const part of parts)
+    for (const element of [...part.nodes, ...part.rels]) if (element.where) inline.push(element.where)
+  const pending: Filter[] = [...(where ? conjuncts(where) : []), ...inline].map((expr) => ({
     expr,
     vars: freeVariables(expr),
   }))
@@ -103,6 +120,66 @@ export function compileMatch(
       }
       declaredRels.add(rel.variable)
     }
+    if (part.shortest !== undefined) {
+      const rel = part.rels[0] as RelPattern
+      const ends = part.nodes.map((node) => {
+        const existing = lookupNode(env, scope, node)
+        const check = nodeCheck(env, node, scope)
+        if (existing !== undefined) {
+          plan.push(`Argument(${node.variable})`)
+          steps.push(boundNodeStep(existing.slot, check))
+          return existing.slot
+        }
+        const { slot, name } = bindNew(node.variable, 'node', node.start)
+        if (node.labels.length > 0) {
+          plan.push(`NodeByLabelScan(${name}:${node.labels.join(':')})`)
+          steps.push(labelScanStep(slot, node.labels, check))
+        } else {
+          plan.push(`AllNodesScan(${name})`)
+          steps.push(allNodesStep(slot, check))
+        }
+        flushFilters()
+        return slot
+      })
+      const relList = rel.varLength !== undefined
+      const relSlot = bindNew(rel.variable, relList ? 'relList' : 'rel', rel.start).slot
+      const pathSlot = part.variable !== undefined ? bindNew(part.variable, 'path', part.start).slot : -1
+      const { all, k } = part.shortest
+      const min = rel.varLength?.min ?? 1
+      // The breadth-first search (one shortest, or all of the shortest length) reads each relationship once,
+      // so an unbounded `*` is bounded by the adjacency budget alone; walks by length keep the hop bound.
+      const breadthFirst = min <= 1 && k === 1
+      const unbounded = breadthFirst ? Number.MAX_SAFE_INTEGER : env.maxHops
+      const max = rel.varLength ? (rel.varLength.max ?? unbounded) : 1
+      if (max > env.maxHops && rel.varLength?.max !== undefined)
+        throw budgetError('variable_length_hops', max, env.maxHops)
+      plan.push(
+        `${all ? 'AllShortestPaths' : 'ShortestPath'}(${rel.direction} *${min}..${max}${k > 1 ? ` k=${k}` : ''})`,
+      )
+      steps.push(
+        shortestStep({
+          from: ends[0] as number,
+          to: ends[1] as number,
+          rel: relSlot,
+          relBound: false,
+          toBound: true,
+          types: rel.types,
+          typeExpr: rel.typeExpr,
+          direction: rel.direction,
+          relCheck: rel.props ? propCheck(env, rel.props, scope) : undefined,
+          toCheck: undefined,
+          used: [],
+          min,
+          max,
+          all,
+          k,
+          path: pathSlot,
+          relList,
+        }),
+      )
+      flushFilters()
+      continue
+    }
     const boundBefore = new Set<string>()
     for (const [name] of scope.entries()) boundBefore.add(name)
     const start = chooseStart(part, scope, pending, boundBefore)
@@ -154,6 +231,10 @@ export function compileMatch(
         }
         relSlot = existingRel.slot
         relBound = true
+      } else if (existingRel !== undefined && existingRel.kind !== 'node' && existingRel.kind !== 'rel') {
+        // A bound list of relationships: the variable-length pattern must follow exactly that list.
+        relSlot = existingRel.slot
+        relBound = true
       } else {
         if (existingRel !== undefined)
           env.report('VARIABLE_ALREADY_BOUND', `variable '${rel.variable}' is already defined`, rel.start)
@@ -161,6 +242,7 @@ export function compileMatch(
       }
       relSlots[relIndex] = relSlot
       const relCheck = rel.props ? propCheck(env, rel.props, scope) : undefined
+      const typeExpr = rel.typeExpr
       const existingTo = lookupNode(env, scope, toNode)
       const toCheck = nodeCheck(env, toNode, scope)
       const toSlot = existingTo?.slot ?? bindNew(toNode.variable, 'node', toNode.start).slot
@@ -175,6 +257,7 @@ export function compileMatch(
         to: toSlot,
         toBound: existingTo !== undefined,
         types: rel.types,
+        typeExpr,
         direction,
         relCheck,
         toCheck,
@@ -184,8 +267,13 @@ export function compileMatch(
         const min = rel.varLength.min ?? 1
         const max = rel.varLength.max ?? env.maxHops
         if (max > env.maxHops) throw budgetError('variable_length_hops', max, env.maxHops)
-        plan.push(`VarLengthExpand(${direction} *${min}..${max})`)
-        steps.push(varExpandStep(spec, min, max, leftward))
+        if (relBound) {
+          plan.push(`FollowRelationshipList(${direction})`)
+          steps.push(boundListStep(spec, min, max, leftward))
+        } else {
+          plan.push(`VarLengthExpand(${direction} *${min}..${max})`)
+          steps.push(varExpandStep(spec, min, max, leftward))
+        }
       } else {
         plan.push(`Expand(${direction}${rel.types.length ? `:${rel.types.join('|')}` : ''})`)
         steps.push(expandStep(spec))
@@ -335,10 +423,12 @@ function propCheck(env: MatchEnv, props: Expr, scope: Scope): PropCheck {
 function nodeCheck(env: MatchEnv, node: NodePattern, scope: Scope): NodeCheck {
   const labels = node.labels.map(cachedName)
   const props = node.props ? propCheck(env, node.props, scope) : undefined
-  if (labels.length === 0 && props === undefined) return undefined
+  const labelExpr = node.labelExpr
+  if (labels.length === 0 && props === undefined && labelExpr === undefined) return undefined
   return (id, row, ctx) => {
     const record = ctx.graph.node(id)
     if (record === undefined) return false
+    if (labelExpr !== undefined && !labelExprMatches(labelExpr, record.labels, ctx.graph.names)) return false
     for (const label of labels) {
       const labelId = label(ctx.graph.names)
       if (labelId < 0 || !record.labels.includes(labelId)) return false

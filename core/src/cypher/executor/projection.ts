@@ -67,9 +67,18 @@ export function compileProjection(
       addItem(name, { kind: 'var', name, start: at, end: at }, (input.get(name) as Binding).kind)
   }
   for (const item of projection.items) {
+    if (item.expr.kind === 'patternExists') {
+      env.report(
+        'CYPHER_SYNTAX_ERROR',
+        'a pattern cannot be projected; use EXISTS { … } or COUNT { … }',
+        item.start,
+      )
+    }
     let name = item.alias
     if (name === undefined) {
       if (item.expr.kind === 'var') name = item.expr.name
+      // Neo4j names an unaliased map projection `n {.name}` after its variable.
+      else if (item.expr.kind === 'mapProjection' && clause === 'return') name = item.expr.variable
       else {
         if (clause === 'with')
           env.report('NO_EXPRESSION_ALIAS', 'expressions in WITH must be aliased (use AS)', item.start)

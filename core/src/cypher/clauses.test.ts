@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest'
+import { GraphCatalog } from '../graph/catalog.js'
+import { CypherEngine } from './engine.js'
+import type { CypherBudgets } from './executor/context.js'
+
+// Subqueries, paths, label expressions, FOREACH, prefixes and type predicates (issue 35, items 2–6).
+
+const SEED = `CREATE (a:Person {name: 'A', age: 30})-[:KNOWS {since: 2020}]->(b:Person {name: 'B'}),
+  (b)-[:KNOWS]->(c:Person:Admin {name: 'C'}), (c)-[:LIKES]->(m:Movie {title: 'M'}), (a)-[:LIKES]->(m)`
+
+async function seeded(budgets?: Partial<CypherBudgets>) {
+  const engine = new CypherEngine(new GraphCatalog(), budgets ? { budgets } : {})
+  await engine.run({ query: SEED, mode: 'write' })
+  return engine
+}
+
+async function rows(engine: CypherEngine, query: string) {
+  const result = await engine.run({ query, mode: 'auto' })
+  if (result.status !== 'Success')
+    throw new Error(`${result.validation_errors[0]?.code}: ${result.validation_errors[0]?.message}`)
+  return result.data?.rows
+}
+
+async function code(engine: CypherEngine, query: string) {
+  const result = await engine.run({ query, mode: 'auto' })
+  return result.validation_errors[0]?.code
+}
+
+describe('subqueries', () => {
+  it('EXISTS, COUNT and COLLECT see the outer variables', async () => {
+    const engine = await seeded()
+    expect(
+      await rows(
+        engine,
+        `MATCH (p:Person) RETURN p.name, EXISTS { (p)-[:LIKES]->() } AS likes, COUNT { (p)-->() } AS out,
+         COLLECT { MATCH (p)-[:KNOWS]->(x) RETURN x.name } AS knows ORDER BY p.name`,
+      ),
+    ).toEqual([
+      ['A', true, 2, ['B']],
+      ['B', false, 1, ['C']],
+      ['C', true, 1, []],
+    ])
+    expect(
+      await rows(engine, "MATCH (p) WHERE EXISTS { MATCH (p)-->(q) WHERE q.name = 'C' } RETURN p.name"),
+    ).toEqual([['B']])
+    expect(await code(engine, 'MATCH (p) WHERE EXISTS { CREATE (x) } RETURN p')).toBe(
+      'INVALID_CLAUSE_COMPOSITION',
+    )
+    expect(await code(engine, 'RETURN COLLECT { MATCH (p) RETURN p.name, p.age } AS x')).toBe(
+      'INVALID_CLAUSE_COMPOSITION',
+    )
+  })
+
+  it('CALL { } imports with WITH, (x), (*); OPTIONAL CALL keeps rows; UNION inside', async () => {
+    const engine = await seeded()
+    expect(
+      await rows(
+        engine,
+        'MATCH (p:Person) CALL (p) { MATCH (p)-->(x) RETURN count(x) AS c } RETURN p.name, c ORDER BY p.name',
+      ),
+    ).toEqual([
+      ['A', 2],
+      ['B', 1],
+      ['C', 1],
+    ])
+    expect(
+      await rows(
+        engine,
+        'MATCH (p:Person) CALL { WITH p MATCH (p)-[:LIKES]->(m) RETURN m.title AS t } RETURN p.name, t ORDER BY p.name',
+      ),
+    ).toEqual([
+      ['A', 'M'],
+      ['C', 'M'],
+    ])
+    expect(
+      await rows(
+        engine,
+        'MATCH (p:Person) OPTIONAL CALL (*) { MATCH (p)-[:LIKES]->(m) RETURN m.title AS t } RETURN p.name, t ORDER BY p.name',
+      ),
+    ).toEqual([
+      ['A', 'M'],
+      ['B', null],
+      ['C', 'M'],
+    ])
+    expect(
+      await rows(
+        engine,
+        'CALL { MATCH (n:Person) RETURN n.name AS x UNION MATCH (m:Movie) RETURN m.title AS x } RETURN x ORDER BY x',
+      ),
+    ).toEqual([['A'], ['B'], ['C'], ['M']])
+    expect(await code(engine, 'MATCH (p) CALL (q) { RETURN 1 AS one } RETURN p')).toBe('UNDEFINED_VARIABLE')
+    expect(await code(engine, 'MATCH (p) CALL { MATCH (p) RETURN p } RETURN p')).toBe(
+      'VARIABLE_ALREADY_BOUND',
+    )
+  })
+
+  it('a unit subquery writes once per row and passes the row on', async () => {
+    const engine = await seeded()
+    await rows(engine, 'MATCH (p:Person) CALL (p) { CREATE (:Copy {of: p.name}) }')
+    expect(await rows(engine, 'MATCH (c:Copy) RETURN count(c)')).toEqual([[3]])
+  })
+
+  it('IN TRANSACTIONS is refused with a clear error rather than run as one transaction', async () => {
+    const engine = await seeded()
+    expect(await code(engine, 'UNWIND [1] AS x CALL (x) { CREATE (:N) } IN TRANSACTIONS OF 10 ROWS')).toBe(
+      'UNSUPPORTED_CYPHER_FEATURE',
+    )
+  })
+})
+
+describe('shortest paths', () => {
+  it('shortestPath, allShortestPaths, SHORTEST k and ALL SHORTEST', async () => {
+    const engine = await seeded()
+    expect(
+      await rows(
+        engine,
+        "MATCH (a {name: 'A'}), (c {name: 'C'}) MATCH p = shortestPath((a)-[*]-(c)) RETURN [n IN nodes(p) | n.name]",
+      ),
+    ).toEqual([[['A', 'B', 'C']]])
+    expect(
+      await rows(
+        engine,
+        "MATCH (a {name: 'B'}), (m:Movie) MATCH p = allShortestPaths((a)-[*]-(m)) RETURN length(p)",
+      ),
+    ).toEqual([[2], [2]])
+    expect(await rows(engine, "MATCH p = SHORTEST 2 (a {name: 'A'})-[*]-(m:Movie) RETURN length(p)")).toEqual(
+      [[1], [3]],
+    )
+    expect(
+      await rows(engine, "MATCH p = ALL SHORTEST (a {name: 'A'})-[:KNOWS]->+(c:Admin) RETURN length(p)"),
+    ).toEqual([[2]])
+    expect(
+      await rows(
+        engine,
+        "MATCH (a {name: 'C'}), (b {name: 'A'}) MATCH p = shortestPath((a)-[:KNOWS*]->(b)) RETURN p",
+      ),
+    ).toEqual([])
+  })
+
+  it('the search is bounded by the adjacency budget, never an enumeration of all paths', async () => {
+    const engine = new CypherEngine(new GraphCatalog(), { budgets: { maxWarmAdjacencyEntries: 500 } })
+    // A ladder of 60 rungs, each rung joined to both rails of the next: 2^58 paths end to end, all of length 59.
+    await engine.run({
+      query: 'UNWIND range(0, 59) AS i CREATE (:L {i: i, r: 0}), (:L {i: i, r: 1})',
+      mode: 'write',
+    })
+    await engine.run({ query: 'MATCH (a:L), (b:L) WHERE b.i = a.i + 1 CREATE (a)-[:R]->(b)', mode: 'write' })
+    const found = await rows(
+      engine,
+      'MATCH (a:L {i: 0, r: 0}), (b:L {i: 59, r: 0}) MATCH p = shortestPath((a)-[:R*]->(b)) RETURN length(p)',
+    )
+    expect(found).toEqual([[59]])
+    // An enumeration of the paths would walk billions of entries; the breadth-first search reads each once.
+    const tight = new CypherEngine(new GraphCatalog(), { budgets: { maxWarmAdjacencyEntries: 10 } })
+    await tight.run({ query: 'UNWIND range(1, 20) AS i CREATE (:S {i: i})-[:R]->(:T)', mode: 'write' })
+    await tight.run({ query: 'MATCH (s:S), (t:S) WHERE t.i = s.i + 1 CREATE (s)-[:R]->(t)', mode: 'write' })
+    expect(
+      await code(tight, 'MATCH (a:S {i: 1}), (b:S {i: 20}) MATCH p = shortestPath((a)-[*]->(b)) RETURN p'),
+    ).toBe('QUERY_BUDGET_EXCEEDED')
+  })
+})
+
+describe('label expressions and inline WHERE', () => {
+  it('|, &, !, % on nodes; !, | on relationship types; WHERE inside patterns', async () => {
+    const engine = await seeded()
+    expect(await rows(engine, 'MATCH (n:Admin|Movie) RETURN count(n)')).toEqual([[2]])
+    expect(await rows(engine, 'MATCH (n:Person&Admin) RETURN n.name')).toEqual([['C']])
+    expect(await rows(engine, 'MATCH (n:!Person) RETURN count(n)')).toEqual([[1]])
+    expect(await rows(engine, 'MATCH (n:%) RETURN count(n)')).toEqual([[4]])
+    expect(await rows(engine, 'MATCH (n) WHERE n:Admin|Movie RETURN count(*)')).toEqual([[2]])
+    expect(await rows(engine, 'MATCH ()-[r:!KNOWS]->() RETURN count(r)')).toEqual([[2]])
+    expect(await rows(engine, 'MATCH (n:Person WHERE n.age > 1) RETURN n.name')).toEqual([['A']])
+    expect(await rows(engine, 'MATCH (a)-[r WHERE r.since > 2000]->(b) RETURN b.name')).toEqual([['B']])
+    expect(await rows(engine, 'MATCH (a)-[:KNOWS]->{2}(b) RETURN a.name, b.name')).toEqual([['A', 'C']])
+    expect(await rows(engine, 'UNWIND [1, 2] AS x RETURN [y IN [x] WHERE y > 0 | y * 2] AS l')).toEqual([
+      [[2]],
+      [[4]],
+    ])
+  })
+})
+
+describe('clauses and syntax', () => {
+  it('FOREACH writes per element; standalone ORDER BY / SKIP / LIMIT; CYPHER 5, EXPLAIN, USE', async () => {
+    const engine = await seeded()
+    await rows(engine, 'FOREACH (x IN [1, 2, 3] | CREATE (:Tmp {v: x}))')
+    expect(await rows(engine, 'MATCH (t:Tmp) RETURN sum(t.v)')).toEqual([[6]])
+    expect(await code(engine, 'FOREACH (x IN [1] | MATCH (n) RETURN n)')).toBeDefined()
+    expect(
+      await rows(engine, 'MATCH (n:Person) ORDER BY n.name DESC OFFSET 1 LIMIT 1 RETURN n.name'),
+    ).toEqual([['B']])
+    expect(await rows(engine, 'CYPHER 5 MATCH (n:Movie) RETURN n.title')).toEqual([['M']])
+    const explained = await engine.execute({ query: 'EXPLAIN MATCH (n) SET n.x = 1 RETURN n', mode: 'auto' })
+    expect(explained.result.data?.rows).toEqual([])
+    expect(explained.explained?.queryType).toBe('rw')
+    expect(await rows(engine, 'MATCH (n) WHERE n.x = 1 RETURN n')).toEqual([])
+    const profiled = await engine.execute({ query: 'PROFILE MATCH (n:Movie) RETURN n.title', mode: 'auto' })
+    expect(profiled.explained).toMatchObject({ queryType: 'r', rows: 1 })
+    expect(await rows(engine, 'USE `workspace--http-default` MATCH (n:Movie) RETURN n.title')).toEqual([
+      ['M'],
+    ])
+    expect(await code(engine, 'USE elsewhere MATCH (n) RETURN n')).toBe('DATABASE_NOT_FOUND')
+    expect(await code(engine, 'CYPHER 4 RETURN 1')).toBe('UNSUPPORTED_CYPHER_FEATURE')
+  })
+
+  it('type predicates and IS NORMALIZED', async () => {
+    const engine = await seeded()
+    expect(
+      await rows(
+        engine,
+        "RETURN 1 IS :: INTEGER, 'x' IS :: INTEGER, null IS :: STRING, null IS :: STRING NOT NULL, [1] IS :: LIST<INTEGER>, 1 IS NOT :: STRING, 1.5 IS :: INTEGER | FLOAT",
+      ),
+    ).toEqual([[true, false, true, false, true, true, true]])
+    expect(
+      await rows(
+        engine,
+        "RETURN 'e\u0301' IS NORMALIZED AS a, 'e\u0301' IS NFD NORMALIZED AS b, 'é' IS NOT NORMALIZED AS c",
+      ),
+    ).toEqual([[false, true, false]])
+  })
+
+  it('an unaliased map projection is named after its variable', async () => {
+    const engine = await seeded()
+    const result = await engine.run({ query: 'MATCH (n:Movie) RETURN n {.title}', mode: 'auto' })
+    expect(result.data).toEqual({ columns: ['n'], rows: [[{ title: 'M' }]] })
+  })
+})

@@ -1,0 +1,134 @@
+import { NodeValue, PathValue, RelValue } from '../values.js'
+import type { ExecContext, Row } from './context.js'
+import { tick } from './context.js'
+import { type ExpandSpec, forEachRel, relPropsOk, typeIds } from './expand.js'
+import type { Step } from './steps.js'
+
+/**
+ * Shortest paths between two bound nodes: `shortestPath`, `allShortestPaths`, `SHORTEST k`, `ALL SHORTEST`,
+ * `ANY k`. A breadth-first search that keeps, for each node reached, the relationships that reach it at its
+ * depth; it stops at the depth the target is met, so it reads the neighbourhood up to that depth once, never
+ * every path (each relationship it reads counts against the adjacency budget). `SHORTEST k` with k > 1 then
+ * needs longer paths too: those come from a depth-first walk by increasing length, which stops at k.
+ */
+export interface ShortestSpec extends ExpandSpec {
+  min: number
+  max: number
+  all: boolean
+  k: number
+  /** Slot of the path variable, or -1. */
+  path: number
+  /** The relationship variable is a list (a variable-length pattern). */
+  relList: boolean
+}
+
+interface Found {
+  nodes: number[]
+  rels: number[]
+}
+
+export function shortestStep(spec: ShortestSpec): Step {
+  return (next) => (row, ctx, emit) => {
+    const from = row[spec.from]
+    const to = row[spec.to]
+    if (!(from instanceof NodeValue) || !(to instanceof NodeValue)) return true
+    if (spec.toCheck && !spec.toCheck(to.id, row, ctx)) return true
+    const paths =
+      spec.min <= 1 && spec.k === 1 && !(spec.all && from.id === to.id)
+        ? layeredSearch(spec, row, ctx, from.id, to.id)
+        : byLength(spec, row, ctx, from.id, to.id)
+    for (const path of paths) {
+      const rels = path.rels.map((id) => new RelValue(id))
+      row[spec.rel] = spec.relList ? rels : (rels[0] ?? null)
+      if (spec.path >= 0) row[spec.path] = new PathValue(path.nodes, path.rels)
+      if (!next(row, ctx, emit)) return false
+    }
+    return true
+  }
+}
+
+/** BFS by layers from `start`, with every predecessor relationship at the shortest depth of each node. */
+function layeredSearch(
+  spec: ShortestSpec,
+  row: Row,
+  ctx: ExecContext,
+  start: number,
+  target: number,
+): Found[] {
+  if (start === target)
+    return spec.min === 0 ? [{ nodes: [start], rels: [] }] : sameNodeCycle(spec, row, ctx, start)
+  const types = typeIds(spec, ctx)
+  const depth = new Map<number, number>([[start, 0]])
+  const parents = new Map<number, [number, number][]>()
+  let frontier = [start]
+  for (let level = 1; level <= spec.max && frontier.length > 0 && !depth.has(target); level++) {
+    const nextFrontier: number[] = []
+    for (const node of frontier) {
+      tick(ctx)
+      forEachRel(ctx, node, spec.direction, types, (rel, other) => {
+        if (!relPropsOk(spec, rel, row, ctx)) return true
+        const seen = depth.get(other)
+        if (seen === undefined) {
+          depth.set(other, level)
+          parents.set(other, [[rel, node]])
+          nextFrontier.push(other)
+        } else if (seen === level) parents.get(other)?.push([rel, node])
+        return true
+      })
+    }
+    frontier = nextFrontier
+  }
+  if (!depth.has(target)) return []
+  const out: Found[] = []
+  const walk = (node: number, nodes: number[], rels: number[]): boolean => {
+    if (node === start) {
+      out.push({ nodes: [start, ...nodes], rels: [...rels] })
+      return spec.all
+    }
+    for (const [rel, parent] of parents.get(node) ?? []) {
+      if (rels.includes(rel)) continue
+      if (!walk(parent, [node, ...nodes], [rel, ...rels])) return false
+    }
+    return true
+  }
+  walk(target, [], [])
+  return out
+}
+
+/** A path from a node back to itself has length at least 1: found by the length-ordered walk. */
+function sameNodeCycle(spec: ShortestSpec, row: Row, ctx: ExecContext, node: number): Found[] {
+  return byLength({ ...spec, min: Math.max(spec.min, 1) }, row, ctx, node, node)
+}
+
+/** Paths by increasing length (each relationship once a path), until `k` are found (all of the shortest length for ALL). */
+function byLength(spec: ShortestSpec, row: Row, ctx: ExecContext, start: number, target: number): Found[] {
+  const types = typeIds(spec, ctx)
+  const out: Found[] = []
+  const nodes = [start]
+  const rels: number[] = []
+  for (let length = spec.min; length <= spec.max; length++) {
+    if (length === 0) {
+      if (start === target) out.push({ nodes: [start], rels: [] })
+    } else {
+      const walk = (node: number): boolean => {
+        tick(ctx)
+        if (rels.length === length) {
+          if (node === target) out.push({ nodes: nodes.slice(), rels: rels.slice() })
+          return spec.all || out.length < spec.k
+        }
+        return forEachRel(ctx, node, spec.direction, types, (rel, other) => {
+          if (rels.includes(rel) || !relPropsOk(spec, rel, row, ctx)) return true
+          rels.push(rel)
+          nodes.push(other)
+          const go = walk(other)
+          rels.pop()
+          nodes.pop()
+          return go
+        })
+      }
+      walk(start)
+    }
+    if (out.length > 0 && (spec.all || out.length >= spec.k)) break
+  }
+  return spec.all ? out : out.slice(0, spec.k)
+}

@@ -1,0 +1,32 @@
+import { TEMPORAL_RECORD_FORMAT } from '../version.js'
+import { type Manifest, writeManifest } from './manifest.js'
+
+/**
+ * A temporal value in a log line: a tagged object, which JSON can only hold unescaped outside any string (in a
+ * string property, such as a STIX payload, the same text has its quotes escaped), so the test is exact.
+ */
+const TEMPORAL_TAG = /\{"\$(?:date|localtime|time|localdatetime|datetime|duration)":"/
+
+/** Where the storage keeps its manifest: the one object every manifest write starts from. */
+export interface ManifestHolder {
+  manifest: Manifest
+}
+
+/**
+ * Raises a directory's record format to JsonLinesV2 just before the first log line holding a temporal value is
+ * queued, so a build that reads only JsonLinesV1 refuses the directory (exit 5) instead of misreading it, and a
+ * directory that never stores one stays on the spec's JsonLinesV1. The manifest is written synchronously here,
+ * before the line can reach the disk.
+ */
+export class RecordFormatGate {
+  constructor(
+    private readonly dir: string,
+    private readonly holder: ManifestHolder,
+  ) {}
+
+  readonly beforeLine = (line: string): void => {
+    if (this.holder.manifest.record_format === TEMPORAL_RECORD_FORMAT || !TEMPORAL_TAG.test(line)) return
+    this.holder.manifest = { ...this.holder.manifest, record_format: TEMPORAL_RECORD_FORMAT }
+    writeManifest(this.dir, this.holder.manifest)
+  }
+}
