@@ -1,4 +1,4 @@
-import type { ExplicitTransaction } from '@service/core'
+import { DEFAULT_DATABASE_NAME, type ExplicitTransaction } from '@service/core'
 import type { BoltBackend } from './backend.js'
 import { ChunkingError, Dechunker } from './chunking.js'
 import { type BoltFailure, Failures, failureMetadata, resultFailure, thrownFailure } from './failures.js'
@@ -329,7 +329,7 @@ export class BoltConnection {
     const servers = this.options.backend.routingTable(database, address)
     const rt = new Map<string, PackValue>([
       ['ttl', 300n],
-      ['db', database ?? 'neo4j'],
+      ['db', database ?? DEFAULT_DATABASE_NAME],
       [
         'servers',
         servers.map(
@@ -401,7 +401,7 @@ export class BoltConnection {
       const summary = new Map<string, PackValue>([
         ['bookmark', this.options.backend.bookmark()],
         ['type', queryType(result)],
-        ['db', database ?? 'neo4j'],
+        ['db', database ?? DEFAULT_DATABASE_NAME],
       ])
       const stats = statsOf(result.mutation_summary)
       if (stats !== null) summary.set('stats', stats)
@@ -429,7 +429,7 @@ export class BoltConnection {
     this.txDatabase = database
     this.nextQid = 0
     this.state = 'tx_ready'
-    this.success(new Map([['db', database ?? 'neo4j']]))
+    this.success(new Map([['db', database ?? DEFAULT_DATABASE_NAME]]))
   }
 
   private async runInTransaction(message: RequestMessage): Promise<void> {
@@ -452,7 +452,7 @@ export class BoltConnection {
       if (result.status !== 'Success') return this.fail(resultFailure(result))
       const summary = new Map<string, PackValue>([
         ['type', queryType(result)],
-        ['db', this.txDatabase ?? 'neo4j'],
+        ['db', this.txDatabase ?? DEFAULT_DATABASE_NAME],
       ])
       const stats = statsOf(result.mutation_summary)
       if (stats !== null) summary.set('stats', stats)
@@ -472,7 +472,7 @@ export class BoltConnection {
       ['t_first', BigInt(Date.now() - result.startedAt)],
     ])
     if (inTransaction) metadata.set('qid', BigInt(result.qid))
-    if (this.version.minor >= 8) metadata.set('db', database ?? 'neo4j')
+    if (this.version.minor >= 8) metadata.set('db', database ?? DEFAULT_DATABASE_NAME)
     this.success(metadata)
   }
 
