@@ -1,4 +1,5 @@
 export { type BoltBackend, bookmarkOf, bookmarkSequence, type RoutingServer } from './backend.js'
+export { ChunkingError, chunkMessage, Dechunker } from './chunking.js'
 export { BoltConnection, type BoltState, type ConnectionOptions } from './connection.js'
 export { engineBackend } from './engine-backend.js'
 export { BoltListener, type ListenerOptions } from './listener.js'
