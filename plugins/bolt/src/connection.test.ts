@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { chunkMessage, Dechunker } from './chunking.js'
-import { BoltConnection } from './connection.js'
+import { BoltConnection, MAX_OPEN_RESULTS } from './connection.js'
 import { Failures } from './failures.js'
 import { Request, Response } from './messages.js'
 import { Packer } from './packstream/packer.js'
@@ -23,6 +23,7 @@ const TYPES: Record<number, Reply['type']> = {
 function connect(minor = 4, options: { refusal?: ReturnType<typeof Failures.unauthorized> } = {}) {
   const fake = scriptedBackend()
   const written: Buffer[] = []
+  const flow: string[] = []
   let closed = false
   const connection = new BoltConnection({
     backend: fake.backend,
@@ -35,6 +36,8 @@ function connect(minor = 4, options: { refusal?: ReturnType<typeof Failures.unau
     localAddress: '127.0.0.1:7687',
     refusal: options.refusal ?? null,
     write: (bytes) => written.push(bytes),
+    pause: () => flow.push('pause'),
+    resume: () => flow.push('resume'),
     close: () => {
       closed = true
     },
@@ -68,7 +71,7 @@ function connect(minor = 4, options: { refusal?: ReturnType<typeof Failures.unau
     await send(Request.HELLO, map({ user_agent: 'test' }))
     await send(Request.LOGON, map({ scheme: 'basic', principal: 'x', credentials: 'secret' }))
   }
-  return { connection, send, map, ready, handshake, fake, isClosed: () => closed }
+  return { connection, send, map, ready, handshake, fake, flow, isClosed: () => closed }
 }
 
 const meta = (reply: Reply | undefined, key: string) =>
@@ -225,6 +228,30 @@ describe('Bolt state machine', () => {
     const [hello] = await c.send(Request.HELLO, c.map({}))
     expect(String(meta(hello, 'message'))).toContain('too many Bolt connections')
     expect(c.isClosed()).toBe(true)
+  })
+
+  it('bounds open results in a transaction, and pauses reading while many messages wait', async () => {
+    const c = connect(4)
+    await c.ready()
+    await c.send(Request.BEGIN, c.map({}))
+    for (let i = 0; i < MAX_OPEN_RESULTS; i++) await c.send(Request.RUN, 'RETURN 1', c.map({}), c.map({}))
+    const [refused] = await c.send(Request.RUN, 'RETURN 1', c.map({}), c.map({}))
+    expect(String(meta(refused, 'message'))).toContain('PULL or DISCARD one first')
+    await c.send(Request.RESET)
+
+    const packer = new Packer()
+    for (let i = 0; i < 300; i++) {
+      packer.beginMessage()
+      packer.structure(Request.RUN, ['RETURN 0', new Map(), new Map()])
+      packer.endMessage()
+      packer.beginMessage()
+      packer.structure(Request.DISCARD, [new Map([['n', -1n]])])
+      packer.endMessage()
+    }
+    c.connection.receive(packer.finish())
+    expect(c.flow).toEqual(['pause'])
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(c.flow).toEqual(['pause', 'resume'])
   })
 
   it('ends the connection on a malformed message', async () => {

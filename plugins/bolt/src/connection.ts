@@ -65,6 +65,9 @@ export interface ConnectionOptions {
   refusal?: BoltFailure | null
   write(bytes: Buffer): void
   close(): void
+  /** Back-pressure: stop reading while too many messages wait (the socket's own buffers fill up). */
+  pause?(): void
+  resume?(): void
   events?: ConnectionEvents
 }
 
@@ -72,6 +75,11 @@ type Input = 'preamble' | 'manifest' | 'messages' | 'closed'
 
 /** Responses waiting in the packer are written once they pass this (or the queue is empty). */
 const FLUSH_BYTES = 256 * 1024
+/** Pipelined messages waiting: reading pauses at the high mark and resumes at the low one. */
+const QUEUE_HIGH = 256
+const QUEUE_LOW = 32
+/** Open results on one connection (each holds up to the row budget): PULL or DISCARD before running more. */
+export const MAX_OPEN_RESULTS = 16
 
 /** A Bolt connection's protocol: handshake, message framing and the server state machine. */
 export class BoltConnection {
@@ -93,6 +101,7 @@ export class BoltConnection {
   private nextQid = 0
   private lastQid = -1
   private lastFailure: string | null = null
+  private paused = false
 
   constructor(private readonly options: ConnectionOptions) {
     this.dechunker = new Dechunker(options.maxMessageBytes)
@@ -181,6 +190,10 @@ export class BoltConnection {
       this.running?.abort()
     }
     this.queue.push(message)
+    if (this.queue.length === QUEUE_HIGH) {
+      this.paused = true
+      this.options.pause?.()
+    }
     if (!this.pumping) void this.pump()
   }
 
@@ -190,6 +203,10 @@ export class BoltConnection {
     try {
       for (let message = this.queue.shift(); message !== undefined; message = this.queue.shift()) {
         if (this.input === 'closed') return
+        if (this.paused && this.queue.length <= QUEUE_LOW) {
+          this.paused = false
+          this.options.resume?.()
+        }
         await this.handle(message)
         if (this.queue.length === 0 || this.packer.size > FLUSH_BYTES) this.flush()
       }
@@ -436,6 +453,13 @@ export class BoltConnection {
     const startedAt = Date.now()
     const tx = this.tx
     if (tx === null) return this.fail(Failures.protocol('no open transaction'))
+    if (this.results.size >= MAX_OPEN_RESULTS) {
+      return this.fail(
+        Failures.protocol(
+          `${MAX_OPEN_RESULTS} results are open on this connection: PULL or DISCARD one first`,
+        ),
+      )
+    }
     const { query, params } = this.statement(message)
     const admitted = this.options.backend.admit()
     if (admitted !== null) return this.fail(admitted)

@@ -110,6 +110,8 @@ export class BoltListener {
         if (!socket.destroyed) socket.write(bytes)
       },
       close: () => socket.end(),
+      pause: () => socket.pause(),
+      resume: () => socket.resume(),
       events: {
         ...events,
         end: (why) => {
