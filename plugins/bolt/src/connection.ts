@@ -1,32 +1,23 @@
 import { DEFAULT_DATABASE_NAME, type ExplicitTransaction } from '@service/core'
 import type { BoltBackend } from './backend.js'
-import { ChunkingError, Dechunker } from './chunking.js'
 import { type BoltFailure, Failures, failureMetadata, resultFailure, thrownFailure } from './failures.js'
-import {
-  answerHandshake,
-  type BoltVersion,
-  HANDSHAKE_BYTES,
-  HandshakeError,
-  readManifestPick,
-} from './handshake.js'
+import type { BoltVersion } from './handshake.js'
 import {
   MessageShapeError,
   mapField,
   optionalInteger,
   optionalString,
-  optionalStringList,
-  REQUEST_NAMES,
   Request,
   type RequestMessage,
   Response,
-  stringField,
 } from './messages.js'
 import { Packer } from './packstream/packer.js'
 import type { PackValue } from './packstream/structure.js'
-import { Structure } from './packstream/structure.js'
-import { UnpackError, Unpacker, type UnpackLimits } from './packstream/unpacker.js'
-import { OpenResult, queryType, statsOf } from './result-stream.js'
-import { ParameterTypeError, packResultValue, parameterValue } from './values.js'
+import type { UnpackLimits } from './packstream/unpacker.js'
+import { completionSummary, deadlineOf, statementOf, transactionExtras } from './request-extras.js'
+import { OpenResult } from './result-stream.js'
+import { ParameterTypeError, packResultValue } from './values.js'
+import { WireInput } from './wire-input.js'
 
 /** Bolt server states (Bolt 5.1+; 5.0 goes from NEGOTIATION to READY on HELLO). */
 export type BoltState =
@@ -71,8 +62,6 @@ export interface ConnectionOptions {
   events?: ConnectionEvents
 }
 
-type Input = 'preamble' | 'manifest' | 'messages' | 'closed'
-
 /** Responses waiting in the packer are written once they pass this (or the queue is empty). */
 const FLUSH_BYTES = 256 * 1024
 /** Pipelined messages waiting: reading pauses at the high mark and resumes at the low one. */
@@ -83,9 +72,8 @@ export const MAX_OPEN_RESULTS = 16
 
 /** A Bolt connection's protocol: handshake, message framing and the server state machine. */
 export class BoltConnection {
-  private input: Input = 'preamble'
-  private pending: Buffer = Buffer.alloc(0)
-  private readonly dechunker: Dechunker
+  private readonly input: WireInput
+  private ended = false
   private readonly packer = new Packer()
   private version: BoltVersion = { major: 5, minor: 0 }
   state: BoltState = 'negotiation'
@@ -104,7 +92,14 @@ export class BoltConnection {
   private paused = false
 
   constructor(private readonly options: ConnectionOptions) {
-    this.dechunker = new Dechunker(options.maxMessageBytes)
+    this.input = new WireInput(options.maxMessageBytes, options.unpackLimits, {
+      reply: (bytes) => options.write(bytes),
+      agreed: (version) => {
+        this.version = version
+      },
+      message: (message) => this.accept(message),
+      broken: (reason) => this.end(reason),
+    })
   }
 
   get protocolVersion(): BoltVersion {
@@ -113,77 +108,20 @@ export class BoltConnection {
 
   /** Bytes from the socket. */
   receive(data: Buffer): void {
-    if (this.input === 'closed') return
-    try {
-      if (this.input !== 'messages') {
-        this.pending = this.pending.length === 0 ? data : Buffer.concat([this.pending, data])
-        if (!this.negotiate()) return
-        data = this.pending
-        this.pending = Buffer.alloc(0)
-        if (data.length === 0) return
-      }
-      for (const bytes of this.dechunker.feed(data)) this.accept(bytes)
-    } catch (error) {
-      if (error instanceof HandshakeError || error instanceof ChunkingError) {
-        this.end(error.message)
-        return
-      }
-      throw error
-    }
+    this.input.receive(data)
   }
 
   /** The socket closed: an open transaction rolls back, a running statement stops. */
   closed(): void {
-    this.input = 'closed'
+    this.ended = true
+    this.input.stop()
     this.running?.abort()
     const tx = this.tx
     this.tx = null
     void tx?.rollback()
   }
 
-  /** Handshake phases; true once messages follow (what is left of `pending` is theirs). */
-  private negotiate(): boolean {
-    if (this.input === 'preamble') {
-      if (this.pending.length < HANDSHAKE_BYTES) return false
-      const answer = answerHandshake(this.pending.subarray(0, HANDSHAKE_BYTES))
-      this.pending = this.pending.subarray(HANDSHAKE_BYTES)
-      this.options.write(answer.reply)
-      if (answer.kind === 'none') {
-        this.end(answer.reason)
-        return false
-      }
-      if (answer.kind === 'version') {
-        this.version = answer.version
-        this.input = 'messages'
-        return true
-      }
-      this.input = 'manifest'
-    }
-    const pick = readManifestPick(this.pending)
-    if ('incomplete' in pick) return false
-    this.version = pick.version
-    this.pending = this.pending.subarray(pick.consumed)
-    this.input = 'messages'
-    return true
-  }
-
-  private accept(bytes: Buffer): void {
-    let message: RequestMessage
-    try {
-      const value = new Unpacker(bytes, this.options.unpackLimits).unpack()
-      if (!(value instanceof Structure)) throw new UnpackError('a message is not a structure')
-      message = {
-        signature: value.signature,
-        name: REQUEST_NAMES[value.signature] ?? 'UNKNOWN',
-        fields: value.fields,
-      }
-    } catch (error) {
-      if (error instanceof UnpackError) {
-        this.end(`malformed message: ${error.message}`)
-        return
-      }
-      throw error
-    }
+  private accept(message: RequestMessage): void {
     this.options.events?.message?.(message.name)
     if (message.signature === Request.RESET) {
       this.interrupts++
@@ -202,7 +140,7 @@ export class BoltConnection {
     this.pumping = true
     try {
       for (let message = this.queue.shift(); message !== undefined; message = this.queue.shift()) {
-        if (this.input === 'closed') return
+        if (this.ended) return
         if (this.paused && this.queue.length <= QUEUE_LOW) {
           this.paused = false
           this.options.resume?.()
@@ -363,66 +301,31 @@ export class BoltConnection {
 
   // ── Statements ───────────────────────────────────────────────────────────────────────────────────
 
-  /** RUN's query and parameters as the engine takes them. */
-  private statement(message: RequestMessage): { query: string; params: Record<string, unknown> } {
-    const query = stringField(message, 0)
-    const params: Record<string, unknown> = Object.create(null)
-    for (const [name, value] of mapField(message, 1)) params[name] = parameterValue(value, `$${name}`)
-    return { query, params }
-  }
-
-  /** The deadline of a statement: `tx_timeout` when given, never past the handler budget. */
-  private deadline(extra: Map<string, PackValue>, startedAt: number): number {
-    const budget = this.options.requestTimeoutMs
-    const asked = optionalInteger(extra, 'tx_timeout')
-    return startedAt + (asked !== undefined && asked > 0 ? Math.min(asked, budget) : budget)
-  }
-
-  private sessionOf(extra: Map<string, PackValue>): string | undefined {
-    const metadata = extra.get('tx_metadata')
-    if (!(metadata instanceof Map)) return undefined
-    return optionalString(metadata, 'session_id')
-  }
-
-  private checkImpersonation(extra: Map<string, PackValue>): void {
-    if (optionalString(extra, 'imp_user') !== undefined)
-      throw new MessageShapeError('impersonation (imp_user) is not supported by this server')
-  }
-
   private async runAutoCommit(message: RequestMessage): Promise<void> {
     const startedAt = Date.now()
-    const { query, params } = this.statement(message)
-    const extra = mapField(message, 2)
-    this.checkImpersonation(extra)
-    const database = optionalString(extra, 'db')
-    const read = optionalString(extra, 'mode') === 'r'
+    const { query, params } = statementOf(message)
+    const extras = transactionExtras(mapField(message, 2))
     const admitted = this.options.backend.admit()
     if (admitted !== null) return this.fail(admitted)
-    await this.options.backend.awaitBookmarks(optionalStringList(extra, 'bookmarks'))
+    await this.options.backend.awaitBookmarks(extras.bookmarks)
     const controller = new AbortController()
     this.running = controller
     try {
       const result = await this.options.backend.run({
         query,
         params,
-        mode: read ? 'read' : 'auto',
-        forcedMode: read ? 'read' : null,
-        workspaceId: this.options.backend.workspaceOf(database),
-        sessionId: this.sessionOf(extra),
-        deadline: this.deadline(extra, startedAt),
+        mode: extras.read ? 'read' : 'auto',
+        forcedMode: extras.read ? 'read' : null,
+        workspaceId: this.options.backend.workspaceOf(extras.database),
+        sessionId: extras.sessionId,
+        deadline: deadlineOf(extras.timeoutMs, startedAt, this.options.requestTimeoutMs),
         signal: controller.signal,
         correlationId: this.options.connectionId,
         rows: 'detached',
       })
       if (result.status !== 'Success') return this.fail(resultFailure(result))
-      const summary = new Map<string, PackValue>([
-        ['bookmark', this.options.backend.bookmark()],
-        ['type', queryType(result)],
-        ['db', database ?? DEFAULT_DATABASE_NAME],
-      ])
-      const stats = statsOf(result.mutation_summary)
-      if (stats !== null) summary.set('stats', stats)
-      this.open(new OpenResult(-1, result, summary, startedAt), database, false)
+      const summary = completionSummary(result, extras.database, this.options.backend.bookmark())
+      this.open(new OpenResult(-1, result, summary, startedAt), extras.database, false)
       this.state = 'streaming'
     } finally {
       this.running = null
@@ -430,23 +333,21 @@ export class BoltConnection {
   }
 
   private async begin(extra: Map<string, PackValue>): Promise<void> {
-    this.checkImpersonation(extra)
-    const database = optionalString(extra, 'db')
+    const extras = transactionExtras(extra)
     const admitted = this.options.backend.admit()
     if (admitted !== null) return this.fail(admitted)
-    await this.options.backend.awaitBookmarks(optionalStringList(extra, 'bookmarks'))
-    const timeout = optionalInteger(extra, 'tx_timeout')
+    await this.options.backend.awaitBookmarks(extras.bookmarks)
     this.tx = this.options.backend.begin({
-      workspaceId: this.options.backend.workspaceOf(database),
-      mode: optionalString(extra, 'mode') === 'r' ? 'read' : 'write',
-      sessionId: this.sessionOf(extra),
+      workspaceId: this.options.backend.workspaceOf(extras.database),
+      mode: extras.read ? 'read' : 'write',
+      sessionId: extras.sessionId,
       idleTimeoutMs: this.options.txIdleTimeoutMs,
-      ...(timeout !== undefined && timeout > 0 ? { deadline: Date.now() + timeout } : {}),
+      ...(extras.timeoutMs === undefined ? {} : { deadline: Date.now() + extras.timeoutMs }),
     })
-    this.txDatabase = database
+    this.txDatabase = extras.database
     this.nextQid = 0
     this.state = 'tx_ready'
-    this.success(new Map([['db', database ?? DEFAULT_DATABASE_NAME]]))
+    this.success(new Map([['db', extras.database ?? DEFAULT_DATABASE_NAME]]))
   }
 
   private async runInTransaction(message: RequestMessage): Promise<void> {
@@ -460,7 +361,7 @@ export class BoltConnection {
         ),
       )
     }
-    const { query, params } = this.statement(message)
+    const { query, params } = statementOf(message)
     const admitted = this.options.backend.admit()
     if (admitted !== null) return this.fail(admitted)
     const controller = new AbortController()
@@ -474,12 +375,7 @@ export class BoltConnection {
         deadline: startedAt + this.options.requestTimeoutMs,
       })
       if (result.status !== 'Success') return this.fail(resultFailure(result))
-      const summary = new Map<string, PackValue>([
-        ['type', queryType(result)],
-        ['db', this.txDatabase ?? DEFAULT_DATABASE_NAME],
-      ])
-      const stats = statsOf(result.mutation_summary)
-      if (stats !== null) summary.set('stats', stats)
+      const summary = completionSummary(result, this.txDatabase, null)
       const qid = this.nextQid++
       this.open(new OpenResult(qid, result, summary, startedAt), this.txDatabase, true)
       this.state = 'tx_streaming'
@@ -584,7 +480,7 @@ export class BoltConnection {
   private flush(): void {
     if (this.packer.size === 0) return
     const bytes = this.packer.finish()
-    if (this.input !== 'closed') this.options.write(bytes)
+    if (!this.ended) this.options.write(bytes)
   }
 
   private end(reason: string): void {
