@@ -3,8 +3,20 @@ export {
   type CypherMode,
   type CypherResult,
   type CypherValidationError,
+  DateTimeValue,
+  DateValue,
   DEFAULT_BUDGETS,
+  DurationValue,
+  decodeTemporalTag,
+  encodeTemporalTag,
+  formatTemporal,
+  isTemporal,
+  LocalDateTimeValue,
+  LocalTimeValue,
   type MutationSummary,
+  TEMPORAL_TAGS,
+  type TemporalValue,
+  TimeValue,
 } from './cypher/index.js'
 export { ERROR_CATALOG } from './error-catalog.js'
 export { EngineError, type EngineErrorCategory, type ErrorCode, isEngineError } from './errors.js'

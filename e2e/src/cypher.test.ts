@@ -28,6 +28,30 @@ describe('Cypher over HTTP', () => {
     await server.stop()
   })
 
+  it('carries temporal values in their tagged JSON form, as parameters, properties and results', async () => {
+    const res = await cypher('write', {
+      query: 'CREATE (n:Event {at: $at, took: $took}) RETURN n, n.at + n.took AS ended, date(n.at) AS day',
+      params: {
+        at: { $datetime: '2024-05-01T10:30:15.123456789+02:00[Europe/Paris]' },
+        took: { $duration: 'PT1H30M' },
+      },
+    })
+    expect(res.json.result.status).toBe('Success')
+    const [node, ended, day] = res.json.result.data!.rows[0] as [
+      { properties: Record<string, unknown> },
+      unknown,
+      unknown,
+    ]
+    expect(node.properties).toEqual({
+      at: { $datetime: '2024-05-01T10:30:15.123456789+02:00[Europe/Paris]' },
+      took: { $duration: 'PT1H30M' },
+    })
+    expect(ended).toEqual({ $datetime: '2024-05-01T12:00:15.123456789+02:00[Europe/Paris]' })
+    expect(day).toEqual({ $date: '2024-05-01' })
+    const bad = await cypher('read', { query: 'RETURN $d', params: { d: { $date: 'soon' } } })
+    expect(bad.json.result.validation_errors[0]?.code).toBe('INVALID_PARAMETER')
+  })
+
   it('writes with /write and reports the mutation counters', async () => {
     const res = await cypher('write', {
       query: 'CREATE (n:Tool {name: $name, tags: $tags}) RETURN n',
@@ -97,7 +121,7 @@ describe('Cypher over HTTP', () => {
   it('refuses unsupported syntax with a precise code', async () => {
     for (const query of [
       "LOAD CSV FROM 'file:///x' AS row RETURN row",
-      'CALL db.labels()',
+      "CREATE USER bob SET PASSWORD 'secret'",
       'USING PERIODIC COMMIT LOAD CSV FROM "x" AS r RETURN r',
     ]) {
       const res = await cypher('execute', { query })

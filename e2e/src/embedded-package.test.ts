@@ -42,16 +42,25 @@ describe('the embedded library as a package', () => {
   }, 120_000)
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-  // undici is the projector's HTTP pool, tinypool the worker pool for checkpoints; `pg` is an optional peer.
-  it('installs as a public package whose only dependencies are tinypool, typebox and undici', () => {
+  // undici is the projector's HTTP pool, tinypool the worker pool for checkpoints, temporal-polyfill the
+  // calendar and time-zone rules of Cypher's temporal values (with its two own packages); `pg` is an optional peer.
+  it('installs as a public package whose only dependencies are temporal-polyfill, tinypool, typebox and undici', () => {
     const manifest = JSON.parse(
       readFileSync(join(dir, 'node_modules', '@service', 'core', 'package.json'), 'utf8'),
     ) as Record<string, unknown>
     expect(manifest.private).toBeUndefined()
-    expect(Object.keys(manifest.dependencies as object)).toEqual(['tinypool', 'typebox', 'undici'])
+    expect(Object.keys(manifest.dependencies as object)).toEqual([
+      'temporal-polyfill',
+      'tinypool',
+      'typebox',
+      'undici',
+    ])
     expect(manifest.peerDependenciesMeta).toEqual({ pg: { optional: true } })
     expect(readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual([
       '@service',
+      'temporal-polyfill',
+      'temporal-spec',
+      'temporal-utils',
       'tinypool',
       'typebox',
       'undici',

@@ -206,6 +206,11 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       params: { n: 'nmap' },
     })
     expect(written.status).toBe('Success')
+    const temporal = await call(client, 'cypher_read', {
+      query: "RETURN $d + duration('P1D') AS next",
+      params: { d: { $date: '2024-05-01' } },
+    })
+    expect(temporal.rows).toEqual([[{ $date: '2024-05-02' }]])
     const seeds = await call(client, 'seed_search', { objective: 'falcon implant', mode: 'full_text' })
     expect(seeds.candidates.length).toBeGreaterThan(0)
     const graph = await call(client, 'explorer_graph', { max_nodes: 3 })

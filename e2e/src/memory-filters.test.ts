@@ -7,19 +7,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ErrorBody, type RunningServer, startServer } from './harness.js'
 import { call, httpClient, type Structured } from './mcp-support.js'
+import { type Body, MEMORY_PATH, recallLimits } from './memory-support.js'
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are walked as JSON
-type Body = any
-
-const PATH = '/v1/memory/operations'
-const limits = {
-  max_items: 20,
-  max_depth: 2,
-  max_payload_bytes: 100000,
-  max_cost: 1000,
-  timeout_ms: 5000,
-  supernode_threshold: 50,
-}
+const PATH = MEMORY_PATH
+const limits = recallLimits()
 let keys = 0
 let server: RunningServer
 let client: Client

@@ -4,11 +4,9 @@ import { join } from 'node:path'
 import { type ConformanceFixture, checkMemoryConformance, type MemoryDoor } from '@service/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ErrorBody, type RunningServer, sharedDir, startServer } from './harness.js'
+import { type Body, MEMORY_PATH, recallLimits } from './memory-support.js'
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are walked as JSON
-type Body = any
-
-const PATH = '/v1/memory/operations'
+const PATH = MEMORY_PATH
 const LIMITS = {
   max_items: 10000,
   max_depth: 16,
@@ -16,15 +14,7 @@ const LIMITS = {
   max_cost: 1000000,
   timeout_ms: 60000,
 }
-const limits = (overrides: Record<string, number> = {}) => ({
-  max_items: 20,
-  max_depth: 2,
-  max_payload_bytes: 100000,
-  max_cost: 1000,
-  timeout_ms: 5000,
-  supernode_threshold: 50,
-  ...overrides,
-})
+const limits = recallLimits
 
 let keys = 0
 const send = (

@@ -3,6 +3,7 @@ import { type CypherError, runtimeError, typeError } from './errors.js'
 import type { ExecContext } from './executor/context.js'
 import { checkListSize } from './executor/context.js'
 import {
+  durationNegate,
   durationScale,
   isTemporal,
   temporalAdd,
@@ -98,6 +99,8 @@ export function negate(a: Value): Value {
   if (a === null) return null
   if (typeof a === 'bigint') return checkInt(-a)
   if (typeof a === 'number') return -a
+  const duration = durationNegate(a)
+  if (duration !== undefined) return duration
   throw typeError(`cannot negate ${typeName(a)}`)
 }
 

@@ -1,5 +1,5 @@
 import type { GraphReader, PropertyValue } from '../graph/types.js'
-import { type RecordKeys, relValue } from './recall.js'
+import { type RecordKeys, relValue, timeOf } from './recall.js'
 
 /**
  * Recall filters: what a caller narrows a recall to, applied alike to seeds (explicit and objective) and to the
@@ -46,8 +46,6 @@ export interface CompiledFilters {
   memory(reader: GraphReader, id: number): boolean
   relationship(reader: GraphReader, rel: number): boolean
 }
-
-const timeOf = (v: PropertyValue | undefined): number | null => (typeof v === 'string' ? Date.parse(v) : null)
 
 /** True when the validity interval [valid_from, valid_until) holds `at`. */
 function validAt(from: PropertyValue | undefined, until: PropertyValue | undefined, at: number): boolean {

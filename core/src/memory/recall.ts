@@ -61,8 +61,8 @@ export function recordKeys(reader: GraphReader): RecordKeys {
   }
 }
 
-/** A time property as epoch ms, or null when absent (or not a string). */
-function timeOf(v: PropertyValue | undefined): number | null {
+/** A time property as epoch ms (ISO text or a Cypher datetime), or null when absent or anything else. */
+export function timeOf(v: PropertyValue | undefined): number | null {
   if (v instanceof DateTimeValue) return Number(v.epochNanoseconds / 1_000_000n)
   return typeof v === 'string' ? Date.parse(v) : null
 }

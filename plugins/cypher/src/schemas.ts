@@ -5,7 +5,10 @@ export const CypherRequestBody = Type.Object(
   {
     query: Type.String({ description: 'Cypher text; parameters are bound structurally, never spliced.' }),
     params: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { description: 'Scalars, lists and maps.' }),
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'Scalars, lists and maps; temporal values as one-key tagged objects such as {"$date": "2024-05-01"} (docs/cypher-temporal.md).',
+      }),
     ),
     mode: Type.Optional(
       Type.String({ description: 'read | write | validate | auto (execute only; others ignore it)' }),

@@ -1,7 +1,22 @@
 import type { Eval } from '../compile-expr.js'
 import { runtimeError, typeError } from '../errors.js'
+import { DurationValue, durationScale, temporalAdd } from '../temporal/index.js'
 import { checkInt, isNumber, orderCompare, typeName, type Value, valueKey } from '../values.js'
 import { checkListSize, type ExecContext, type Row } from './context.js'
+
+/** Sum of durations for sum() and avg() (Neo4j adds durations component-wise); anything else is refused. */
+function durationSum(name: string) {
+  const state = {
+    total: null as Value,
+    count: 0,
+    push(v: Value) {
+      if (!(v instanceof DurationValue)) throw typeError(`${name}() of ${typeName(v)}`)
+      state.total = state.count === 0 ? v : (temporalAdd(state.total, v) as Value)
+      state.count++
+    },
+  }
+  return state
+}
 
 /** One aggregate's running state for one group. */
 export interface Accumulator {
@@ -57,28 +72,39 @@ export function accumulatorFor(
         let int = 0n
         let float = 0
         let isFloat = false
+        const durations = durationSum('sum')
         return {
           push(v) {
             if (typeof v === 'bigint') int = checkInt(int + v)
             else if (typeof v === 'number') {
               isFloat = true
               float += v
-            } else throw typeError(`sum() of ${typeName(v)}`)
+            } else durations.push(v)
+            if (durations.count > 0 && (isFloat || int !== 0n || isNumber(v)))
+              throw typeError('sum() of durations mixed with numbers')
           },
-          result: () => (isFloat ? float + Number(int) : int),
+          result: () => (durations.count > 0 ? durations.total : isFloat ? float + Number(int) : int),
         }
       })
     case 'avg':
       return withDistinct(() => {
         let total = 0
         let n = 0
+        const durations = durationSum('avg')
         return {
           push(v) {
-            if (!isNumber(v)) throw typeError(`avg() of ${typeName(v)}`)
-            total += Number(v)
-            n++
+            if (isNumber(v)) {
+              total += Number(v)
+              n++
+            } else durations.push(v)
+            if (durations.count > 0 && n > 0) throw typeError('avg() of durations mixed with numbers')
           },
-          result: () => (n === 0 ? null : total / n),
+          result: () =>
+            durations.count > 0
+              ? (durationScale('/', durations.total, BigInt(durations.count)) as Value)
+              : n === 0
+                ? null
+                : total / n,
         }
       })
     case 'min':

@@ -118,3 +118,9 @@ export function durationScale(op: '*' | '/', a: unknown, b: unknown): DurationVa
   }
   return approximate(Number(d.months) * f, Number(d.days) * f, Number(d.seconds) * f, d.nanoseconds * f)
 }
+
+/** `-duration`; undefined for anything else. */
+export function durationNegate(a: unknown): DurationValue | undefined {
+  if (!(a instanceof DurationValue)) return undefined
+  return new DurationValue(-a.months, -a.days, -a.seconds, -BigInt(a.nanoseconds))
+}

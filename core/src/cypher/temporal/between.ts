@@ -1,17 +1,9 @@
 import { Temporal } from 'temporal-polyfill'
 import { runtimeError } from '../errors.js'
 import { plusDateTime } from './arithmetic.js'
-import {
-  DateTimeValue,
-  DateValue,
-  DurationValue,
-  LocalDateTimeValue,
-  LocalTimeValue,
-  NANOS_PER_SECOND,
-  type TemporalValue,
-  TimeValue,
-} from './values.js'
-import { atInstant, atZone, type Zone, zoneOf } from './zones.js'
+import { datePart, timePart, zonePart } from './parts.js'
+import { DateTimeValue, DurationValue, NANOS_PER_SECOND, type TemporalValue } from './values.js'
+import { atInstant, atZone, zoneOf } from './zones.js'
 
 /**
  * `duration.between/inMonths/inDays/inSeconds` (java.time's `until`): whole months first, then whole days,
@@ -24,20 +16,22 @@ export type BetweenUnit = 'all' | 'months' | 'days' | 'seconds'
 const MIDNIGHT = new Temporal.PlainTime()
 
 const dateTimeOf = (v: TemporalValue): Temporal.PlainDateTime | undefined =>
-  v instanceof DateValue
-    ? v.date.toPlainDateTime(MIDNIGHT)
-    : v instanceof LocalDateTimeValue || v instanceof DateTimeValue
-      ? v.dateTime
-      : undefined
+  datePart(v)?.toPlainDateTime(timePart(v) ?? MIDNIGHT)
 
-const timeOf = (v: TemporalValue): Temporal.PlainTime =>
-  v instanceof LocalTimeValue || v instanceof TimeValue
-    ? v.time
-    : v instanceof DateValue
-      ? MIDNIGHT
-      : (v as LocalDateTimeValue | DateTimeValue).dateTime.toPlainTime()
+const timeOf = (v: TemporalValue): Temporal.PlainTime => timePart(v) ?? MIDNIGHT
 
-const utcNanos = (dt: Temporal.PlainDateTime): bigint => dt.toZonedDateTime('UTC').epochNanoseconds
+/** Exact wall-clock difference (no instant involved, so the library's whole date range works). */
+function nanosBetween(from: Temporal.PlainDateTime, to: Temporal.PlainDateTime): bigint {
+  const d = from.until(to, { largestUnit: 'hours' })
+  return (
+    BigInt(d.hours) * 3_600_000_000_000n +
+    BigInt(d.minutes) * 60_000_000_000n +
+    BigInt(d.seconds) * 1_000_000_000n +
+    BigInt(d.milliseconds) * 1_000_000n +
+    BigInt(d.microseconds) * 1000n +
+    BigInt(d.nanoseconds)
+  )
+}
 
 /** java.time's rule: a partial last day does not count as a whole unit. */
 function wholeUnits(
@@ -67,14 +61,6 @@ export function durationBetween(a: TemporalValue, b: TemporalValue, unit: Betwee
   }
 }
 
-/** The zone a value carries: a time's offset, a datetime's zone; none for local values and dates. */
-const zoneOfValue = (v: TemporalValue): Zone | undefined =>
-  v instanceof TimeValue
-    ? { offsetSeconds: v.offsetSeconds, name: null }
-    : v instanceof DateTimeValue
-      ? zoneOf(v)
-      : undefined
-
 function between(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): DurationValue {
   const dateTimeA = dateTimeOf(a)
   const dateTimeB = dateTimeOf(b)
@@ -84,8 +70,8 @@ function between(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): Duratio
   // A value without a date is read on the other's date; a local one in the other's zone.
   let from = dateTimeA ?? (dateTimeB as Temporal.PlainDateTime).toPlainDate().toPlainDateTime(timeOf(a))
   let to = dateTimeB ?? (dateTimeA as Temporal.PlainDateTime).toPlainDate().toPlainDateTime(timeOf(b))
-  const zoneA = zoneOfValue(a) ?? zoneOfValue(b)
-  const zoneB = zoneOfValue(b) ?? zoneOfValue(a)
+  const zoneA = zonePart(a) ?? zonePart(b)
+  const zoneB = zonePart(b) ?? zonePart(a)
   let zonedFrom: DateTimeValue | undefined
   let zonedTo: DateTimeValue | undefined
   if (zoneA && zoneB) {
@@ -105,17 +91,15 @@ function between(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): Duratio
     if (zonedFrom) zonedFrom = plusDateTime(zonedFrom, months, days, 0n)
   }
   const nanos =
-    zonedFrom && zonedTo
-      ? zonedTo.epochNanoseconds - zonedFrom.epochNanoseconds
-      : utcNanos(to) - utcNanos(from)
+    zonedFrom && zonedTo ? zonedTo.epochNanoseconds - zonedFrom.epochNanoseconds : nanosBetween(from, to)
   return new DurationValue(BigInt(months), BigInt(days), 0n, nanos)
 }
 
 /** Two times of day: offsets count only when both have one. */
 function betweenTimes(a: TemporalValue, b: TemporalValue, unit: BetweenUnit): DurationValue {
   if (unit === 'months' || unit === 'days') return new DurationValue(0n, 0n, 0n, 0)
-  const offA = zoneOfValue(a)?.offsetSeconds
-  const offB = zoneOfValue(b)?.offsetSeconds
+  const offA = zonePart(a)?.offsetSeconds
+  const offB = zonePart(b)?.offsetSeconds
   const bothZoned = offA != null && offB != null
   const nanoOf = (t: Temporal.PlainTime, offset: number | null | undefined) =>
     BigInt(t.hour * 3600 + t.minute * 60 + t.second - (bothZoned ? (offset as number) : 0)) *

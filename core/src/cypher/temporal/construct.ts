@@ -11,7 +11,8 @@ import {
   weekDate,
 } from './calendar.js'
 import { nowInstant } from './clock.js'
-import { parseDate, parseDateTime, parseTime } from './parse.js'
+import type { Constructed, TemporalKind } from './from-string.js'
+import { datePart, timePart, zonePart } from './parts.js'
 import {
   DateTimeValue,
   DateValue,
@@ -21,39 +22,18 @@ import {
   nanoOfDay,
   TimeValue,
 } from './values.js'
-import { atInstant, atZone, offsetAt, parseZone, UTC, type Zone, zoneOf } from './zones.js'
+import { atInstant, atZone, offsetAt, parseZone, UTC, type Zone } from './zones.js'
 
 /**
  * The constructors `date()`, `localtime()`, `time()`, `localdatetime()`, `datetime()`: from nothing (now),
  * a string, a map of fields (optionally selecting from other temporal values), or another temporal value.
  */
 
-export type TemporalKind = 'date' | 'localtime' | 'time' | 'localdatetime' | 'datetime'
-export type Constructed = DateValue | LocalTimeValue | TimeValue | LocalDateTimeValue | DateTimeValue
 type Input = unknown
 
 const hasDate = (k: TemporalKind) => k === 'date' || k === 'localdatetime' || k === 'datetime'
 const hasTime = (k: TemporalKind) => k !== 'date'
 const hasZone = (k: TemporalKind) => k === 'time' || k === 'datetime'
-
-/** Date part of a value that has one. */
-function dateOfValue(v: Input): Temporal.PlainDate | undefined {
-  if (v instanceof DateValue) return v.date
-  if (v instanceof LocalDateTimeValue || v instanceof DateTimeValue) return v.dateTime.toPlainDate()
-  return undefined
-}
-
-function timeOfValue(v: Input): Temporal.PlainTime | undefined {
-  if (v instanceof LocalTimeValue || v instanceof TimeValue) return v.time
-  if (v instanceof LocalDateTimeValue || v instanceof DateTimeValue) return v.dateTime.toPlainTime()
-  return undefined
-}
-
-function zoneOfValue(v: Input): Zone | undefined {
-  if (v instanceof TimeValue) return { offsetSeconds: v.offsetSeconds, name: null }
-  if (v instanceof DateTimeValue) return zoneOf(v)
-  return undefined
-}
 
 /** Builds a value of `kind` from its date, time and zone. */
 function assemble(
@@ -92,36 +72,15 @@ export function ofInstant(kind: TemporalKind, epochNanoseconds: bigint, zone: Zo
   return assemble(kind, dt.dateTime.toPlainDate(), dt.dateTime.toPlainTime(), UTC)
 }
 
-export function fromString(kind: TemporalKind, text: string): Constructed {
-  switch (kind) {
-    case 'date':
-      return new DateValue(parseDate(text))
-    case 'localtime':
-      return new LocalTimeValue(parseTime(text, false).time)
-    case 'time': {
-      const parsed = parseTime(text, true)
-      return new TimeValue(parsed.time, parsed.offsetSeconds ?? 0)
-    }
-    case 'localdatetime':
-      return new LocalDateTimeValue(parseDateTime(text, false).dateTime)
-    case 'datetime': {
-      const parsed = parseDateTime(text, true)
-      if (parsed.zone !== undefined)
-        return atZone(parsed.dateTime, parseZone(parsed.zone), parsed.offsetSeconds)
-      return atZone(parsed.dateTime, { offsetSeconds: parsed.offsetSeconds ?? 0, name: null })
-    }
-  }
-}
-
 /** `date(datetimeValue)` and the like: the parts the target type has; a zone-less source gets UTC. */
 export function fromTemporal(kind: TemporalKind, value: Input): Constructed {
-  const date = dateOfValue(value)
-  const time = timeOfValue(value)
+  const date = datePart(value)
+  const time = timePart(value)
   if ((hasDate(kind) && date === undefined) || (hasTime(kind) && time === undefined))
     throw invalidValue(`cannot make a ${kind} from a ${value?.constructor?.name ?? typeof value}`)
   if (kind === 'datetime' && value instanceof DateTimeValue) return value
   if (kind === 'time' && value instanceof TimeValue) return value
-  const zone = zoneOfValue(value) ?? UTC
+  const zone = zonePart(value) ?? UTC
   if (kind === 'time' && value instanceof DateTimeValue)
     return new TimeValue(value.dateTime.toPlainTime(), value.offsetSeconds)
   return assemble(kind, date ?? calendarDate(1970, 1, 1), time ?? plainTime(0, 0, 0, 0), zone)
@@ -234,15 +193,15 @@ export function fromMap(kind: TemporalKind, map: Map<string, Input>, ctx: ExecCo
 
   const baseDateSource = fields.get('datetime') ?? fields.get('date')
   const baseTimeSource = fields.get('datetime') ?? fields.get('time')
-  let date = hasDate(kind) ? buildDate(fields, dateOfValue(baseDateSource)) : undefined
+  let date = hasDate(kind) ? buildDate(fields, datePart(baseDateSource)) : undefined
   if (hasDate(kind) && date === undefined) throw invalidValue(`${kind} needs a date (year or date: …)`)
-  let baseTime = timeOfValue(baseTimeSource)
-  const sourceZone = zoneOfValue(baseTimeSource)
+  let baseTime = timePart(baseTimeSource)
+  const sourceZone = zonePart(baseTimeSource)
   let zone = zoneOverride ?? sourceZone ?? UTC
   if (zoneOverride && sourceZone && baseTime && hasZone(kind)) {
     // A zoned source moved to another zone keeps its instant ({time: t, timezone: '+05:00'}); its wall
     // time is read at the (possibly overridden) date, then the time fields apply to the moved time.
-    const anchor = date ?? dateOfValue(baseTimeSource) ?? calendarDate(1970, 1, 1)
+    const anchor = date ?? datePart(baseTimeSource) ?? calendarDate(1970, 1, 1)
     const prefer = baseTimeSource instanceof DateTimeValue ? baseTimeSource.offsetSeconds : undefined
     const moved = atInstant(
       atZone(anchor.toPlainDateTime(baseTime), sourceZone, prefer).epochNanoseconds,

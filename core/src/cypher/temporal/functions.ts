@@ -3,16 +3,9 @@ import type { ExecContext } from '../executor/context.js'
 import { type BetweenUnit, durationBetween } from './between.js'
 import { invalidValue } from './calendar.js'
 import { type Clock, nowInstant } from './clock.js'
-import {
-  fromEpoch,
-  fromMap,
-  fromString,
-  fromTemporal,
-  now,
-  ofInstant,
-  type TemporalKind,
-} from './construct.js'
+import { fromEpoch, fromMap, fromTemporal, now, ofInstant } from './construct.js'
 import { DURATION_UNITS, durationOf } from './duration-fields.js'
+import { fromString, type TemporalKind } from './from-string.js'
 import { parseDuration } from './parse.js'
 import { truncate } from './truncate.js'
 import { DurationValue, isTemporal, NANOS_PER_SECOND, type TemporalValue } from './values.js'
@@ -150,8 +143,26 @@ function durationFn(): TemporalFunctionDef {
 
 const KINDS: TemporalKind[] = ['date', 'localtime', 'time', 'localdatetime', 'datetime']
 
-export const TEMPORAL_FUNCTIONS: Record<string, TemporalFunctionDef> = Object.fromEntries([
-  ...KINDS.flatMap((kind) => [
+/**
+ * The library reports values beyond its range (years past ±271,821, epochs past ±10^8 days) with RangeError;
+ * a query gets the usual invalid-argument error instead of an internal one.
+ */
+function guarded(def: TemporalFunctionDef): TemporalFunctionDef {
+  return {
+    ...def,
+    fn: (args, ctx) => {
+      try {
+        return def.fn(args, ctx)
+      } catch (error) {
+        if (error instanceof RangeError) throw invalidValue(`temporal value out of range: ${error.message}`)
+        throw error
+      }
+    },
+  }
+}
+
+const TABLE: [string, TemporalFunctionDef][] = [
+  ...KINDS.flatMap((kind): [string, TemporalFunctionDef][] => [
     [kind, construct(kind)],
     [`${kind}.transaction`, clock(kind, 'transaction')],
     [`${kind}.statement`, clock(kind, 'statement')],
@@ -171,7 +182,11 @@ export const TEMPORAL_FUNCTIONS: Record<string, TemporalFunctionDef> = Object.fr
   ['duration.inmonths', between('months')],
   ['duration.indays', between('days')],
   ['duration.inseconds', between('seconds')],
-])
+]
+
+export const TEMPORAL_FUNCTIONS: Record<string, TemporalFunctionDef> = Object.fromEntries(
+  TABLE.map(([name, def]) => [name, guarded(def)]),
+)
 
 function epoch(count: Arg, nanos: Arg, unitNanos: bigint): Arg {
   if (typeof count !== 'bigint' || typeof nanos !== 'bigint')

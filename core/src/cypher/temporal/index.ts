@@ -1,5 +1,5 @@
 export { temporalProperty } from './accessors.js'
-export { durationScale, temporalAdd, temporalSubtract } from './arithmetic.js'
+export { durationNegate, durationScale, temporalAdd, temporalSubtract } from './arithmetic.js'
 export { temporalCompare, temporalEquals, temporalKey, temporalOrder, temporalRank } from './compare.js'
 export { formatTemporal } from './format.js'
 export { TemporalFromFields } from './from-fields.js'

@@ -1,5 +1,5 @@
-import { fromString, type TemporalKind } from './construct.js'
 import { formatTemporal } from './format.js'
+import { fromString, type TemporalKind } from './from-string.js'
 import { parseDuration } from './parse.js'
 import {
   DateTimeValue,

@@ -1,16 +1,10 @@
 import { Temporal } from 'temporal-polyfill'
 import type { ExecContext } from '../executor/context.js'
 import { calendarDate, invalidValue, quarterOf, quarterStart, weekDate } from './calendar.js'
-import { type Constructed, fromMap, type TemporalKind } from './construct.js'
-import {
-  DateTimeValue,
-  DateValue,
-  formatOffset,
-  LocalDateTimeValue,
-  LocalTimeValue,
-  type TemporalValue,
-  TimeValue,
-} from './values.js'
+import { fromMap } from './construct.js'
+import type { Constructed, TemporalKind } from './from-string.js'
+import { datePart, timePart, zonePart } from './parts.js'
+import { DateValue, formatOffset, LocalTimeValue, type TemporalValue } from './values.js'
 
 /**
  * `date.truncate(unit, value, map)` and its siblings: the value cut down to `unit` (fields below it reset),
@@ -69,19 +63,12 @@ export function truncate(
   if (!withDate && DATE_UNITS.includes(unit) && unit !== 'day')
     throw invalidValue(`a time cannot be truncated to '${unitText}'`)
 
-  let date: Temporal.PlainDate | undefined
-  let time: Temporal.PlainTime | undefined
-  let zone: string | undefined
-  if (value instanceof DateValue) date = value.date
-  else if (value instanceof LocalTimeValue) time = value.time
-  else if (value instanceof TimeValue) {
-    time = value.time
-    zone = formatOffset(value.offsetSeconds, true)
-  } else if (value instanceof LocalDateTimeValue || value instanceof DateTimeValue) {
-    date = value.dateTime.toPlainDate()
-    time = value.dateTime.toPlainTime()
-    if (value instanceof DateTimeValue) zone = value.timezone
-  } else throw invalidValue('truncate() takes a date, time or datetime')
+  const date = datePart(value)
+  const time = timePart(value)
+  const zonePartOf = zonePart(value)
+  const zone = zonePartOf && (zonePartOf.name ?? formatOffset(zonePartOf.offsetSeconds, true))
+  if (date === undefined && time === undefined)
+    throw invalidValue('truncate() takes a date, time or datetime')
   if (withDate && date === undefined)
     throw invalidValue(`a ${kind} cannot be truncated from a value without a date`)
 

@@ -73,10 +73,12 @@ export class DateTimeValue {
     /** IANA zone id, or null for a fixed offset. */
     readonly zone: string | null,
   ) {}
+  private epoch: bigint | undefined
+  /** Computed once: comparisons and sorting read it for every pair. */
   get epochNanoseconds(): bigint {
-    return (
+    this.epoch ??=
       this.dateTime.toZonedDateTime('UTC').epochNanoseconds - BigInt(this.offsetSeconds) * NANOS_PER_SECOND_N
-    )
+    return this.epoch
   }
   get epochSeconds(): bigint {
     return floorDiv(this.epochNanoseconds, NANOS_PER_SECOND_N)

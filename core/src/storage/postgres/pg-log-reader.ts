@@ -14,7 +14,7 @@ export interface PgLogRead {
 
 /**
  * Hands every record above `afterSeq` (up to `upTo`) to `visit`, in order, a page at a time. Each row is the
- * self-checking JsonLinesV1 line, so a damaged row stops the read; sequences must follow each other.
+ * self-checking JsonLinesV2 line, so a damaged row stops the read; sequences must follow each other.
  */
 export async function readPgLog(
   client: ClientBase,

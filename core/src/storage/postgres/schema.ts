@@ -1,7 +1,7 @@
 import type { ClientBase } from 'pg'
 
 /**
- * The tables the store keeps in PostgreSQL. `service_wal` holds one JsonLinesV1 line per record (the same
+ * The tables the store keeps in PostgreSQL. `service_wal` holds one JsonLinesV2 line per record (the same
  * self-checking line the file log writes, without its newline); `service_owner` is the single ownership row
  * whose epoch fences every append; checkpoints are images of JSON lines in chunks.
  */
