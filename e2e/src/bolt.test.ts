@@ -1,14 +1,16 @@
 import { type Driver, Integer, isNode, isPath, isRelationship } from 'neo4j-driver'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type BoltServer, codeOf, driver5For, driverFor, neo4j, startBoltServer } from './bolt-support.js'
-import { TOKEN } from './harness.js'
+import { ADMIN_TOKEN, TOKEN } from './harness.js'
 
 describe('Bolt door', () => {
   let server: BoltServer
   let driver: Driver
 
   beforeAll(async () => {
-    server = await startBoltServer({ env: { SERVICE_BOLT_MAX_CONNECTIONS: '40' } })
+    server = await startBoltServer({
+      env: { SERVICE_BOLT_MAX_CONNECTIONS: '40', SERVICE_HTTP_ADMIN_AUTH_TOKEN: ADMIN_TOKEN },
+    })
     driver = driverFor(server)
   })
   afterAll(async () => {
@@ -32,14 +34,23 @@ describe('Bolt door', () => {
       await d.verifyConnectivity()
       await d.close()
     }
-    for (const auth of [neo4j.auth.basic('neo4j', 'wrong-secret-42'), neo4j.auth.bearer('nope-nope')]) {
+    // The admin token grants nothing on Bolt: it is not the bearer token.
+    for (const auth of [
+      neo4j.auth.basic('neo4j', 'wrong-secret-42'),
+      neo4j.auth.bearer('nope-nope'),
+      neo4j.auth.basic('admin', ADMIN_TOKEN),
+      neo4j.auth.bearer(ADMIN_TOKEN),
+      neo4j.auth.kerberos(TOKEN),
+    ]) {
       const d = neo4j.driver(server.boltUrl(), auth)
       const failure = await d.verifyConnectivity().catch((error: { code: string; message: string }) => error)
       await d.close()
       expect((failure as { code: string }).code).toBe('Neo.ClientError.Security.Unauthorized')
       expect(JSON.stringify(failure)).not.toContain('wrong-secret-42')
+      expect(JSON.stringify(failure)).not.toContain(ADMIN_TOKEN)
     }
     expect(server.stdout() + server.stderr()).not.toContain(TOKEN)
+    expect(server.stdout() + server.stderr()).not.toContain(ADMIN_TOKEN)
   })
 
   it('sends every value type both ways', async () => {
