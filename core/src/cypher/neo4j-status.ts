@@ -65,6 +65,7 @@ const BY_CODE: Readonly<Record<string, string>> = {
   // Engine (not Cypher) conditions a Cypher door can meet: retryable ones are transient, so drivers retry.
   DURABILITY_FAILED: 'Neo.DatabaseError.Transaction.TransactionCommitFailed',
   STORAGE_UNAVAILABLE: 'Neo.TransientError.General.DatabaseUnavailable',
+  OVERLOADED: 'Neo.TransientError.Request.ResourceExhaustion',
   ENGINE_CLOSED: 'Neo.TransientError.General.DatabaseUnavailable',
   STORAGE_FOLLOWER_LAGGING: 'Neo.TransientError.Transaction.BookmarkTimeout',
   STORAGE_READ_ONLY_FOLLOWER: 'Neo.ClientError.Cluster.NotALeader',

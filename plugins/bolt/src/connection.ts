@@ -1,6 +1,13 @@
 import { DEFAULT_DATABASE_NAME, type ExplicitTransaction } from '@service/core'
 import type { BoltBackend } from './backend.js'
-import { type BoltFailure, Failures, failureMetadata, resultFailure, thrownFailure } from './failures.js'
+import {
+  type BoltFailure,
+  Failures,
+  failureMetadata,
+  resultFailure,
+  thrownFailure,
+  UNKNOWN_ERROR,
+} from './failures.js'
 import type { BoltVersion } from './handshake.js'
 import {
   MessageShapeError,
@@ -32,6 +39,8 @@ export type BoltState =
 
 export interface ConnectionEvents {
   message?(name: string): void
+  /** A request failed for a reason the client is not told (a bug, a broken dependency). */
+  internalError?(name: string, error: unknown): void
   /** A request answered: its message, time taken and the failure code (null on success). */
   handled?(name: string, ms: number, code: string | null): void
   failure?(code: string): void
@@ -173,6 +182,8 @@ export class BoltConnection {
           : error instanceof ParameterTypeError
             ? Failures.parameterType(error.message)
             : thrownFailure(error)
+      // What the wire says nothing of (an unknown error) goes to the operator's log.
+      if (failure.code === UNKNOWN_ERROR) this.options.events?.internalError?.(message.name, error)
       this.fail(failure)
     }
     this.options.events?.handled?.(message.name, performance.now() - startedAt, this.lastFailure)

@@ -77,6 +77,8 @@ async function boltPlugin(app: FastifyInstance, options: BoltPluginOptions): Pro
           'bolt connection refused: too many connections',
         )
       },
+      internalError: (message, err) =>
+        log.error({ event: 'bolt_request_failed', message, err }, 'bolt request failed inside the server'),
       closed: (connection_id, reason) =>
         log.debug({ event: 'bolt_connection_closed', connection_id, reason }, 'bolt connection closed'),
       // One access line per request, as HTTP logs one per route call (PULL and RECORD streams are not logged).
