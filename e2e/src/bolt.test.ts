@@ -27,7 +27,9 @@ describe('Bolt door', () => {
     const result = await old.executeQuery('RETURN 1 + 1 AS two')
     expect(result.records[0]?.get('two').toNumber()).toBe(2)
     // The version tools read from dbms.components() is the agent's.
-    const components = await driver.executeQuery('CALL dbms.components() YIELD versions RETURN versions[0] AS v')
+    const components = await driver.executeQuery(
+      'CALL dbms.components() YIELD versions RETURN versions[0] AS v',
+    )
     expect(info.agent).toContain(`Neo4j/${components.records[0]?.get('v')} `)
   })
 

@@ -27,6 +27,7 @@ export interface ListenerEvents extends ConnectionEvents {
   closed?(connectionId: string, reason: string): void
   refused?(remote: string): void
   bytes?(direction: 'in' | 'out', count: number): void
+  serverError?(error: Error): void
 }
 
 /** Connections past the limit still get a clear refusal (on HELLO); past this many more, just a close. */
@@ -61,6 +62,9 @@ export class BoltListener {
       this.server.once('error', reject)
       this.server.listen({ host: this.options.host, port: this.options.port }, () => {
         this.server.off('error', reject)
+        // Past the start (out of file descriptors, a TLS client that is not one): reported, never a crash.
+        this.server.on('error', (error) => this.options.events?.serverError?.(error))
+        this.server.on('tlsClientError', (error) => this.options.events?.serverError?.(error))
         resolve()
       })
     })

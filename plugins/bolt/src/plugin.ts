@@ -81,6 +81,7 @@ async function boltPlugin(app: FastifyInstance, options: BoltPluginOptions): Pro
           'bolt connection refused: too many connections',
         )
       },
+      serverError: (err) => log.warn({ event: 'bolt_listener_error', err }, 'bolt listener error'),
       internalError: (message, err) =>
         log.error({ event: 'bolt_request_failed', message, err }, 'bolt request failed inside the server'),
       closed: (connection_id, reason) =>
