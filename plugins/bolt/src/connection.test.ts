@@ -254,6 +254,15 @@ describe('Bolt state machine', () => {
     expect(c.flow).toEqual(['pause', 'resume'])
   })
 
+  it('drains: an idle connection ends at once and its open transaction rolls back', async () => {
+    const c = connect(4)
+    await c.ready()
+    await c.send(Request.BEGIN, c.map({}))
+    c.connection.drain()
+    expect(c.isClosed()).toBe(true)
+    expect(c.fake.txs[0]?.ended).toBe('rollback')
+  })
+
   it('ends the connection on a malformed message', async () => {
     const c = connect(4)
     c.connection.receive(chunkMessage(Buffer.from([0xd3])))

@@ -99,6 +99,7 @@ export class BoltConnection {
   private lastQid = -1
   private lastFailure: string | null = null
   private paused = false
+  private draining = false
 
   constructor(private readonly options: ConnectionOptions) {
     this.input = new WireInput(options.maxMessageBytes, options.unpackLimits, {
@@ -160,7 +161,17 @@ export class BoltConnection {
     } finally {
       this.pumping = false
       this.flush()
+      if (this.draining && !this.ended) this.end('the server is shutting down')
     }
+  }
+
+  /**
+   * The server is shutting down: the request being answered finishes and is answered, then the connection
+   * ends (an open transaction rolls back: the client cannot send its next statement to a closing server).
+   */
+  drain(): void {
+    this.draining = true
+    if (!this.pumping && !this.ended) this.end('the server is shutting down')
   }
 
   private async handle(message: RequestMessage): Promise<void> {

@@ -36,7 +36,7 @@ const REFUSING_AT_ONCE = 64
 /** The Bolt listener: a TCP (or TLS) server, one BoltConnection per socket. */
 export class BoltListener {
   private readonly server: Server
-  private readonly sockets = new Set<Socket>()
+  private readonly sockets = new Map<Socket, BoltConnection>()
   private refusing = 0
   private counter = 0
   private boundPort: number | null = null
@@ -73,10 +73,14 @@ export class BoltListener {
     return this.boundPort
   }
 
-  /** Stops accepting and ends every connection (their open transactions roll back). */
+  /**
+   * Stops accepting; every connection ends once the request it is answering is answered (an open
+   * transaction rolls back). The host's shutdown timeout bounds the wait.
+   */
   async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy()
-    await new Promise<void>((resolve) => this.server.close(() => resolve()))
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()))
+    for (const connection of this.sockets.values()) connection.drain()
+    await closed
   }
 
   private accept(socket: Socket): void {
@@ -92,8 +96,6 @@ export class BoltListener {
       // The handshake goes through so the driver can show why: HELLO is answered with the refusal.
       this.refusing++
       socket.once('close', () => this.refusing--)
-    } else {
-      this.sockets.add(socket)
     }
     socket.setNoDelay(true)
     const connectionId = `bolt-${++this.counter}`
@@ -113,7 +115,11 @@ export class BoltListener {
         events?.bytes?.('out', bytes.length)
         if (!socket.destroyed) socket.write(bytes)
       },
-      close: () => socket.end(),
+      close: () => {
+        socket.end()
+        // A client that does not close its side is cut after a moment.
+        setTimeout(() => socket.destroy(), 1000).unref()
+      },
       pause: () => socket.pause(),
       resume: () => socket.resume(),
       events: {
@@ -124,7 +130,10 @@ export class BoltListener {
         },
       },
     })
-    if (!over) events?.opened?.(connectionId, remote)
+    if (!over) {
+      this.sockets.set(socket, connection)
+      events?.opened?.(connectionId, remote)
+    }
     socket.setTimeout(this.options.idleTimeoutMs, () => {
       reason = `idle for ${this.options.idleTimeoutMs} ms`
       socket.destroy()
