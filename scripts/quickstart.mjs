@@ -32,6 +32,8 @@ const licensed = existsSync(license) && existsSync(publicKey)
 
 const DEV_TOKEN = 'dev-token'
 const defaults = {
+  // A person at a terminal reads log lines; JSON lines stay the default everywhere else.
+  ...(process.stdout.isTTY ? { SERVICE_LOG_FORMAT: 'pretty' } : {}),
   SERVICE_HTTP_AUTH_TOKEN: DEV_TOKEN,
   SERVICE_STORAGE_MODE: 'persistent',
   SERVICE_STORAGE_DIR: storageDir,
@@ -47,18 +49,29 @@ for (const [key, value] of Object.entries(defaults)) process.env[key] ??= value
 const env = process.env
 
 const url = `http://${env.SERVICE_HTTP_HOST ?? '127.0.0.1'}:${env.SERVICE_HTTP_PORT ?? '8080'}`
+const boltPort = env.SERVICE_BOLT_PORT ?? '7687'
+const boltOn = (env.SERVICE_BOLT_ENABLED ?? 'true').toLowerCase() !== 'false'
+const tokenShown = env.SERVICE_HTTP_AUTH_TOKEN === DEV_TOKEN ? DEV_TOKEN : '<your token>'
 process.stdout.write(
   [
     '',
     `Starting service-http-server on ${url} (storage: ${env.SERVICE_STORAGE_MODE}${env.SERVICE_STORAGE_DIR ? ` in ${env.SERVICE_STORAGE_DIR}` : ''}).`,
-    `The development bearer token is in SERVICE_HTTP_AUTH_TOKEN (default 'dev-token').`,
+    '',
+    'Open:',
+    `  ${explorerLink(env)}`,
+    `  API       ${url}/openapi.json (bearer ${tokenShown})`,
+    `  MCP       ${url}/mcp (bearer ${tokenShown}; or \`node host/dist/main.js mcp\` on stdio)`,
+    boltOn
+      ? `  Bolt      bolt://${env.SERVICE_HTTP_HOST ?? '127.0.0.1'}:${boltPort} (Neo4j drivers and tools: any user, password ${tokenShown})`
+      : '  Bolt      off (SERVICE_BOLT_ENABLED=false)',
+    'Next: the five-minute tour in README.md (import ATT&CK, a Cypher query, a recall, the explorer, an agent).',
+    '',
     existsSync(manifest)
       ? `Domain providers: ${providersDir} (pinned by manifest.json); medical and research answer at once.`
       : 'Domain providers: not built (no C compiler?); domain validation answers DOMAIN_PROVIDER_NOT_READY.',
     licensed
       ? `cti, fimi, crisis: development license ${license}.`
       : 'cti, fimi, crisis: need a license; `npm run dev-license` issues a development one (restart to use it).',
-    explorerLink(env),
     'Ctrl-C stops it gracefully; a second Ctrl-C during the drain stops it at once.',
     '',
     '',
@@ -76,8 +89,8 @@ function explorerLink(settings) {
   const origin = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${settings.SERVICE_HTTP_PORT ?? '8080'}`
   const token = settings.SERVICE_HTTP_AUTH_TOKEN
   return token === DEV_TOKEN
-    ? `Explorer: ${origin}/explorer/#token=${encodeURIComponent(token)}`
-    : `Explorer: ${origin}/explorer/ (it asks for the token once)`
+    ? `Explorer  ${origin}/explorer/#token=${encodeURIComponent(token)}`
+    : `Explorer  ${origin}/explorer/ (it asks for the token once)`
 }
 
 const { serve, settingsOrExit } = await import(pathToFileURL(join(root, 'host', 'dist', 'run.js')).href)

@@ -14,7 +14,11 @@ export class SettingsError extends Error {
  */
 export class EnvReader {
   readonly problems: string[] = []
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    /** Told each variable read and the fallback it would take (the settings catalog's test checks defaults). */
+    private readonly observe?: (name: string, fallback: unknown) => void,
+  ) {}
 
   private raw(name: string): string | undefined {
     const value = this.env[name]
@@ -32,6 +36,7 @@ export class EnvReader {
   string(name: string, fallback: string): string
   string(name: string): string | undefined
   string(name: string, fallback?: string): string | undefined {
+    this.observe?.(name, fallback)
     return this.raw(name) ?? fallback
   }
 
@@ -41,6 +46,7 @@ export class EnvReader {
     fallback: T,
     aliases: Record<string, T> = {},
   ): T {
+    this.observe?.(name, fallback)
     const value = this.raw(name)
     if (value === undefined) return fallback
     const normalized = value.toLowerCase()
@@ -53,6 +59,7 @@ export class EnvReader {
   }
 
   integer(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    this.observe?.(name, fallback)
     const value = this.raw(name)
     if (value === undefined) return fallback
     if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
@@ -68,6 +75,7 @@ export class EnvReader {
   }
 
   boolean(name: string, fallback: boolean): boolean {
+    this.observe?.(name, fallback)
     const value = this.raw(name)
     if (value === undefined) return fallback
     const v = value.toLowerCase()
@@ -82,6 +90,7 @@ export class EnvReader {
    * present. Neither the value nor the file's content ever appears in a message.
    */
   secret(name: string): string | null {
+    this.observe?.(name, undefined)
     const inline = this.env[name]
     const file = this.env[`${name}_FILE`]
     const inlineSet = inline !== undefined

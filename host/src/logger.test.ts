@@ -61,3 +61,24 @@ describe('request logger', () => {
     expect(logger.level).toBe('info')
   })
 })
+
+describe('pretty log lines', () => {
+  it('writes one readable line per record, secrets censored and the settings left out', () => {
+    let text = ''
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        text += String(chunk)
+        done()
+      },
+    })
+    const logger = createLogger('info', sink as never, 'pretty')
+    logger.info(
+      { event: 'listening', token: 'sekrit-token', settings: { big: true } },
+      'service-http-server listening',
+    )
+    expect(text).toMatch(
+      /^\[\d\d:\d\d:\d\d\] INFO: service-http-server listening \{"event":"listening","token":"\[redacted\]"\}\n$/,
+    )
+    expect(text).not.toContain('sekrit')
+  })
+})

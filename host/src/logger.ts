@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
 import pino, { type Logger } from 'pino'
+import pinoPretty from 'pino-pretty'
 import { batchedDestination } from './log-destination.js'
 
 /**
@@ -35,7 +36,11 @@ export const REDACT_PATHS = [
  * line never costs a write of its own on the event loop. What is buffered is written when the process exits
  * normally (the "stopped" line included); only a kill -9 can lose the last lines, never data.
  */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+export function createLogger(
+  level: string,
+  destination?: pino.DestinationStream,
+  format: 'json' | 'pretty' = 'json',
+): Logger {
   return pino(
     {
       level,
@@ -43,8 +48,21 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination ?? batchedDestination(),
+    // Readable lines for a person at a terminal; redaction has already run on the record by then.
+    format === 'pretty' ? prettyDestination(destination) : (destination ?? batchedDestination()),
   )
+}
+
+function prettyDestination(into: pino.DestinationStream | undefined): pino.DestinationStream {
+  return pinoPretty({
+    destination: into ?? 1,
+    colorize: into === undefined && process.stdout.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss',
+    // The effective settings stay in the JSON lines (and `check-config --print-effective`), not on a person's screen.
+    ignore: 'pid,hostname,service,settings',
+    singleLine: true,
+    sync: true,
+  })
 }
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'

@@ -9,16 +9,18 @@ import { serveMcpStdio } from './mcp-stdio.js'
 import { openapiDocument, registeredRoutes } from './routes.js'
 import { serve, settingsOrExit } from './run.js'
 import { redactedSettings } from './settings.js'
+import { renderConfigurationDoc } from './settings-catalog.js'
 
 const USAGE = `usage: service-http-server [command]
 
 commands:
   start                              start the server (default)
   check-config [--print-effective]   validate the settings from the environment and exit
+  settings-doc                       print docs/configuration.md (every setting, default and meaning)
   routes                             print the registered route table (JSON) and exit
   openapi                            print the OpenAPI document the server serves at /openapi.json and exit
   mcp                                serve MCP on stdin/stdout: the engine embedded on the configured storage,
-                                     or a running server with SERVICE_MCP_REMOTE_URL (see README: Use from an agent)
+                                     or a running server with SERVICE_MCP_REMOTE_URL (see docs/agents.md)
   import FILE [--url URL] [--workspace ID] [--batch-bytes N]
                                      import a large STIX bundle file through a running server, in ordered
                                      batches, with a progress bar (token: SERVICE_HTTP_AUTH_TOKEN)
@@ -32,7 +34,7 @@ commands:
   version                            print the version
   help                               print this text
 
-Settings are read from SERVICE_* environment variables; see README.md.`
+Settings are read from SERVICE_* environment variables; see docs/configuration.md.`
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -61,6 +63,9 @@ async function main(argv: string[]): Promise<void> {
       )
       return
     }
+    case 'settings-doc':
+      process.stdout.write(renderConfigurationDoc())
+      return
     case 'routes': {
       const routes = await registeredRoutes(settingsOrExit())
       process.stdout.write(`${JSON.stringify(routes, null, 2)}\n`)

@@ -97,7 +97,7 @@ export async function openEngineOrExit(settings: Settings, logger: Logger) {
 /** Starts the server and serves until SIGTERM/SIGINT, then drains within the shutdown timeout. */
 export async function serve(settings: Settings): Promise<void> {
   capHeapGrowth(settings.heapGrowingPercent)
-  const logger: Logger = createLogger(settings.log.level)
+  const logger: Logger = createLogger(settings.log.level, undefined, settings.log.format)
   const engine = await openEngineOrExit(settings, logger)
 
   let parts: Awaited<ReturnType<typeof buildServer>>

@@ -6,6 +6,7 @@ import { type BoltSettings, readBoltSettings } from './bolt-settings.js'
 import { EnvReader, SettingsError } from './env-reader.js'
 import { type McpSettings, readMcpSettings } from './mcp-settings.js'
 import { type PostgresSettings, readPostgresSettings, redactPostgresUrl } from './postgres-settings.js'
+import { readSeedSettings, type SeedSettings } from './seed-settings.js'
 
 export type AuthMode = 'required' | 'local-insecure'
 export { MEMORY_PERMISSIONS, type MemoryPermission }
@@ -63,6 +64,8 @@ export interface Settings {
   mcp: McpSettings
   /** The Bolt listener (Neo4j drivers and tools) on the HTTP bind host. */
   bolt: BoltSettings
+  /** Seed search's embedding provider (the seed plugin reads the same variables when it starts it). */
+  seed: SeedSettings
   ref: {
     syncMaxOperations: number
     syncMaxReplayIdentities: number
@@ -82,7 +85,11 @@ export interface Settings {
     receiptRetentionMs: number
   }
   license: { pem: string | null; publicKeyPem: string | null; licensedModules: string | null }
-  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }
+  log: {
+    level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+    /** `json` lines (the default), or `pretty` readable lines for a person at a terminal (the quickstart's). */
+    format: 'json' | 'pretty'
+  }
   /** TAXII 2.1: which workspaces are collections, which accept additions (`*` or ids), page sizes. */
   taxii: { published: string; writable: string; pageDefault: number; pageMax: number }
   /** Old-generation growth between full collections, percent of the live heap (0: V8's heuristic). */
@@ -104,8 +111,9 @@ export function loadSettings(
   env: NodeJS.ProcessEnv = process.env,
   cwd = process.cwd(),
   door: 'http' | 'stdio' = 'http',
+  observe?: (name: string, fallback: unknown) => void,
 ): Settings {
-  const r = new EnvReader(env)
+  const r = new EnvReader(env, observe)
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p))
 
   const host = r.string('SERVICE_HTTP_HOST', '127.0.0.1')
@@ -287,6 +295,7 @@ export function loadSettings(
     },
     mcp: readMcpSettings(r, host, authToken),
     bolt: readBoltSettings(r, httpPort),
+    seed: readSeedSettings(r, env),
     ref: {
       syncMaxOperations: r.integer('SERVICE_OPENCTI_SYNC_MAX_OPERATIONS', 512, 1),
       syncMaxReplayIdentities: r.integer('SERVICE_REF_SYNC_MAX_REPLAY_IDENTITIES', 4096, 1),
@@ -308,6 +317,7 @@ export function loadSettings(
         ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
         'info',
       ),
+      format: r.oneOf('SERVICE_LOG_FORMAT', ['json', 'pretty'] as const, 'json'),
     },
     taxii: {
       published: selection('SERVICE_TAXII_PUBLISHED_COLLECTIONS', '*'),
@@ -317,7 +327,6 @@ export function loadSettings(
     },
     heapGrowingPercent: r.integer('SERVICE_HEAP_GROWING_PERCENT', 100, 0, 1000),
   }
-  r.oneOf('SERVICE_LOG_FORMAT', ['json'] as const, 'json')
   if (r.problems.length > 0) throw new SettingsError(r.problems)
   return settings
 }

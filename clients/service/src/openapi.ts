@@ -2907,7 +2907,7 @@ export interface paths {
                     "application/json": {
                         /** @description Cypher text; parameters are bound structurally, never spliced. */
                         query: string;
-                        /** @description Scalars, lists and maps. */
+                        /** @description Scalars, lists and maps; temporal values as one-key tagged objects such as {"$date": "2024-05-01"} (docs/cypher-temporal.md). */
                         params?: {
                             [key: string]: unknown;
                         };
@@ -3099,7 +3099,7 @@ export interface paths {
                     "application/json": {
                         /** @description Cypher text; parameters are bound structurally, never spliced. */
                         query: string;
-                        /** @description Scalars, lists and maps. */
+                        /** @description Scalars, lists and maps; temporal values as one-key tagged objects such as {"$date": "2024-05-01"} (docs/cypher-temporal.md). */
                         params?: {
                             [key: string]: unknown;
                         };
@@ -3291,7 +3291,7 @@ export interface paths {
                     "application/json": {
                         /** @description Cypher text; parameters are bound structurally, never spliced. */
                         query: string;
-                        /** @description Scalars, lists and maps. */
+                        /** @description Scalars, lists and maps; temporal values as one-key tagged objects such as {"$date": "2024-05-01"} (docs/cypher-temporal.md). */
                         params?: {
                             [key: string]: unknown;
                         };
@@ -5008,7 +5008,7 @@ export interface paths {
         };
         /**
          * No server-initiated stream: 405
-         * @description MCP Streamable HTTP (README: Use from an agent). Mcp-Session-Id names the session after initialize; x-agent-id names the agent.
+         * @description MCP Streamable HTTP (docs/agents.md). Mcp-Session-Id names the session after initialize; x-agent-id names the agent.
          */
         get: {
             parameters: {
@@ -5126,7 +5126,7 @@ export interface paths {
         put?: never;
         /**
          * One MCP JSON-RPC message (initialize starts a session)
-         * @description MCP Streamable HTTP (README: Use from an agent). Mcp-Session-Id names the session after initialize; x-agent-id names the agent.
+         * @description MCP Streamable HTTP (docs/agents.md). Mcp-Session-Id names the session after initialize; x-agent-id names the agent.
          */
         post: {
             parameters: {
@@ -5338,7 +5338,7 @@ export interface paths {
         };
         /**
          * End the MCP session (and its service session)
-         * @description MCP Streamable HTTP (README: Use from an agent). Mcp-Session-Id names the session after initialize; x-agent-id names the agent.
+         * @description MCP Streamable HTTP (docs/agents.md). Mcp-Session-Id names the session after initialize; x-agent-id names the agent.
          */
         delete: {
             parameters: {

@@ -103,7 +103,7 @@ async function mcpPlugin(app: FastifyInstance, options: McpPluginOptions): Promi
     tags: ['mcp'],
     summary,
     description:
-      'MCP Streamable HTTP (README: Use from an agent). Mcp-Session-Id names the session after initialize; x-agent-id names the agent.',
+      'MCP Streamable HTTP (docs/agents.md). Mcp-Session-Id names the session after initialize; x-agent-id names the agent.',
     ...(body ? { body: JsonRpcMessage } : {}),
     response: responses,
   })
