@@ -74,6 +74,7 @@ const BY_CODE: Readonly<Record<string, string>> = {
   TRANSACTION_TIMED_OUT: 'Neo.ClientError.Transaction.TransactionTimedOut',
   TRANSACTION_CLOSED: 'Neo.ClientError.Transaction.TransactionNotFound',
   TRANSACTION_FAILED: 'Neo.ClientError.Transaction.TransactionMarkedAsFailed',
+  WRITE_TURN_TIMEOUT: 'Neo.TransientError.Transaction.LockAcquisitionTimeout',
   SESSION_NOT_FOUND: 'Neo.ClientError.Request.Invalid',
   INVALID_WORKSPACE_ID: 'Neo.ClientError.Database.DatabaseNotFound',
   INVALID_SESSION_ID: 'Neo.ClientError.Request.Invalid',
