@@ -71,6 +71,7 @@ const BY_CODE: Readonly<Record<string, string>> = {
   // Engine (not Cypher) conditions a Cypher door can meet: retryable ones are transient, so drivers retry.
   DURABILITY_FAILED: 'Neo.DatabaseError.Transaction.TransactionCommitFailed',
   STORAGE_UNAVAILABLE: 'Neo.TransientError.General.DatabaseUnavailable',
+  OVERLOADED: 'Neo.TransientError.Request.ResourceExhaustion',
   ENGINE_CLOSED: 'Neo.TransientError.General.DatabaseUnavailable',
   STORAGE_FOLLOWER_LAGGING: 'Neo.TransientError.Transaction.BookmarkTimeout',
   STORAGE_READ_ONLY_FOLLOWER: 'Neo.ClientError.Cluster.NotALeader',
@@ -79,6 +80,7 @@ const BY_CODE: Readonly<Record<string, string>> = {
   TRANSACTION_TIMED_OUT: 'Neo.ClientError.Transaction.TransactionTimedOut',
   TRANSACTION_CLOSED: 'Neo.ClientError.Transaction.TransactionNotFound',
   TRANSACTION_FAILED: 'Neo.ClientError.Transaction.TransactionMarkedAsFailed',
+  WRITE_TURN_TIMEOUT: 'Neo.TransientError.Transaction.LockAcquisitionTimeout',
   SESSION_NOT_FOUND: 'Neo.ClientError.Request.Invalid',
   INVALID_WORKSPACE_ID: 'Neo.ClientError.Database.DatabaseNotFound',
   INVALID_SESSION_ID: 'Neo.ClientError.Request.Invalid',

@@ -106,3 +106,22 @@ describe('explicit transactions', () => {
     expect(node.properties.get('y')).toBe(1.5)
   })
 })
+
+describe('explicit transactions waiting for the write turn', () => {
+  it("gives up past the statement's deadline while another holds the turn, and applies nothing", async () => {
+    engine = await openEngine()
+    const holder = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
+    await holder.run({ query: 'CREATE (:Holder)' })
+    const waiter = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
+    await expect(waiter.run({ query: 'CREATE (:Waiter)', deadline: Date.now() + 50 })).rejects.toMatchObject({
+      code: 'WRITE_TURN_TIMEOUT',
+    })
+    expect(waiter.state()).toBe('failed')
+    await holder.commit()
+    // The waiter's turn came after the holder's commit and applied nothing.
+    await engine.write('CREATE (:After)', {}, { workspaceId: W })
+    expect(await count('Holder')).toBe(1)
+    expect(await count('Waiter')).toBe(0)
+    expect(await count('After')).toBe(1)
+  })
+})
