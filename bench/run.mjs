@@ -18,6 +18,7 @@ const areas = {
   ref: 'ref.mjs',
   taxii: 'taxii.mjs',
   mcp: 'mcp.mjs',
+  bolt: 'bolt.mjs',
 }
 const area = process.argv[2] ?? 'health'
 const script = areas[area]

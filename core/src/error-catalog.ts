@@ -37,6 +37,7 @@ export const ERROR_CATALOG = {
   TRANSACTION_TIMED_OUT: 'timeout',
   TRANSACTION_CLOSED: 'conflict',
   TRANSACTION_FAILED: 'conflict',
+  WRITE_TURN_TIMEOUT: 'unavailable',
 
   // Domain gates (license modules and native providers)
   FEATURE_NOT_AVAILABLE: 'forbidden',

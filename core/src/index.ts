@@ -23,7 +23,7 @@ export { EngineError, type EngineErrorCategory, type ErrorCode, isEngineError } 
 export { PROJECTION_LIMITS, type ProjectionBudget, parseBudget } from './explorer/budget.js'
 export type { BoundaryView, Projection } from './explorer/projection.js'
 export { type DomainGatePort, DomainGates, GATED_DOMAINS } from './gates/domain-gates.js'
-export { DEFAULT_WORKSPACE_ID } from './graph/catalog.js'
+export { DEFAULT_DATABASE_NAME, DEFAULT_WORKSPACE_ID } from './graph/catalog.js'
 export type {
   CommitOp,
   CommitRecord,

@@ -18,9 +18,9 @@ afterAll(async () => {
 
 /** Starts the server with Bolt listening on a free port; `env` adds or overrides settings. */
 export async function startBoltServer(options: StartOptions = {}): Promise<BoltServer> {
-  const bolt = await boltEnv()
-  const server = await startServer({ ...options, env: { ...bolt, ...options.env } })
-  const boltPort = Number(bolt.SERVICE_BOLT_PORT)
+  const env = { ...(await boltEnv()), ...options.env }
+  const server = await startServer({ ...options, env })
+  const boltPort = Number(env.SERVICE_BOLT_PORT)
   return Object.assign(server, {
     boltPort,
     boltUrl: (scheme = 'bolt') => `${scheme}://127.0.0.1:${boltPort}`,

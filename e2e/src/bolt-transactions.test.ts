@@ -124,6 +124,20 @@ describe('Bolt explicit transactions', () => {
     expect(await count(driver, 'Survivor')).toBe(1)
     expect(await count(driver, 'Atomic')).toBe(2)
   })
+
+  it('drains on SIGTERM: connections end, an open transaction rolls back, the process exits 0', async () => {
+    const session = driver.session()
+    const tx = session.beginTransaction()
+    await tx.run('CREATE (:Drained)')
+    expect(await server.stop()).toBe(0)
+    await driver.close().catch(() => {})
+    server = await startBoltServer({
+      env: { SERVICE_STORAGE_MODE: 'persistent', SERVICE_STORAGE_DIR: dir },
+    })
+    driver = driverFor(server)
+    expect(await count(driver, 'Drained')).toBe(0)
+    expect(await count(driver, 'Survivor')).toBe(1)
+  })
 })
 
 describe('Bolt managed-transaction retries', () => {

@@ -1,14 +1,16 @@
 import { type Driver, Integer, isNode, isPath, isRelationship } from 'neo4j-driver'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type BoltServer, codeOf, driver5For, driverFor, neo4j, startBoltServer } from './bolt-support.js'
-import { TOKEN } from './harness.js'
+import { ADMIN_TOKEN, TOKEN } from './harness.js'
 
 describe('Bolt door', () => {
   let server: BoltServer
   let driver: Driver
 
   beforeAll(async () => {
-    server = await startBoltServer({ env: { SERVICE_BOLT_MAX_CONNECTIONS: '40' } })
+    server = await startBoltServer({
+      env: { SERVICE_BOLT_MAX_CONNECTIONS: '40', SERVICE_HTTP_ADMIN_AUTH_TOKEN: ADMIN_TOKEN },
+    })
     driver = driverFor(server)
   })
   afterAll(async () => {
@@ -24,6 +26,11 @@ describe('Bolt door', () => {
     expect(oldInfo.agent).toMatch(/^Neo4j\/5/)
     const result = await old.executeQuery('RETURN 1 + 1 AS two')
     expect(result.records[0]?.get('two').toNumber()).toBe(2)
+    // The version tools read from dbms.components() is the agent's.
+    const components = await driver.executeQuery(
+      'CALL dbms.components() YIELD versions RETURN versions[0] AS v',
+    )
+    expect(info.agent).toContain(`Neo4j/${components.records[0]?.get('v')} `)
   })
 
   it('accepts basic (any user) and bearer with the token, refuses anything else without the secret', async () => {
@@ -32,14 +39,23 @@ describe('Bolt door', () => {
       await d.verifyConnectivity()
       await d.close()
     }
-    for (const auth of [neo4j.auth.basic('neo4j', 'wrong-secret-42'), neo4j.auth.bearer('nope-nope')]) {
+    // The admin token grants nothing on Bolt: it is not the bearer token.
+    for (const auth of [
+      neo4j.auth.basic('neo4j', 'wrong-secret-42'),
+      neo4j.auth.bearer('nope-nope'),
+      neo4j.auth.basic('admin', ADMIN_TOKEN),
+      neo4j.auth.bearer(ADMIN_TOKEN),
+      neo4j.auth.kerberos(TOKEN),
+    ]) {
       const d = neo4j.driver(server.boltUrl(), auth)
       const failure = await d.verifyConnectivity().catch((error: { code: string; message: string }) => error)
       await d.close()
       expect((failure as { code: string }).code).toBe('Neo.ClientError.Security.Unauthorized')
       expect(JSON.stringify(failure)).not.toContain('wrong-secret-42')
+      expect(JSON.stringify(failure)).not.toContain(ADMIN_TOKEN)
     }
     expect(server.stdout() + server.stderr()).not.toContain(TOKEN)
+    expect(server.stdout() + server.stderr()).not.toContain(ADMIN_TOKEN)
   })
 
   it('sends every value type both ways', async () => {
@@ -237,6 +253,44 @@ describe('Bolt door', () => {
     expect((await Promise.all(runs)).sort((x, y) => (x ?? 0) - (y ?? 0))).toEqual(
       Array.from({ length: 24 }, (_, i) => i),
     )
+  })
+
+  it('joins a session audit log through tx_metadata.session_id, auto-commit and in a transaction', async () => {
+    const started = await server.request<{ result: { session_id: string } }>('/v1/sessions/start', {
+      body: { workspace_id: 'workspace--http-default', actor_id: 'actor--bolt' },
+    })
+    const sessionId = started.json.result.session_id
+    const txConfig = { metadata: { session_id: sessionId } }
+    const session = driver.session()
+    await session.run('CREATE (:AuditedBolt {i: 1})', {}, txConfig)
+    await session.executeWrite((tx) => tx.run('CREATE (:AuditedBolt {i: 2})'), txConfig)
+    await session.close()
+    const logs = await server.request<{
+      result: {
+        entries: { fields: { event: string; query?: string } }[]
+        audit_parity: { parity_ok: boolean }
+      }
+    }>(`/v1/sessions/${sessionId}/logs`)
+    const inputs = logs.json.result.entries.filter((e) => e.fields.event === 'cypher_audit_input')
+    expect(inputs.map((e) => e.fields.query)).toEqual([
+      'CREATE (:AuditedBolt {i: 1})',
+      'CREATE (:AuditedBolt {i: 2})',
+    ])
+    expect(logs.json.result.audit_parity.parity_ok).toBe(true)
+    // An unknown session is refused, as over HTTP.
+    expect(
+      await codeOf(
+        driver.executeQuery('RETURN 1', {}, { transactionConfig: { metadata: { session_id: 'nope' } } }),
+      ),
+    ).toBe('Neo.ClientError.Request.Invalid')
+  })
+
+  it('holds a result to the same row budget as HTTP', async () => {
+    const failure = await driver
+      .executeQuery('UNWIND range(1, 20000) AS i RETURN i')
+      .catch((error: { code: string; message: string }) => error)
+    expect(failure).toMatchObject({ code: 'Neo.ClientError.Statement.ExecutionFailed' })
+    expect((failure as { message: string }).message).toContain('returned_records')
   })
 
   it('shows the listener in /health and counts in /metrics', async () => {

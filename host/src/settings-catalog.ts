@@ -66,7 +66,8 @@ export const SETTINGS_CATALOG: readonly SettingGroup[] = [
       ['SERVICE_HTTP_RATE_LIMIT_PER_SECOND', '`50`'],
       ['SERVICE_HTTP_RATE_LIMIT_BURST', '`200`'],
     ],
-    meaning: 'One token bucket for bearer routes and Bolt logins (429 `RATE_LIMITED` with `Retry-After`).',
+    meaning:
+      'One token bucket for bearer routes and Bolt requests (RUN, BEGIN): 429 `RATE_LIMITED` with `Retry-After`, on Bolt the transient `Neo.TransientError.Request.ResourceExhaustion` drivers retry.',
   },
   {
     section: 'HTTP and authentication',

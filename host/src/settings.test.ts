@@ -279,3 +279,47 @@ describe('PostgreSQL store settings', () => {
     expect(bad).not.toContain('s3cret-pw')
   })
 })
+
+describe('Bolt settings', () => {
+  it('listens on 7687 by default with the documented bounds', () => {
+    expect(loadSettings(base, '/srv').bolt).toEqual({
+      enabled: true,
+      port: 7687,
+      maxConnections: 256,
+      idleTimeoutMs: 600_000,
+      txIdleTimeoutMs: 60_000,
+      maxMessageBytes: 16 * 1024 * 1024,
+      readAddresses: [],
+    })
+    const off = loadSettings({ ...base, SERVICE_BOLT_ENABLED: 'false' }, '/srv').bolt
+    expect(off.enabled).toBe(false)
+    const set = loadSettings(
+      { ...base, SERVICE_BOLT_PORT: '0', SERVICE_BOLT_READ_ADDRESSES: 'f1:7687, [::1]:7688' },
+      '/srv',
+    ).bolt
+    expect(set.port).toBe(0)
+    expect(set.readAddresses).toEqual(['f1:7687', '[::1]:7688'])
+  })
+
+  it('names every bad value, and a Bolt port that is the HTTP port', () => {
+    const problems = problemsOf({
+      ...base,
+      SERVICE_BOLT_ENABLED: 'perhaps',
+      SERVICE_BOLT_PORT: '65536',
+      SERVICE_BOLT_MAX_CONNECTIONS: '0',
+      SERVICE_BOLT_IDLE_TIMEOUT_MS: '10',
+      SERVICE_BOLT_READ_ADDRESSES: 'no-port',
+    }).join('\n')
+    for (const name of [
+      'SERVICE_BOLT_ENABLED',
+      'SERVICE_BOLT_PORT',
+      'SERVICE_BOLT_MAX_CONNECTIONS',
+      'SERVICE_BOLT_IDLE_TIMEOUT_MS',
+      "SERVICE_BOLT_READ_ADDRESSES entry 'no-port'",
+    ])
+      expect(problems).toContain(name)
+    expect(problemsOf({ ...base, SERVICE_HTTP_PORT: '9000', SERVICE_BOLT_PORT: '9000' }).join()).toContain(
+      'SERVICE_BOLT_PORT 9000 is the HTTP port too',
+    )
+  })
+})

@@ -18,11 +18,17 @@ export {
   type RunOptions,
 } from './engine.js'
 export { CypherError, type CypherErrorPhase, type SourcePosition } from './errors.js'
-export { type CypherBudgets, DEFAULT_BUDGETS, type MutationSummary } from './executor/context.js'
+export {
+  type CypherBudgets,
+  DEFAULT_BUDGETS,
+  emptySummary,
+  type MutationSummary,
+} from './executor/context.js'
 export { neo4jStatusCode } from './neo4j-status.js'
 export { bindParams } from './params.js'
 export { parseQuery } from './parser.js'
 export { type Plan, planQuery } from './planner.js'
+export { NEO4J_COMPATIBLE_VERSION } from './procedures/db.js'
 export {
   builtinRegistry,
   type FunctionInfo,

@@ -37,6 +37,12 @@ const BY_CODE: Readonly<Record<string, string>> = {
   INVALID_ARGUMENT_PASSING_MODE: 'Neo.ClientError.Statement.SyntaxError',
   PROCEDURE_CALL_FAILED: 'Neo.ClientError.Procedure.ProcedureCallFailed',
   DATABASE_NOT_FOUND: 'Neo.ClientError.Database.DatabaseNotFound',
+  EQUIVALENT_SCHEMA_RULE_ALREADY_EXISTS: 'Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists',
+  INDEX_DROP_FAILED: 'Neo.ClientError.Schema.IndexDropFailed',
+  CONSTRAINT_DROP_FAILED: 'Neo.ClientError.Schema.ConstraintDropFailed',
+  CONSTRAINT_CREATION_FAILED: 'Neo.ClientError.Schema.ConstraintCreationFailed',
+  CONSTRAINT_VALIDATION_FAILED: 'Neo.ClientError.Schema.ConstraintValidationFailed',
+  IMPLICIT_TRANSACTION_REQUIRED: 'Neo.ClientError.Transaction.ForbiddenDueToTransactionType',
 
   PARAMETER_MISSING: 'Neo.ClientError.Statement.ParameterMissing',
   INVALID_PARAMETER: 'Neo.ClientError.Statement.TypeError',
@@ -65,6 +71,7 @@ const BY_CODE: Readonly<Record<string, string>> = {
   // Engine (not Cypher) conditions a Cypher door can meet: retryable ones are transient, so drivers retry.
   DURABILITY_FAILED: 'Neo.DatabaseError.Transaction.TransactionCommitFailed',
   STORAGE_UNAVAILABLE: 'Neo.TransientError.General.DatabaseUnavailable',
+  OVERLOADED: 'Neo.TransientError.Request.ResourceExhaustion',
   ENGINE_CLOSED: 'Neo.TransientError.General.DatabaseUnavailable',
   STORAGE_FOLLOWER_LAGGING: 'Neo.TransientError.Transaction.BookmarkTimeout',
   STORAGE_READ_ONLY_FOLLOWER: 'Neo.ClientError.Cluster.NotALeader',
@@ -73,6 +80,7 @@ const BY_CODE: Readonly<Record<string, string>> = {
   TRANSACTION_TIMED_OUT: 'Neo.ClientError.Transaction.TransactionTimedOut',
   TRANSACTION_CLOSED: 'Neo.ClientError.Transaction.TransactionNotFound',
   TRANSACTION_FAILED: 'Neo.ClientError.Transaction.TransactionMarkedAsFailed',
+  WRITE_TURN_TIMEOUT: 'Neo.TransientError.Transaction.LockAcquisitionTimeout',
   SESSION_NOT_FOUND: 'Neo.ClientError.Request.Invalid',
   INVALID_WORKSPACE_ID: 'Neo.ClientError.Database.DatabaseNotFound',
   INVALID_SESSION_ID: 'Neo.ClientError.Request.Invalid',

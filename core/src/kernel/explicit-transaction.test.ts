@@ -32,6 +32,24 @@ describe('explicit transactions', () => {
     await expect(tx.run({ query: 'RETURN 1' })).rejects.toMatchObject({ code: 'TRANSACTION_CLOSED' })
   })
 
+  it('holds declared constraints at commit, and refuses schema commands and batched writes inside', async () => {
+    engine = await openEngine()
+    await engine.write('CREATE CONSTRAINT u FOR (t:Tool) REQUIRE t.name IS UNIQUE', {}, { workspaceId: W })
+    await engine.write("CREATE (:Tool {name: 'nmap'})", {}, { workspaceId: W })
+    for (const query of [
+      'CREATE INDEX i FOR (n:Tool) ON (n.kind)',
+      'UNWIND [1] AS i CALL (i) { CREATE (:X) } IN TRANSACTIONS',
+    ]) {
+      const refused = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
+      expect((await refused.run({ query })).validation_errors[0]?.code).toBe('IMPLICIT_TRANSACTION_REQUIRED')
+      await refused.rollback()
+    }
+    const tx = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
+    await tx.run({ query: "CREATE (:Tool {name: 'nmap'})" })
+    await expect(tx.commit()).rejects.toMatchObject({ code: 'CONSTRAINT_VALIDATION_FAILED' })
+    expect(await count('Tool')).toBe(1)
+  })
+
   it('leaves nothing after a rollback, and frees the write turn', async () => {
     engine = await openEngine()
     const tx = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
@@ -86,5 +104,24 @@ describe('explicit transactions', () => {
     expect(node.labels).toEqual(['H'])
     expect(node.properties.get('x')).toBe(1n)
     expect(node.properties.get('y')).toBe(1.5)
+  })
+})
+
+describe('explicit transactions waiting for the write turn', () => {
+  it("gives up past the statement's deadline while another holds the turn, and applies nothing", async () => {
+    engine = await openEngine()
+    const holder = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
+    await holder.run({ query: 'CREATE (:Holder)' })
+    const waiter = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
+    await expect(waiter.run({ query: 'CREATE (:Waiter)', deadline: Date.now() + 50 })).rejects.toMatchObject({
+      code: 'WRITE_TURN_TIMEOUT',
+    })
+    expect(waiter.state()).toBe('failed')
+    await holder.commit()
+    // The waiter's turn came after the holder's commit and applied nothing.
+    await engine.write('CREATE (:After)', {}, { workspaceId: W })
+    expect(await count('Holder')).toBe(1)
+    expect(await count('Waiter')).toBe(0)
+    expect(await count('After')).toBe(1)
   })
 })

@@ -191,6 +191,8 @@ class WriteTransaction extends BaseTransaction {
   private doomed = false
   /** The write turn ended without a commit (refused at begin: a follower, a failed log): why. */
   private broken: unknown = null
+  /** The write turn was taken: statements run now. */
+  private serving = false
 
   private start(): Promise<TransactResult<void>> {
     const outcome = this.ports.transactInSlices(this.options.workspaceId, (tx) => this.serve(tx), {
@@ -215,7 +217,34 @@ class WriteTransaction extends BaseTransaction {
     }
     this.disarmTimer()
     this.outcome ??= this.start()
-    return new Promise((done, fail) => this.send({ kind: 'run', statement, done, fail }))
+    const waitUntil = this.serving ? undefined : this.statementDeadline(statement)
+    return new Promise((done, fail) => {
+      this.send({ kind: 'run', statement, done, fail })
+      if (waitUntil !== undefined) this.boundTurnWait(waitUntil)
+    })
+  }
+
+  /**
+   * Another transaction may hold the workspace's write turn: waiting for it past the statement's deadline
+   * gives up this transaction (a transient refusal, so drivers retry it) instead of waiting on.
+   */
+  private boundTurnWait(until: number): void {
+    const timer = setTimeout(
+      () => {
+        if (this.serving || this.current !== 'open') return
+        const error = new EngineError(
+          'WRITE_TURN_TIMEOUT',
+          "another transaction held the workspace's write turn past this statement's deadline; retry",
+        )
+        this.end('failed')
+        this.broken = error
+        this.failQueued(error)
+        // When the turn comes, nothing of this transaction is applied.
+        this.send({ kind: 'rollback' })
+      },
+      Math.max(0, until - Date.now()),
+    )
+    timer.unref()
   }
 
   /** Plans as a write (a query that does not compile is run as a read, which reports the error). */
@@ -279,6 +308,7 @@ class WriteTransaction extends BaseTransaction {
 
   /** The write turn: serves commands until commit (returns, so the kernel commits) or rollback (throws). */
   private async serve(tx: Transaction): Promise<void> {
+    this.serving = true
     for (;;) {
       const command = await this.next()
       if (command.kind === 'commit') return

@@ -1,84 +1,12 @@
-import type { BeginOptions, CypherCall, ExplicitTransaction } from '@service/core'
-import type { CypherResult } from '@service/core/cypher'
 import { describe, expect, it } from 'vitest'
-import type { BoltBackend } from './backend.js'
 import { chunkMessage, Dechunker } from './chunking.js'
-import { BoltConnection } from './connection.js'
+import { BoltConnection, MAX_OPEN_RESULTS } from './connection.js'
 import { Failures } from './failures.js'
 import { Request, Response } from './messages.js'
 import { Packer } from './packstream/packer.js'
 import type { PackValue, Structure } from './packstream/structure.js'
 import { DEFAULT_UNPACK_LIMITS, Unpacker } from './packstream/unpacker.js'
-
-const rows = (n: number): CypherResult => ({
-  status: 'Success',
-  data: { columns: ['i'], rows: Array.from({ length: n }, (_, i) => [BigInt(i)]) },
-  mutation_summary: {
-    created_nodes: 0,
-    deleted_nodes: 0,
-    created_relationships: 0,
-    deleted_relationships: 0,
-    properties_set: 0,
-    labels_added: 0,
-    labels_removed: 0,
-  },
-  validation_errors: [],
-  warnings: [],
-})
-
-/** A backend that answers `RETURN n` with n rows, fails `FAIL`, and records what it was asked. */
-function fakeBackend() {
-  const calls: CypherCall[] = []
-  const txs: { options: BeginOptions; statements: string[]; ended: string | null }[] = []
-  const backend: BoltBackend = {
-    authenticate: (auth) => (auth.get('credentials') === 'secret' ? null : Failures.unauthorized()),
-    admit: () => null,
-    workspaceOf: (db) => db ?? 'default',
-    async run(call) {
-      calls.push(call)
-      if (call.query === 'FAIL') {
-        return {
-          ...rows(0),
-          status: 'ValidationFailed',
-          data: null,
-          validation_errors: [
-            {
-              code: 'CYPHER_SYNTAX_ERROR',
-              message: 'bad',
-              neo4j_code: 'Neo.ClientError.Statement.SyntaxError',
-            },
-          ],
-        }
-      }
-      return rows(Number(call.query.split(' ')[1] ?? 0))
-    },
-    begin(options) {
-      const record = { options, statements: [] as string[], ended: null as string | null }
-      txs.push(record)
-      const tx: ExplicitTransaction = {
-        workspaceId: options.workspaceId,
-        mode: options.mode,
-        state: () => 'open',
-        run: async (statement) => {
-          record.statements.push(statement.query)
-          return rows(Number(statement.query.split(' ')[1] ?? 0))
-        },
-        commit: async () => {
-          record.ended = 'commit'
-          return { sequence: 7 }
-        },
-        rollback: async () => {
-          record.ended ??= 'rollback'
-        },
-      }
-      return tx
-    },
-    awaitBookmarks: async () => {},
-    bookmark: () => 'commit-seq:7',
-    routingTable: (_db, address) => [{ addresses: [address], role: 'ROUTE' }],
-  }
-  return { backend, calls, txs }
-}
+import { scriptedBackend } from './scripted-backend.js'
 
 interface Reply {
   type: 'SUCCESS' | 'RECORD' | 'IGNORED' | 'FAILURE'
@@ -93,8 +21,9 @@ const TYPES: Record<number, Reply['type']> = {
 
 /** A connection driven the way a client drives it: handshake bytes, then chunked messages. */
 function connect(minor = 4, options: { refusal?: ReturnType<typeof Failures.unauthorized> } = {}) {
-  const fake = fakeBackend()
+  const fake = scriptedBackend()
   const written: Buffer[] = []
+  const flow: string[] = []
   let closed = false
   const connection = new BoltConnection({
     backend: fake.backend,
@@ -107,6 +36,8 @@ function connect(minor = 4, options: { refusal?: ReturnType<typeof Failures.unau
     localAddress: '127.0.0.1:7687',
     refusal: options.refusal ?? null,
     write: (bytes) => written.push(bytes),
+    pause: () => flow.push('pause'),
+    resume: () => flow.push('resume'),
     close: () => {
       closed = true
     },
@@ -140,7 +71,7 @@ function connect(minor = 4, options: { refusal?: ReturnType<typeof Failures.unau
     await send(Request.HELLO, map({ user_agent: 'test' }))
     await send(Request.LOGON, map({ scheme: 'basic', principal: 'x', credentials: 'secret' }))
   }
-  return { connection, send, map, ready, handshake, fake, isClosed: () => closed }
+  return { connection, send, map, ready, handshake, fake, flow, isClosed: () => closed }
 }
 
 const meta = (reply: Reply | undefined, key: string) =>
@@ -297,6 +228,39 @@ describe('Bolt state machine', () => {
     const [hello] = await c.send(Request.HELLO, c.map({}))
     expect(String(meta(hello, 'message'))).toContain('too many Bolt connections')
     expect(c.isClosed()).toBe(true)
+  })
+
+  it('bounds open results in a transaction, and pauses reading while many messages wait', async () => {
+    const c = connect(4)
+    await c.ready()
+    await c.send(Request.BEGIN, c.map({}))
+    for (let i = 0; i < MAX_OPEN_RESULTS; i++) await c.send(Request.RUN, 'RETURN 1', c.map({}), c.map({}))
+    const [refused] = await c.send(Request.RUN, 'RETURN 1', c.map({}), c.map({}))
+    expect(String(meta(refused, 'message'))).toContain('PULL or DISCARD one first')
+    await c.send(Request.RESET)
+
+    const packer = new Packer()
+    for (let i = 0; i < 300; i++) {
+      packer.beginMessage()
+      packer.structure(Request.RUN, ['RETURN 0', new Map(), new Map()])
+      packer.endMessage()
+      packer.beginMessage()
+      packer.structure(Request.DISCARD, [new Map([['n', -1n]])])
+      packer.endMessage()
+    }
+    c.connection.receive(packer.finish())
+    expect(c.flow).toEqual(['pause'])
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(c.flow).toEqual(['pause', 'resume'])
+  })
+
+  it('drains: an idle connection ends at once and its open transaction rolls back', async () => {
+    const c = connect(4)
+    await c.ready()
+    await c.send(Request.BEGIN, c.map({}))
+    c.connection.drain()
+    expect(c.isClosed()).toBe(true)
+    expect(c.fake.txs[0]?.ended).toBe('rollback')
   })
 
   it('ends the connection on a malformed message', async () => {

@@ -1,32 +1,30 @@
-import type { ExplicitTransaction } from '@service/core'
+import { DEFAULT_DATABASE_NAME, type ExplicitTransaction } from '@service/core'
 import type { BoltBackend } from './backend.js'
-import { ChunkingError, chunkMessage, Dechunker } from './chunking.js'
-import { type BoltFailure, Failures, failureMetadata, resultFailure, thrownFailure } from './failures.js'
 import {
-  answerHandshake,
-  type BoltVersion,
-  HANDSHAKE_BYTES,
-  HandshakeError,
-  readManifestPick,
-} from './handshake.js'
+  type BoltFailure,
+  Failures,
+  failureMetadata,
+  resultFailure,
+  thrownFailure,
+  UNKNOWN_ERROR,
+} from './failures.js'
+import type { BoltVersion } from './handshake.js'
 import {
   MessageShapeError,
   mapField,
   optionalInteger,
   optionalString,
-  optionalStringList,
-  REQUEST_NAMES,
   Request,
   type RequestMessage,
   Response,
-  stringField,
 } from './messages.js'
 import { Packer } from './packstream/packer.js'
 import type { PackValue } from './packstream/structure.js'
-import { Structure } from './packstream/structure.js'
-import { UnpackError, Unpacker, type UnpackLimits } from './packstream/unpacker.js'
-import { OpenResult, queryType, statsOf } from './result-stream.js'
-import { ParameterTypeError, packResultValue, parameterValue } from './values.js'
+import type { UnpackLimits } from './packstream/unpacker.js'
+import { completionSummary, deadlineOf, statementOf, transactionExtras } from './request-extras.js'
+import { OpenResult } from './result-stream.js'
+import { ParameterTypeError, packResultValue } from './values.js'
+import { WireInput } from './wire-input.js'
 
 /** Bolt server states (Bolt 5.1+; 5.0 goes from NEGOTIATION to READY on HELLO). */
 export type BoltState =
@@ -41,6 +39,8 @@ export type BoltState =
 
 export interface ConnectionEvents {
   message?(name: string): void
+  /** A request failed for a reason the client is not told (a bug, a broken dependency). */
+  internalError?(name: string, error: unknown): void
   /** A request answered: its message, time taken and the failure code (null on success). */
   handled?(name: string, ms: number, code: string | null): void
   failure?(code: string): void
@@ -65,18 +65,25 @@ export interface ConnectionOptions {
   refusal?: BoltFailure | null
   write(bytes: Buffer): void
   close(): void
+  /** Back-pressure: stop reading while too many messages wait (the socket's own buffers fill up). */
+  pause?(): void
+  resume?(): void
   events?: ConnectionEvents
 }
 
-type Input = 'preamble' | 'manifest' | 'messages' | 'closed'
+/** Responses waiting in the packer are written once they pass this (or the queue is empty). */
+const FLUSH_BYTES = 256 * 1024
+/** Pipelined messages waiting: reading pauses at the high mark and resumes at the low one. */
+const QUEUE_HIGH = 256
+const QUEUE_LOW = 32
+/** Open results on one connection (each holds up to the row budget): PULL or DISCARD before running more. */
+export const MAX_OPEN_RESULTS = 16
 
 /** A Bolt connection's protocol: handshake, message framing and the server state machine. */
 export class BoltConnection {
-  private input: Input = 'preamble'
-  private pending: Buffer = Buffer.alloc(0)
-  private readonly dechunker: Dechunker
+  private readonly input: WireInput
+  private ended = false
   private readonly packer = new Packer()
-  private out: Buffer[] = []
   private version: BoltVersion = { major: 5, minor: 0 }
   state: BoltState = 'negotiation'
   private readonly queue: RequestMessage[] = []
@@ -91,9 +98,18 @@ export class BoltConnection {
   private nextQid = 0
   private lastQid = -1
   private lastFailure: string | null = null
+  private paused = false
+  private draining = false
 
   constructor(private readonly options: ConnectionOptions) {
-    this.dechunker = new Dechunker(options.maxMessageBytes)
+    this.input = new WireInput(options.maxMessageBytes, options.unpackLimits, {
+      reply: (bytes) => options.write(bytes),
+      agreed: (version) => {
+        this.version = version
+      },
+      message: (message) => this.accept(message),
+      broken: (reason) => this.end(reason),
+    })
   }
 
   get protocolVersion(): BoltVersion {
@@ -102,83 +118,30 @@ export class BoltConnection {
 
   /** Bytes from the socket. */
   receive(data: Buffer): void {
-    if (this.input === 'closed') return
-    try {
-      if (this.input !== 'messages') {
-        this.pending = this.pending.length === 0 ? data : Buffer.concat([this.pending, data])
-        if (!this.negotiate()) return
-        data = this.pending
-        this.pending = Buffer.alloc(0)
-        if (data.length === 0) return
-      }
-      for (const bytes of this.dechunker.feed(data)) this.accept(bytes)
-    } catch (error) {
-      if (error instanceof HandshakeError || error instanceof ChunkingError) {
-        this.end(error.message)
-        return
-      }
-      throw error
-    }
+    this.input.receive(data)
   }
 
   /** The socket closed: an open transaction rolls back, a running statement stops. */
   closed(): void {
-    this.input = 'closed'
+    this.ended = true
+    this.input.stop()
     this.running?.abort()
     const tx = this.tx
     this.tx = null
     void tx?.rollback()
   }
 
-  /** Handshake phases; true once messages follow (what is left of `pending` is theirs). */
-  private negotiate(): boolean {
-    if (this.input === 'preamble') {
-      if (this.pending.length < HANDSHAKE_BYTES) return false
-      const answer = answerHandshake(this.pending.subarray(0, HANDSHAKE_BYTES))
-      this.pending = this.pending.subarray(HANDSHAKE_BYTES)
-      this.options.write(answer.reply)
-      if (answer.kind === 'none') {
-        this.end(answer.reason)
-        return false
-      }
-      if (answer.kind === 'version') {
-        this.version = answer.version
-        this.input = 'messages'
-        return true
-      }
-      this.input = 'manifest'
-    }
-    const pick = readManifestPick(this.pending)
-    if ('incomplete' in pick) return false
-    this.version = pick.version
-    this.pending = this.pending.subarray(pick.consumed)
-    this.input = 'messages'
-    return true
-  }
-
-  private accept(bytes: Buffer): void {
-    let message: RequestMessage
-    try {
-      const value = new Unpacker(bytes, this.options.unpackLimits).unpack()
-      if (!(value instanceof Structure)) throw new UnpackError('a message is not a structure')
-      message = {
-        signature: value.signature,
-        name: REQUEST_NAMES[value.signature] ?? 'UNKNOWN',
-        fields: value.fields,
-      }
-    } catch (error) {
-      if (error instanceof UnpackError) {
-        this.end(`malformed message: ${error.message}`)
-        return
-      }
-      throw error
-    }
+  private accept(message: RequestMessage): void {
     this.options.events?.message?.(message.name)
     if (message.signature === Request.RESET) {
       this.interrupts++
       this.running?.abort()
     }
     this.queue.push(message)
+    if (this.queue.length === QUEUE_HIGH) {
+      this.paused = true
+      this.options.pause?.()
+    }
     if (!this.pumping) void this.pump()
   }
 
@@ -187,14 +150,28 @@ export class BoltConnection {
     this.pumping = true
     try {
       for (let message = this.queue.shift(); message !== undefined; message = this.queue.shift()) {
-        if (this.input === 'closed') return
+        if (this.ended) return
+        if (this.paused && this.queue.length <= QUEUE_LOW) {
+          this.paused = false
+          this.options.resume?.()
+        }
         await this.handle(message)
-        if (this.queue.length === 0 || this.out.length > 64) this.flush()
+        if (this.queue.length === 0 || this.packer.size > FLUSH_BYTES) this.flush()
       }
     } finally {
       this.pumping = false
       this.flush()
+      if (this.draining && !this.ended) this.end('the server is shutting down')
     }
+  }
+
+  /**
+   * The server is shutting down: the request being answered finishes and is answered, then the connection
+   * ends (an open transaction rolls back: the client cannot send its next statement to a closing server).
+   */
+  drain(): void {
+    this.draining = true
+    if (!this.pumping && !this.ended) this.end('the server is shutting down')
   }
 
   private async handle(message: RequestMessage): Promise<void> {
@@ -216,6 +193,8 @@ export class BoltConnection {
           : error instanceof ParameterTypeError
             ? Failures.parameterType(error.message)
             : thrownFailure(error)
+      // What the wire says nothing of (an unknown error) goes to the operator's log.
+      if (failure.code === UNKNOWN_ERROR) this.options.events?.internalError?.(message.name, error)
       this.fail(failure)
     }
     this.options.events?.handled?.(message.name, performance.now() - startedAt, this.lastFailure)
@@ -327,7 +306,7 @@ export class BoltConnection {
     const servers = this.options.backend.routingTable(database, address)
     const rt = new Map<string, PackValue>([
       ['ttl', 300n],
-      ['db', database ?? 'neo4j'],
+      ['db', database ?? DEFAULT_DATABASE_NAME],
       [
         'servers',
         servers.map(
@@ -344,66 +323,31 @@ export class BoltConnection {
 
   // ── Statements ───────────────────────────────────────────────────────────────────────────────────
 
-  /** RUN's query and parameters as the engine takes them. */
-  private statement(message: RequestMessage): { query: string; params: Record<string, unknown> } {
-    const query = stringField(message, 0)
-    const params: Record<string, unknown> = Object.create(null)
-    for (const [name, value] of mapField(message, 1)) params[name] = parameterValue(value, `$${name}`)
-    return { query, params }
-  }
-
-  /** The deadline of a statement: `tx_timeout` when given, never past the handler budget. */
-  private deadline(extra: Map<string, PackValue>, startedAt: number): number {
-    const budget = this.options.requestTimeoutMs
-    const asked = optionalInteger(extra, 'tx_timeout')
-    return startedAt + (asked !== undefined && asked > 0 ? Math.min(asked, budget) : budget)
-  }
-
-  private sessionOf(extra: Map<string, PackValue>): string | undefined {
-    const metadata = extra.get('tx_metadata')
-    if (!(metadata instanceof Map)) return undefined
-    return optionalString(metadata, 'session_id')
-  }
-
-  private checkImpersonation(extra: Map<string, PackValue>): void {
-    if (optionalString(extra, 'imp_user') !== undefined)
-      throw new MessageShapeError('impersonation (imp_user) is not supported by this server')
-  }
-
   private async runAutoCommit(message: RequestMessage): Promise<void> {
     const startedAt = Date.now()
-    const { query, params } = this.statement(message)
-    const extra = mapField(message, 2)
-    this.checkImpersonation(extra)
-    const database = optionalString(extra, 'db')
-    const read = optionalString(extra, 'mode') === 'r'
+    const { query, params } = statementOf(message)
+    const extras = transactionExtras(mapField(message, 2))
     const admitted = this.options.backend.admit()
     if (admitted !== null) return this.fail(admitted)
-    await this.options.backend.awaitBookmarks(optionalStringList(extra, 'bookmarks'))
+    await this.options.backend.awaitBookmarks(extras.bookmarks)
     const controller = new AbortController()
     this.running = controller
     try {
       const result = await this.options.backend.run({
         query,
         params,
-        mode: read ? 'read' : 'auto',
-        forcedMode: read ? 'read' : null,
-        workspaceId: this.options.backend.workspaceOf(database),
-        sessionId: this.sessionOf(extra),
-        deadline: this.deadline(extra, startedAt),
+        mode: extras.read ? 'read' : 'auto',
+        forcedMode: extras.read ? 'read' : null,
+        workspaceId: this.options.backend.workspaceOf(extras.database),
+        sessionId: extras.sessionId,
+        deadline: deadlineOf(extras.timeoutMs, startedAt, this.options.requestTimeoutMs),
         signal: controller.signal,
         correlationId: this.options.connectionId,
         rows: 'detached',
       })
       if (result.status !== 'Success') return this.fail(resultFailure(result))
-      const summary = new Map<string, PackValue>([
-        ['bookmark', this.options.backend.bookmark()],
-        ['type', queryType(result)],
-        ['db', database ?? 'neo4j'],
-      ])
-      const stats = statsOf(result.mutation_summary)
-      if (stats !== null) summary.set('stats', stats)
-      this.open(new OpenResult(-1, result, summary, startedAt), database, false)
+      const summary = completionSummary(result, extras.database, this.options.backend.bookmark())
+      this.open(new OpenResult(-1, result, summary, startedAt), extras.database, false)
       this.state = 'streaming'
     } finally {
       this.running = null
@@ -411,30 +355,35 @@ export class BoltConnection {
   }
 
   private async begin(extra: Map<string, PackValue>): Promise<void> {
-    this.checkImpersonation(extra)
-    const database = optionalString(extra, 'db')
+    const extras = transactionExtras(extra)
     const admitted = this.options.backend.admit()
     if (admitted !== null) return this.fail(admitted)
-    await this.options.backend.awaitBookmarks(optionalStringList(extra, 'bookmarks'))
-    const timeout = optionalInteger(extra, 'tx_timeout')
+    await this.options.backend.awaitBookmarks(extras.bookmarks)
     this.tx = this.options.backend.begin({
-      workspaceId: this.options.backend.workspaceOf(database),
-      mode: optionalString(extra, 'mode') === 'r' ? 'read' : 'write',
-      sessionId: this.sessionOf(extra),
+      workspaceId: this.options.backend.workspaceOf(extras.database),
+      mode: extras.read ? 'read' : 'write',
+      sessionId: extras.sessionId,
       idleTimeoutMs: this.options.txIdleTimeoutMs,
-      ...(timeout !== undefined && timeout > 0 ? { deadline: Date.now() + timeout } : {}),
+      ...(extras.timeoutMs === undefined ? {} : { deadline: Date.now() + extras.timeoutMs }),
     })
-    this.txDatabase = database
+    this.txDatabase = extras.database
     this.nextQid = 0
     this.state = 'tx_ready'
-    this.success(new Map([['db', database ?? 'neo4j']]))
+    this.success(new Map([['db', extras.database ?? DEFAULT_DATABASE_NAME]]))
   }
 
   private async runInTransaction(message: RequestMessage): Promise<void> {
     const startedAt = Date.now()
     const tx = this.tx
     if (tx === null) return this.fail(Failures.protocol('no open transaction'))
-    const { query, params } = this.statement(message)
+    if (this.results.size >= MAX_OPEN_RESULTS) {
+      return this.fail(
+        Failures.protocol(
+          `${MAX_OPEN_RESULTS} results are open on this connection: PULL or DISCARD one first`,
+        ),
+      )
+    }
+    const { query, params } = statementOf(message)
     const admitted = this.options.backend.admit()
     if (admitted !== null) return this.fail(admitted)
     const controller = new AbortController()
@@ -448,12 +397,7 @@ export class BoltConnection {
         deadline: startedAt + this.options.requestTimeoutMs,
       })
       if (result.status !== 'Success') return this.fail(resultFailure(result))
-      const summary = new Map<string, PackValue>([
-        ['type', queryType(result)],
-        ['db', this.txDatabase ?? 'neo4j'],
-      ])
-      const stats = statsOf(result.mutation_summary)
-      if (stats !== null) summary.set('stats', stats)
+      const summary = completionSummary(result, this.txDatabase, null)
       const qid = this.nextQid++
       this.open(new OpenResult(qid, result, summary, startedAt), this.txDatabase, true)
       this.state = 'tx_streaming'
@@ -470,7 +414,7 @@ export class BoltConnection {
       ['t_first', BigInt(Date.now() - result.startedAt)],
     ])
     if (inTransaction) metadata.set('qid', BigInt(result.qid))
-    if (this.version.minor >= 8) metadata.set('db', database ?? 'neo4j')
+    if (this.version.minor >= 8) metadata.set('db', database ?? DEFAULT_DATABASE_NAME)
     this.success(metadata)
   }
 
@@ -539,27 +483,26 @@ export class BoltConnection {
     this.state = 'failed'
   }
 
+  /** Responses are packed and framed straight into one buffer, written out together at `flush`. */
   private record(row: unknown[]): void {
     const packer = this.packer
+    packer.beginMessage()
     packer.structureHeader(Response.RECORD, 1)
     packer.listHeader(row.length)
     for (const value of row) packResultValue(packer, value as never)
-    this.out.push(chunkMessage(packer.finish()))
+    packer.endMessage()
   }
 
   private reply(signature: number, fields: PackValue[]): void {
+    this.packer.beginMessage()
     this.packer.structure(signature, fields)
-    this.out.push(chunkMessage(this.packer.finish()))
+    this.packer.endMessage()
   }
 
   private flush(): void {
-    if (this.out.length === 0 || this.input === 'closed') {
-      this.out = []
-      return
-    }
-    const bytes = this.out.length === 1 ? (this.out[0] as Buffer) : Buffer.concat(this.out)
-    this.out = []
-    this.options.write(bytes)
+    if (this.packer.size === 0) return
+    const bytes = this.packer.finish()
+    if (!this.ended) this.options.write(bytes)
   }
 
   private end(reason: string): void {

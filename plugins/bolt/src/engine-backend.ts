@@ -1,4 +1,4 @@
-import { DEFAULT_WORKSPACE_ID, type Engine, EngineError } from '@service/core'
+import { DEFAULT_DATABASE_NAME, DEFAULT_WORKSPACE_ID, type Engine, EngineError } from '@service/core'
 import { type BoltBackend, bookmarkOf, bookmarkSequence, type RoutingServer } from './backend.js'
 import { type BoltFailure, Failures } from './failures.js'
 import type { PackValue } from './packstream/structure.js'
@@ -20,9 +20,6 @@ export interface EngineBackendOptions {
   followerAddresses?: () => string[]
 }
 
-/** The Bolt database that is the default workspace. */
-export const DEFAULT_DATABASE = 'neo4j'
-
 /** The Bolt door over the engine: every rule is the engine's; this only translates. */
 export function engineBackend(options: EngineBackendOptions): BoltBackend {
   const { engine, auth } = options
@@ -42,7 +39,7 @@ export function engineBackend(options: EngineBackendOptions): BoltBackend {
       return taken.ok ? null : Failures.rateLimited(taken.retryAfterMs)
     },
     workspaceOf(database) {
-      return database === undefined || database === '' || database === DEFAULT_DATABASE
+      return database === undefined || database === '' || database === DEFAULT_DATABASE_NAME
         ? DEFAULT_WORKSPACE_ID
         : database
     },

@@ -10,6 +10,9 @@ export interface BoltFailure {
 
 export const failure = (code: string, message: string): BoltFailure => ({ code, message })
 
+export const UNKNOWN_ERROR = 'Neo.DatabaseError.General.UnknownError'
+const UNAVAILABLE = 'Neo.TransientError.General.DatabaseUnavailable'
+
 /** The door's own refusals, with the codes Neo4j gives them. */
 export const Failures = {
   unauthorized: () =>
@@ -48,10 +51,15 @@ export function resultFailure(result: CypherResult): BoltFailure {
  * drivers retry); anything else is an unknown database error whose message stays in the log, not the wire.
  */
 export function thrownFailure(error: unknown): BoltFailure {
-  if (isEngineError(error)) return failure(neo4jStatusCode(error.code), `${error.code}: ${error.message}`)
+  if (isEngineError(error)) {
+    const known = neo4jStatusCode(error.code)
+    // An engine condition with no Neo4j code of its own: unavailable ones are transient (drivers retry).
+    const code = known === UNKNOWN_ERROR && error.category === 'unavailable' ? UNAVAILABLE : known
+    return failure(code, `${error.code}: ${error.message}`)
+  }
   if (error instanceof CypherError)
     return failure(neo4jStatusCode(error.code, error.phase), `${error.code}: ${error.message}`)
-  return failure('Neo.DatabaseError.General.UnknownError', 'the server failed while answering the request')
+  return failure(UNKNOWN_ERROR, 'the server failed while answering the request')
 }
 
 /** GQL status by Neo4j status-code class, for Bolt 5.7+ failures. */

@@ -27,6 +27,7 @@ export interface ListenerEvents extends ConnectionEvents {
   closed?(connectionId: string, reason: string): void
   refused?(remote: string): void
   bytes?(direction: 'in' | 'out', count: number): void
+  serverError?(error: Error): void
 }
 
 /** Connections past the limit still get a clear refusal (on HELLO); past this many more, just a close. */
@@ -35,7 +36,7 @@ const REFUSING_AT_ONCE = 64
 /** The Bolt listener: a TCP (or TLS) server, one BoltConnection per socket. */
 export class BoltListener {
   private readonly server: Server
-  private readonly sockets = new Set<Socket>()
+  private readonly sockets = new Map<Socket, BoltConnection>()
   private refusing = 0
   private counter = 0
   private boundPort: number | null = null
@@ -61,6 +62,9 @@ export class BoltListener {
       this.server.once('error', reject)
       this.server.listen({ host: this.options.host, port: this.options.port }, () => {
         this.server.off('error', reject)
+        // Past the start (out of file descriptors, a TLS client that is not one): reported, never a crash.
+        this.server.on('error', (error) => this.options.events?.serverError?.(error))
+        this.server.on('tlsClientError', (error) => this.options.events?.serverError?.(error))
         resolve()
       })
     })
@@ -69,10 +73,14 @@ export class BoltListener {
     return this.boundPort
   }
 
-  /** Stops accepting and ends every connection (their open transactions roll back). */
+  /**
+   * Stops accepting; every connection ends once the request it is answering is answered (an open
+   * transaction rolls back). The host's shutdown timeout bounds the wait.
+   */
   async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy()
-    await new Promise<void>((resolve) => this.server.close(() => resolve()))
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()))
+    for (const connection of this.sockets.values()) connection.drain()
+    await closed
   }
 
   private accept(socket: Socket): void {
@@ -88,8 +96,6 @@ export class BoltListener {
       // The handshake goes through so the driver can show why: HELLO is answered with the refusal.
       this.refusing++
       socket.once('close', () => this.refusing--)
-    } else {
-      this.sockets.add(socket)
     }
     socket.setNoDelay(true)
     const connectionId = `bolt-${++this.counter}`
@@ -109,7 +115,13 @@ export class BoltListener {
         events?.bytes?.('out', bytes.length)
         if (!socket.destroyed) socket.write(bytes)
       },
-      close: () => socket.end(),
+      close: () => {
+        socket.end()
+        // A client that does not close its side is cut after a moment.
+        setTimeout(() => socket.destroy(), 1000).unref()
+      },
+      pause: () => socket.pause(),
+      resume: () => socket.resume(),
       events: {
         ...events,
         end: (why) => {
@@ -118,7 +130,10 @@ export class BoltListener {
         },
       },
     })
-    if (!over) events?.opened?.(connectionId, remote)
+    if (!over) {
+      this.sockets.set(socket, connection)
+      events?.opened?.(connectionId, remote)
+    }
     socket.setTimeout(this.options.idleTimeoutMs, () => {
       reason = `idle for ${this.options.idleTimeoutMs} ms`
       socket.destroy()

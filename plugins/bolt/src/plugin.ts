@@ -1,4 +1,5 @@
 import { SERVICE_NAME, SERVICE_VERSION } from '@service/core'
+import { NEO4J_COMPATIBLE_VERSION } from '@service/core/cypher'
 import type { DoorAuth } from '@service/plugin-auth'
 import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import type { Operations } from '@service/plugin-operations'
@@ -37,8 +38,11 @@ declare module 'fastify' {
   }
 }
 
-/** `server` in HELLO: drivers and tools check for `Neo4j/5`; the rest names this product. */
-export const SERVER_AGENT = `Neo4j/5.26.0 (compatible; ${SERVICE_NAME}/${SERVICE_VERSION})`
+/**
+ * `server` in HELLO: drivers and tools check for `Neo4j/5`; the rest names this product. The Neo4j version is
+ * the one `dbms.components()` reports.
+ */
+export const SERVER_AGENT = `Neo4j/${NEO4J_COMPATIBLE_VERSION} (compatible; ${SERVICE_NAME}/${SERVICE_VERSION})`
 
 async function boltPlugin(app: FastifyInstance, options: BoltPluginOptions): Promise<void> {
   const log = app.log.child({ door: 'bolt' })
@@ -77,6 +81,9 @@ async function boltPlugin(app: FastifyInstance, options: BoltPluginOptions): Pro
           'bolt connection refused: too many connections',
         )
       },
+      serverError: (err) => log.warn({ event: 'bolt_listener_error', err }, 'bolt listener error'),
+      internalError: (message, err) =>
+        log.error({ event: 'bolt_request_failed', message, err }, 'bolt request failed inside the server'),
       closed: (connection_id, reason) =>
         log.debug({ event: 'bolt_connection_closed', connection_id, reason }, 'bolt connection closed'),
       // One access line per request, as HTTP logs one per route call (PULL and RECORD streams are not logged).

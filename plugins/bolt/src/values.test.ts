@@ -82,3 +82,25 @@ describe('Bolt values', () => {
     expect(Object.entries(params)).toEqual([['__proto__', 1n]])
   })
 })
+
+describe('Bolt failures', () => {
+  it('maps engine errors by code, unavailable ones without a code of their own as transient', async () => {
+    const { EngineError } = await import('@service/core')
+    const { thrownFailure } = await import('./failures.js')
+    expect(thrownFailure(new EngineError('STORAGE_FOLLOWER_LAGGING', 'lag')).code).toBe(
+      'Neo.TransientError.Transaction.BookmarkTimeout',
+    )
+    expect(thrownFailure(new EngineError('OVERLOADED', 'busy')).code).toBe(
+      'Neo.TransientError.Request.ResourceExhaustion',
+    )
+    expect(thrownFailure(new EngineError('REF_WRITE_BACKPRESSURE', 'wait')).code).toBe(
+      'Neo.TransientError.General.DatabaseUnavailable',
+    )
+    expect(thrownFailure(new EngineError('DURABILITY_FAILED', 'disk')).code).toBe(
+      'Neo.DatabaseError.Transaction.TransactionCommitFailed',
+    )
+    const unknown = thrownFailure(new Error('secret detail'))
+    expect(unknown.code).toBe('Neo.DatabaseError.General.UnknownError')
+    expect(unknown.message).not.toContain('secret detail')
+  })
+})

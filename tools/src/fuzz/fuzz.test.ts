@@ -25,6 +25,7 @@ describe('fuzz targets (smoke)', () => {
       'seed',
       'memory',
       'ref',
+      'bolt-wire',
     ])
   })
 })

@@ -1,6 +1,8 @@
 import { Marker, type PackValue, Structure } from './structure.js'
 
 const INT64_MIN = -(1n << 63n)
+/** The largest chunk a Bolt message is framed in. */
+const MAX_CHUNK = 0xffff
 const INT64_MAX = (1n << 63n) - 1n
 
 export class PackError extends Error {
@@ -15,6 +17,7 @@ export class Packer {
   private buffer: Buffer
   private view: DataView
   private offset = 0
+  private messageStart = -1
 
   constructor(initialBytes = 8192) {
     this.buffer = Buffer.allocUnsafe(initialBytes)
@@ -26,6 +29,48 @@ export class Packer {
     const out = Buffer.from(this.buffer.subarray(0, this.offset))
     this.offset = 0
     return out
+  }
+
+  /** Bytes written and not yet taken. */
+  get size(): number {
+    return this.offset
+  }
+
+  /**
+   * Starts a Bolt message framed in place (see chunking.ts): a chunk header that `endMessage` fills in, so
+   * responses are packed straight into one buffer with no copy per message.
+   */
+  beginMessage(): void {
+    this.ensure(2)
+    this.messageStart = this.offset
+    this.offset += 2
+  }
+
+  /** Ends the framed message: its size in the header and the end marker (more chunks when it is larger). */
+  endMessage(): void {
+    const start = this.messageStart
+    if (start < 0) throw new PackError('endMessage without beginMessage')
+    this.messageStart = -1
+    const size = this.offset - start - 2
+    if (size <= MAX_CHUNK) {
+      this.buffer.writeUInt16BE(size, start)
+      this.ensure(2)
+      this.buffer[this.offset++] = 0
+      this.buffer[this.offset++] = 0
+      return
+    }
+    const body = Buffer.from(this.buffer.subarray(start + 2, this.offset))
+    this.offset = start
+    for (let from = 0; from < body.length; from += MAX_CHUNK) {
+      const piece = body.subarray(from, from + MAX_CHUNK)
+      this.ensure(2 + piece.length)
+      this.buffer.writeUInt16BE(piece.length, this.offset)
+      piece.copy(this.buffer, this.offset + 2)
+      this.offset += 2 + piece.length
+    }
+    this.ensure(2)
+    this.buffer[this.offset++] = 0
+    this.buffer[this.offset++] = 0
   }
 
   pack(value: PackValue): void {

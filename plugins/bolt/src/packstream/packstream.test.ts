@@ -134,3 +134,22 @@ describe('PackStream v1', () => {
     expect(unpack(first)).toBe('a long enough string to grow the buffer')
   })
 })
+
+describe('framing in place', () => {
+  it('frames a small message as one chunk and a large one as several, each ending with 00 00', async () => {
+    const { Dechunker } = await import('../chunking.js')
+    const packer = new Packer(8)
+    packer.beginMessage()
+    packer.pack('small')
+    packer.endMessage()
+    const big = 'x'.repeat(150_000)
+    packer.beginMessage()
+    packer.pack(big)
+    packer.endMessage()
+    const wire = packer.finish()
+    expect(wire.subarray(0, 2).readUInt16BE(0)).toBe(6)
+    const messages = new Dechunker(1 << 20).feed(wire)
+    expect(messages.map((m) => new Unpacker(m).unpack())).toEqual(['small', big])
+    expect(() => new Packer().endMessage()).toThrow(/without beginMessage/)
+  })
+})

@@ -1,4 +1,5 @@
 import type { FuzzTarget } from '../target.js'
+import { boltTarget } from './bolt.js'
 import { cypherGrammarTarget, cypherMutationTarget } from './cypher.js'
 import { memoryTarget } from './memory.js'
 import { refTarget } from './ref.js'
@@ -13,4 +14,5 @@ export const TARGETS: readonly FuzzTarget<never>[] = [
   seedTarget,
   memoryTarget,
   refTarget,
+  boltTarget,
 ] as unknown as readonly FuzzTarget<never>[]
