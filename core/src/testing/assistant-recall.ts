@@ -1,4 +1,4 @@
-import type { MemoryContext } from '../memory/types.js'
+import { type MemoryContext, RECALL_LIMITS, type RecallLimits } from '../memory/types.js'
 import type { Engine } from '../runtime/engine.js'
 import { objectiveTerms } from '../seed/tokenizer.js'
 import {
@@ -34,11 +34,11 @@ export const assistantContext: MemoryContext = {
   correlation_id: 'bench',
 }
 
-/** The limits both judged sets are recalled with (bench/lib/recall-quality.mjs too). */
-export const JUDGED_RECALL_LIMITS = {
+/** The limits both judged sets are recalled with (bench/lib/recall-quality.mjs too): a page of 10, depth 2. */
+export const JUDGED_RECALL_LIMITS: RecallLimits = {
+  ...RECALL_LIMITS, // the largest payload
   max_items: 10,
   max_depth: 2,
-  max_payload_bytes: 16 * 1024 * 1024,
   max_cost: 100_000,
   timeout_ms: 10_000,
   supernode_threshold: 10_000,
