@@ -28,6 +28,12 @@ export const ERROR_CATALOG = {
   SNAPSHOT_NOT_FOUND: 'not_found',
   SNAPSHOT_DESTINATION_EXISTS: 'conflict',
   SNAPSHOT_FAILED: 'unavailable',
+  // Online backup, restore and verify
+  BACKUP_IN_PROGRESS: 'conflict',
+  BACKUP_UNAVAILABLE: 'unavailable',
+  BACKUP_UNSUPPORTED: 'unavailable',
+  BACKUP_CORRUPT: 'invalid',
+  RESTORE_TARGET_NOT_EMPTY: 'conflict',
   INTERNAL: 'internal',
 
   // Graph transactions

@@ -84,6 +84,13 @@ export {
   type RecallLimits,
   type RelationshipRecord as MemoryRelationshipRecord,
 } from './memory/index.js'
+export {
+  type RestoreReport,
+  recoverStore,
+  restoreBackup,
+  type StoreRecovery,
+  verifyBackup,
+} from './runtime/backup-restore.js'
 export { type Engine, type EngineOptions, type ExplorerApi, openEngine } from './runtime/index.js'
 export {
   ACTOR_KINDS,
@@ -94,6 +101,8 @@ export {
   type SessionStatus,
 } from './sessions/index.js'
 export type { SessionsApi } from './sessions/sessions-api.js'
+export { BACKUP_MANIFEST, type BackupManifest } from './storage/backup/backup-archive.js'
+export type { OnlineBackup } from './storage/backup/online-backup.js'
 export type { DurabilityReport, RecoveryReport } from './storage/durability.js'
 export type { ReplicationReport } from './storage/durable-store.js'
 export { inspectStorage, type StorageInspection, snapshotStorage } from './storage/inspect.js'

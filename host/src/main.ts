@@ -2,6 +2,7 @@
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { EngineError, inspectStorage, SERVICE_NAME, SERVICE_VERSION, snapshotStorage } from '@service/core'
+import { downloadBackup, restoreCommand, verifyCommand } from './backup-command.js'
 import { DEV_LICENSE_MODULES, devLicenseDir, devLicenseReport, issueDevLicense } from './dev-license.js'
 import { ExitCode } from './exit-codes.js'
 import { importFile } from './import-command.js'
@@ -24,6 +25,12 @@ commands:
   import FILE [--url URL] [--workspace ID] [--batch-bytes N]
                                      import a large STIX bundle file through a running server, in ordered
                                      batches, with a progress bar (token: SERVICE_HTTP_AUTH_TOKEN)
+  backup --out FILE [--url URL]      download an online backup (GET /v1/admin/backup) with a progress bar
+                                     (token: SERVICE_HTTP_ADMIN_AUTH_TOKEN)
+  restore BACKUP --storage-dir DIR   restore a backup into an empty directory: every checksum is checked
+                                     before the directory appears, then the store is recovered strictly
+  verify BACKUP|DIR                  check a backup's checksums (or a storage directory) and replay it fully
+                                     in a scratch directory, without starting the server
   storage check DIR                  validate a storage directory offline and print what recovery would do
                                      (exit 0 recoverable, 6 refused under strict recovery, 5 incompatible)
   storage snapshot DIR DEST          copy a live storage directory consistently into DEST
@@ -48,6 +55,9 @@ async function main(argv: string[]): Promise<void> {
       'batch-bytes': { type: 'string' },
       modules: { type: 'string' },
       dir: { type: 'string' },
+      out: { type: 'string' },
+      'storage-dir': { type: 'string' },
+      'postgres-url': { type: 'string' },
     },
   })
   const command = values.help ? 'help' : (positionals[0] ?? 'start')
@@ -94,6 +104,45 @@ async function main(argv: string[]): Promise<void> {
         workspaceId: values.workspace,
         batchBytes: Number(values['batch-bytes'] ?? 8 * 1024 * 1024),
       })
+      return
+    }
+    case 'backup': {
+      const token = process.env.SERVICE_HTTP_ADMIN_AUTH_TOKEN?.trim()
+      if (values.out === undefined || !token) {
+        process.stderr.write(
+          'usage: SERVICE_HTTP_ADMIN_AUTH_TOKEN=… service-http-server backup --out FILE [--url URL]\n',
+        )
+        process.exit(ExitCode.Config)
+      }
+      process.exitCode = await downloadBackup({
+        url: values.url ?? `http://127.0.0.1:${process.env.SERVICE_HTTP_PORT ?? '8080'}`,
+        token,
+        out: resolve(values.out),
+      })
+      return
+    }
+    case 'restore': {
+      const archive = positionals[1]
+      if (values['postgres-url'] !== undefined) {
+        process.stderr.write(
+          'restore --postgres-url is not available in this build; restore into --storage-dir\n',
+        )
+        process.exit(ExitCode.Config)
+      }
+      if (archive === undefined || values['storage-dir'] === undefined) {
+        process.stderr.write('usage: service-http-server restore BACKUP --storage-dir DIR\n')
+        process.exit(ExitCode.Config)
+      }
+      process.exitCode = await restoreCommand(resolve(archive), resolve(values['storage-dir']))
+      return
+    }
+    case 'verify': {
+      const path = positionals[1]
+      if (path === undefined) {
+        process.stderr.write('usage: service-http-server verify BACKUP|DIR\n')
+        process.exit(ExitCode.Config)
+      }
+      process.exitCode = await verifyCommand(resolve(path))
       return
     }
     case 'storage':

@@ -7,6 +7,7 @@ import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { GraphReader } from '../graph/types.js'
 import { AsOfReader } from '../history/as-of-reader.js'
+import { BackupGate, type OnlineBackup } from '../storage/backup/online-backup.js'
 import type { CheckpointPiece } from '../storage/checkpoint.js'
 import { type DurabilityReport, ephemeralDurability } from '../storage/durability.js'
 import type { DurableStore, ReplicationReport } from '../storage/durable-store.js'
@@ -71,6 +72,7 @@ export class Kernel implements GraphAccess {
   /** Bumped each time the state is rebuilt from the durable log after a storage failure. */
   private epoch = 0
   private readonly faults: StorageFaultRecovery
+  private readonly backups = new BackupGate()
 
   constructor(
     readonly storageMode: StorageMode,
@@ -216,6 +218,11 @@ export class Kernel implements GraphAccess {
     const workspaces = this.workspaces()
     for (const index of this.derived) index.rebuild(workspaces)
     this.gate.reloaded(seq)
+  }
+
+  /** An online backup of the durable store at its durable sequence, streamed while writes go on. */
+  backup(): OnlineBackup {
+    return this.backups.start(this.storage, this.now)
   }
 
   /** Storage fault handling as /health and /metrics report it. */

@@ -25,6 +25,7 @@ import type { SeedSearch } from '../seed/search.js'
 import type { SessionsApi } from '../sessions/sessions-api.js'
 import type { StixService } from '../stix/service.js'
 import type { StixVersions } from '../stix/versions.js'
+import type { OnlineBackup } from '../storage/backup/online-backup.js'
 import type { DurabilityReport } from '../storage/durability.js'
 import type { ReplicationReport } from '../storage/durable-store.js'
 import type { TaxiiCollections } from '../taxii/collections.js'
@@ -60,6 +61,11 @@ export interface Engine extends GraphAccess {
   storageFaults(): StorageFaultReport
   /** Where the durable state lives (file or PostgreSQL), this process's role and a follower's lag; null when ephemeral. */
   replication(): ReplicationReport | null
+  /**
+   * An online backup (docs/operations.md): a tar stream of the store at one durable sequence, taken while
+   * writes go on; one at a time (BACKUP_IN_PROGRESS).
+   */
+  backup(): OnlineBackup
   /** Read-your-writes: true once commit `sequence` is visible here, false when `timeoutMs` passes first. */
   waitForSequence(sequence: number, timeoutMs: number): Promise<boolean>
   /** The newest durable commit sequence (what a write's answer names for read-your-writes). */

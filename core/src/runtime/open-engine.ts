@@ -210,6 +210,10 @@ class RuntimeEngine implements Engine {
     return this.kernel.replication()
   }
 
+  backup() {
+    return this.kernel.backup()
+  }
+
   waitForSequence(sequence: number, timeoutMs: number) {
     return this.kernel.waitForSequence(sequence, timeoutMs)
   }

@@ -1,4 +1,5 @@
 import type { EngineError } from '../errors.js'
+import type { BackupSource } from './backup/backup-source.js'
 import type { CheckpointPiece } from './checkpoint-encoder.js'
 import type { DurabilityReport, RecoveryReport } from './durability.js'
 import type { WalRecord } from './wal-record.js'
@@ -74,6 +75,11 @@ export interface DurableStore {
   replication(): ReplicationReport
   /** Null when this process may write; otherwise the error every write gets (follower, fenced). */
   writeRefusal(): EngineError | null
+  /**
+   * A consistent image at the durable sequence for an online backup, captured without pausing writes; the
+   * caller streams it and releases it.
+   */
+  backupSource(): BackupSource
   /** Followers only: starts tailing the log into `listener`. */
   follow(listener: TailListener): void
   close(): Promise<void>

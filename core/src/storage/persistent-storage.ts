@@ -12,6 +12,7 @@ import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import { fsyncDirectory } from './atomic-file.js'
+import { type BackupSource, captureFileStore } from './backup/backup-source.js'
 import { type CheckpointPiece, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
 import type { DurabilityReport } from './durability.js'
 import type { DurableStore, RecoveryFigures, ReplaySink, ReplicationReport } from './durable-store.js'
@@ -273,6 +274,16 @@ export class PersistentStorage implements DurableStore {
       reason: null,
       primary_url: null,
     }
+  }
+
+  /** The directory at its durable sequence (backup-source.ts), captured in one synchronous step. */
+  backupSource(): BackupSource {
+    return captureFileStore({
+      dir: this.options.dir,
+      manifest: this.manifest,
+      durableSeq: this.wal.durableSeq,
+      live: this.wal.liveSegment,
+    })
   }
 
   writeRefusal(): null {

@@ -9,6 +9,7 @@ import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { HttpErrors, OPERATIONAL_ROUTES } from '@service/plugin-errors'
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
+import { backupRoute, UNBOUNDED_STREAM } from './backup-route.js'
 import type { Lifecycle } from './lifecycle.js'
 import { createMetrics, type ServiceMetrics } from './metrics.js'
 import { readYourWrites } from './read-your-writes.js'
@@ -51,7 +52,7 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
 
   const timers = new WeakMap<
     object,
-    { timer: NodeJS.Timeout; controller: AbortController; counted: boolean }
+    { timer: NodeJS.Timeout | undefined; controller: AbortController; counted: boolean }
   >()
   const finish = (request: object) => {
     const entry = timers.get(request)
@@ -68,13 +69,18 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
     if (lifecycle.state === 'draining' || lifecycle.state === 'stopped')
       throw new HttpErrors.ServiceDraining()
     operations.metrics.activeRequests.inc()
-    const timer = setTimeout(() => {
-      controller.abort(new HttpErrors.RequestTimeout(options.requestTimeoutMs))
-      if (!reply.sent) {
-        reply.code(504)
-        void reply.send(new HttpErrors.RequestTimeout(options.requestTimeoutMs))
-      }
-    }, options.requestTimeoutMs)
+    const unbounded =
+      (request.routeOptions.config as unknown as Record<string, unknown>)[UNBOUNDED_STREAM] === true
+    // A long download (the backup stream) is not cut by the handler budget; its client's hang-up still ends it.
+    const timer = unbounded
+      ? undefined
+      : setTimeout(() => {
+          controller.abort(new HttpErrors.RequestTimeout(options.requestTimeoutMs))
+          if (!reply.sent) {
+            reply.code(504)
+            void reply.send(new HttpErrors.RequestTimeout(options.requestTimeoutMs))
+          }
+        }, options.requestTimeoutMs)
     timers.set(request, { timer, controller, counted: true })
     // The response's close (not the request's: that fires once the body is read) tells a client hang-up;
     // it also ends the timer of a request whose client left before onResponse (which then never runs).
@@ -84,6 +90,7 @@ async function operationsPlugin(app: FastifyInstance, options: OperationsOptions
     })
   }
   readYourWrites(app, engine, options.readYourWritesTimeoutMs ?? 5_000)
+  backupRoute(app)
   // Attached per route so operational routes (probes, scrapes) carry no timer and no drain gate.
   app.addHook('onRoute', (route) => {
     if (OPERATIONAL_ROUTES.has(route.url)) return

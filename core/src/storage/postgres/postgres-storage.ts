@@ -300,6 +300,14 @@ export class PostgresStorage implements DurableStore {
     this.listener = listener
   }
 
+  /** Not built yet for PostgreSQL (docs/operations.md): back it up with the database's own tools meanwhile. */
+  backupSource(): never {
+    throw new EngineError(
+      'BACKUP_UNSUPPORTED',
+      'online backup of the PostgreSQL store is not available in this build; use pg_dump of its schema',
+    )
+  }
+
   writeRefusal(): EngineError | null {
     if (this.role === 'follower') return PgStoreErrors.readOnlyFollower(this.opts.primaryUrl)
     if (this.role === 'fenced') return PgStoreErrors.fenced(this.fencedReason ?? 'another primary took over')

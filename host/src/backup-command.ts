@@ -1,0 +1,95 @@
+import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs'
+import { Readable, Transform } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { EngineError, restoreBackup, verifyBackup } from '@service/core'
+import cliProgress from 'cli-progress'
+import { ExitCode } from './exit-codes.js'
+
+/**
+ * `backup --url URL --out FILE`: downloads GET /v1/admin/backup into FILE with a progress bar on stderr
+ * (redrawn on a terminal, a line every few seconds otherwise). The bytes go to FILE.partial first and are
+ * renamed only once the archive arrived whole, so a dropped connection never leaves a FILE that looks whole.
+ */
+export async function downloadBackup(options: { url: string; token: string; out: string }): Promise<number> {
+  const response = await fetch(`${options.url.replace(/\/$/, '')}/v1/admin/backup`, {
+    headers: { authorization: `Bearer ${options.token}` },
+  })
+  if (!response.ok || response.body === null) {
+    const body = (await response.json().catch(() => null)) as {
+      error?: { code: string; message: string }
+    } | null
+    process.stderr.write(
+      `backup failed (HTTP ${response.status}): ${body?.error?.code ?? ''} ${body?.error?.message ?? ''}\n`,
+    )
+    return 1
+  }
+  const sequence = response.headers.get('x-service-backup-seq')
+  const bar = new cliProgress.SingleBar(
+    {
+      format: 'backup at sequence {sequence} | {mb} MB | {rate} MB/s',
+      hideCursor: true,
+      stream: process.stderr,
+      noTTYOutput: true,
+      notTTYSchedule: 2000,
+    },
+    cliProgress.Presets.shades_classic,
+  )
+  const started = performance.now()
+  let bytes = 0
+  const figures = () => ({
+    sequence,
+    mb: (bytes / 1e6).toFixed(1),
+    rate: (bytes / 1e6 / Math.max(0.001, (performance.now() - started) / 1000)).toFixed(1),
+  })
+  bar.start(0, 0, figures())
+  const partial = `${options.out}.partial`
+  const count = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length
+      bar.update(0, figures())
+      done(null, chunk)
+    },
+  })
+  try {
+    await pipeline(
+      Readable.fromWeb(response.body as never),
+      count,
+      createWriteStream(partial, { flags: 'wx' }),
+    )
+  } catch (error) {
+    bar.stop()
+    rmSync(partial, { force: true })
+    process.stderr.write(
+      `backup failed: the download broke off after ${bytes} bytes (${(error as Error).message})\n`,
+    )
+    return 1
+  }
+  bar.stop()
+  renameSync(partial, options.out)
+  process.stdout.write(`${JSON.stringify({ file: options.out, sequence: Number(sequence), bytes })}\n`)
+  return 0
+}
+
+/** `restore BACKUP --storage-dir DIR`: restore.ts refuses a non-empty target and checks every digest first. */
+export async function restoreCommand(archive: string, target: string): Promise<number> {
+  return reported(async () => restoreBackup(createReadStream(archive, { highWaterMark: 1 << 20 }), target))
+}
+
+/** `verify BACKUP|DIR`: digests and a strict replay in a scratch directory; nothing is started or changed. */
+export async function verifyCommand(path: string): Promise<number> {
+  return reported(async () => verifyBackup(path))
+}
+
+async function reported(run: () => Promise<unknown>): Promise<number> {
+  try {
+    process.stdout.write(`${JSON.stringify(await run(), null, 2)}\n`)
+    return ExitCode.Ok
+  } catch (error) {
+    if (!(error instanceof EngineError)) throw error
+    process.stderr.write(`service-http-server: ${error.code}: ${error.message}\n`)
+    if (error.code === 'STORAGE_INCOMPATIBLE') return ExitCode.IncompatibleStorage
+    if (error.code === 'RESTORE_TARGET_NOT_EMPTY' || error.code === 'BACKUP_UNSUPPORTED')
+      return ExitCode.Config
+    return ExitCode.RecoveryIntegrity
+  }
+}
