@@ -34,6 +34,9 @@ export const ERROR_CATALOG = {
   BACKUP_UNSUPPORTED: 'unavailable',
   BACKUP_CORRUPT: 'invalid',
   RESTORE_TARGET_NOT_EMPTY: 'conflict',
+  RESTORE_POINT_BEFORE_BACKUP: 'invalid',
+  WAL_ARCHIVE_GAP: 'unavailable',
+  WAL_ARCHIVE_CORRUPT: 'unavailable',
   INTERNAL: 'internal',
 
   // Graph transactions

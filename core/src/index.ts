@@ -103,6 +103,7 @@ export {
 export type { SessionsApi } from './sessions/sessions-api.js'
 export { BACKUP_MANIFEST, type BackupManifest } from './storage/backup/backup-archive.js'
 export type { OnlineBackup } from './storage/backup/online-backup.js'
+export type { ArchiveReplay, RestorePoint } from './storage/backup/pitr.js'
 export type { DurabilityReport, RecoveryReport } from './storage/durability.js'
 export type { ReplicationReport } from './storage/durable-store.js'
 export { inspectStorage, type StorageInspection, snapshotStorage } from './storage/inspect.js'

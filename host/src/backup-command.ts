@@ -1,7 +1,7 @@
 import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { EngineError, restoreBackup, verifyBackup } from '@service/core'
+import { EngineError, type RestorePoint, restoreBackup, verifyBackup } from '@service/core'
 import cliProgress from 'cli-progress'
 import { ExitCode } from './exit-codes.js'
 
@@ -71,14 +71,48 @@ export async function downloadBackup(options: { url: string; token: string; out:
 }
 
 /** `restore BACKUP --storage-dir DIR`: restore.ts refuses a non-empty target and checks every digest first. */
-export async function restoreCommand(archive: string, target: string): Promise<number> {
-  return reported(async () => restoreBackup(createReadStream(archive, { highWaterMark: 1 << 20 }), target))
+export async function restoreCommand(
+  archive: string,
+  target: string,
+  pitr?: { archiveDir: string; point: RestorePoint },
+): Promise<number> {
+  return reported(async () =>
+    restoreBackup(createReadStream(archive, { highWaterMark: 1 << 20 }), target, pitr),
+  )
+}
+
+/**
+ * The restore point of `--until-seq N` / `--until-time T` (ISO 8601 or milliseconds since the epoch), or
+ * undefined without either; a message for anything else.
+ */
+export function restorePointOf(untilSeq?: string, untilTime?: string): RestorePoint | undefined | string {
+  if (untilSeq !== undefined && untilTime !== undefined) return 'give --until-seq or --until-time, not both'
+  if (untilSeq !== undefined) {
+    const n = Number(untilSeq)
+    return /^\d+$/.test(untilSeq) && Number.isSafeInteger(n) && n > 0
+      ? { untilSeq: n }
+      : `--until-seq must be a positive commit sequence, not ${JSON.stringify(untilSeq)}`
+  }
+  if (untilTime !== undefined) {
+    const ms = /^\d+$/.test(untilTime) ? Number(untilTime) : Date.parse(untilTime)
+    return Number.isFinite(ms)
+      ? { untilTime: ms }
+      : `--until-time must be an ISO 8601 time, not ${JSON.stringify(untilTime)}`
+  }
+  return undefined
 }
 
 /** `verify BACKUP|DIR`: digests and a strict replay in a scratch directory; nothing is started or changed. */
 export async function verifyCommand(path: string): Promise<number> {
   return reported(async () => verifyBackup(path))
 }
+
+/** Refusals the operator fixes by changing the command (exit 2); the rest are integrity failures (exit 6). */
+const CONFIG_ERRORS = new Set([
+  'RESTORE_TARGET_NOT_EMPTY',
+  'BACKUP_UNSUPPORTED',
+  'RESTORE_POINT_BEFORE_BACKUP',
+])
 
 async function reported(run: () => Promise<unknown>): Promise<number> {
   try {
@@ -88,8 +122,7 @@ async function reported(run: () => Promise<unknown>): Promise<number> {
     if (!(error instanceof EngineError)) throw error
     process.stderr.write(`service-http-server: ${error.code}: ${error.message}\n`)
     if (error.code === 'STORAGE_INCOMPATIBLE') return ExitCode.IncompatibleStorage
-    if (error.code === 'RESTORE_TARGET_NOT_EMPTY' || error.code === 'BACKUP_UNSUPPORTED')
-      return ExitCode.Config
+    if (CONFIG_ERRORS.has(error.code)) return ExitCode.Config
     return ExitCode.RecoveryIntegrity
   }
 }

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { EngineError, inspectStorage, SERVICE_NAME, SERVICE_VERSION, snapshotStorage } from '@service/core'
-import { downloadBackup, restoreCommand, verifyCommand } from './backup-command.js'
+import { downloadBackup, restoreCommand, restorePointOf, verifyCommand } from './backup-command.js'
 import { DEV_LICENSE_MODULES, devLicenseDir, devLicenseReport, issueDevLicense } from './dev-license.js'
 import { ExitCode } from './exit-codes.js'
 import { importFile } from './import-command.js'
@@ -27,8 +27,10 @@ commands:
                                      batches, with a progress bar (token: SERVICE_HTTP_AUTH_TOKEN)
   backup --out FILE [--url URL]      download an online backup (GET /v1/admin/backup) with a progress bar
                                      (token: SERVICE_HTTP_ADMIN_AUTH_TOKEN)
-  restore BACKUP --storage-dir DIR   restore a backup into an empty directory: every checksum is checked
-                                     before the directory appears, then the store is recovered strictly
+  restore BACKUP --storage-dir DIR [--until-seq N | --until-time T] [--wal-archive DIR]
+                                     restore a backup into an empty directory: every checksum is checked
+                                     before the directory appears, then the store is recovered strictly;
+                                     --until-* replays the WAL archive past the backup up to that commit
   verify BACKUP|DIR                  check a backup's checksums (or a storage directory) and replay it fully
                                      in a scratch directory, without starting the server
   storage check DIR                  validate a storage directory offline and print what recovery would do
@@ -58,6 +60,9 @@ async function main(argv: string[]): Promise<void> {
       out: { type: 'string' },
       'storage-dir': { type: 'string' },
       'postgres-url': { type: 'string' },
+      'wal-archive': { type: 'string' },
+      'until-seq': { type: 'string' },
+      'until-time': { type: 'string' },
     },
   })
   const command = values.help ? 'help' : (positionals[0] ?? 'start')
@@ -133,7 +138,19 @@ async function main(argv: string[]): Promise<void> {
         process.stderr.write('usage: service-http-server restore BACKUP --storage-dir DIR\n')
         process.exit(ExitCode.Config)
       }
-      process.exitCode = await restoreCommand(resolve(archive), resolve(values['storage-dir']))
+      const point = restorePointOf(values['until-seq'], values['until-time'])
+      const archiveDir = values['wal-archive'] ?? process.env.SERVICE_STORAGE_WAL_ARCHIVE_DIR
+      if (typeof point === 'string' || (point !== undefined && !archiveDir)) {
+        process.stderr.write(
+          `${typeof point === 'string' ? point : '--until-seq/--until-time need --wal-archive DIR (or SERVICE_STORAGE_WAL_ARCHIVE_DIR)'}\n`,
+        )
+        process.exit(ExitCode.Config)
+      }
+      process.exitCode = await restoreCommand(
+        resolve(archive),
+        resolve(values['storage-dir']),
+        point === undefined ? undefined : { archiveDir: resolve(archiveDir as string), point },
+      )
       return
     }
     case 'verify': {

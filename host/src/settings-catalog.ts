@@ -147,6 +147,12 @@ export const SETTINGS_CATALOG: readonly SettingGroup[] = [
   },
   {
     section: 'Storage',
+    vars: [['SERVICE_STORAGE_WAL_ARCHIVE_DIR', UNSET]],
+    meaning:
+      'File store: keep every sealed WAL segment (and the tail on close) here, with a SHA-256 sidecar, for point-in-time recovery (`restore … --until-seq/--until-time`); compaction waits for it (docs/operations.md).',
+  },
+  {
+    section: 'Storage',
     vars: [
       ['SERVICE_STORAGE_MAX_HOT_NODES', '`16384`'],
       ['SERVICE_STORAGE_MAX_HOT_RELATIONSHIPS', '`32768`'],

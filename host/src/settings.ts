@@ -43,6 +43,8 @@ export interface Settings {
     /** WAL segment size and checkpoint cadence (advanced; small values make faults reachable in tests). */
     segmentBytes: number
     checkpointEveryBytes: number
+    /** Where every sealed WAL segment is kept for point-in-time recovery (file store), or null. */
+    walArchiveDir: string | null
     /** The durable store in PostgreSQL instead of `dir`, with this process's role. */
     postgres: PostgresSettings | null
     /** How long a read that asked for read-your-writes (x-service-min-seq) waits for its sequence. */
@@ -162,6 +164,10 @@ export function loadSettings(
   const storageDir = r.string('SERVICE_STORAGE_DIR')
   const persistent = storageMode === 'persistent'
   const postgres = readPostgresSettings(r, persistent)
+  const walArchiveDir = r.string('SERVICE_STORAGE_WAL_ARCHIVE_DIR')
+  if (walArchiveDir !== undefined && (storageDir === undefined || postgres !== null)) {
+    r.problem('SERVICE_STORAGE_WAL_ARCHIVE_DIR needs the file store (SERVICE_STORAGE_DIR)')
+  }
   if (persistent && storageDir === undefined && postgres === null) {
     r.problem(
       'SERVICE_STORAGE_DIR (or SERVICE_STORAGE_POSTGRES_URL) is required when SERVICE_STORAGE_MODE=persistent',
@@ -278,6 +284,7 @@ export function loadSettings(
       maxWarmAdjacencyEntries: r.integer('SERVICE_STORAGE_MAX_WARM_ADJACENCY_ENTRIES', 65_536, 1),
       segmentBytes: r.integer('SERVICE_STORAGE_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
       checkpointEveryBytes: r.integer('SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES', 64 * 1024 * 1024, 4096),
+      walArchiveDir: walArchiveDir === undefined ? null : abs(walArchiveDir),
       postgres,
       readYourWritesTimeoutMs: r.integer('SERVICE_READ_YOUR_WRITES_TIMEOUT_MS', 5_000, 1, 60_000),
     },

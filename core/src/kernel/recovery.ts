@@ -78,6 +78,7 @@ export async function recover(
         dir: storage.dir,
         version: SERVICE_VERSION,
         ...(storage.segmentBytes === undefined ? {} : { segmentBytes: storage.segmentBytes }),
+        ...(storage.walArchiveDir === undefined ? {} : { walArchiveDir: storage.walArchiveDir }),
       },
       replay.sink,
     )

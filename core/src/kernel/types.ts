@@ -16,6 +16,8 @@ export interface StorageOptions {
   segmentBytes?: number
   checkpointEveryBytes?: number
   checkpointEveryMs?: number
+  /** File store only: keep every sealed WAL segment here for point-in-time recovery. */
+  walArchiveDir?: string
   /** The durable store in PostgreSQL instead of `dir` (write-ahead log, checkpoints, ownership). */
   postgres?: PostgresStoreOptions
 }

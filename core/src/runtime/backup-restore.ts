@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import type { BackupManifest } from '../storage/backup/backup-archive.js'
+import { type ArchiveReplay, type RestorePoint, replayArchive } from '../storage/backup/pitr.js'
 import { restoreFileArchive } from '../storage/backup/restore.js'
 import { snapshotStorage } from '../storage/inspect.js'
 import { openEngine } from './open-engine.js'
@@ -27,6 +28,8 @@ export interface RestoreReport {
     files: number
     bytes: number
   }
+  /** What the WAL archive added past the backup (null without --until-seq/--until-time). */
+  point_in_time: ArchiveReplay | null
   recovery: StoreRecovery
 }
 
@@ -38,13 +41,18 @@ export interface RestoreReport {
 export async function restoreBackup(
   archive: AsyncIterable<Buffer | string>,
   target: string,
+  pitr?: { archiveDir: string; point: RestorePoint },
 ): Promise<RestoreReport> {
-  const manifest = await restoreFileArchive(archive, target)
+  let replay: ArchiveReplay | null = null
+  const manifest = await restoreFileArchive(archive, target, (staging, m) => {
+    if (pitr !== undefined) replay = replayArchive(pitr.archiveDir, staging, m.sequence, pitr.point)
+  })
+  const expected = (replay as ArchiveReplay | null)?.sequence ?? manifest.sequence
   const recovery = await recoverStore(target)
-  if (recovery.durable_sequence !== manifest.sequence) {
+  if (recovery.durable_sequence !== expected) {
     throw new EngineError(
       'BACKUP_CORRUPT',
-      `the restored store recovers to sequence ${recovery.durable_sequence}, not the backup's ${manifest.sequence}`,
+      `the restored store recovers to sequence ${recovery.durable_sequence}, not the expected ${expected}`,
     )
   }
   return {
@@ -57,6 +65,7 @@ export async function restoreBackup(
       files: manifest.files.length,
       bytes: manifest.files.reduce((n, f) => n + f.bytes, 0),
     },
+    point_in_time: replay,
     recovery,
   }
 }

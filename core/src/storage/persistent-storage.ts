@@ -27,6 +27,7 @@ import {
   writeManifestAsync,
 } from './manifest.js'
 import { type ManifestHolder, RecordFormatGate } from './record-format-gate.js'
+import { WalArchive } from './wal-archive.js'
 import { listSegments, scanWal, WAL_DIR, type WalDamage } from './wal-reader.js'
 import { type Appended, type WalListener, WalWriter } from './wal-writer.js'
 
@@ -40,6 +41,8 @@ export interface PersistentStorageOptions {
   checkpointEveryMs?: number
   now?: () => number
   warn?: (message: string) => void
+  /** SERVICE_STORAGE_WAL_ARCHIVE_DIR: where sealed segments are kept for point-in-time recovery. */
+  walArchiveDir?: string
 }
 
 export type { RecoveryFigures, ReplaySink } from './durable-store.js'
@@ -64,10 +67,11 @@ export class PersistentStorage implements DurableStore {
   private backlogBytes = 0
   private listener: WalListener | null = null
   private injected: Error | null = null
+  private archive: WalArchive | null = null
 
   private constructor(
-    private readonly options: Required<Omit<PersistentStorageOptions, 'warn'>> &
-      Pick<PersistentStorageOptions, 'warn'>,
+    private readonly options: Required<Omit<PersistentStorageOptions, 'warn' | 'walArchiveDir'>> &
+      Pick<PersistentStorageOptions, 'warn' | 'walArchiveDir'>,
     private readonly lock: DirectoryLock,
     /** The manifest every write of it starts from (the record-format gate raises its format in place). */
     private readonly held: ManifestHolder,
@@ -140,6 +144,9 @@ export class PersistentStorage implements DurableStore {
 
       const held: ManifestHolder = { manifest }
       const format = new RecordFormatGate(options.dir, held)
+      const archive =
+        options.walArchiveDir === undefined ? null : new WalArchive(options.dir, options.walArchiveDir, warn)
+      let opened: PersistentStorage | null = null
       const wal = await WalWriter.open(
         {
           dir: options.dir,
@@ -147,6 +154,7 @@ export class PersistentStorage implements DurableStore {
           segmentBytes: options.segmentBytes,
           now: options.now,
           beforeLine: format.beforeLine,
+          sealed: () => opened?.archiveSealed(),
         },
         scan.lastSeq,
       )
@@ -167,6 +175,10 @@ export class PersistentStorage implements DurableStore {
         elapsedMs: Math.round(performance.now() - started),
       }
       const storage = new PersistentStorage(options, lock, held, wal, recovery, format)
+      opened = storage
+      storage.archive = archive
+      // Segments sealed before this start (the last run's tail after a crash) are archived now.
+      storage.archiveSealed()
       storage.intervalStartMs = options.now()
       if (loaded !== null) {
         storage.checkpointSeq = loaded.sequence
@@ -315,11 +327,13 @@ export class PersistentStorage implements DurableStore {
         segmentBytes: this.options.segmentBytes,
         now: this.options.now,
         beforeLine: this.format.beforeLine,
+        sealed: () => this.archiveSealed(),
       },
       failed.durableSeq,
     )
     wal.listener = this.listener
     this.wal = wal
+    this.archiveSealed()
     this.measureSegments()
     this.walBytesAtCheckpoint = Math.min(this.walBytesAtCheckpoint, this.walBytes())
   }
@@ -412,7 +426,9 @@ export class PersistentStorage implements DurableStore {
     for (let i = 0; i < segments.length - 1; i++) {
       const lastInSegment = segments[i + 1]!.firstSeq - 1
       // On the thread pool: removing hundreds of megabytes of segments held the event loop for ~0.6 s.
-      if (lastInSegment <= keepAbove) await unlink(segments[i]!.path)
+      // A segment the WAL archive does not hold yet stays until it does (point-in-time recovery needs it).
+      if (lastInSegment <= keepAbove && (this.archive?.holds(segments[i]!.name) ?? true))
+        await unlink(segments[i]!.path)
     }
     this.measureSegments()
     this.walBytesAtCheckpoint = this.walBytes()
@@ -449,9 +465,19 @@ export class PersistentStorage implements DurableStore {
     }
   }
 
+  /** Copies sealed segments into the WAL archive, in the background (wal-archive.ts). */
+  private archiveSealed(): void {
+    void this.archive?.catchUp(this.wal.liveSegment.path)
+  }
+
   async close(): Promise<void> {
     try {
       await this.wal.close()
+      // The tail too: the next start begins a new segment, so the live one is sealed now.
+      if (this.archive !== null && this.wal.failed === null) {
+        await this.archive.settle()
+        await this.archive.catchUp(null)
+      }
     } finally {
       this.lock.release()
     }

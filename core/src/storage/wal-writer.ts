@@ -33,6 +33,8 @@ class Batch {
 export interface WalWriterOptions {
   dir: string
   requireFsync: boolean
+  /** Told after a rotation sealed a segment (the WAL archive copies it). */
+  sealed?: () => void
   /** Rotate to a new segment past this size. */
   segmentBytes: number
   now: () => number
@@ -209,7 +211,10 @@ export class WalWriter {
     this.durableSeq = lastSeq
     this.segmentDurableBytes = end
     try {
-      if (this.segmentSize >= this.options.segmentBytes) this.startSegment(lastSeq + 1)
+      if (this.segmentSize >= this.options.segmentBytes) {
+        this.startSegment(lastSeq + 1)
+        this.options.sealed?.()
+      }
     } catch (error) {
       // The batch is on disk; only the next one cannot be written.
       this.noteFailure(error as Error)

@@ -45,6 +45,8 @@ export function assertRestorableTarget(target: string): void {
 export async function restoreFileArchive(
   chunks: AsyncIterable<Buffer | string>,
   target: string,
+  /** Runs on the verified staging directory before it becomes the target (point-in-time replay). */
+  extend?: (staging: string, manifest: BackupManifest) => void,
 ): Promise<BackupManifest> {
   assertRestorableTarget(target)
   const staging = stagingDirOf(target)
@@ -63,6 +65,7 @@ export async function restoreFileArchive(
     })
     const manifest = parseBackupManifest(manifestText)
     checkDigests(manifest, digests)
+    extend?.(staging, manifest)
     fsyncDirectory(join(staging, CHECKPOINT_DIR))
     fsyncDirectory(join(staging, WAL_DIR))
     fsyncDirectory(staging)
