@@ -121,6 +121,49 @@ row(
   'ms',
   `target <= 20 ms; p99 ${recovered.checkpointStallP99Ms.toFixed(1)} ms, ${recovered.checkpointOver20PerSec.toFixed(1)} stalls > 20 ms a second; the same process idle for 2 s just before: longest ${recovered.idleStallMs.toFixed(1)} ms, p99 ${recovered.idleStallP99Ms.toFixed(1)} ms, ${recovered.idleOver20PerSec.toFixed(1)} stalls > 20 ms a second (the machine's noise floor)`,
 )
+// 5. Online backup of that store while a write load goes on, then its restore (issue 38's targets).
+const backupFile = join(root, 'big-backup.tar')
+const backedUp = spawnSync(
+  process.execPath,
+  ['--max-old-space-size=12288', join(here, 'storage-backup.mjs'), 'backup', big, backupFile],
+  { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+)
+if (backedUp.status !== 0) throw new Error('the online backup failed')
+const backup = JSON.parse(backedUp.stdout.trim().split('\n').at(-1))
+row(
+  'online backup while writing',
+  backup.mbPerSec,
+  'MB/s of store',
+  `target >= 100 MB/s; ${(backup.bytes / 1e6).toFixed(0)} MB in ${backup.seconds.toFixed(1)} s at sequence ${backup.sequence}; ${backup.writesDuring} writes meanwhile`,
+)
+row(
+  'p99 durable write latency during the backup',
+  backup.p99During,
+  'ms',
+  `target <= 2x without it (${backup.p99Alone.toFixed(1)} ms; ${(backup.p99During / backup.p99Alone).toFixed(2)}x)`,
+)
+const restored = spawnSync(
+  process.execPath,
+  [
+    '--max-old-space-size=12288',
+    join(here, 'storage-backup.mjs'),
+    'restore',
+    backupFile,
+    join(root, 'restored'),
+  ],
+  { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+)
+if (restored.status !== 0) throw new Error('the restore failed')
+const restore = JSON.parse(restored.stdout.trim().split('\n').at(-1))
+row(
+  'restore of that backup (digests, staging, strict recovery)',
+  restore.restoreMs / 1000,
+  's',
+  `target <= 2x recovery (${(recovered.recoveryMs / 1000).toFixed(1)} s; ${(restore.restoreMs / recovered.recoveryMs).toFixed(2)}x)`,
+)
+rmSync(join(root, 'restored'), { recursive: true, force: true })
+rmSync(backupFile, { force: true })
+
 const bytes = readdirSync(big, { recursive: true })
   .map((f) => join(big, String(f)))
   .filter((p) => statSync(p).isFile())
@@ -134,7 +177,7 @@ row(
 
 rmSync(root, { recursive: true, force: true })
 
-// 5. The same store in PostgreSQL, beside the file WAL: writes, bulk, recovery at scale, follower lag.
+// 6. The same store in PostgreSQL, beside the file WAL: writes, bulk, recovery at scale, follower lag.
 if (!checkpointOnly)
   await postgresFigures(row, { seconds: SECONDS, nodes: RECOVERY_NODES, rels: RECOVERY_RELS, fileSingle64 })
 
