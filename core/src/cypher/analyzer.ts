@@ -197,10 +197,21 @@ function subqueryNames(node: unknown, out: Set<string>, bound: ReadonlySet<strin
   }
 }
 
+const callsRand = (expr: Expr): boolean =>
+  (expr.kind === 'call' && expr.name.toLowerCase() === 'rand') || children(expr).some(callsRand)
+
 /** Aggregate calls in `expr`, outermost first; nested aggregates are an error. */
 export function findAggregates(expr: Expr, text: string, out: Expr[] = []): Expr[] {
   if (isAggregateCall(expr)) {
     for (const arg of children(expr)) {
+      // Neo4j: an aggregate over rand() has no defined result (NonConstantExpression).
+      if (callsRand(arg)) {
+        throw syntaxError(
+          'NON_CONSTANT_EXPRESSION',
+          'an aggregate function cannot aggregate rand()',
+          positionAt(text, arg.start),
+        )
+      }
       if (findAggregates(arg, text, []).length > 0) {
         throw syntaxError(
           'NESTED_AGGREGATION',

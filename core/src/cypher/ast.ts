@@ -91,6 +91,8 @@ export interface NodePattern extends Span {
   props: Expr | undefined
   /** Inline `WHERE` of the node pattern: `(n:L WHERE n.x > 1)`. */
   where?: Expr | undefined
+  /** `(n:$(expr))`: labels computed per row (a string or a list of strings each). */
+  dynamicLabels?: Expr[] | undefined
 }
 
 export type Direction = 'out' | 'in' | 'both'
@@ -107,6 +109,8 @@ export interface RelPattern extends Span {
   typeExpr?: LabelExpr | undefined
   /** Inline `WHERE` of the relationship pattern: `-[r WHERE r.w > 1]->`. */
   where?: Expr | undefined
+  /** A quantified group `((a:A)-[:R]->(b:B)){1,3}`: the inner nodes each hop starts and ends on. */
+  hopNodes?: [NodePattern, NodePattern] | undefined
 }
 
 export interface PatternPart extends Span {
@@ -167,6 +171,8 @@ export type Clause =
       /** Undefined without YIELD; '*' for `YIELD *`. */
       yields: YieldItem[] | '*' | undefined
       where: Expr | undefined
+      /** `OPTIONAL CALL`: a row the procedure yields nothing for passes on with nulls. */
+      optional?: boolean
     } & Span)
   | ({
       kind: 'subqueryCall'
@@ -178,6 +184,25 @@ export type Clause =
       batch: Expr | 'default' | undefined
     } & Span)
   | ({ kind: 'foreach'; variable: string; list: Expr; body: Clause[] } & Span)
+  | ({ kind: 'schema'; command: SchemaCommand } & Span)
+
+/** `CREATE … INDEX`, `CREATE CONSTRAINT`, `DROP INDEX|CONSTRAINT`: a schema command (a query of its own). */
+export type SchemaCommand =
+  | {
+      action: 'create'
+      what: 'index' | 'constraint'
+      name: string | undefined
+      ifNotExists: boolean
+      /** RANGE, TEXT, POINT, LOOKUP, FULLTEXT, VECTOR; UNIQUENESS, NODE_KEY, NODE_PROPERTY_EXISTENCE, NODE_PROPERTY_TYPE. */
+      type: string
+      entityType: 'NODE' | 'RELATIONSHIP'
+      labelsOrTypes: string[]
+      properties: string[]
+      /** `IS :: TYPE` of a property type constraint. */
+      propertyType?: string
+      options: Expr | undefined
+    }
+  | { action: 'drop'; what: 'index' | 'constraint'; name: string; ifExists: boolean }
 
 export interface YieldItem {
   name: string

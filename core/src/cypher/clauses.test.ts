@@ -100,10 +100,42 @@ describe('subqueries', () => {
     expect(await rows(engine, 'MATCH (c:Copy) RETURN count(c)')).toEqual([[3]])
   })
 
-  it('IN TRANSACTIONS is refused with a clear error rather than run as one transaction', async () => {
-    const engine = await seeded()
-    expect(await code(engine, 'UNWIND [1] AS x CALL (x) { CREATE (:N) } IN TRANSACTIONS OF 10 ROWS')).toBe(
-      'UNSUPPORTED_CYPHER_FEATURE',
+  it('IN TRANSACTIONS commits each batch on its own, through beforePublish', async () => {
+    const commits: number[] = []
+    const engine = new CypherEngine(new GraphCatalog(), {
+      beforePublish: (commit) => {
+        commits.push(commit.ops.length)
+      },
+    })
+    const result = await engine.execute({
+      query:
+        'UNWIND range(1, 10) AS i CALL (i) { CREATE (:B {i: i}) } IN TRANSACTIONS OF 4 ROWS RETURN count(*) AS n',
+      mode: 'write',
+    })
+    expect(result.result.data?.rows).toEqual([[10]])
+    expect(result.result.mutation_summary.created_nodes).toBe(10)
+    expect(commits).toHaveLength(3) // 4 + 4 + 2 rows
+    expect(await rows(engine, 'MATCH (b:B) RETURN count(b)')).toEqual([[10]])
+    const returning = await rows(
+      engine,
+      'UNWIND [1, 2, 3] AS i CALL (i) { CREATE (n:C {i: i}) RETURN n.i * 10 AS t } IN TRANSACTIONS RETURN collect(t) AS ts',
+    )
+    expect(returning).toEqual([[[10, 20, 30]]])
+    // A failing batch fails the query; the batches before it stay.
+    const failing = await engine.run({
+      query: 'UNWIND [1, 2, 0, 4] AS i CALL (i) { CREATE (:D {v: 1 / i}) } IN TRANSACTIONS OF 2 ROWS',
+      mode: 'write',
+    })
+    expect(failing.status).toBe('Rejected')
+    expect(await rows(engine, 'MATCH (d:D) RETURN count(d)')).toEqual([[2]])
+    expect(await code(engine, 'UNWIND [1] AS i CALL (i) { CREATE (:E) } IN TRANSACTIONS OF 0 ROWS')).toBe(
+      'INVALID_ARGUMENT_VALUE',
+    )
+    expect(await code(engine, 'CREATE (:F) WITH 1 AS i CALL (i) { CREATE (:E) } IN TRANSACTIONS')).toBe(
+      'INVALID_CLAUSE_COMPOSITION',
+    )
+    expect(await code(engine, 'CALL { CALL { CREATE (:E) } IN TRANSACTIONS } RETURN 1')).toBe(
+      'INVALID_CLAUSE_COMPOSITION',
     )
   })
 })
@@ -111,12 +143,16 @@ describe('subqueries', () => {
 describe('shortest paths', () => {
   it('shortestPath, allShortestPaths, SHORTEST k and ALL SHORTEST', async () => {
     const engine = await seeded()
-    expect(
-      await rows(
-        engine,
-        "MATCH (a {name: 'A'}), (c {name: 'C'}) MATCH p = shortestPath((a)-[*]-(c)) RETURN [n IN nodes(p) | n.name]",
-      ),
-    ).toEqual([[['A', 'B', 'C']]])
+    // Two paths of length 2 (through B, through the movie): one of them, with its ends in place.
+    const any =
+      "MATCH (a {name: 'A'}), (c {name: 'C'}) MATCH p = shortestPath((a)-[*]-(c)) RETURN length(p), nodes(p)[0].name, nodes(p)[2].name"
+    expect(await rows(engine, any)).toEqual([[2, 'A', 'C']])
+    const out =
+      "MATCH (a {name: 'A'}), (c {name: 'C'}) MATCH p = shortestPath((a)-[:KNOWS*]->(c)) RETURN [n IN nodes(p) | n.name]"
+    expect(await rows(engine, out)).toEqual([[['A', 'B', 'C']]])
+    const back =
+      "MATCH (a {name: 'C'}), (c {name: 'A'}) MATCH p = shortestPath((a)<-[:KNOWS*]-(c)) RETURN [n IN nodes(p) | n.name]"
+    expect(await rows(engine, back)).toEqual([[['C', 'B', 'A']]])
     expect(
       await rows(
         engine,
@@ -172,10 +208,54 @@ describe('label expressions and inline WHERE', () => {
     expect(await rows(engine, 'MATCH (n:Person WHERE n.age > 1) RETURN n.name')).toEqual([['A']])
     expect(await rows(engine, 'MATCH (a)-[r WHERE r.since > 2000]->(b) RETURN b.name')).toEqual([['B']])
     expect(await rows(engine, 'MATCH (a)-[:KNOWS]->{2}(b) RETURN a.name, b.name')).toEqual([['A', 'C']])
+    expect(
+      await rows(engine, "MATCH (a {name: 'A'}) ((x)-[:KNOWS]->(y)){1,2} (b) RETURN b.name ORDER BY b.name"),
+    ).toEqual([['B'], ['C']])
+    // Inner-node labels hold at every hop: only C is an Admin, so A's first hop (to B) already fails. The
+    // second query starts at the seek on C and walks leftward: the group's right node is checked first.
+    expect(
+      await rows(engine, "MATCH (a {name: 'B'}) ((x)-[:KNOWS]->(y:Admin)){1,2} (b) RETURN b.name"),
+    ).toEqual([['C']])
+    expect(
+      await rows(engine, "MATCH (a {name: 'A'}) ((x)-[:KNOWS]->(y:Admin)){1,2} (b) RETURN b.name"),
+    ).toEqual([])
+    expect(
+      await rows(
+        engine,
+        "MATCH (b) ((x:Person)-[:KNOWS]->(y:Person {name: 'C'})){1} (c:Admin {name: 'C'}) RETURN b.name",
+      ),
+    ).toEqual([['B']])
+    expect(
+      await rows(engine, "MATCH (a) ((x:Admin)<-[:KNOWS]-(y)){2} (b {name: 'A'}) RETURN a.name"),
+    ).toEqual([])
+    expect(await code(engine, 'MATCH (a) ((x WHERE x.age > 1)-[:KNOWS]->(y)){1,2} (b) RETURN b')).toBe(
+      'UNSUPPORTED_CYPHER_FEATURE',
+    )
     expect(await rows(engine, 'UNWIND [1, 2] AS x RETURN [y IN [x] WHERE y > 0 | y * 2] AS l')).toEqual([
       [[2]],
       [[4]],
     ])
+  })
+})
+
+describe('dynamic labels', () => {
+  it('SET, REMOVE, CREATE, MERGE and MATCH take labels computed per row', async () => {
+    const engine = await seeded()
+    expect(await rows(engine, "MATCH (n {name: 'A'}) SET n:$('Hero') RETURN labels(n)")).toEqual([
+      [['Person', 'Hero']],
+    ])
+    expect(await rows(engine, "MATCH (n {name: 'A'}) REMOVE n:$(['Hero']) RETURN labels(n)")).toEqual([
+      [['Person']],
+    ])
+    expect(await rows(engine, "CREATE (n:$('Tool'):Software {name: 'x'}) RETURN labels(n)")).toEqual([
+      [['Software', 'Tool']],
+    ])
+    const merge = "UNWIND ['Alpha', 'Beta', 'Alpha'] AS l MERGE (n:$(l) {name: 'm'}) RETURN count(*)"
+    expect(await rows(engine, merge)).toEqual([[3]])
+    expect(await rows(engine, 'MATCH (n:Alpha|Beta) RETURN count(n)')).toEqual([[2]])
+    expect(await rows(engine, "MATCH (n:$('Tool')) RETURN n.name")).toEqual([['x']])
+    expect(await code(engine, "MATCH (n {name: 'A'}) SET n:$(1)")).toBe('INVALID_ARGUMENT_TYPE')
+    expect(await code(engine, "MATCH (n {name: 'A'}) SET n:$('')")).toBe('INVALID_ARGUMENT_VALUE')
   })
 })
 
@@ -193,11 +273,28 @@ describe('clauses and syntax', () => {
     expect(explained.result.data?.rows).toEqual([])
     expect(explained.explained?.queryType).toBe('rw')
     expect(await rows(engine, 'MATCH (n) WHERE n.x = 1 RETURN n')).toEqual([])
-    const profiled = await engine.execute({ query: 'PROFILE MATCH (n:Movie) RETURN n.title', mode: 'auto' })
-    expect(profiled.explained).toMatchObject({ queryType: 'r', rows: 1 })
+    const profiled = await engine.execute({
+      query: 'PROFILE MATCH (n:Person) WHERE n.age IS NULL RETURN n.name LIMIT 1',
+      mode: 'auto',
+    })
+    expect(profiled.explained).toMatchObject({
+      queryType: 'r',
+      operators: [
+        // Two persons match, but the pipeline is lazy: LIMIT 1 stops the match at its first row.
+        { operator: 'Match', details: 'MATCH (n:Person) WHERE n.age IS NULL', rows: 1 },
+        { operator: 'ProduceResults', details: 'RETURN n.name LIMIT 1', rows: 1 },
+      ],
+    })
+    expect(profiled.explained?.matchOperators).toContain('NodeByLabelScan(n:Person)')
+    expect((await engine.execute({ query: 'MATCH (n) SET n.seen = true', mode: 'write' })).queryType).toBe(
+      'rw',
+    )
+    expect((await engine.execute({ query: 'CREATE ()', mode: 'write' })).queryType).toBe('w')
+    expect((await engine.execute({ query: 'RETURN 1', mode: 'read' })).queryType).toBe('r')
     expect(await rows(engine, 'USE `workspace--http-default` MATCH (n:Movie) RETURN n.title')).toEqual([
       ['M'],
     ])
+    expect(await rows(engine, 'USE neo4j MATCH (n:Movie) RETURN n.title')).toEqual([['M']])
     expect(await code(engine, 'USE elsewhere MATCH (n) RETURN n')).toBe('DATABASE_NOT_FOUND')
     expect(await code(engine, 'CYPHER 4 RETURN 1')).toBe('UNSUPPORTED_CYPHER_FEATURE')
   })

@@ -439,6 +439,16 @@ export class ExpressionCompiler {
         this.env.report('INVALID_ARGUMENT_TYPE', 'size() of a path is not allowed; use length()', arg.start)
       }
     }
+    // A pattern is a predicate, not a value: only exists() takes one as an argument.
+    if (name !== 'exists' && name !== 'size') {
+      for (const arg of expr.args)
+        if (arg.kind === 'patternExists')
+          this.env.report(
+            'CYPHER_SYNTAX_ERROR',
+            `a pattern cannot be an argument of ${expr.name}()`,
+            arg.start,
+          )
+    }
     const refused = REFUSED_ARGUMENT_KINDS[name]
     const first = expr.args[0]
     if (refused !== undefined && first?.kind === 'var') {

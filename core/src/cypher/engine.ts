@@ -7,6 +7,7 @@ import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
 import { type DetachedValue, detach, detachedBytes } from './detached.js'
 import { budgetError, CypherError, type SourcePosition } from './errors.js'
+import { runBatched } from './executor/batched-write.js'
 import {
   type CypherBudgets,
   DEFAULT_BUDGETS,
@@ -17,9 +18,10 @@ import {
 import { functionCatalog } from './function-table.js'
 import { neo4jStatusCode } from './neo4j-status.js'
 import { bindParams } from './params.js'
-import { type Plan, planQuery } from './planner.js'
+import { type BatchedPlan, type Plan, planQuery } from './planner.js'
 import { builtinRegistry, type ProcedureDef, type ProcedureRegistry } from './procedures/index.js'
 import { toJson } from './result.js'
+import { SchemaCatalog } from './schema/catalog.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
 export type CypherMode = 'read' | 'write' | 'validate' | 'auto'
@@ -73,8 +75,15 @@ export interface CypherEngineOptions {
   ) => Promise<void> | void
   /** Parsed plans kept by query text. */
   planCacheSize?: number
+  /**
+   * Resolves when the commits `beforePublish` logged so far under `context` are durable: a batched write
+   * (`CALL { … } IN TRANSACTIONS`) waits for it before its next batch, so each batch is durable on its own.
+   */
+  awaitDurable?: (context: unknown) => Promise<void> | undefined
   /** The procedures CALL can name; a registry of the built-ins when absent. */
   procedures?: ProcedureRegistry
+  /** Declared indexes and constraints (the kernel's is journaled); an in-memory one when absent. */
+  schema?: SchemaCatalog
 }
 
 /** The outcome with raw Cypher values, for the TCK runner and tests. */
@@ -86,7 +95,17 @@ export interface CypherOutcome {
   error?: CypherError | EngineError
   classification?: 'read' | 'write'
   /** For EXPLAIN and PROFILE: Neo4j's query type and the operators (PROFILE adds the rows each produced). */
-  explained?: { queryType: 'r' | 'w' | 'rw' | 's'; operators: string[]; rows?: number }
+  explained?: {
+    queryType: 'r' | 'w' | 'rw' | 's'
+    /** The top-level operators; PROFILE adds the rows each emitted. */
+    operators: { operator: string; details: string; rows?: number }[]
+    /** How each MATCH is executed (scans, seeks, expansions). */
+    matchOperators: string[]
+    /** PROFILE: records loaded in all. */
+    rows?: number
+  }
+  /** Neo4j's query type: r (read), w (write only), rw (read and write), s (schema). */
+  queryType?: 'r' | 'w' | 'rw' | 's'
 }
 
 const QUERY_FIELD = 'query_text'
@@ -100,6 +119,7 @@ export class CypherEngine {
   readonly budgets: CypherBudgets
   /** Procedures of this engine: the built-ins plus any registered (tests, plugins). */
   readonly procedures: ProcedureRegistry
+  readonly schema: SchemaCatalog
   private readonly cache = new Map<string, Plan>()
   private readonly cacheSize: number
   /** The most recently used cache entry (its LRU position needs no update). */
@@ -113,6 +133,7 @@ export class CypherEngine {
     this.budgets = { ...DEFAULT_BUDGETS, ...options.budgets }
     this.cacheSize = options.planCacheSize ?? 512
     this.procedures = options.procedures ?? builtinRegistry()
+    this.schema = options.schema ?? new SchemaCatalog()
     this.procedures.setFunctionCatalog(functionCatalog)
   }
 
@@ -147,6 +168,13 @@ export class CypherEngine {
     const store = this.catalog.workspace(request.workspaceId ?? DEFAULT_WORKSPACE_ID)
     if (!store.writerIdle) return undefined
     try {
+      const plan = this.plan(request.query)
+      // Batches wait between their commits; schema commands wait for their journal record.
+      if (plan.batched !== undefined || plan.schema !== undefined) return undefined
+    } catch {
+      // the run below reports the compile error
+    }
+    try {
       const outcome = this.executeOrThrow(request, options.signal, options.deadline, options.context, true)
       if (outcome instanceof Promise) throw new Error('a synchronous write returned a promise')
       return outcome
@@ -175,6 +203,37 @@ export class CypherEngine {
       const outcome = this.collect(plan, ctx, request.rows)
       outcome.classification = 'read'
       return outcome
+    }
+    if (plan.schema !== undefined) {
+      const schema = plan.schema
+      return store.exclusive(async () => {
+        const ctx = this.context(store, undefined, params, signal, deadline, workspaceId)
+        const options = toJson(schema.options(ctx), store, new Set())
+        const record =
+          options !== null && typeof options === 'object' && !Array.isArray(options) ? options : {}
+        await this.schema.execute(workspaceId, schema.command, record as Record<string, unknown>, store)
+        const outcome = this.outcome(plan, [], ctx, request.rows)
+        outcome.classification = 'write'
+        return outcome
+      })
+    }
+    if (plan.batched !== undefined) {
+      const batched = plan.batched
+      const rowForm = request.rows
+      return store.exclusive(
+        async () =>
+          await this.writeBatched(
+            store,
+            workspaceId,
+            plan,
+            batched,
+            params,
+            signal,
+            deadline,
+            context,
+            rowForm,
+          ),
+      )
     }
     if (now)
       return this.write(store, workspaceId, plan, params, request.rows, signal, deadline, context, true)
@@ -245,6 +304,13 @@ export class CypherEngine {
           'compile',
         )
       if (plan.mode === 'explain') return this.explainOnly(plan)
+      // Each commits on its own (batches, a journaled schema change): only as an auto-commit query.
+      if (plan.batched !== undefined || plan.schema !== undefined)
+        throw new CypherError(
+          'IMPLICIT_TRANSACTION_REQUIRED',
+          `${plan.batched ? 'CALL { … } IN TRANSACTIONS' : 'a schema command'} can only run in an implicit (auto-commit) transaction`,
+          'runtime',
+        )
       const params = this.bind(plan, request)
       const ctx = this.context(tx, tx, params, options.signal, options.deadline, workspaceId)
       const outcome = this.collect(plan, ctx, request.rows)
@@ -273,6 +339,24 @@ export class CypherEngine {
     outcome.classification = 'write'
     const commit = tx.prepare()
     if (commit.ops.length === 0) return outcome
+    const published = this.publish(store, workspaceId, tx, commit, context)
+    if (published === undefined) return outcome
+    if (now) throw new Error('beforePublish returned a promise to a synchronous write')
+    return published.then(() => outcome)
+  }
+
+  /**
+   * Checks the workspace's constraints, logs the commit through `beforePublish` and publishes it: at once, or
+   * (undefined returned) when the log answers synchronously, else once its promise resolves.
+   */
+  private publish(
+    store: GraphStore,
+    workspaceId: string,
+    tx: Transaction,
+    commit: CommitRecord,
+    context: unknown,
+  ): Promise<void> | undefined {
+    this.schema.checkCommit(workspaceId, tx, commit.ops)
     const sequence = store.sequence + 1
     let logged: Promise<void> | void
     try {
@@ -282,18 +366,39 @@ export class CypherEngine {
     }
     if (logged === undefined) {
       store.publish(commit, sequence)
-      return outcome
+      return undefined
     }
-    if (now) throw new Error('beforePublish returned a promise to a synchronous write')
     return logged.then(
-      () => {
-        store.publish(commit, sequence)
-        return outcome
-      },
+      () => store.publish(commit, sequence),
       (error: unknown) => {
         throw durabilityFailed(error)
       },
     )
+  }
+
+  /** `… CALL { … } IN TRANSACTIONS OF n ROWS …`, batch by batch (executor/batched-write.ts). */
+  private async writeBatched(
+    store: GraphStore,
+    workspaceId: string,
+    plan: Plan,
+    batched: BatchedPlan,
+    params: Map<string, Value>,
+    signal: AbortSignal | undefined,
+    deadline: number | undefined,
+    context: unknown,
+    rowForm: RowForm | undefined,
+  ): Promise<CypherOutcome> {
+    const { rows, ctx } = await runBatched(batched, store, {
+      context: (graph, tx, stats) => this.context(graph, tx, params, signal, deadline, workspaceId, stats),
+      commit: async (tx, record) => {
+        await this.publish(store, workspaceId, tx, record, context)
+        await this.options.awaitDurable?.(context)
+      },
+      maxReturnedRecords: this.budgets.maxReturnedRecords,
+    })
+    const outcome = this.outcome(plan, rows, ctx, rowForm)
+    outcome.classification = 'write'
+    return outcome
   }
 
   /** Parses and plans with the LRU cache; compile errors propagate as CypherError. */
@@ -374,7 +479,8 @@ export class CypherEngine {
         warnings: [],
       },
       classification: plan.isWrite ? 'write' : 'read',
-      explained: { queryType: plan.queryType, operators: plan.explain },
+      explained: { queryType: plan.queryType, operators: plan.operators, matchOperators: plan.explain },
+      queryType: plan.queryType,
     }
   }
 
@@ -385,15 +491,22 @@ export class CypherEngine {
     signal: AbortSignal | undefined,
     deadline: number | undefined,
     workspaceId: string,
+    stats: MutationSummary = emptySummary(),
   ): ExecContext {
     const catalog = this.catalog
     return {
-      host: { workspaceId, registry: this.procedures, workspaceIds: () => catalog.workspaceIds() },
+      host: {
+        workspaceId,
+        procedures: () => this.procedures.list(),
+        functions: () => this.procedures.functions(),
+        workspaceIds: () => catalog.workspaceIds(),
+        schemaRules: () => this.schema.rules(workspaceId),
+      },
       graph,
       tx,
       params,
       budgets: this.budgets,
-      stats: emptySummary(),
+      stats,
       startedAt: Date.now(),
       signal,
       deadline,
@@ -409,15 +522,27 @@ export class CypherEngine {
     if (ctx.signal?.aborted) throw new CypherError('QUERY_ABORTED', 'query was aborted', 'limit')
     const rows: Value[][] = []
     const max = this.budgets.maxReturnedRecords
+    if (plan.mode === 'profile') ctx.profileRows = []
     plan.run(ctx, (values) => {
       rows.push(values)
       if (rows.length > max) throw budgetError('returned_records', rows.length, max)
       return true
     })
+    return this.outcome(plan, rows, ctx, rowForm)
+  }
+
+  /** Checks the hot-record and payload budgets of the result rows and converts them (JSON or detached). */
+  private outcome(plan: Plan, rows: Value[][], ctx: ExecContext, rowForm: RowForm = 'json'): CypherOutcome {
     checkHotRecords(rows, this.budgets)
+    const profile = ctx.profileRows
     const explained =
       plan.mode === 'profile'
-        ? { queryType: plan.queryType, operators: plan.explain, rows: ctx.loaded }
+        ? {
+            queryType: plan.queryType,
+            operators: plan.operators.map((op, i) => ({ ...op, rows: profile?.[i] ?? 0 })),
+            matchOperators: plan.explain,
+            rows: ctx.loaded,
+          }
         : undefined
     const warnings = new Set<string>()
     let outRows: unknown[][]
@@ -445,6 +570,7 @@ export class CypherEngine {
       },
       raw: { columns: plan.columns, rows, graph: ctx.graph },
       ...(explained ? { explained } : {}),
+      queryType: plan.queryType,
     }
   }
 }

@@ -71,6 +71,12 @@ export function tokenize(text: string): Token[] {
       continue
     }
     if (c === '$') {
+      // `$(expr)`: a dynamic label or type (Neo4j 5.26), not a parameter.
+      if (text[i + 1] === '(') {
+        tokens.push({ kind: 'punct', text: '$', start, end: i + 1 })
+        i++
+        continue
+      }
       i++
       let name = ''
       if (text[i] === '`') {

@@ -37,6 +37,12 @@ const BY_CODE: Readonly<Record<string, string>> = {
   INVALID_ARGUMENT_PASSING_MODE: 'Neo.ClientError.Statement.SyntaxError',
   PROCEDURE_CALL_FAILED: 'Neo.ClientError.Procedure.ProcedureCallFailed',
   DATABASE_NOT_FOUND: 'Neo.ClientError.Database.DatabaseNotFound',
+  EQUIVALENT_SCHEMA_RULE_ALREADY_EXISTS: 'Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists',
+  INDEX_DROP_FAILED: 'Neo.ClientError.Schema.IndexDropFailed',
+  CONSTRAINT_DROP_FAILED: 'Neo.ClientError.Schema.ConstraintDropFailed',
+  CONSTRAINT_CREATION_FAILED: 'Neo.ClientError.Schema.ConstraintCreationFailed',
+  CONSTRAINT_VALIDATION_FAILED: 'Neo.ClientError.Schema.ConstraintValidationFailed',
+  IMPLICIT_TRANSACTION_REQUIRED: 'Neo.ClientError.Transaction.ForbiddenDueToTransactionType',
 
   PARAMETER_MISSING: 'Neo.ClientError.Statement.ParameterMissing',
   INVALID_PARAMETER: 'Neo.ClientError.Statement.TypeError',

@@ -11,7 +11,7 @@ import type {
   SortItem,
   YieldItem,
 } from './ast.js'
-import { PatternParser } from './pattern-parser.js'
+import { SchemaParser } from './schema-parser.js'
 
 export interface ParseOptions {
   /** Maximum expression nesting; deeper input is a QUERY_BUDGET_EXCEEDED error. */
@@ -77,7 +77,7 @@ const SHOW_QUALIFIERS = new Set([
 const UNSUPPORTED: Record<string, string> = {
   LOAD: 'LOAD CSV',
   USING: 'USING (hints and PERIODIC COMMIT)',
-  DROP: 'DROP (schema commands)',
+  DROP: 'DROP (of a database or user)',
   START: 'START',
   GRANT: 'GRANT',
   REVOKE: 'REVOKE',
@@ -90,7 +90,7 @@ export function parseQuery(text: string, options: ParseOptions): Query {
   return new QueryParser(text, options.maxExpressionDepth).parse()
 }
 
-class QueryParser extends PatternParser {
+class QueryParser extends SchemaParser {
   parse(): Query {
     const prefix = this.parsePrefix()
     const query = this.parseUnion()
@@ -180,8 +180,9 @@ class QueryParser extends PatternParser {
     const token = this.peek()
     const start = token.start
     const word = token.kind === 'ident' ? token.text.toUpperCase() : ''
-    if (word === 'CREATE' && (this.isKeyword('INDEX', 1) || this.isKeyword('CONSTRAINT', 1))) {
-      throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', 'schema commands are not supported', start)
+    if (word === 'CREATE' || word === 'DROP') {
+      const schema = this.parseSchemaCommand()
+      if (schema !== undefined) return schema
     }
     const unsupported = UNSUPPORTED[word]
     if (unsupported !== undefined) {
@@ -317,8 +318,6 @@ class QueryParser extends PatternParser {
       }
       return { kind: 'subqueryCall', query, scope, optional, batch, start, end: this.lastEnd() }
     }
-    if (optional)
-      throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', 'OPTIONAL CALL of a procedure is not supported', start)
     let procedure = this.expectName('a procedure name')
     while (this.acceptPunct('.')) procedure += `.${this.expectName('a procedure name')}`
     let args: Expr[] | undefined
@@ -331,7 +330,16 @@ class QueryParser extends PatternParser {
       this.expectPunct(')')
     }
     const { yields, where } = this.parseYield()
-    return { kind: 'call', procedure, args, yields, where, start, end: this.lastEnd() }
+    return {
+      kind: 'call',
+      procedure,
+      args,
+      yields,
+      where,
+      ...(optional ? { optional } : {}),
+      start,
+      end: this.lastEnd(),
+    }
   }
 
   private parseYield(): { yields: YieldItem[] | '*' | undefined; where: Expr | undefined } {
@@ -473,9 +481,8 @@ class QueryParser extends PatternParser {
         items.push({ kind: 'setAll', variable, value, merge, start, end: this.lastEnd() })
       } else if (this.isName() && this.isPunct(':', 1)) {
         const variable = this.expectName()
-        const labels: string[] = []
-        while (this.acceptPunct(':')) labels.push(this.expectName('a label'))
-        items.push({ kind: 'setLabels', variable, labels, start, end: this.lastEnd() })
+        const { labels, dynamic } = this.parseLabelItems()
+        items.push({ kind: 'setLabels', variable, labels, ...dynamic, start, end: this.lastEnd() })
       } else {
         const target = this.parsePropertyTarget()
         this.expectPunct('=')
@@ -492,13 +499,23 @@ class QueryParser extends PatternParser {
       const start = this.peek().start
       if (this.isName() && this.isPunct(':', 1)) {
         const variable = this.expectName()
-        const labels: string[] = []
-        while (this.acceptPunct(':')) labels.push(this.expectName('a label'))
-        items.push({ kind: 'removeLabels', variable, labels, start, end: this.lastEnd() })
+        const { labels, dynamic } = this.parseLabelItems()
+        items.push({ kind: 'removeLabels', variable, labels, ...dynamic, start, end: this.lastEnd() })
       } else
         items.push({ kind: 'removeProperty', target: this.parsePropertyTarget(), start, end: this.lastEnd() })
     } while (this.acceptPunct(','))
     return items
+  }
+
+  /** `:A:B`, `:$(expr)` of SET/REMOVE: static labels and those computed per row. */
+  private parseLabelItems(): { labels: string[]; dynamic: { dynamic?: Expr[] } } {
+    const labels: string[] = []
+    const dynamic: Expr[] = []
+    while (this.acceptPunct(':')) {
+      if (this.isPunct('$')) dynamic.push(this.parseDynamicName())
+      else labels.push(this.expectName('a label'))
+    }
+    return { labels, dynamic: dynamic.length > 0 ? { dynamic } : {} }
   }
 
   /** `n.key` or `(expr).key`: the target of SET/REMOVE of one property. */

@@ -60,8 +60,10 @@ export abstract class PatternParser extends ExpressionParser {
   private parsePathBody(variable: string | undefined, start: number): PatternPart {
     const nodes: NodePattern[] = [this.parseNodePattern()]
     const rels: RelPattern[] = []
-    while (this.isPunct('-') || (this.isPunct('<') && this.isPunct('-', 1))) {
-      rels.push(this.parseRelPattern())
+    for (;;) {
+      if (this.isPunct('-') || (this.isPunct('<') && this.isPunct('-', 1))) rels.push(this.parseRelPattern())
+      else if (this.isPunct('(') && this.isPunct('(', 1)) rels.push(this.parseQuantifiedHop())
+      else break
       nodes.push(this.parseNodePattern())
     }
     return { variable, nodes, rels, start, end: this.lastEnd() }
@@ -73,7 +75,8 @@ export abstract class PatternParser extends ExpressionParser {
     if (this.isPunct('(')) return this.parseQuantifiedGroup(start)
     let variable: string | undefined
     if (this.isName() && !this.isKeyword('WHERE')) variable = this.expectName()
-    const { labels, labelExpr } = this.parseLabels()
+    const dynamicLabels: Expr[] = []
+    const { labels, labelExpr } = this.parseLabels(false, dynamicLabels)
     let props: Expr | undefined
     if (this.isPunct('{')) props = this.parseMapLiteral()
     else if (this.peek().kind === 'param') {
@@ -82,7 +85,47 @@ export abstract class PatternParser extends ExpressionParser {
     }
     const where = this.acceptKeyword('WHERE') ? this.parseExpr() : undefined
     this.expectPunct(')')
-    return { kind: 'node', variable, labels, labelExpr, props, where, start, end: this.lastEnd() }
+    return {
+      kind: 'node',
+      variable,
+      labels,
+      labelExpr,
+      props,
+      where,
+      ...(dynamicLabels.length > 0 ? { dynamicLabels } : {}),
+      start,
+      end: this.lastEnd(),
+    }
+  }
+
+  /**
+   * `(a) ((x)-[:R]->(y)){1,3} (b)`: a quantified group of one hop whose inner nodes put no condition is that
+   * hop with a quantifier. Inner labels, properties or predicates would apply at every step: refused.
+   */
+  private parseQuantifiedHop(): RelPattern {
+    const start = this.expectPunct('(').start
+    const first = this.parseNodePattern()
+    const rel = this.parseRelPattern()
+    const second = this.parseNodePattern()
+    this.expectPunct(')')
+    const quantifier = this.parsePathQuantifier()
+    if (quantifier === undefined) throw this.unexpected('a quantifier ({m,n}, + or *)')
+    for (const node of [first, second]) {
+      // Inner variables are group variables (lists) in Neo4j: conditions through them are not supported.
+      if (node.where || node.dynamicLabels)
+        throw this.errorAt(
+          'UNSUPPORTED_CYPHER_FEATURE',
+          'a quantified path group can put labels and property maps on its inner nodes, not predicates',
+          node.start,
+        )
+    }
+    if (rel.varLength !== undefined)
+      throw this.errorAt('CYPHER_SYNTAX_ERROR', 'a relationship cannot have two quantifiers', rel.start)
+    const conditions = (node: NodePattern) =>
+      node.labels.length > 0 || node.labelExpr !== undefined || node.props !== undefined
+    const hopNodes: [NodePattern, NodePattern] | undefined =
+      conditions(first) || conditions(second) ? [first, second] : undefined
+    return { ...rel, varLength: quantifier, ...(hopNodes ? { hopNodes } : {}), start, end: this.lastEnd() }
   }
 
   /** Quantified path groups are recognised only in the single-hop form; anything else is refused clearly. */
@@ -96,13 +139,29 @@ export abstract class PatternParser extends ExpressionParser {
   }
 
   /** `:A:B` and `:A&B` (a conjunction, kept as a list), or a label expression with `|`, `!`, `%`. */
-  protected parseLabels(inExpression = false): { labels: string[]; labelExpr: LabelExpr | undefined } {
+  protected parseLabels(
+    inExpression = false,
+    dynamic?: Expr[],
+  ): { labels: string[]; labelExpr: LabelExpr | undefined } {
     if (!this.isPunct(':')) return { labels: [], labelExpr: undefined }
     const parts: LabelExpr[] = []
-    while (this.acceptPunct(':')) parts.push(this.parseLabelOr(inExpression))
+    while (this.acceptPunct(':')) {
+      if (dynamic !== undefined && this.isPunct('$')) dynamic.push(this.parseDynamicName())
+      else parts.push(this.parseLabelOr(inExpression))
+    }
+    if (parts.length === 0) return { labels: [], labelExpr: undefined }
     const expr = parts.reduce((left, right) => ({ kind: 'and', left, right }) as LabelExpr)
     const conj = conjunctionOf(expr)
     return conj === undefined ? { labels: [], labelExpr: expr } : { labels: conj, labelExpr: undefined }
+  }
+
+  /** `$(expr)` after `:`: a label computed per row. */
+  protected parseDynamicName(): Expr {
+    this.expectPunct('$')
+    this.expectPunct('(')
+    const expr = this.parseExpr()
+    this.expectPunct(')')
+    return expr
   }
 
   /** In an expression, `|` may instead end a comprehension's predicate (see `labelFollows`). */

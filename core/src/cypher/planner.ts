@@ -5,19 +5,21 @@ import {
   isWriteQuery,
   type PatternPart,
   type Query,
+  type SchemaCommand,
   type SingleQuery,
 } from './ast.js'
 import { type Eval, ExpressionCompiler, type Matcher } from './compile-expr.js'
-import type { CypherError } from './errors.js'
+import { type CypherError, runtimeError } from './errors.js'
 import { type CallEnv, compileCall } from './executor/call.js'
 import type { ExecContext, Row, StageFactory } from './executor/context.js'
 import { compileMatch } from './executor/match.js'
-import { compileProjection } from './executor/projection.js'
+import { compileProjection, countOf } from './executor/projection.js'
 import {
   compileForeach,
   compileSubqueryCall,
   compileSubqueryExpr,
   type SubqueryEnv,
+  type SubqueryJoin,
 } from './executor/subquery.js'
 import { type CompiledPart, type CompiledUnion, runUnion } from './executor/union.js'
 import {
@@ -42,14 +44,42 @@ export interface Plan {
   readonly params: string[]
   /** Operators chosen for each MATCH, for tests and diagnostics. */
   readonly explain: string[]
+  /** With EXPLAIN/PROFILE: the top-level pipeline, a clause an operator; PROFILE counts the rows each emits. */
+  readonly operators: PlanOperator[]
   /** `EXPLAIN` (plan only, no rows) or `PROFILE` (run and count rows) prefix. */
   readonly mode: 'explain' | 'profile' | undefined
   /** `USE name`: the workspace the query names. */
   readonly use: string | undefined
   /** Neo4j's query type: r (read), w (write only), rw (read and write), s (schema). */
   readonly queryType: 'r' | 'w' | 'rw' | 's'
+  /** Set for a schema command (`CREATE INDEX …`, `DROP CONSTRAINT …`): the engine runs it against its schema. */
+  readonly schema: { command: SchemaCommand; options: (ctx: ExecContext) => Value } | undefined
+  /** Set for `… CALL { … } IN TRANSACTIONS …`: the engine runs it in batches, each batch its own commit. */
+  readonly batched: BatchedPlan | undefined
   /** Runs the query; `sink` receives each result row and returns false to stop. */
   run(ctx: ExecContext, sink: (values: Value[]) => boolean): void
+}
+
+/**
+ * `[reads] CALL { … } IN TRANSACTIONS [OF n ROWS] [rest]`: the reads before the CALL produce its input rows,
+ * every `batchSize` of them run through the subquery in one transaction, and the rest of the query runs over
+ * the joined rows at the end.
+ */
+export interface BatchedPlan {
+  prefix: StageFactory[]
+  join: SubqueryJoin
+  batchSize(row: Row, ctx: ExecContext): number
+  suffix: StageFactory[]
+  /** The result columns' slots, when the query returns rows. */
+  slots: number[]
+  returns: boolean
+  blankRow(): Row
+}
+
+/** One operator of an explained plan; `rows` is what it emitted in a PROFILE run (ExecContext.profileRows). */
+export interface PlanOperator {
+  operator: string
+  details: string
 }
 
 export interface PlanOptions {
@@ -65,6 +95,34 @@ export interface PlanOutcome {
   plan: Plan | undefined
   errors: CypherError[]
 }
+
+/** Neo4j's operator names, by the clause an operator stands for. */
+const OPERATOR_NAMES: Record<Clause['kind'], string> = {
+  match: 'Match',
+  unwind: 'Unwind',
+  with: 'Projection',
+  return: 'ProduceResults',
+  create: 'Create',
+  merge: 'Merge',
+  set: 'SetProperty',
+  remove: 'RemoveProperty',
+  delete: 'Delete',
+  call: 'ProcedureCall',
+  subqueryCall: 'SubqueryForeach',
+  foreach: 'Foreach',
+  schema: 'SchemaCommand',
+}
+
+/** A standalone `ORDER BY` / `SKIP` / `LIMIT` (parsed as `WITH *` with only that tail). */
+const isSortTail = (clause: Clause): boolean =>
+  clause.kind === 'with' &&
+  clause.projection.star &&
+  clause.projection.items.length === 0 &&
+  !clause.projection.distinct &&
+  clause.where === undefined
+
+/** Rows a `CALL { … } IN TRANSACTIONS` batch holds without `OF n ROWS` (Neo4j's default). */
+const DEFAULT_BATCH_ROWS = 1000
 
 /** Parses, analyses and plans `text`. Throws CypherError on parse failures and unsupported syntax. */
 export function planQuery(text: string, options: PlanOptions): PlanOutcome {
@@ -87,6 +145,8 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
   private readonly implicitParams = new Set<string>()
   /** Procedure modes the query calls, for the query type. */
   readonly calledModes = new Set<string>()
+  /** Set for EXPLAIN/PROFILE: the operators of the top-level pipeline, in order. */
+  private operators: PlanOperator[] | undefined
 
   constructor(
     readonly text: string,
@@ -137,8 +197,19 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
   }
 
   build(query: Query): Plan {
+    if (query.explain !== undefined) this.operators = []
     const write = this.callsWrite(query.parts) || isWriteQuery(query)
-    const union = this.compileUnion(query, new Scope(), write, true)
+    const clauses = query.parts.length === 1 ? (query.parts[0]?.clauses ?? []) : []
+    const batchedAt = clauses.findIndex(
+      (clause) => clause.kind === 'subqueryCall' && clause.batch !== undefined,
+    )
+    const batched = batchedAt >= 0 && write ? this.buildBatched(clauses, batchedAt) : undefined
+    const schema =
+      clauses.length === 1 && clauses[0]?.kind === 'schema' ? this.buildSchema(clauses[0]) : undefined
+    const union: CompiledUnion =
+      batched || schema
+        ? { parts: [], columns: batched?.columns ?? [], distinct: false }
+        : this.compileUnion(query, new Scope(), write, true)
     const params = [...new Set([...collectParams(query), ...this.implicitParams])]
     const explain = this.explain
     const blank = () => this.blankRow()
@@ -146,19 +217,113 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       part.clauses.some((clause) => clause.kind === 'match' || clause.kind === 'call'),
     )
     const queryType: Plan['queryType'] =
-      this.calledModes.has('SCHEMA') && !write ? 's' : write ? (reads ? 'rw' : 'w') : 'r'
+      schema !== undefined || (this.calledModes.has('SCHEMA') && !write)
+        ? 's'
+        : write
+          ? reads
+            ? 'rw'
+            : 'w'
+          : 'r'
     return {
       columns: union.columns,
-      isWrite: write,
+      isWrite: write || schema !== undefined,
+      operators: this.operators ?? [],
       params,
       explain,
       mode: query.explain,
       use: query.use,
       queryType,
+      batched: batched?.plan,
+      schema,
       run(ctx, sink) {
+        if (batched || schema) throw new Error('batched and schema plans run through the engine')
         runUnion(union, ctx, blank(), (values) => sink(values))
       },
     }
+  }
+
+  /** A schema command: a query of its own; its OPTIONS map is constant. */
+  private buildSchema(clause: Clause & { kind: 'schema' }): Plan['schema'] {
+    const command = clause.command
+    const options =
+      command.action === 'create' && command.options
+        ? this.exprs.compile(command.options, new Scope())
+        : undefined
+    const blank = () => this.blankRow()
+    return { command, options: (ctx) => (options ? options(blank(), ctx) : null) }
+  }
+
+  /** Names the clause as an operator and counts the rows it emits (into ctx.profileRows, when set). */
+  private profiled(clause: Clause, result: ClauseResult): StageFactory {
+    const operators = this.operators as PlanOperator[]
+    const index = operators.length
+    const text = this.text.slice(clause.start, clause.end)
+    const operator = result.fused ? 'FusedScan' : OPERATOR_NAMES[clause.kind]
+    operators.push({ operator, details: text.length > 120 ? `${text.slice(0, 117)}...` : text })
+    return (ctx, next) => ({
+      push(row) {
+        if (ctx.profileRows) ctx.profileRows[index] = (ctx.profileRows[index] ?? 0) + 1
+        return next.push(row)
+      },
+      finish: () => next.finish(),
+    })
+  }
+
+  /** `… CALL { … } IN TRANSACTIONS …` at `at`: the reads before, the subquery, the clauses after. */
+  private buildBatched(clauses: Clause[], at: number): { plan: BatchedPlan; columns: string[] } {
+    const call = clauses[at] as Clause & { kind: 'subqueryCall' }
+    const before = clauses.slice(0, at)
+    const after = clauses.slice(at + 1)
+    const span = (list: Clause[]) => ({ start: list[0]?.start ?? 0, end: list[list.length - 1]?.end ?? 0 })
+    let scope = new Scope()
+    let prefix: StageFactory[] = []
+    if (before.length > 0) {
+      if (
+        before.some((clause) =>
+          isWriteQuery({ parts: [{ clauses: [clause], ...span([clause]) }], unionAll: [] }),
+        )
+      )
+        this.report(
+          'INVALID_CLAUSE_COMPOSITION',
+          'the clauses before CALL { … } IN TRANSACTIONS cannot write',
+          call.start,
+        )
+      const part = this.buildSingle({ clauses: before, ...span(before) }, false, scope, false, true)
+      prefix = part.factories
+      scope = part.scope
+    }
+    const compiled = compileSubqueryCall(this, call, scope, true)
+    const batch = call.batch
+    const size =
+      batch === undefined || batch === 'default'
+        ? () => DEFAULT_BATCH_ROWS
+        : countOf(this, batch, 'IN TRANSACTIONS OF … ROWS')
+    let suffix: StageFactory[] = []
+    let columns: string[] = []
+    let slots: number[] = []
+    let returns = false
+    if (after.length > 0) {
+      const single = { clauses: after, ...span(after) }
+      const part = this.buildSingle(
+        single,
+        isWriteQuery({ parts: [single], unionAll: [] }),
+        compiled.scope,
+        false,
+        false,
+      )
+      suffix = part.factories
+      columns = part.columns
+      slots = part.slots
+      returns = part.returns
+    }
+    const batchSize = (row: Row, ctx: ExecContext): number => {
+      const n = size(row, ctx)
+      if (n < 1)
+        throw runtimeError('INVALID_ARGUMENT_VALUE', 'IN TRANSACTIONS OF … ROWS needs at least one row')
+      return n
+    }
+    const blankRow = () => this.blankRow()
+    return { plan: { prefix, join: compiled.join, batchSize, suffix, slots, returns, blankRow }, columns }
   }
 
   /** Compiles a query (its UNION parts) with `scope` visible at its start. */
@@ -186,16 +351,21 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     initial: Scope,
     top: boolean,
     openEnd: boolean,
-  ): CompiledPart {
+  ): CompiledPart & { scope: Scope } {
     let scope = initial
     const factories: StageFactory[] = []
     let columns: string[] = []
     let slots: number[] = []
     const clauses = query.clauses
-    const standalone = top && clauses.length === 1 && clauses[0]?.kind === 'call'
+    // A standalone call may be followed by ORDER BY / SKIP / LIMIT alone (`SHOW INDEXES YIELD * ORDER BY name`).
+    const tail = clauses.slice(1).every(isSortTail)
+    const standalone =
+      top && tail && (clauses[0]?.kind === 'call' || (clauses.length === 1 && clauses[0]?.kind === 'schema'))
     for (let index = 0; index < clauses.length; index++) {
       const clause = clauses[index] as Clause
-      if (!(openEnd && index === clauses.length - 1)) checkComposition(clauses, index, this.diagnostics)
+      const endsStandalone = standalone && index > 0 && index === clauses.length - 1
+      if (!(openEnd && index === clauses.length - 1) && !endsStandalone)
+        checkComposition(clauses, index, this.diagnostics)
       const following = clauses[index + 1]
       // Fused scans start from an empty row: only at the top of the outermost query.
       const fusable = top && !write
@@ -213,6 +383,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
         this.buildClause(clause, scope, standalone, write)
       if (result.fused) index++
       factories.push(...result.factories)
+      if (top && this.operators !== undefined) factories.push(this.profiled(clause, result))
       scope = result.scope
       if (result.columns) {
         columns = result.columns.map((column) => column.name)
@@ -222,15 +393,35 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       if (write && index < clauses.length - 1) factories.push(eager)
     }
     const last = clauses[clauses.length - 1]
-    return { factories, columns, slots, returns: last?.kind === 'return' || standalone }
+    // After a sort tail the call's columns live in the tail's (WITH *) slots.
+    if (standalone) slots = columns.map((name) => scope.get(name)?.slot ?? -1)
+    return { factories, columns, slots, returns: last?.kind === 'return' || standalone, scope }
   }
 
   private buildClause(clause: Clause, scope: Scope, standalone: boolean, write: boolean): ClauseResult {
     switch (clause.kind) {
       case 'call':
         return compileCall(this, clause, scope, standalone)
-      case 'subqueryCall':
-        return compileSubqueryCall(this, clause, scope, write)
+      case 'subqueryCall': {
+        // Batched only at the top of a writing query (build); a read-only subquery needs no batches.
+        if (clause.batch !== undefined && write)
+          this.report(
+            'INVALID_CLAUSE_COMPOSITION',
+            'CALL { … } IN TRANSACTIONS must be a clause of the outermost query',
+            clause.start,
+          )
+        const compiled = compileSubqueryCall(this, clause, scope, write)
+        return { factories: compiled.factories, scope: compiled.scope }
+      }
+      case 'schema':
+        // Alone it is planned by build(); beside other clauses it is refused.
+        if (!standalone)
+          this.report(
+            'INVALID_CLAUSE_COMPOSITION',
+            'a schema command cannot be combined with other clauses',
+            clause.start,
+          )
+        return { factories: [], scope }
       case 'foreach':
         return compileForeach(this, clause, scope, (body, inner) => this.buildBody(body, inner, write))
       case 'match': {

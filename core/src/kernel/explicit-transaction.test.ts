@@ -32,6 +32,24 @@ describe('explicit transactions', () => {
     await expect(tx.run({ query: 'RETURN 1' })).rejects.toMatchObject({ code: 'TRANSACTION_CLOSED' })
   })
 
+  it('holds declared constraints at commit, and refuses schema commands and batched writes inside', async () => {
+    engine = await openEngine()
+    await engine.write('CREATE CONSTRAINT u FOR (t:Tool) REQUIRE t.name IS UNIQUE', {}, { workspaceId: W })
+    await engine.write("CREATE (:Tool {name: 'nmap'})", {}, { workspaceId: W })
+    for (const query of [
+      'CREATE INDEX i FOR (n:Tool) ON (n.kind)',
+      'UNWIND [1] AS i CALL (i) { CREATE (:X) } IN TRANSACTIONS',
+    ]) {
+      const refused = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
+      expect((await refused.run({ query })).validation_errors[0]?.code).toBe('IMPLICIT_TRANSACTION_REQUIRED')
+      await refused.rollback()
+    }
+    const tx = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
+    await tx.run({ query: "CREATE (:Tool {name: 'nmap'})" })
+    await expect(tx.commit()).rejects.toMatchObject({ code: 'CONSTRAINT_VALIDATION_FAILED' })
+    expect(await count('Tool')).toBe(1)
+  })
+
   it('leaves nothing after a rollback, and frees the write turn', async () => {
     engine = await openEngine()
     const tx = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { CypherEngine, type CypherRequest, type CypherResult, type RunOptions } from '../cypher/index.js'
+import { SchemaCatalog } from '../cypher/schema/catalog.js'
 import { isEngineError } from '../errors.js'
 import { GraphCatalog } from '../graph/catalog.js'
 import type { CommitRecord } from '../graph/commit.js'
@@ -78,10 +79,19 @@ export class Kernel implements GraphAccess {
     this.now = options.now ?? Date.now
     this.openedAtMs = this.now()
     this.histories = new Histories(this.catalog, options.historyMaxVersions ?? 2_000_000)
+    // Declared indexes and constraints: journaled state, so they outlive restarts.
+    const schema = new SchemaCatalog((kind, body) => this.journal(kind, body))
+    this.states.push(schema)
     this.cypherEngine = new CypherEngine(this.catalog, {
+      schema,
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
       beforePublish: (commit, workspaceId, _sequence, context) =>
         this.logCommit(commit, workspaceId, context as PendingDurability | undefined),
+      // A batched write (CALL { } IN TRANSACTIONS) waits for each batch's commit to be durable.
+      awaitDurable: (context) => {
+        const durables = (context as PendingDurability | undefined)?.durables
+        return durables && durables.length > 0 ? Promise.all(durables).then(() => undefined) : undefined
+      },
     })
     this.replicas = new Replication({
       storage: () => this.storage,
@@ -408,6 +418,8 @@ export class Kernel implements GraphAccess {
       const returned = fn(tx, store, writer)
       const value = returned instanceof Promise ? await returned : returned
       const commit = tx.prepare()
+      // Declared constraints hold for every write: explicit transactions and feature writes too.
+      if (commit.ops.length > 0) this.cypherEngine.schema.checkCommit(workspaceId, tx, commit.ops)
       if (commit.ops.length > 0 || entries.length > 0) {
         this.logCommit(commit, workspaceId, pending, entries)
         if (commit.ops.length > 0) store.publish(commit, store.sequence + 1)

@@ -109,6 +109,7 @@ class RuntimeEngine implements Engine {
 
     // Seed search: a derived index kept current by commits, behind the domain gates.
     this.seed = SeedSearch.attach(kernel, { gates: this.domainGates })
+    for (const procedure of this.seed.cypherProcedures()) kernel.cypherEngine.registerProcedure(procedure)
 
     this.memory = new MemoryService({
       transact: (workspaceId, fn, transactOptions) => this.transact(workspaceId, fn, transactOptions),

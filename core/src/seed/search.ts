@@ -1,3 +1,4 @@
+import type { ProcedureDef } from '../cypher/procedures/registry.js'
 import { EngineError } from '../errors.js'
 import { DomainGates } from '../gates/domain-gates.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
@@ -11,6 +12,7 @@ import type {
   TermCorrection,
 } from '../memory/objective-search.js'
 import { type Bm25Index, bestOf, lexicalScore } from './bm25-index.js'
+import { seedProcedures } from './cypher-procedures.js'
 import { EmbeddingSlot, normalizeInPlace } from './embeddings/provider.js'
 import {
   degreeSignal,
@@ -111,6 +113,11 @@ export class SeedSearch implements ObjectiveSearch {
     // Index the recovered graph in the background; a search before it is done catches up itself.
     search.warm().catch(() => {})
     return search
+  }
+
+  /** Neo4j's fulltext and vector index query procedures, answered by this index (cypher-procedures.ts). */
+  cypherProcedures(): ProcedureDef[] {
+    return seedProcedures(this.index)
   }
 
   /** Index sizes per workspace, for operators and benchmarks. */

@@ -83,25 +83,34 @@ export function compileCall(
     bound.push({ index, slot, name: item.alias })
   }
   const where = clause.where ? env.exprs.compile(clause.where, scope) : undefined
+  const optional = clause.optional === true
   const factory: StageFactory = (ctx, next) => ({
     push(row) {
       if (ctx.host === undefined)
         throw runtimeError('PROCEDURE_CALL_FAILED', 'procedures are not available here')
       const pctx = ctx as ProcedureContext
       const values = args.map((arg, i) => coerceArgument(def, i, arg(row, ctx)))
-      for (let i = values.length; i < def.params.length; i++) values.push(def.params[i]?.default ?? null)
+      for (let i = values.length; i < def.params.length; i++)
+        values.push((def.params[i]?.default as Value) ?? null)
       let yielded = false
+      let passed = false
       for (const result of def.run(values, pctx)) {
         load(ctx)
         yielded = true
         const out = row.slice()
         for (const { index, slot } of bound) out[slot] = result[index] ?? null
         if (where && truth(where(out, ctx)) !== true) continue
+        passed = true
         if (!next.push(out)) return false
       }
       // A procedure without outputs passes each row on once (Neo4j: a VOID procedure).
       // Standalone, it has no result rows at all.
       if (!yielded && def.outputs.length === 0 && !standalone) return next.push(row)
+      if (!passed && optional) {
+        const out = row.slice()
+        for (const { slot } of bound) out[slot] = null
+        return next.push(out)
+      }
       return true
     },
     finish: () => next.finish(),

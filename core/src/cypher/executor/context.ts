@@ -2,7 +2,7 @@ import { EngineError } from '../../errors.js'
 import type { Transaction } from '../../graph/transaction.js'
 import type { GraphReader } from '../../graph/types.js'
 import { budgetError, CypherError } from '../errors.js'
-import type { ProcedureHost } from '../procedures/registry.js'
+import type { ProcedureHost } from '../procedures/host.js'
 import type { Value } from '../values.js'
 
 export interface CypherBudgets {
@@ -90,6 +90,8 @@ export interface ExecContext {
   adjacency: number
   /** Created by the first regex match (most queries have none). */
   regexCache: Map<string, RegExp> | undefined
+  /** PROFILE: rows each top-level operator emitted, by its index in Plan.operators. */
+  profileRows?: number[] | undefined
   /** What procedures reach beyond the graph (the engine sets it; bare contexts in tests may not). */
   readonly host?: ProcedureHost | undefined
 }

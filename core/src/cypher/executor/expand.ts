@@ -20,6 +20,9 @@ export interface ExpandSpec {
   toCheck: NodeCheck
   /** Relationship slots bound earlier in the same MATCH: relationship isomorphism. */
   used: { slot: number; list: boolean }[]
+  /** A quantified group's inner nodes: every hop must leave a node passing `hopFrom` for one passing `hopTo`. */
+  hopFrom?: NodeCheck
+  hopTo?: NodeCheck
 }
 
 function relUsed(spec: ExpandSpec, row: Row, id: number): boolean {
@@ -130,9 +133,11 @@ export function varExpandStep(spec: ExpandSpec, min: number, max: number, leftwa
       tick(ctx)
       if (depth >= min && !arrive(node)) return false
       if (depth === max) return true
+      if (spec.hopFrom && !spec.hopFrom(node, row, ctx)) return true
       return forEachRel(ctx, node, spec.direction, types, (rel, other) => {
         if (stack.includes(rel) || relUsed(spec, row, rel)) return true
         if (!relPropsOk(spec, rel, row, ctx)) return true
+        if (spec.hopTo && !spec.hopTo(other, row, ctx)) return true
         stack.push(rel)
         const go = walk(other, depth + 1)
         stack.pop()

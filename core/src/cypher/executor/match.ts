@@ -6,6 +6,7 @@ import { budgetError, typeError } from '../errors.js'
 import { cachedName } from '../operators.js'
 import { type CypherMap, equals, NodeValue, truth, typeName, type Value } from '../values.js'
 import { type ExecContext, load, type Row, tick } from './context.js'
+import { compileDynamicLabels } from './dynamic-labels.js'
 import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
 import { labelExprMatches } from './label-expr.js'
 import { shortestStep } from './shortest.js'
@@ -89,6 +90,11 @@ export function compileMatch(
       }
       if (!ready) continue
       pending.splice(i--, 1)
+      if (filter.expr.kind === 'var') {
+        const kind = scope.get(filter.expr.name)?.kind
+        if (kind === 'node' || kind === 'rel' || kind === 'path')
+          env.report('INVALID_ARGUMENT_TYPE', `'${filter.expr.name}' is not a predicate`, filter.expr.start)
+      }
       const pred = env.exprs.compile(filter.expr, scope)
       plan.push('Filter')
       steps.push((next) => (row, ctx, emit) => (truth(pred(row, ctx)) === true ? next(row, ctx, emit) : true))
@@ -122,6 +128,12 @@ export function compileMatch(
     }
     if (part.shortest !== undefined) {
       const rel = part.rels[0] as RelPattern
+      if (rel.hopNodes)
+        env.report(
+          'UNSUPPORTED_CYPHER_FEATURE',
+          'a shortest path over a quantified group with node conditions is not supported',
+          rel.start,
+        )
       const ends = part.nodes.map((node) => {
         const existing = lookupNode(env, scope, node)
         const check = nodeCheck(env, node, scope)
@@ -262,6 +274,15 @@ export function compileMatch(
         relCheck,
         toCheck,
         used,
+      }
+      if (rel.hopNodes) {
+        // Walking leftward, a hop leaves the group's right node for its left one.
+        const [left, right] = rel.hopNodes.map((node) => nodeCheck(env, node, scope)) as [
+          NodeCheck,
+          NodeCheck,
+        ]
+        spec.hopFrom = leftward ? right : left
+        spec.hopTo = leftward ? left : right
       }
       if (rel.varLength) {
         const min = rel.varLength.min ?? 1
@@ -424,10 +445,18 @@ function nodeCheck(env: MatchEnv, node: NodePattern, scope: Scope): NodeCheck {
   const labels = node.labels.map(cachedName)
   const props = node.props ? propCheck(env, node.props, scope) : undefined
   const labelExpr = node.labelExpr
-  if (labels.length === 0 && props === undefined && labelExpr === undefined) return undefined
+  const dynamic = compileDynamicLabels(env.exprs, node.dynamicLabels, scope)
+  if (labels.length === 0 && props === undefined && labelExpr === undefined && dynamic === undefined)
+    return undefined
   return (id, row, ctx) => {
     const record = ctx.graph.node(id)
     if (record === undefined) return false
+    if (dynamic !== undefined) {
+      for (const label of dynamic(row, ctx)) {
+        const labelId = ctx.graph.names.lookup(label)
+        if (labelId < 0 || !record.labels.includes(labelId)) return false
+      }
+    }
     if (labelExpr !== undefined && !labelExprMatches(labelExpr, record.labels, ctx.graph.names)) return false
     for (const label of labels) {
       const labelId = label(ctx.graph.names)

@@ -71,6 +71,12 @@ function openRows(
   return (ctx, input, sink) => runUnion(open, ctx, input, sink)
 }
 
+/** A compiled `CALL { … }`: how to join one incoming row to the subquery's rows. */
+export interface SubqueryJoin {
+  /** Calls `emit` with each joined row (the row itself once for a unit subquery); false when `emit` stopped. */
+  join(row: Row, ctx: ExecContext, emit: (row: Row) => boolean): boolean
+}
+
 /**
  * `CALL { … }`, `CALL (x, y) { … }`, `CALL (*) { … }`, `OPTIONAL CALL …`: per incoming row, the subquery's
  * rows joined to it (a unit subquery, without RETURN, passes the row on once).
@@ -80,14 +86,7 @@ export function compileSubqueryCall(
   clause: Clause & { kind: 'subqueryCall' },
   scope: Scope,
   write: boolean,
-): { factories: StageFactory[]; scope: Scope } {
-  if (clause.batch !== undefined) {
-    env.report(
-      'UNSUPPORTED_CYPHER_FEATURE',
-      'CALL { … } IN TRANSACTIONS is not supported: a query commits as one transaction',
-      clause.start,
-    )
-  }
+): { factories: StageFactory[]; scope: Scope; join: SubqueryJoin } {
   const inner = importedScope(env, clause, scope)
   const union = env.compileUnion(clause.query, inner, write, false)
   const returns = clause.query.parts.some((part) => part.clauses[part.clauses.length - 1]?.kind === 'return')
@@ -105,11 +104,11 @@ export function compileSubqueryCall(
     }
   }
   const optional = clause.optional
-  const factory: StageFactory = (ctx, next) => ({
-    push(row) {
+  const join: SubqueryJoin = {
+    join(row, ctx, emit) {
       if (!returns) {
         runUnion(union, ctx, row, () => true)
-        return next.push(row)
+        return emit(row)
       }
       const results: Row[] = []
       runUnion(union, ctx, row, (values) => {
@@ -121,14 +120,17 @@ export function compileSubqueryCall(
       if (results.length === 0 && optional) {
         const joined = row.slice()
         for (const slot of slots) joined[slot] = null
-        return next.push(joined)
+        return emit(joined)
       }
-      for (const joined of results) if (!next.push(joined)) return false
+      for (const joined of results) if (!emit(joined)) return false
       return true
     },
+  }
+  const factory: StageFactory = (ctx, next) => ({
+    push: (row) => join.join(row, ctx, (joined) => next.push(joined)),
     finish: () => next.finish(),
   })
-  return { factories: [factory], scope: out }
+  return { factories: [factory], scope: out, join }
 }
 
 /** The variables a subquery sees: `(x, y)`, `(*)`, or for the WITH-importing form the outer ones (its WITH picks). */

@@ -9,6 +9,7 @@ import { propertiesOf } from '../functions.js'
 import { isTemporal } from '../temporal/values.js'
 import { type CypherMap, NodeValue, PathValue, RelValue, typeName, type Value } from '../values.js'
 import type { ExecContext, Row } from './context.js'
+import { compileDynamicLabels, type DynamicLabels } from './dynamic-labels.js'
 import type { MatchEnv } from './match.js'
 
 /** Writes run only against a transaction overlay; a read-only context here is a planner bug. */
@@ -117,6 +118,8 @@ interface NodeSpec {
   labelIds: InternedNames
   /** Distinct labels: what `labels_added` counts (worked out once, not per created node). */
   labelsAdded: number
+  /** `(n:$(expr))`: labels computed per row. */
+  dynamic: DynamicLabels | undefined
   props: PropsBuilder
 }
 
@@ -171,6 +174,7 @@ export function compileCreatePart(
       labels: node.labels,
       labelIds: new InternedNames(node.labels),
       labelsAdded: new Set(node.labels).size,
+      dynamic: compileDynamicLabels(env.exprs, node.dynamicLabels, scope),
       props: compileProps(env, node.props, scope),
     })
   }
@@ -216,9 +220,15 @@ export function runCreatePart(part: CreatePart, row: Row, ctx: ExecContext, merg
   const names = ctx.graph.names
   for (const node of part.nodes) {
     const props = node.props(row, ctx, merge)
-    const id = tx.createNode(node.labelIds.of(names), props)
+    let labelIds = node.labelIds.of(names)
+    let added = node.labelsAdded
+    if (node.dynamic) {
+      labelIds = [...new Set([...labelIds, ...node.dynamic(row, ctx).map((label) => names.id(label))])]
+      added = labelIds.length
+    }
+    const id = tx.createNode(labelIds, props)
     ctx.stats.created_nodes++
-    ctx.stats.labels_added += node.labelsAdded
+    ctx.stats.labels_added += added
     ctx.stats.properties_set += props.size
     row[node.slot] = new NodeValue(id)
   }
@@ -277,6 +287,12 @@ export function compileSetItems(env: MatchEnv, items: SetItem[], scope: Scope): 
 function compileSetItem(env: MatchEnv, item: SetItem, scope: Scope): Mutation {
   switch (item.kind) {
     case 'setProperty': {
+      if (item.value.kind === 'patternExists')
+        env.report(
+          'CYPHER_SYNTAX_ERROR',
+          'a pattern cannot be a property value; use EXISTS { … }',
+          item.value.start,
+        )
       const target = env.exprs.compile(item.target.target, scope)
       const value = env.exprs.compile(item.value, scope)
       const key = item.target.key
@@ -311,11 +327,12 @@ function compileSetItem(env: MatchEnv, item: SetItem, scope: Scope): Mutation {
     case 'setLabels': {
       const target = labelTarget(env, item, scope, 'set labels on')
       const labels = item.labels
+      const dynamic = compileDynamicLabels(env.exprs, item.dynamic, scope)
       return (row, ctx) => {
         const node = target(row, ctx)
         if (node === null) return
         const tx = txOf(ctx)
-        for (const label of labels)
+        for (const label of dynamic ? [...labels, ...dynamic(row, ctx)] : labels)
           if (tx.addLabel(node.id, ctx.graph.names.id(label))) ctx.stats.labels_added++
         checkMutations(ctx, tx)
       }
@@ -349,11 +366,12 @@ export function compileRemoveItems(env: MatchEnv, items: RemoveItem[], scope: Sc
     }
     const target = labelTarget(env, item, scope, 'remove labels from')
     const labels = item.labels
+    const dynamic = compileDynamicLabels(env.exprs, item.dynamic, scope)
     return (row, ctx) => {
       const node = target(row, ctx)
       if (node === null) return
       const tx = txOf(ctx)
-      for (const label of labels) {
+      for (const label of dynamic ? [...labels, ...dynamic(row, ctx)] : labels) {
         const id = ctx.graph.names.lookup(label)
         if (id >= 0 && tx.removeLabel(node.id, id)) ctx.stats.labels_removed++
       }

@@ -87,7 +87,24 @@ describe('CALL of built-in procedures', () => {
       ['index_node_label_lookup', 'LOOKUP'],
     ])
     expect((await rows(engine, 'SHOW CONSTRAINTS')).rows).toEqual([])
-    expect((await rows(engine, 'SHOW DATABASES YIELD name, default')).rows).toEqual([['neo4j', true]])
+    expect((await rows(engine, 'SHOW DATABASES YIELD name, aliases, default')).rows).toEqual([
+      ['neo4j', ['workspace--http-default'], true],
+    ])
+  })
+
+  it('a standalone call takes an ORDER BY / SKIP / LIMIT tail; OPTIONAL CALL keeps rows it yields nothing for', async () => {
+    const engine = await seeded()
+    expect(await rows(engine, 'CALL db.labels() YIELD label ORDER BY label DESC SKIP 1 LIMIT 1')).toEqual({
+      columns: ['label'],
+      rows: [['Movie']],
+    })
+    expect((await rows(engine, 'SHOW PROCEDURES YIELD name, mode ORDER BY name LIMIT 1')).rows).toEqual([
+      ['apoc.create.addLabels', 'WRITE'],
+    ])
+    const optional = `MATCH (m:Movie) OPTIONAL CALL apoc.schema.properties.distinct('Movie', 'title') YIELD value
+      WHERE size(value) > 5 RETURN m.title, value`
+    expect((await rows(engine, optional)).rows).toEqual([['M', null]])
+    expect((await rows(engine, optional.replace('OPTIONAL ', ''))).rows).toEqual([])
   })
 
   it('refuses unknown procedures, wrong arities, bad literal types and YIELD * in a query', async () => {

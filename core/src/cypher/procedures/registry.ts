@@ -1,6 +1,7 @@
 import { typeError } from '../errors.js'
 import type { ExecContext } from '../executor/context.js'
 import { NodeValue, PathValue, RelValue, typeName, type Value } from '../values.js'
+import type { FunctionInfo, ProcedureField, ProcedureHost, ProcedureMode, ProcedureSummary } from './host.js'
 
 /**
  * Procedures: named, typed, classified, listed. A procedure yields rows of values in the order of its
@@ -8,31 +9,13 @@ import { NodeValue, PathValue, RelValue, typeName, type Value } from '../values.
  * against the loaded-records budget, and a procedure that walks the graph ticks the clock as it goes.
  */
 
-/** Neo4j's procedure modes: READ never changes the graph; WRITE does (the query then runs as a write). */
-export type ProcedureMode = 'READ' | 'WRITE' | 'SCHEMA' | 'DBMS'
-
-export interface ProcedureField {
-  name: string
-  /** Neo4j type name: `STRING`, `INTEGER`, `FLOAT`, `NUMBER`, `BOOLEAN`, `MAP`, `LIST<STRING>`, `NODE`, `ANY`, … */
-  type: string
-  /** A parameter with a default may be left out of an explicit argument list. */
-  default?: Value
-}
-
-/** What a procedure can reach besides the graph of the query: the catalog of workspaces and the engine. */
-export interface ProcedureHost {
-  /** The workspace the query runs in. */
-  readonly workspaceId: string
-  workspaceIds(): string[]
-  /** Every procedure and function the engine knows, for SHOW PROCEDURES/FUNCTIONS and dbms.* listings. */
-  readonly registry: ProcedureRegistry
-}
-
 export interface ProcedureContext extends ExecContext {
   readonly host: ProcedureHost
 }
 
-export interface ProcedureDef {
+export type { FunctionInfo, ProcedureField, ProcedureHost, ProcedureMode, ProcedureSummary }
+
+export interface ProcedureDef extends ProcedureSummary {
   /** Case as Neo4j spells it (`db.labels`); lookup is exact, as in Neo4j. */
   name: string
   description: string
@@ -44,14 +27,6 @@ export interface ProcedureDef {
   /** Internal procedures (the SHOW commands) are not listed and cannot be CALLed by name. */
   internal?: boolean
   run(args: Value[], ctx: ProcedureContext): Iterable<Value[]>
-}
-
-export interface FunctionInfo {
-  name: string
-  category: string
-  description: string
-  signature: string
-  aggregating: boolean
 }
 
 /** The procedures of one engine: the built-ins, plus any a test or a plugin registers. */
@@ -87,7 +62,7 @@ export class ProcedureRegistry {
 }
 
 /** `name :: TYPE?` list as Neo4j prints a signature. */
-export function signatureOf(def: ProcedureDef): string {
+export function signatureOf(def: ProcedureSummary): string {
   const fields = (list: ProcedureField[]) => list.map((f) => `${f.name} :: ${f.type}`).join(', ')
   return `${def.name}(${fields(def.params)}) :: (${fields(def.outputs)})`
 }
