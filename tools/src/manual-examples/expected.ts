@@ -13,7 +13,7 @@ export function parseCell(text: string): string {
   return value
 }
 
-const TEMPORAL = /^[-+]?(?:P[\dT.][\dYMWDTHS.,-]*|\d{2,}[-:]\d[\dT:.+\-Z]*(?:\[[\w/+-]+\])?)/
+const TEMPORAL = /^[-+]?(?:P-?[\dT.][\dYMWDTHS.,-]*|\d{2,}[-:]\d[\dT:.+\-Z]*(?:\[[\w/+-]+\])?)/
 const NUMBER = /^-?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)/
 const SRID: Record<string, number> = { cartesian: 7203, 'cartesian-3d': 9157, 'wgs-84': 4326, 'wgs-84-3d': 4979 }
 
@@ -155,13 +155,15 @@ class CellParser {
     const rest = this.rest()
     for (const [word, out] of [
       ['null', 'null'],
+      ['NULL', 'null'],
+      ['<null>', 'null'],
       ['true', 'true'],
       ['false', 'false'],
       ['NaN', float(Number.NaN)],
       ['Infinity', float(Number.POSITIVE_INFINITY)],
       ['-Infinity', float(Number.NEGATIVE_INFINITY)],
     ] as const) {
-      if (new RegExp(`^${word}\\b`).test(rest)) {
+      if (rest.startsWith(word) && !/[\w]/.test(rest[word.length] ?? '')) {
         this.pos += word.length
         return out
       }

@@ -18,6 +18,8 @@ export interface ManualExample {
   shapeOnly: boolean
   /** Columns the manual's own tests leave out (`test-exclude-cols=…`). */
   excludeColumns: string[]
+  /** How many of the page's setup blocks come before this example (they run first, in page order). */
+  setupBefore: number
 }
 
 export interface ManualPage {
@@ -89,7 +91,7 @@ export function extractPage(path: string, text: string): ManualPage {
     if (RESULT.test(line) && lines[i + 1]?.startsWith('|===')) {
       const end = lines.findIndex((l, j) => j > i + 1 && l.startsWith('|==='))
       if (end < 0) break
-      const table = parseTable(lines.slice(i + 2, end), /header/.test(line) || !/options=/.test(line))
+      const table = parseTable(lines.slice(i + 2, end), /header/.test(line) || !/options=/.test(line), columnCount(line))
       i = end
       if (query !== undefined && table !== undefined && !/role="?test-(fail|skip)/.test(query.attrs)) {
         page.examples.push({
@@ -100,6 +102,7 @@ export function extractPage(path: string, text: string): ManualPage {
           rows: table.rows,
           shapeOnly: /role="?test-result-skip/.test(query.attrs),
           excludeColumns: /test-exclude-cols=([\w,]+)/.exec(query.attrs)?.[1]?.split(',') ?? [],
+          setupBefore: page.setup.length,
         })
       }
       query = undefined
@@ -127,6 +130,7 @@ const CELL = /(?:^|(?<=\s))(?:\d+\*)?(?:\d+\+)?[adehlmsv]?\|/g
 export function parseTable(
   body: string[],
   hasHeader: boolean,
+  width?: number,
 ): { columns: string[]; rows: string[][] } | undefined {
   const kept: string[] = []
   for (const line of body) {
@@ -135,15 +139,26 @@ export function parseTable(
   }
   const headerAt = kept.findIndex((l) => l.trim().startsWith('|'))
   if (headerAt < 0 || !hasHeader) return undefined
-  const columns = cells(kept[headerAt] as string)
+  // The header row is the first line's cells, unless the `cols` attribute says it spans more lines.
+  const all = cells(kept.slice(headerAt).join('\n'))
+  const columns = all.slice(0, width ?? cells(kept[headerAt] as string).length)
   if (columns.length === 0) return undefined
-  const rest = cells(kept.slice(headerAt + 1).join('\n'))
+  const rest = all.slice(columns.length)
   if (rest.length % columns.length !== 0) return undefined
   const rows: string[][] = []
   for (let i = 0; i < rest.length; i += columns.length) rows.push(rest.slice(i, i + columns.length))
   return { columns, rows }
 }
 
+/** The column count of `cols="3*<m"` or `cols="1,2,1"`; undefined when absent. */
+function columnCount(attrs: string): number | undefined {
+  const cols = /cols="([^"]*)"/.exec(attrs)?.[1]
+  if (cols === undefined) return undefined
+  const star = /^(\d+)\*/.exec(cols)
+  return star ? Number(star[1]) : cols.split(',').length
+}
+
+/** Cell texts without AsciiDoc's `+…+` passthrough marks and hard line breaks. */
 function cells(text: string): string[] {
   const starts: { at: number; end: number }[] = []
   for (const m of text.matchAll(CELL)) starts.push({ at: m.index, end: m.index + m[0].length })
@@ -151,6 +166,8 @@ function cells(text: string): string[] {
     text
       .slice(s.end, starts[i + 1]?.at ?? text.length)
       .replace(/\s*\+\s*$/gm, ' ')
+      .trim()
+      .replace(/^\+(.*?)\+?$/s, '$1')
       .trim(),
   )
 }

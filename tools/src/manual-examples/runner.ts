@@ -2,6 +2,7 @@ import { GraphCatalog } from '@service/core'
 import { CypherEngine, type Value } from '@service/core/cypher'
 import { renderValue } from './actual.js'
 import { parseCell } from './expected.js'
+import { TEMPORAL_TEXT, temporal } from './form.js'
 import type { ManualExample, ManualPage } from './extract.js'
 
 export type ExampleStatus = 'passed' | 'refused' | 'wrong' | 'unreadable' | 'excluded'
@@ -59,57 +60,116 @@ const BUDGETS = {
   maxVariableLengthHops: 100,
 }
 
-/** Runs one example on a fresh graph built by its page's setup. */
-export async function runExample(
-  page: ManualPage,
+/**
+ * Runs a page's examples in page order on one graph, as the manual's own tests do: its setup blocks run
+ * before the examples that follow them, and what an example writes is seen by the next ones.
+ */
+async function runPage(page: ManualPage): Promise<ExampleResult[]> {
+  const engine = new CypherEngine(new GraphCatalog(), { budgets: BUDGETS })
+  let setupDone = 0
+  let setupError: string | undefined
+  const results: ExampleResult[] = []
+  for (const example of page.examples) {
+    for (; setupDone < example.setupBefore; setupDone++) {
+      const outcome = await engine.execute({ query: page.setup[setupDone] as string, mode: 'write' })
+      const error = outcome.result.validation_errors[0]
+      if (outcome.result.status !== 'Success') setupError = `setup: ${error?.code}: ${error?.message}`
+    }
+    let outcome: Pick<ExampleResult, 'status' | 'reason'>
+    try {
+      outcome =
+        setupError === undefined
+          ? await runExample(engine, page.path, example)
+          : { status: 'refused', reason: setupError }
+    } catch (error) {
+      outcome = { status: 'wrong', reason: `crash: ${error instanceof Error ? error.message : String(error)}` }
+    }
+    results.push({
+      page: page.path,
+      section: sectionOf(page.path),
+      line: example.line,
+      query: example.query,
+      ...outcome,
+    })
+  }
+  return results
+}
+
+async function runExample(
+  engine: CypherEngine,
+  page: string,
   example: ManualExample,
 ): Promise<Pick<ExampleResult, 'status' | 'reason'>> {
-  const excluded = exclusion(page.path, example.query)
+  const excluded = exclusion(page, example.query)
   if (excluded !== undefined) return { status: 'excluded', reason: excluded }
-  let expected: string[]
+  let expected: string[][]
   try {
-    expected = example.rows.map((row) => row.map((cell) => parseCell(cell)).join(' | '))
+    expected = example.rows.map((row) => row.map((cell) => parseCell(cell)))
   } catch (error) {
     return { status: 'unreadable', reason: String(error) }
-  }
-  const engine = new CypherEngine(new GraphCatalog(), { budgets: BUDGETS })
-  for (const setup of page.setup) {
-    const outcome = await engine.execute({ query: setup, mode: 'write' })
-    if (outcome.result.status !== 'Success') {
-      const error = outcome.result.validation_errors[0]
-      return { status: 'refused', reason: `setup: ${error?.code}: ${error?.message}` }
-    }
   }
   const outcome = await engine.execute({ query: example.query, mode: 'auto', params: example.params })
   if (outcome.result.status !== 'Success') {
     const error = outcome.result.validation_errors[0]
     return { status: 'refused', reason: `${error?.code}: ${error?.message}` }
   }
-  const raw = outcome.raw ?? { columns: outcome.result.data?.columns ?? [], rows: [] as Value[][], graph: undefined }
-  const wanted = example.columns.filter((c) => !example.excludeColumns.includes(c))
-  const got = raw.columns.filter((c) => !example.excludeColumns.includes(c))
-  if (wanted.length !== got.length || wanted.some((c, i) => c !== got[i]))
-    return { status: 'wrong', reason: `columns: expected ${JSON.stringify(wanted)}, got ${JSON.stringify(got)}` }
-  if (example.shapeOnly || UNREPEATABLE.test(example.query)) {
-    if (raw.rows.length === expected.length) return { status: 'passed' }
-    return { status: 'wrong', reason: `expected ${expected.length} rows, got ${raw.rows.length}` }
+  const columns = outcome.raw?.columns ?? outcome.result.data?.columns ?? []
+  const keep = example.columns.filter((c) => !example.excludeColumns.includes(c))
+  const got = columns.filter((c) => !example.excludeColumns.includes(c))
+  if (keep.length !== got.length || keep.some((c, i) => c !== got[i]))
+    return { status: 'wrong', reason: `columns: expected ${JSON.stringify(keep)}, got ${JSON.stringify(got)}` }
+  const rows = outcome.raw?.rows ?? []
+  if (UNREPEATABLE.test(example.query)) return { status: 'passed' }
+  if (example.shapeOnly) {
+    if (rows.length === expected.length) return { status: 'passed' }
+    return { status: 'wrong', reason: `expected ${expected.length} rows, got ${rows.length}` }
   }
-  const keep = example.columns.map((c, i) => (example.excludeColumns.includes(c) ? -1 : i)).filter((i) => i >= 0)
-  const e = expected.map((row) => {
-    const cells = row.split(' | ')
-    return keep.map((i) => cells[i]).join(' | ')
-  })
-  const graph = raw.graph
-  const a = raw.rows.map((row) =>
-    keep
-      .map((i) => raw.columns.indexOf(example.columns[i] as string))
-      .map((j) => (graph === undefined ? '?' : renderValue(row[j] ?? null, graph)))
+  const at = keep.map((c) => example.columns.indexOf(c))
+  const graph = outcome.raw?.graph
+  const unorderedLists = UNORDERED_LISTS.test(example.query) && !/ORDER\s+BY/i.test(example.query)
+  const e = expected.map((row) => at.map((i) => relaxExpected(row[i] as string, unorderedLists)).join(' | '))
+  // The manual prints some nodes as their property map: such a column compares properties only.
+  const asMaps = at.map((i) => expected.some((row) => row[i]?.startsWith('{')))
+  const a = rows.map((row) =>
+    at
+      .map((i, k) => {
+        const j = columns.indexOf(example.columns[i] as string)
+        const text = graph === undefined ? '?' : renderValue(row[j] ?? null, graph)
+        return relaxActual(asMaps[k] === true ? nodeAsMap(text) : text, unorderedLists)
+      })
       .join(' | '),
   )
   const ordered = orders(example.query)
   const [es, as] = ordered ? [e, a] : [e.slice().sort(), a.slice().sort()]
   if (es.length === as.length && es.every((row, i) => row === as[i])) return { status: 'passed' }
-  return { status: 'wrong', reason: `rows differ:\n    expected ${JSON.stringify(es)}\n    actual   ${JSON.stringify(as)}` }
+  return {
+    status: 'wrong',
+    reason: `rows differ:\n    expected ${JSON.stringify(es)}\n    actual   ${JSON.stringify(as)}`,
+  }
+}
+
+/** Lists whose order Neo4j leaves to its storage (collect, keys, labels): compared as multisets. */
+const UNORDERED_LISTS = /\b(?:collect|keys|labels)\s*\(/i
+
+function sortList(text: string): string {
+  if (!text.startsWith('[') || !text.endsWith(']') || text.includes('[', 1)) return text
+  const items = text.slice(1, -1)
+  return items === '' ? text : `[${items.split(',').sort().join(',')}]`
+}
+
+function relaxExpected(cell: string, unorderedLists: boolean): string {
+  const quoted = /^"(.*)"$/.exec(cell)?.[1]
+  const text = quoted !== undefined && TEMPORAL_TEXT.test(quoted) ? temporal(quoted) : cell
+  return unorderedLists ? sortList(text) : text
+}
+
+const relaxActual = (cell: string, unorderedLists: boolean): string =>
+  unorderedLists ? sortList(cell) : cell
+
+/** `(:Label{k:v})` to `{k:v}`. */
+function nodeAsMap(text: string): string {
+  const m = /^\((?::[^{():]+)*(\{.*\})?\)$/.exec(text)
+  return m === null ? text : (m[1] ?? '{}')
 }
 
 /** Row order is documented only when the final RETURN orders. */
@@ -121,16 +181,6 @@ function orders(query: string): boolean {
 
 export async function runPages(pages: ManualPage[]): Promise<ExampleResult[]> {
   const results: ExampleResult[] = []
-  for (const page of pages) {
-    for (const example of page.examples) {
-      let outcome: Pick<ExampleResult, 'status' | 'reason'>
-      try {
-        outcome = await runExample(page, example)
-      } catch (error) {
-        outcome = { status: 'wrong', reason: `crash: ${error instanceof Error ? error.message : String(error)}` }
-      }
-      results.push({ page: page.path, section: sectionOf(page.path), line: example.line, query: example.query, ...outcome })
-    }
-  }
+  for (const page of pages) results.push(...(await runPage(page)))
   return results
 }
