@@ -82,7 +82,7 @@ export function extractPage(path: string, text: string): ManualPage {
       i = end
       title = undefined
       const lang = source[1] ?? ''
-      if (lang === 'cypher' && /role="?test-setup/.test(block.attrs)) page.setup.push(block.text)
+      if (lang === 'cypher' && /role="?test-setup/.test(block.attrs)) page.setup.push(...statements(block.text))
       else if (lang === 'cypher') query = block
       else if (lang === 'parameters' || (block.title === 'Parameters' && /json|javascript/.test(lang)))
         params = parseParams(block.text)
@@ -110,6 +110,14 @@ export function extractPage(path: string, text: string): ManualPage {
     }
   }
   return page
+}
+
+/** A setup block's statements: they are separated by `;` at the end of a line. */
+function statements(text: string): string[] {
+  return text
+    .split(/;\s*$/m)
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
 }
 
 function parseParams(text: string): Record<string, unknown> {
