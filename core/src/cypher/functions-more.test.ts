@@ -29,6 +29,22 @@ describe('Neo4j 5 functions', () => {
     expect(roundTo(1e-7, 8, 'HALF_UP')).toBe(1e-7)
   })
 
+  it('haversin, isNaN and randomUUID', async () => {
+    expect(await value('haversin(0.0)')).toBe(0)
+    expect(await value('haversin(pi())')).toBeCloseTo(1, 12)
+    expect(await value('haversin(pi() / 2)')).toBeCloseTo(0.5, 12)
+    expect(await value('haversin(null)')).toBe(null)
+    expect(await code("haversin('x')")).toBe('INVALID_ARGUMENT_TYPE')
+    expect(await value('isNaN(0.0 / 0.0)')).toBe(true)
+    expect(await value('isNaN(1)')).toBe(false)
+    expect(await value('isNaN(2.5)')).toBe(false)
+    expect(await value('isNaN(null)')).toBe(null)
+    expect(await code("isNaN('NaN')")).toBe('INVALID_ARGUMENT_TYPE')
+    const [a, b] = [await value('randomUUID()'), await value('randomUUID()')]
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(a).not.toBe(b)
+  })
+
   it('list conversions, nullIf, trims with characters', async () => {
     expect(await value("toIntegerList(['1', 'x', 2.5, null])")).toEqual([1, null, 2, null])
     expect(await value("toFloatList(['1.5', true])")).toEqual([1.5, null])
