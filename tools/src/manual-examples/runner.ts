@@ -30,6 +30,9 @@ const EXCLUDED_QUERIES: [RegExp, string][] = [
   [/\bdbms\./i, 'dbms.* administration procedure'],
   [/\bgenai\./i, 'GenAI plugin'],
   [/\bLOAD\s+CSV\b/i, 'reads files from a server'],
+  [/\b(SHOW|TERMINATE)\s+TRANSACTIONS?\b/i, "the server's running transactions"],
+  [/\borg\.neo4j\.function\.example\./i, 'user-defined functions of a Java plugin'],
+  [/\bgraph\.names\(|\bdb\.nameFromElementId\(/i, 'composite databases'],
   [/^\s*USE\s|\bCREATE\s+(OR\s+REPLACE\s+)?DATABASE\b|\bSHOW\s+(DATABASES?|SERVERS|USERS|ROLES|PRIVILEGES|SETTINGS)\b/im,
     'other databases or server administration'],
 ]
