@@ -24,9 +24,21 @@ describe('Neo4j 5 functions', () => {
     expect(await value("round(-1.21, 1, 'FLOOR')")).toBe(-1.3)
     expect(await value('round(1.23456, 3)')).toBe(1.235)
     expect(await value('round(-1.5)')).toBe(-1)
+    expect(await value('round(-1.5, 0)')).toBe(-1)
+    expect(await value('round(2.5, 0)')).toBe(3)
+    expect(await value("round(-1.5, 0, 'HALF_UP')")).toBe(-2)
     expect(await code("round(1.0, 1, 'SIDEWAYS')")).toBe('INVALID_ARGUMENT_VALUE')
     expect(await code('round(1.0, -1)')).toBe('NEGATIVE_INTEGER_ARGUMENT')
     expect(roundTo(1e-7, 8, 'HALF_UP')).toBe(1e-7)
+  })
+
+  it('percentileDisc returns one of its values, keeping integers integers', async () => {
+    const rows = async (query: string) => (await engine.run({ query, mode: 'read' })).data?.rows
+    expect(
+      await rows('UNWIND [13, 33, 44] AS x WITH percentileDisc(x, 0.5) AS p RETURN p, valueType(p) AS t'),
+    ).toEqual([[33, 'INTEGER']])
+    expect(await rows('UNWIND [1.5, 2.5, 3.5] AS x RETURN percentileDisc(x, 0.9) AS p')).toEqual([[3.5]])
+    expect(await rows('UNWIND [10, 20] AS x RETURN percentileCont(x, 0.5) AS p')).toEqual([[15]])
   })
 
   it('haversin, isNaN and randomUUID', async () => {

@@ -149,6 +149,8 @@ export const MORE_FUNCTIONS: Record<string, FunctionDef> = {
       const name = mode === undefined ? 'HALF_UP' : str('round', mode).toUpperCase()
       if (!ROUNDING_MODES.has(name))
         throw runtimeError('INVALID_ARGUMENT_VALUE', `unknown rounding mode '${name}'`)
+      // Precision 0 without a mode rounds as round(x) does: ties towards positive infinity.
+      if (precision === 0n && mode === undefined) return Math.floor(Number(x) + 0.5)
       return roundTo(Number(x), Number(precision), name)
     },
   },
