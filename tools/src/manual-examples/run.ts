@@ -8,14 +8,21 @@ import { type ExampleResult, type ExampleStatus, runPages } from './runner.js'
  * [--verbose] [--filter TEXT] [--pages]. DIR holds the manual's `.adoc` pages (a checkout of neo4j/docs-cypher,
  * or its `modules/ROOT/pages`); nothing of the manual is kept in this repository.
  */
-const STATUSES: ExampleStatus[] = ['passed', 'refused', 'wrong', 'unreadable', 'excluded']
+const STATUSES: ExampleStatus[] = ['passed', 'refused', 'wrong', 'unreadable', 'excluded', 'erratum']
 
 function line(label: string, results: ExampleResult[]): string {
   const counts = STATUSES.map((s) => results.filter((r) => r.status === s).length)
-  const [passed, refused, wrong, unreadable, excluded] = counts as [number, number, number, number, number]
+  const [passed, refused, wrong, unreadable, excluded, errata] = counts as number[] as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
   const counted = passed + refused + wrong
   const pct = counted === 0 ? '—' : `${((100 * passed) / counted).toFixed(1)}%`
-  return `| ${label} | ${passed} | ${refused} | ${wrong} | ${unreadable} | ${excluded} | ${pct} of ${counted} |`
+  return `| ${label} | ${passed} | ${refused} | ${wrong} | ${unreadable} | ${excluded} | ${errata} | ${pct} of ${counted} |`
 }
 
 async function main(): Promise<void> {
@@ -37,7 +44,7 @@ async function main(): Promise<void> {
     .map((file) => readPage(dir, file))
     .map((page) => ({ ...page, path: page.path.replace(/^(.*\/)?modules\/ROOT\/pages\//, '') }))
   const results = await runPages(pages)
-  const header = '| | passed | refused | wrong | unreadable | excluded | pass rate |\n|---|---:|---:|---:|---:|---:|---:|'
+  const header = '| | passed | refused | wrong | unreadable | excluded | errata | pass rate |\n|---|---:|---:|---:|---:|---:|---:|---:|'
   const group = (key: (r: ExampleResult) => string): Map<string, ExampleResult[]> => {
     const out = new Map<string, ExampleResult[]>()
     for (const r of results) out.set(key(r), [...(out.get(key(r)) ?? []), r])
