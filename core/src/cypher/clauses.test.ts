@@ -27,6 +27,29 @@ async function code(engine: CypherEngine, query: string) {
 }
 
 describe('subqueries', () => {
+  it('keeps the outer variables visible through a WITH inside EXISTS, COUNT and COLLECT', async () => {
+    const engine = await seeded()
+    expect(
+      await rows(
+        engine,
+        `MATCH (p:Person) WHERE EXISTS { WITH 'M' AS title MATCH (p)-[:LIKES]->(m) WHERE m.title = title }
+         RETURN p.name ORDER BY p.name`,
+      ),
+    ).toEqual([['A'], ['C']])
+    expect(
+      await rows(
+        engine,
+        `MATCH (p:Person) RETURN p.name, COUNT { WITH 2020 AS year MATCH (p)-[k:KNOWS]->() WHERE k.since = year } AS n,
+           COLLECT { WITH 1 AS one MATCH (p)-[:KNOWS]->(f) WITH f.name AS name RETURN name } AS friends
+         ORDER BY p.name`,
+      ),
+    ).toEqual([
+      ['A', 1, ['B']],
+      ['B', 0, ['C']],
+      ['C', 0, []],
+    ])
+  })
+
   it('EXISTS, COUNT and COLLECT see the outer variables', async () => {
     const engine = await seeded()
     expect(
