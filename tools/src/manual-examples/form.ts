@@ -15,7 +15,8 @@ export const str = (s: string): string => JSON.stringify(s)
 export const temporal = (text: string): string =>
   `t:${text
     .replace(/(^|T)(\d{2}:\d{2})(?![:\d])/, '$1$2:00')
-    .replace(/(:\d{2})\.(\d*?)0+(?!\d)/, (_, s: string, f: string) => (f === '' ? s : `${s}.${f}`))}`
+    .replace(/(:\d{2})\.(\d*?)0+(?!\d)/, (_, s: string, f: string) => (f === '' ? s : `${s}.${f}`))
+    .replace(/\+00:00$/, 'Z')}`
 /** A string the manual quotes although the value is temporal (some pages do): its whole text is a time. */
 export const TEMPORAL_TEXT =
   /^(?:-?P-?[\dT.][\dYMWDTHS.,-]*|\d{4}-\d{2}-\d{2}(?:T[\d:.]+)?(?:Z|[+-]\d{2}:\d{2})?(?:\[[\w/+-]+\])?|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)$/
