@@ -15,7 +15,12 @@ export function parseCell(text: string): string {
 
 const TEMPORAL = /^[-+]?(?:P-?[\dT.][\dYMWDTHS.,-]*|\d{2,}[-:]\d[\dT:.+\-Z]*(?:\[[\w/+-]+\])?)/
 const NUMBER = /^-?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)/
-const SRID: Record<string, number> = { cartesian: 7203, 'cartesian-3d': 9157, 'wgs-84': 4326, 'wgs-84-3d': 4979 }
+const SRID: Record<string, number> = {
+  cartesian: 7203,
+  'cartesian-3d': 9157,
+  'wgs-84': 4326,
+  'wgs-84-3d': 4979,
+}
 
 class CellParser {
   private pos = 0

@@ -82,7 +82,8 @@ export function extractPage(path: string, text: string): ManualPage {
       i = end
       title = undefined
       const lang = source[1] ?? ''
-      if (lang === 'cypher' && /role="?test-setup/.test(block.attrs)) page.setup.push(...statements(block.text))
+      if (lang === 'cypher' && /role="?test-setup/.test(block.attrs))
+        page.setup.push(...statements(block.text))
       else if (lang === 'cypher') query = block
       else if (lang === 'parameters' || (block.title === 'Parameters' && /json|javascript/.test(lang)))
         params = parseParams(block.text)
@@ -91,7 +92,11 @@ export function extractPage(path: string, text: string): ManualPage {
     if (RESULT.test(line) && lines[i + 1]?.startsWith('|===')) {
       const end = lines.findIndex((l, j) => j > i + 1 && l.startsWith('|==='))
       if (end < 0) break
-      const table = parseTable(lines.slice(i + 2, end), /header/.test(line) || !/options=/.test(line), columnCount(line))
+      const table = parseTable(
+        lines.slice(i + 2, end),
+        /header/.test(line) || !/options=/.test(line),
+        columnCount(line),
+      )
       i = end
       if (query !== undefined && table !== undefined && !/role="?test-(fail|skip)/.test(query.attrs)) {
         page.examples.push({

@@ -29,7 +29,9 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2)
   const dir = process.env.DOCS_CYPHER_DIR
   if (dir === undefined || dir === '') {
-    console.log('manual-examples: skipped, DOCS_CYPHER_DIR is not set (a local checkout of neo4j/docs-cypher)')
+    console.log(
+      'manual-examples: skipped, DOCS_CYPHER_DIR is not set (a local checkout of neo4j/docs-cypher)',
+    )
     return
   }
   if (!existsSync(dir)) {
@@ -44,7 +46,8 @@ async function main(): Promise<void> {
     .map((file) => readPage(dir, file))
     .map((page) => ({ ...page, path: page.path.replace(/^(.*\/)?modules\/ROOT\/pages\//, '') }))
   const results = await runPages(pages)
-  const header = '| | passed | refused | wrong | unreadable | excluded | errata | pass rate |\n|---|---:|---:|---:|---:|---:|---:|---:|'
+  const header =
+    '| | passed | refused | wrong | unreadable | excluded | errata | pass rate |\n|---|---:|---:|---:|---:|---:|---:|---:|'
   const group = (key: (r: ExampleResult) => string): Map<string, ExampleResult[]> => {
     const out = new Map<string, ExampleResult[]>()
     for (const r of results) out.set(key(r), [...(out.get(key(r)) ?? []), r])
@@ -61,7 +64,9 @@ async function main(): Promise<void> {
   if (args.includes('--verbose')) {
     for (const r of results) {
       if (r.status === 'passed') continue
-      console.log(`\n${r.status.toUpperCase()} ${r.page}:${r.line}\n  ${r.query.replace(/\n/g, '\n  ')}\n  → ${r.reason}`)
+      console.log(
+        `\n${r.status.toUpperCase()} ${r.page}:${r.line}\n  ${r.query.replace(/\n/g, '\n  ')}\n  → ${r.reason}`,
+      )
     }
   }
 }

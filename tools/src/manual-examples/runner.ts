@@ -1,9 +1,9 @@
 import { GraphCatalog } from '@service/core'
-import { CypherEngine, type Value } from '@service/core/cypher'
+import { CypherEngine } from '@service/core/cypher'
 import { renderValue } from './actual.js'
 import { parseCell } from './expected.js'
-import { TEMPORAL_TEXT, temporal } from './form.js'
 import type { ManualExample, ManualPage } from './extract.js'
+import { TEMPORAL_TEXT, temporal } from './form.js'
 
 export type ExampleStatus = 'passed' | 'refused' | 'wrong' | 'unreadable' | 'excluded' | 'erratum'
 
@@ -34,10 +34,14 @@ const EXCLUDED_QUERIES: [RegExp, string][] = [
   [/\b(SHOW|TERMINATE)\s+TRANSACTIONS?\b/i, "the server's running transactions"],
   [/\borg\.neo4j\.function\.example\./i, 'user-defined functions of a Java plugin'],
   [/\bgraph\.names\(|\bdb\.nameFromElementId\(/i, 'composite databases'],
-  [/^\s*USE\s|\bCREATE\s+(OR\s+REPLACE\s+)?DATABASE\b|\bSHOW\s+(DATABASES?|SERVERS|USERS|ROLES|PRIVILEGES|SETTINGS)\b/im,
-    'other databases or server administration'],
-  [/^\s*SHOW\s+(ALL\s+|BUILT\s+IN\s+|USER\s+DEFINED\s+)?(FUNCTIONS|PROCEDURES)\b/i,
-    "Neo4j's own catalogue of functions and procedures"],
+  [
+    /^\s*USE\s|\bCREATE\s+(OR\s+REPLACE\s+)?DATABASE\b|\bSHOW\s+(DATABASES?|SERVERS|USERS|ROLES|PRIVILEGES|SETTINGS)\b/im,
+    'other databases or server administration',
+  ],
+  [
+    /^\s*SHOW\s+(ALL\s+|BUILT\s+IN\s+|USER\s+DEFINED\s+)?(FUNCTIONS|PROCEDURES)\b/i,
+    "Neo4j's own catalogue of functions and procedures",
+  ],
 ]
 
 /**
@@ -47,12 +51,24 @@ const EXCLUDED_QUERIES: [RegExp, string][] = [
  */
 const ERRATA: [string, string, string][] = [
   ['queries/basic.adoc', 'm.title AS movies', "the table's column is 'movie'"],
-  ['queries/basic.adoc', "-[r]->(m:Movie)\nRETURN type(r) AS type, m.title AS movie", "the setup spells 'Joe Versus the Volcano'"],
-  ['functions/scalar.adoc', 'RETURN a.likedColors, last(a.likedColors)', "the table's columns say liked_colors"],
+  [
+    'queries/basic.adoc',
+    '-[r]->(m:Movie)\nRETURN type(r) AS type, m.title AS movie',
+    "the setup spells 'Joe Versus the Volcano'",
+  ],
+  [
+    'functions/scalar.adoc',
+    'RETURN a.likedColors, last(a.likedColors)',
+    "the table's columns say liked_colors",
+  ],
   ['functions/string.adoc', "RETURN btrim('   hello    ')", "the table's column drops the trailing spaces"],
   ['patterns/reference.adoc', 'RETURN a = d, b = c, size(s)', "the table's column is 'size()'"],
   ['subqueries/collect.adoc', '} AS names', "the table's column is 'name'"],
-  ['clauses/union.adoc', 'RETURN name, count(*) AS count\nORDER BY count', 'the table lists count 2 before the 1s'],
+  [
+    'clauses/union.adoc',
+    'RETURN name, count(*) AS count\nORDER BY count',
+    'the table lists count 2 before the 1s',
+  ],
 ]
 /** Results that depend on the clock, randomness or Neo4j's internal ids: only columns and row count compare. */
 const UNREPEATABLE =
@@ -103,7 +119,10 @@ async function runPage(page: ManualPage): Promise<ExampleResult[]> {
           ? await runExample(engine, page.path, example)
           : { status: 'refused', reason: setupError }
     } catch (error) {
-      outcome = { status: 'wrong', reason: `crash: ${error instanceof Error ? error.message : String(error)}` }
+      outcome = {
+        status: 'wrong',
+        reason: `crash: ${error instanceof Error ? error.message : String(error)}`,
+      }
     }
     results.push({
       page: page.path,
@@ -140,7 +159,10 @@ async function runExample(
   const keep = example.columns.filter((c) => !example.excludeColumns.includes(c))
   const got = columns.filter((c) => !example.excludeColumns.includes(c))
   if (keep.length !== got.length || keep.some((c, i) => c !== got[i]))
-    return { status: 'wrong', reason: `columns: expected ${JSON.stringify(keep)}, got ${JSON.stringify(got)}` }
+    return {
+      status: 'wrong',
+      reason: `columns: expected ${JSON.stringify(keep)}, got ${JSON.stringify(got)}`,
+    }
   const rows = outcome.raw?.rows ?? []
   if (UNREPEATABLE.test(example.query)) return { status: 'passed' }
   if (example.shapeOnly) {
@@ -162,7 +184,8 @@ async function runExample(
       })
       .join(' | '),
   )
-  const same = (x: string[], y: string[]): boolean => x.length === y.length && x.every((row, i) => row === y[i])
+  const same = (x: string[], y: string[]): boolean =>
+    x.length === y.length && x.every((row, i) => row === y[i])
   const [es, as] = [e.slice().sort(), a.slice().sort()]
   const keys = orderKeys(example.query, keep)
   // Ordered: the same rows, and the same sequence of ORDER BY keys (rows tied on the keys may come either way).
@@ -217,7 +240,12 @@ function orderKeys(query: string, columns: string[]): number[] {
     .slice(at + 'ORDER BY'.length)
     .split(/\b(?:SKIP|LIMIT|OFFSET)\b/i)[0]
     ?.split(',')
-    .map((item) => item.trim().replace(/\s+(ASC|ASCENDING|DESC|DESCENDING)$/i, '').trim())
+    .map((item) =>
+      item
+        .trim()
+        .replace(/\s+(ASC|ASCENDING|DESC|DESCENDING)$/i, '')
+        .trim(),
+    )
   const keys = (items ?? []).map((item) => columns.indexOf(item))
   return keys.some((k) => k < 0) ? columns.map((_, i) => i) : keys
 }

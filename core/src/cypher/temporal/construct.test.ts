@@ -23,7 +23,9 @@ describe('temporal constructors from strings', () => {
     expect(await str("datetime({year: 2020, month: 1, day: 1, timezone: 'America/Los Angeles'})")).toBe(
       '2020-01-01T00:00-08:00[America/Los_Angeles]',
     )
-    expect(await error("RETURN datetime({year: 2020, timezone: 'Nowhere/At All'})")).toBe('INVALID_ARGUMENT_VALUE')
+    expect(await error("RETURN datetime({year: 2020, timezone: 'Nowhere/At All'})")).toBe(
+      'INVALID_ARGUMENT_VALUE',
+    )
   })
 
   it('reads times with offsets, date-times with IANA zones (offsets of the era included)', async () => {
