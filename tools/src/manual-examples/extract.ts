@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { relative } from 'node:path'
+import { listFiles } from '../test-harness.js'
 
 /**
  * Extraction of the Cypher manual's examples from its AsciiDoc pages (neo4j/docs-cypher), at run time: the
@@ -41,16 +42,7 @@ const RESULT = /^\[role="?queryresult"?[^\]]*\]\s*$/
 
 /** Every `.adoc` file under root, sorted. */
 export function listPages(root: string): string[] {
-  const out: string[] = []
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir).sort()) {
-      const path = join(dir, entry)
-      if (statSync(path).isDirectory()) walk(path)
-      else if (entry.endsWith('.adoc')) out.push(path)
-    }
-  }
-  walk(root)
-  return out
+  return listFiles(root, '.adoc')
 }
 
 export function readPage(root: string, file: string): ManualPage {

@@ -1,5 +1,6 @@
 import { GraphCatalog } from '@service/core'
 import { CypherEngine } from '@service/core/cypher'
+import { CONFORMANCE_BUDGETS } from '../test-harness.js'
 import { renderValue } from './actual.js'
 import { parseCell } from './expected.js'
 import type { ManualExample, ManualPage } from './extract.js'
@@ -86,23 +87,12 @@ function exclusion(page: string, query: string): string | undefined {
   return undefined
 }
 
-/** The manual's examples test semantics, not the service's budgets. */
-const BUDGETS = {
-  maxQueryLength: 1_000_000,
-  maxLoadedRecords: 10_000_000,
-  maxReturnedRecords: 10_000_000,
-  maxMutations: 10_000_000,
-  maxListSize: 10_000_000,
-  maxPayloadBytes: 1 << 30,
-  maxVariableLengthHops: 100,
-}
-
 /**
  * Runs a page's examples in page order on one graph, as the manual's own tests do: its setup blocks run
  * before the examples that follow them, and what an example writes is seen by the next ones.
  */
 async function runPage(page: ManualPage): Promise<ExampleResult[]> {
-  const engine = new CypherEngine(new GraphCatalog(), { budgets: BUDGETS })
+  const engine = new CypherEngine(new GraphCatalog(), { budgets: CONFORMANCE_BUDGETS })
   let setupDone = 0
   let setupError: string | undefined
   const results: ExampleResult[] = []
