@@ -2,16 +2,18 @@
 //   1. durable `remember` over HTTP at concurrency 1, 16, 64 beside durable single-record Cypher writes,
 //      same server, same disk;
 //   2. recall p50/p95 over HTTP on 100,000 memories and 300,000 relationships at depth 1, 2, 3 with
-//      default-sized limits, beside seed search (full_text) on the same graph;
+//      default-sized limits, and at depth 2 with filters, beside seed search (full_text) on the same graph;
 //   3. recall quality (nDCG@10 by category) on ATT&CK ICS + Mobile as memories (objects remembered,
 //      relationships related) with the recall judged set, beside seed search full_text and hybrid on the same
-//      objects and SQLite FTS5 (bench/lib/recall-quality.mjs). RECALL_JUDGED_FINAL=1 adds the kept-aside part.
+//      objects and SQLite FTS5 (bench/lib/recall-quality.mjs). RECALL_JUDGED_FINAL=1 adds the kept-aside part;
+//   4. the same on the generated assistant-memory set (bench/lib/assistant-quality.mjs).
 // Needs `pnpm build` first (reads dist) and the ATT&CK bundles under SHARED_DIR for part 3.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { assistantQuality } from './lib/assistant-quality.mjs'
 import { httpClient } from './lib/http-client.mjs'
 import { recallQuality } from './lib/recall-quality.mjs'
 import { BENCH_TOKEN, startService } from './lib/server.mjs'
@@ -28,8 +30,8 @@ const MEMORIES = Number(process.env.MEMORY_BENCH_MEMORIES ?? 100_000)
 const RELATIONSHIPS = Number(process.env.MEMORY_BENCH_RELATIONSHIPS ?? 300_000)
 const RECALLS = Number(process.env.MEMORY_BENCH_RECALLS ?? 400)
 const WS = 'workspace--standalone-default'
-/** Which parts run (default all): MEMORY_BENCH_PARTS=2,3. */
-const PARTS = new Set((process.env.MEMORY_BENCH_PARTS ?? '1,2,3').split(',').map(Number))
+/** Which parts run (default all): MEMORY_BENCH_PARTS=2,3 (1 writes, 2 recall latency, 3 ATT&CK quality, 4 assistant quality). */
+const PARTS = new Set((process.env.MEMORY_BENCH_PARTS ?? '1,2,3,4').split(',').map(Number))
 /** CPU seconds a process has used so far (Linux /proc; null elsewhere). */
 const cpuSeconds = (pid) => {
   try {
@@ -301,11 +303,13 @@ if (PARTS.has(2)) {
   // structures), and the heap's first major collection after that falls a few hundred recalls later, with
   // incremental marking steps of up to ~20 ms on the event loop. The first pass is reported on its own; two
   // more passes run unmeasured so that collection lands before the measured depths.
-  const recallAt = (objective, depth) =>
+  // The filtered variant keeps (nearly) everything, so it measures what checking filters costs on the walk.
+  const FILTERS = { kinds: ['observation'], tags_any: ['bench'], min_confidence: 0.1, valid_at: recordedAt }
+  const recallAt = (objective, depth, filters) =>
     client.post('/v1/memory/operations', {
       contract_version: 'v1',
       operation: 'recall',
-      input: { objective, seed_ids: [], limits: limits(depth) },
+      input: { objective, seed_ids: [], limits: limits(depth), ...(filters ? { filters } : {}) },
     })
   {
     const times = []
@@ -324,25 +328,26 @@ if (PARTS.has(2)) {
     )
     for (let pass = 0; pass < 2; pass++) for (const objective of objectives) await recallAt(objective, 2)
   }
-  for (const depth of [1, 2, 3]) {
+  for (const [depth, filters] of [[1], [2], [3], [2, FILTERS]]) {
     const times = []
     let items = 0
     const cpuBefore = cpuSeconds(service.child.pid)
+    const label = `depth ${depth}${filters ? ' with filters' : ''}`
     for (const objective of objectives) {
       const t = performance.now()
-      const res = await recallAt(objective, depth)
+      const res = await recallAt(objective, depth, filters)
       times.push(performance.now() - t)
       if (res.status !== 200) throw new Error(`recall answered ${res.status}: ${JSON.stringify(res.body)}`)
       items += res.body.result.result.items.length
     }
     const p95 = pct(times, 95)
     row(
-      `recall p50 depth ${depth} (HTTP, ${Math.round(items / objectives.length)} items avg)`,
+      `recall p50 ${label} (HTTP, ${Math.round(items / objectives.length)} items avg)`,
       pct(times, 50).toFixed(2),
       'ms',
     )
     row(
-      `recall p95 depth ${depth} (HTTP)`,
+      `recall p95 ${label} (HTTP)`,
       p95.toFixed(2),
       'ms',
       depth === 2 ? '<= 15 ms' : '',
@@ -351,7 +356,7 @@ if (PARTS.has(2)) {
     const cpuAfter = cpuSeconds(service.child.pid)
     if (cpuBefore !== null && cpuAfter !== null)
       row(
-        `recall server CPU per request, depth ${depth}`,
+        `recall server CPU per request, ${label}`,
         (((cpuAfter - cpuBefore) * 1000) / objectives.length).toFixed(2),
         'ms',
         '',
@@ -386,6 +391,9 @@ if (!PARTS.has(3)) {
 } else {
   await recallQuality({ root, final: process.env.RECALL_JUDGED_FINAL === '1', row })
 }
+
+// ---- 4. recall quality on the generated assistant-memory set (no shared data needed) ----------------
+if (PARTS.has(4)) await assistantQuality({ root, final: process.env.RECALL_JUDGED_FINAL === '1', row })
 
 rmSync(rootDir, { recursive: true, force: true })
 console.log(`\nmemory benchmark (${SECONDS} s per write figure; a shared machine: figures are noisy)\n`)

@@ -12,6 +12,7 @@ const CATEGORIES = ['lookup', 'mitigates', 'uses', 'multihop', 'typo']
 export async function recallQuality({ root, final, row }) {
   const { openEngine } = await import(join(root, 'core/dist/index.js'))
   const { WordVectorModel, loadWordVectors } = await import(join(root, 'core/dist/seed/index.js'))
+  const { JUDGED_RECALL_LIMITS } = await import(join(root, 'core/dist/testing/assistant-recall.js'))
   const { attackObjects, embeddedRanker, fts5Ranker, importAttack, judge, readAttackBundles } = await import(
     join(root, 'core/dist/testing/seed-relevance.js')
   )
@@ -91,14 +92,7 @@ export async function recallQuality({ root, final, row }) {
       const res = await execute('recall', {
         objective,
         seed_ids: anchor === undefined ? [] : [anchor],
-        limits: {
-          max_items: 10,
-          max_depth: 2,
-          max_payload_bytes: 16 * 1024 * 1024,
-          max_cost: 100_000,
-          timeout_ms: 10_000,
-          supernode_threshold: 10_000,
-        },
+        limits: JUDGED_RECALL_LIMITS,
       })
       const r = res.result.result
       walked.recalls++

@@ -5,7 +5,7 @@ import type { PageKeyLedger } from './ledgers.js'
 import type { MutationHost } from './mutation.js'
 import type { ObjectiveSearch } from './objective-search.js'
 import { issuePageToken, objectiveBinding, readPageToken } from './page-token.js'
-import type { RecallItem } from './recall.js'
+import type { RankSignals, RecallItem } from './recall.js'
 import { appliedFilters, type RecallFilters } from './recall-filters.js'
 import { runRecall } from './recall-query.js'
 import type { RecallInput } from './request.js'
@@ -26,6 +26,8 @@ export interface RecallTrace {
    */
   ids: Float64Array
   evidence: string[][]
+  /** What ranked each item, SIGNAL_FIELDS numbers per item (compactSignals). */
+  signals: Float64Array
 }
 
 export interface RecallPath {
@@ -47,6 +49,67 @@ export function tracePaths(trace: RecallTrace): RecallPath[] {
   for (const evidence of trace.evidence) {
     const memory_ids = take('node--')
     out.push({ memory_ids, relationship_ids: take('relationship--'), evidence_source_ids: evidence })
+  }
+  return out
+}
+
+const SIGNAL_FIELDS = 15
+
+/** The items' signals as numbers (see RecallTrace): null as NaN, a boolean as 0/1. */
+function compactSignals(items: readonly RecallItem[], signals: readonly (RankSignals | undefined)[]) {
+  const out = new Float64Array(items.length * SIGNAL_FIELDS).fill(Number.NaN)
+  for (const [i, item] of items.entries()) {
+    const s = signals[i]
+    const at = i * SIGNAL_FIELDS
+    out[at] = Number(item.record.id.slice('node--'.length))
+    out[at + 1] = item.score
+    if (s === undefined) continue
+    out.set(
+      [
+        s.lexical.value,
+        s.lexical.contribution,
+        s.graph.value,
+        s.graph.contribution,
+        s.relation.value,
+        s.relation.contribution,
+        s.seed ? 1 : 0,
+        s.validity,
+        s.degree.value,
+        s.degree.factor,
+        s.confidence.value ?? Number.NaN,
+        s.confidence.factor,
+        s.lexical_rank ?? Number.NaN,
+      ],
+      at + 2,
+    )
+  }
+  return out
+}
+
+const orNull = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? null : v)
+
+/** A kept recall's items as `trace` shows them: the memory, its score, and the signals that ranked it. */
+export function traceSignals(trace: RecallTrace) {
+  const out = []
+  const v = trace.signals
+  for (let at = 0; at < v.length; at += SIGNAL_FIELDS) {
+    const n = (k: number) => v[at + k] as number
+    out.push({
+      memory_id: `node--${n(0)}`,
+      score: n(1),
+      signals: Number.isNaN(n(2))
+        ? null
+        : {
+            lexical: { value: n(2), contribution: n(3) },
+            graph: { value: n(4), contribution: n(5) },
+            relation: { value: n(6), contribution: n(7) },
+            seed: n(8) === 1,
+            validity: { factor: n(9) },
+            degree: { value: n(10), factor: n(11) },
+            confidence: { value: orNull(n(12)), factor: n(13) },
+            lexical_rank: orNull(n(14)),
+          },
+    })
   }
   return out
 }
@@ -133,6 +196,7 @@ export class RecallOperation {
       filters,
       ids: compactPaths(walked.items),
       evidence: walked.items.map((i) => i.record.provenance.map((p) => p.source_id)),
+      signals: compactSignals(walked.items, walked.signals),
     })
     const truncated = walked.outcomes.length > 0 || walked.next_offset !== null
     const response = envelope('recall', {

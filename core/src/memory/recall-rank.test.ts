@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Engine, openEngine } from '../runtime/index.js'
-import { context, inner, limits, op } from '../testing/memory-requests.js'
+import { memoryGraph } from '../testing/memory-requests.js'
+import { HUB_MIN_DEGREE, hubDegree, hubFactor, keptLexicalRanks, PEAK_RATIO } from './recall-fusion.js'
 import { seedBudget } from './recall-rank.js'
 import { matchRelations, relationRoot, withoutRelationWords } from './recall-relations.js'
 
@@ -15,31 +16,7 @@ type Item = any
 async function graph() {
   const engine = await openEngine()
   engines.push(engine)
-  const ctx = context()
-  const remember = async (text: string) =>
-    inner(
-      await op(engine, ctx, 'remember', {
-        kind: 'note',
-        schema_version: '1',
-        content: { format: 'text', value: text },
-        provenance: [],
-        tags: [],
-      }),
-    ).record.id as string
-  const relate = async (a: string, b: string, kind: string, properties: Record<string, unknown> = {}) =>
-    inner(
-      await op(engine, ctx, 'relate', {
-        source_id: a,
-        target_id: b,
-        kind,
-        properties,
-        provenance: [{ source_id: `evidence-${kind}`, locator: 'report page 4' }],
-        lifecycle: 'active',
-      }),
-    ).relationship.id as string
-  const recall = async (objective: string, seed_ids: string[] = [], l: Record<string, number> = {}) =>
-    inner(await op(engine, ctx, 'recall', { objective, seed_ids, limits: limits(l) }))
-  return { engine, ctx, remember, relate, recall }
+  return memoryGraph(engine)
 }
 
 const ids = (res: { items: Item[] }) => res.items.map((i: Item) => i.record.id)
@@ -148,5 +125,112 @@ describe('recall through the graph', () => {
         'term_correction:atachment->attachment',
       ]),
     )
+  })
+})
+
+describe('rank rules', () => {
+  it('keeps the leading hits of peaked lexical scores, none of flat ones or of a relational objective', () => {
+    expect(keptLexicalRanks([10, 3, 2.9], false)).toBe(1)
+    expect(keptLexicalRanks([10, 9, 2], false)).toBe(2)
+    expect(keptLexicalRanks([10], false)).toBe(1)
+    // Flat: no drop below PEAK_RATIO within the first three.
+    expect(keptLexicalRanks([10, 9, 8.5, 8, 1], false)).toBe(0)
+    expect(keptLexicalRanks([10, PEAK_RATIO * 10 - 0.1], true)).toBe(0)
+    expect(keptLexicalRanks([], false)).toBe(0)
+  })
+
+  it('demotes a hub in proportion to its degree past a share of the workspace', () => {
+    expect(hubDegree(100)).toBe(HUB_MIN_DEGREE)
+    expect(hubDegree(10_000)).toBe(1000)
+    expect(hubFactor(40, 50)).toBe(1)
+    expect(hubFactor(200, 50)).toBe(0.25)
+  })
+})
+
+describe('recall ranking', () => {
+  it('keeps the one named thing first though a neighbour has more graph evidence', async () => {
+    const g = await graph()
+    const named = await g.remember('Quokka Protocol\nthe handshake the field team adopted')
+    const busy = await g.remember('Field notes\nweekly notes of the field team')
+    // The busy memory is linked to many others: the walk brings it a lot of activation.
+    for (let i = 0; i < 6; i++) {
+      const other = await g.remember(`note ${i} of the field team`)
+      await g.relate(busy, other, 'links')
+      await g.relate(named, other, 'links')
+    }
+    await g.relate(named, busy, 'links')
+    const res = await g.recall('quokka protocol handshake')
+    expect(ids(res)[0]).toBe(named)
+    const trace = await g.trace(res.recall_id)
+    expect(trace.details.items[0]).toMatchObject({ memory_id: named, signals: { lexical_rank: 0 } })
+  })
+
+  it('does not let a hub linked to most of the workspace crowd the answers unless it is named', async () => {
+    const g = await graph()
+    const user = await g.remember('Dana Whitfield\nthe user', { tags: ['user'] })
+    const kickoff = await g.remember('Kickoff of Project Heron\nthe first meeting')
+    const attendees: string[] = []
+    for (let i = 0; i < 3; i++) {
+      const person = await g.remember(`Attendee ${i}\na colleague`)
+      attendees.push(person)
+      await g.relate(person, kickoff, 'attended')
+    }
+    await g.relate(user, kickoff, 'attended')
+    // The user is linked to everything: 60 other memories, past HUB_MIN_DEGREE.
+    for (let i = 0; i < 60; i++)
+      await g.relate(user, await g.remember(`memory ${i} of the kickoff season`), 'knows')
+    const res = await g.recall('who attended the kickoff of project heron')
+    const order = ids(res)
+    for (const a of attendees)
+      expect(order.indexOf(a)).toBeLessThan(order.indexOf(user) === -1 ? 99 : order.indexOf(user))
+    const hub = res.items.find((i: Item) => i.record.id === user)
+    if (hub !== undefined)
+      expect(hub.selection_reasons.some((r: string) => r.startsWith('hub_demoted:'))).toBe(true)
+    // Named, the hub is an answer again.
+    const named = await g.recall('Dana Whitfield')
+    expect(ids(named)[0]).toBe(user)
+    expect(named.items[0].selection_reasons.some((r: string) => r.startsWith('hub_demoted:'))).toBe(false)
+  })
+
+  it('ranks the same with the anchor as an explicit seed when the objective found it, and adds it when not', async () => {
+    const g = await graph()
+    const stuxnet = await g.remember('Stuxnet\na worm')
+    const technique = await g.remember('Program Download\nsends logic to a controller')
+    const mitigation = await g.remember('Code Signing\nsigned logic only')
+    await g.relate(stuxnet, technique, 'uses')
+    await g.relate(mitigation, technique, 'mitigates')
+    for (let i = 0; i < 5; i++) await g.remember(`worm report ${i}`)
+    const objective = 'mitigations for the techniques Stuxnet uses'
+    const plain = await g.recall(objective)
+    const anchored = await g.recall(objective, [stuxnet])
+    expect(ids(anchored)).toEqual(ids(plain))
+    expect(anchored.items.map((i: Item) => i.score)).toEqual(plain.items.map((i: Item) => i.score))
+    // Not named by the objective: the seed adds what lies across its relationships.
+    const vague = await g.recall('what mitigates it', [stuxnet])
+    expect(ids(vague)).toContain(mitigation)
+    const trace = await g.trace(vague.recall_id)
+    const seed = trace.details.items.find((i: Item) => i.memory_id === stuxnet)
+    expect(seed.signals.seed).toBe(true)
+  })
+
+  it('traces the signals that ranked each item and what each contributed', async () => {
+    const g = await graph()
+    const a = await g.remember('Loss of View\nthe operators lose sight', { confidence: 0.5 })
+    const b = await g.remember('Out-of-Band Channel\na second path')
+    await g.relate(b, a, 'mitigates')
+    const res = await g.recall('what mitigates loss of view')
+    const trace = await g.trace(res.recall_id)
+    expect(trace.details.items.map((i: Item) => i.memory_id)).toEqual(ids(res))
+    const far = trace.details.items.find((i: Item) => i.memory_id === b)
+    expect(far.signals.relation.value).toBeGreaterThan(0)
+    expect(far.signals.graph.value).toBeGreaterThan(0)
+    expect(far.signals.lexical.value).toBe(0)
+    const near = trace.details.items.find((i: Item) => i.memory_id === a)
+    expect(near.signals.confidence).toEqual({ value: 0.5, factor: 0.9 })
+    for (const item of trace.details.items) {
+      const s = item.signals
+      const sum = s.lexical.contribution + s.graph.contribution + s.relation.contribution
+      expect(item.score).toBeCloseTo(sum * s.validity.factor * s.degree.factor * s.confidence.factor, 9)
+    }
   })
 })

@@ -5,7 +5,6 @@ import {
   degree,
   memoryRecallable,
   page,
-  type Reached,
   recordKeys,
   relationshipRecallable,
   relValue,
@@ -14,6 +13,15 @@ import {
   type WalkResult,
 } from './recall.js'
 import type { CompiledFilters } from './recall-filters.js'
+import {
+  type Candidate,
+  fuse,
+  hubDegree,
+  hubFactor,
+  NAMED_TEXT,
+  OUT_OF_VALIDITY,
+  popcount,
+} from './recall-fusion.js'
 import type { RelationMatch } from './recall-relations.js'
 import type { RecallOutcome } from './types.js'
 
@@ -28,28 +36,16 @@ import type { RecallOutcome } from './types.js'
  *    An edge weighs its confidence (0.5 when absent) times 1 + RELATION_BOOST x the strength with which the
  *    objective names its kind. Only recallable relationships and memories carry activation; a supernode is not
  *    expanded; every edge looked at costs one unit of `cost`; time and cancellation are checked as it goes.
- * 3. Fusion (linear, every signal in 0..1): W_TEXT x text (hit score / best hit score; W_TEXT_RELATIONAL when
- *    the objective names a relation kind)
- *    + W_GRAPH x proximity (activation received / the most any memory received)
- *    + W_RELATION x coverage x (1 + proximity) / 2, where coverage is the share of the objective's relation
- *    kinds met on the path from the seed (the far end of "mitigations of the techniques X uses" covers both),
- *    divided by 1 + the turns on it: a hop back across the kind just crossed, in the other direction
- *    (X -uses-> Y <-uses- Z reaches a sibling of X; Z -uses-> Y -uses-> X, a chain, turns nowhere).
+ * 3. Fusion (recall-fusion.ts): text, proximity and relation coverage, scaled by validity, hub degree and
+ *    confidence; peaked lexical scores keep their leading hits at their lexical ranks.
+ *
+ * Explicit seeds are evidence, never diluted: each spreads as much as the best objective seed, and the objective
+ * seeds keep the shares they would have without it. A hub (recall-fusion.ts `hubFactor`) that the objective does
+ * not name passes on only its hub factor of what it holds: paths through the user's own record are weak.
  */
-export const SEED_GAP = 0.5
+export const SEED_GAP = NAMED_TEXT
 export const DAMPING = 0.85
 export const RELATION_BOOST = 4
-export const W_TEXT = 1
-/** Text weight when the objective names a relation: it asks for what lies across it, not for its words. */
-export const W_TEXT_RELATIONAL = 0.6
-export const W_GRAPH = 0.35
-export const W_RELATION = 0.9
-/**
- * A memory or relationship outside its validity interval is a fact about another time: it keeps this share of
- * its score and of its edge weight, so what holds now ranks first, unless the objective asks about the past.
- */
-export const OUT_OF_VALIDITY = 0.5
-
 /** Seeds that spread: a third of the items asked for, 2 to 8. */
 export const seedBudget = (maxItems: number): number => Math.max(2, Math.min(8, Math.ceil(maxItems / 3)))
 
@@ -78,27 +74,6 @@ export interface RankPlan extends WalkPlan {
   asksPast?: boolean
 }
 
-interface Candidate extends Reached {
-  /** Named by the caller: it ranks as the best text hit would. */
-  explicit: boolean
-  text: number
-  /** Activation received through relationships (a seed's own share is not counted). */
-  received: number
-  activation: number
-  /** Bit per objective relation kind met on the path here. */
-  cover: number
-  /** The kind and direction of the last hop, and the turns on the path (see the module comment). */
-  lastKind: string | null
-  lastOut: boolean
-  turns: number
-}
-
-const popcount = (n: number) => {
-  let c = 0
-  for (let v = n; v !== 0; v &= v - 1) c++
-  return c
-}
-
 export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
   const { limits } = plan
   const outcomes = new Set<RecallOutcome>()
@@ -123,6 +98,7 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
       lastKind: null,
       lastOut: false,
       turns: 0,
+      through: 1,
     }
     candidates.set(id, c)
     return c
@@ -139,14 +115,20 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
   }
   const budget = seedBudget(limits.max_items)
   let spreading = 0
+  /** Explicit seeds the objective's text also made seeds: they spread as they would unnamed. */
+  const earned = new Set<Candidate>()
   const textOf = new Map<number, TextEvidence>()
   for (const hit of plan.hits) {
     textOf.set(hit.id, hit)
     const explicit = candidates.get(hit.id)
     if (explicit !== undefined) {
-      // Named and found: it takes the seed place its text earned.
+      // Named and found: it takes the seed place (and the share) its text earned, as without the name.
       explicit.text = best > 0 ? hit.score / best : 0
-      if (spreading < budget && hit.score >= SEED_GAP * best) spreading++
+      if (spreading < budget && hit.score >= SEED_GAP * best) {
+        spreading++
+        earned.add(explicit)
+        explicit.activation = explicit.text
+      }
     } else if (hit.seed !== false && spreading < budget && hit.score >= SEED_GAP * best) {
       const c = candidate(hit.id, 0, null, null)
       c.text = best > 0 ? hit.score / best : 0
@@ -155,9 +137,22 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
       spreading++
     }
   }
-  // Each seed spreads in proportion to its score: the total let loose is 1.
-  const total = seeds.reduce((s, c) => s + c.activation, 0)
-  for (const c of seeds) c.activation = total > 0 ? c.activation / total : 0
+  // Objective seeds spread in proportion to their scores, 1 in all; an explicit seed the text did not make a
+  // seed spreads as the best of them does (1 alone): naming an anchor adds evidence and takes nothing from
+  // what the objective found. Seeds go best first, as the hits are ordered, so the walk is the same with or
+  // without the name when the objective already found it.
+  const fromText = (c: Candidate) => !c.explicit || earned.has(c)
+  let total = 0
+  for (const c of seeds) if (fromText(c)) total += c.activation
+  let top = 0
+  for (const c of seeds)
+    if (fromText(c)) {
+      c.activation = total > 0 ? c.activation / total : 0
+      top = Math.max(top, c.activation)
+    }
+  for (const c of seeds) if (!fromText(c)) c.activation = top > 0 ? top : 1
+  seeds.sort((a, b) => b.activation - a.activation || a.id - b.id)
+  const hub = hubDegree(keys.memory < 0 ? 0 : reader.labelCount(keys.memory))
   let cost = 0
   let depth = 0
   let frontier = seeds
@@ -172,10 +167,14 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
   walking: for (let d = 1; d <= limits.max_depth && frontier.length > 0; d++) {
     const next: Candidate[] = []
     for (const from of frontier) {
-      if (degree(reader, from.id) > limits.supernode_threshold) {
+      const fromDegree = degree(reader, from.id)
+      if (fromDegree > limits.supernode_threshold) {
         outcomes.add('supernode_blocked')
         continue
       }
+      // A hub the objective does not name is context: paths through it are weak.
+      const named = from.explicit || (textOf.get(from.id)?.score ?? 0) >= NAMED_TEXT * best
+      const passes = named ? 1 : hubFactor(fromDegree, hub)
       edges.length = 0
       let sum = 0
       for (const rel of memoryRelationshipsOf(reader, from.id)) {
@@ -226,17 +225,17 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
         sum += weight
       }
       for (const e of edges) {
-        const share = (from.activation * DAMPING * e.weight) / sum
+        const share = (from.activation * passes * DAMPING * e.weight) / sum
         let to = candidates.get(e.other)
         if (to === undefined) {
           to = candidate(e.other, d, from, e.rel)
-          takePath(to, from, e)
+          takePath(to, from, e, passes)
           to.reasons.push(`authorized_relationship_depth_${d}`, 'bounded_authorized_neighborhood')
           next.push(to)
           depth = d
         } else if (to.depth > 0 && popcount(from.cover | e.bit) > popcount(to.cover) && to.depth >= d) {
           // A path covering more of the objective's relations explains it better.
-          takePath(to, from, e)
+          takePath(to, from, e, passes)
         }
         to.received += share
         if (to.depth === d) to.activation += share
@@ -250,7 +249,9 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
     c.text = best > 0 ? hit.score / best : 0
     for (const r of hit.reasons) if (!c.reasons.includes(r)) c.reasons.push(r)
   }
-  return page(reader, plan, fuse(reader, plan, [...candidates.values()]), outcomes, depth, cost)
+  const lexical = plan.hits.filter((h) => h.seed !== false)
+  const order = fuse(reader, { ...plan, lexical }, [...candidates.values()])
+  return page(reader, plan, order, outcomes, depth, cost)
 }
 
 /** `to` is reached from `from` across `e`: its path, the relations met on it, and its turns. */
@@ -258,56 +259,13 @@ function takePath(
   to: Candidate,
   from: Candidate,
   e: { rel: number; bit: number; kind: string | null; out: boolean },
+  passes: number,
 ): void {
   to.parent = from
   to.via = e.rel
   to.cover = from.cover | e.bit
   to.turns = from.turns + (from.depth > 0 && e.kind === from.lastKind && e.out !== from.lastOut ? 1 : 0)
+  to.through = from.through * passes
   to.lastKind = e.kind
   to.lastOut = e.out
-}
-
-/** One score per candidate (see the module comment), best first, ties by id. */
-function fuse(reader: GraphReader, plan: RankPlan, all: Candidate[]): Candidate[] {
-  const keys = recordKeys(reader)
-  let most = 0
-  for (const c of all) most = Math.max(most, c.received)
-  const kinds = plan.relations.kinds.size
-  const names = [...plan.relations.kinds.keys()]
-  for (const c of all) {
-    const proximity = most > 0 ? c.received / most : 0
-    // A path that turns back on a kind (X -uses-> Y <-uses- Z) reaches a sibling, not an answer.
-    const coverage = kinds > 0 ? popcount(c.cover) / kinds / (1 + c.turns) : 0
-    const text = c.explicit ? Math.max(1, c.text) : c.text
-    c.score =
-      (kinds > 0 ? W_TEXT_RELATIONAL : W_TEXT) * text +
-      W_GRAPH * proximity +
-      (W_RELATION * coverage * (1 + proximity)) / 2
-    if (proximity > 0) c.reasons.push('graph_proximity')
-    if (coverage > 0)
-      for (let i = 0; i < names.length; i++)
-        if (c.cover & (1 << Math.min(i, 30))) {
-          const kind = names[i] as string
-          const ev = plan.relations.evidence.get(kind)
-          c.reasons.push(
-            `relation_match:${kind}${ev === undefined ? '' : ` (objective word "${ev.word}"${ev.via === 'vector' ? ', word-vector neighbour' : ''})`}`,
-          )
-        }
-    for (const r of plan.shared) if (c.text > 0) c.reasons.push(r)
-    const props = reader.node(c.id)?.props
-    const validity = validityOf(
-      keys.valid_from < 0 ? undefined : props?.get(keys.valid_from),
-      keys.valid_until < 0 ? undefined : props?.get(keys.valid_until),
-      plan.nowMs,
-    )
-    if (validity.state !== 'valid') {
-      c.reasons.push(
-        validity.state === 'ended'
-          ? `no_longer_valid_since:${validity.at}`
-          : `not_yet_valid_until:${validity.at}`,
-      )
-      if (!plan.asksPast || validity.state === 'future') c.score *= OUT_OF_VALIDITY
-    }
-  }
-  return all.sort((a, b) => b.score - a.score || a.id - b.id)
 }

@@ -22,6 +22,8 @@ export interface WalkResult {
   depth: number
   cost: number
   payload_bytes: number
+  /** What ranked each item, in the order of `items` (absent for an item ranked without fusion). */
+  signals: (RankSignals | undefined)[]
   /** Offset of the next page, or null when nothing more was found. */
   next_offset: number | null
 }
@@ -33,6 +35,22 @@ export interface Reached {
   reasons: string[]
   parent: Reached | null
   via: number | null
+  /** What ranked it (recall-fusion.ts), shown by `trace` of the recall. */
+  signals?: RankSignals
+}
+
+/** The signals that ranked one item and what each contributed (recall-fusion.ts). */
+export interface RankSignals {
+  lexical: { value: number; contribution: number }
+  graph: { value: number; contribution: number }
+  relation: { value: number; contribution: number }
+  seed: boolean
+  /** OUT_OF_VALIDITY outside the validity interval (unless the objective asks about the past), else 1. */
+  validity: number
+  degree: { value: number; factor: number }
+  confidence: { value: number | null; factor: number }
+  /** The place it kept at the top because the lexical scores are peaked, or null. */
+  lexical_rank: number | null
 }
 
 /** Property keys recall reads on every record it passes, looked up once per recall (-1: no record has one). */
@@ -160,6 +178,7 @@ export function page(
   const window = order.slice(plan.offset, plan.offset + plan.limits.max_items)
   const items: RecallItem[] = []
   const itemsJson: string[] = []
+  const signals: (RankSignals | undefined)[] = []
   let bytes = 0
   /** `value` as JSON when it fits the payload budget (counted against it); null (and the outcome) when not. */
   const fitting = (value: object): string | null => {
@@ -186,6 +205,7 @@ export function page(
     if (json === null) break
     items.push(item)
     itemsJson.push(json)
+    signals.push(r.signals)
   }
   /** Each returned memory's place in the working set. */
   const position = new Map(items.map((item, i) => [Number(item.record.id.slice('node--'.length)), i]))
@@ -225,6 +245,7 @@ export function page(
     depth,
     cost,
     payload_bytes: bytes,
+    signals,
     next_offset: items.length > 0 && order.length > consumed ? consumed : null,
   }
 }

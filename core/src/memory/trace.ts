@@ -3,7 +3,7 @@ import { envelope } from './envelope.js'
 import { notFound } from './errors.js'
 import { memoryRelationshipsOf, parseId, readMemory, readRelationship } from './layout.js'
 import type { VersionEntry, VersionLedger } from './ledgers.js'
-import { type RecallTrace, tracePaths } from './recall-operation.js'
+import { type RecallTrace, tracePaths, traceSignals } from './recall-operation.js'
 import type { TraceInput } from './request.js'
 import type { MemoryContext, MemoryRecord, MemoryResponse, RelationshipRecord } from './types.js'
 
@@ -39,6 +39,7 @@ export class TraceOperation {
           details: {
             objective: recall.objective,
             filters: recall.filters,
+            items: traceSignals(recall),
             correlation_id: recall.context.correlation_id,
           },
         })

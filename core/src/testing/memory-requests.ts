@@ -52,3 +52,37 @@ export async function op(
 /** The inner result of a response, loosely typed for assertions. */
 // biome-ignore lint/suspicious/noExplicitAny: assertions walk arbitrary JSON
 export const inner = (response: MemoryResponse): any => response.result.result
+
+/**
+ * A small memory graph to recall over: `remember` a note (its first line is its title), `relate` two memories
+ * with evidence, `recall` with optional seeds and limits, `trace` a recall.
+ */
+export function memoryGraph(engine: Engine, ctx: MemoryContext = context()) {
+  const remember = async (text: string, extra: Record<string, unknown> = {}) =>
+    inner(
+      await op(engine, ctx, 'remember', {
+        kind: 'note',
+        schema_version: '1',
+        content: { format: 'text', value: text },
+        provenance: [],
+        tags: [],
+        ...extra,
+      }),
+    ).record.id as string
+  const relate = async (a: string, b: string, kind: string, properties: Record<string, unknown> = {}) =>
+    inner(
+      await op(engine, ctx, 'relate', {
+        source_id: a,
+        target_id: b,
+        kind,
+        properties,
+        provenance: [{ source_id: `evidence-${kind}`, locator: 'report page 4' }],
+        lifecycle: 'active',
+      }),
+    ).relationship.id as string
+  const recall = async (objective: string, seed_ids: string[] = [], l: Record<string, number> = {}) =>
+    inner(await op(engine, ctx, 'recall', { objective, seed_ids, limits: limits(l) }))
+  const trace = async (recallId: string) =>
+    inner(await op(engine, ctx, 'trace', { target: { kind: 'recall', id: recallId } }))
+  return { engine, ctx, remember, relate, recall, trace }
+}

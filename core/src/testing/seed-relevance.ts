@@ -78,8 +78,17 @@ export async function importAttack(
   dir?: string,
 ): Promise<Map<string, string>> {
   for (const bundle of readAttackBundles(dir)) await importStix(engine, { bundle, workspaceId })
+  return nodeProperty(engine, workspaceId, 'stix_id')
+}
+
+/** Every node of the workspace that has text property `name`: `node--ID` -> its value. */
+export function nodeProperty(
+  engine: Engine,
+  workspaceId: string,
+  name: string,
+): Promise<Map<string, string>> {
   return engine.readGraph(workspaceId, (store) => {
-    const key = store.names.lookup('stix_id')
+    const key = store.names.lookup(name)
     const out = new Map<string, string>()
     for (const id of store.allNodeIds()) {
       const v = store.node(id)?.props.get(key)
