@@ -19,14 +19,18 @@ export interface ManualExample {
   shapeOnly: boolean
   /** Columns the manual's own tests leave out (`test-exclude-cols=…`). */
   excludeColumns: string[]
-  /** How many of the page's setup blocks come before this example (they run first, in page order). */
+  /** How many of the page's setup statements come before this example (they run first, in page order). */
   setupBefore: number
 }
 
 export interface ManualPage {
   /** Path relative to the pages root, e.g. `clauses/match.adoc`. */
   path: string
-  setup: string[]
+  /**
+   * Statements that build the page's graph, in page order: the `role=test-setup` blocks (required), and the
+   * Cypher blocks without a result table, which the manual's own tests run too (their errors are ignored).
+   */
+  setup: { query: string; required: boolean }[]
   examples: ManualExample[]
 }
 
@@ -38,6 +42,8 @@ interface SourceBlock {
 }
 
 const SOURCE = /^\[source(?:,\s*([^\],\s]+))?([^\]]*)\]\s*$/
+/** Blocks the manual's tests do not run (`test-fail` expects an error). */
+const SKIPPED = /role="?test-(fail|skip)/
 const RESULT = /^\[role="?queryresult"?[^\]]*\]\s*$/
 
 /** Every `.adoc` file under root, sorted. */
@@ -75,9 +81,12 @@ export function extractPage(path: string, text: string): ManualPage {
       title = undefined
       const lang = source[1] ?? ''
       if (lang === 'cypher' && /role="?test-setup/.test(block.attrs))
-        page.setup.push(...statements(block.text))
-      else if (lang === 'cypher') query = block
-      else if (lang === 'parameters' || (block.title === 'Parameters' && /json|javascript/.test(lang)))
+        page.setup.push(...statements(block.text).map((q) => ({ query: q, required: true })))
+      else if (lang === 'cypher') {
+        if (query !== undefined && !SKIPPED.test(query.attrs))
+          page.setup.push({ query: query.text, required: false })
+        query = block
+      } else if (lang === 'parameters' || (block.title === 'Parameters' && /json|javascript/.test(lang)))
         params = parseParams(block.text)
       continue
     }
@@ -90,7 +99,7 @@ export function extractPage(path: string, text: string): ManualPage {
         columnCount(line),
       )
       i = end
-      if (query !== undefined && table !== undefined && !/role="?test-(fail|skip)/.test(query.attrs)) {
+      if (query !== undefined && table !== undefined && !SKIPPED.test(query.attrs)) {
         page.examples.push({
           line: query.line,
           query: query.text,
