@@ -13,6 +13,7 @@ export const CONFORMANCE_BUDGETS = {
   maxListSize: 10_000_000,
   maxPayloadBytes: 1 << 30,
   maxVariableLengthHops: 100,
+  maxWarmAdjacencyEntries: 10_000_000,
 }
 
 /** Every file under root whose name ends with `suffix`, depth first, sorted by name. */

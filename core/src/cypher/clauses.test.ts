@@ -26,6 +26,16 @@ async function code(engine: CypherEngine, query: string) {
   return result.validation_errors[0]?.code
 }
 
+describe('UNION DISTINCT', () => {
+  it('is the plain UNION spelled out', async () => {
+    const engine = await seeded()
+    expect(
+      await rows(engine, 'RETURN 1 AS x UNION DISTINCT RETURN 1 AS x UNION DISTINCT RETURN 2 AS x'),
+    ).toEqual([[1], [2]])
+    expect(await code(engine, 'RETURN 1 AS x UNION DISTINCT ALL RETURN 1 AS x')).toBe('CYPHER_SYNTAX_ERROR')
+  })
+})
+
 describe('subqueries', () => {
   it('keeps the outer variables visible through a WITH inside EXISTS, COUNT and COLLECT', async () => {
     const engine = await seeded()
