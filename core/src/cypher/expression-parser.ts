@@ -162,9 +162,18 @@ export abstract class ExpressionParser extends TokenStream {
     let left = this.parseMultiplicative()
     for (;;) {
       if (this.acceptPunct('+')) left = this.binary('+', left, this.parseMultiplicative())
-      else if (this.acceptPunct('-')) left = this.binary('-', left, this.parseMultiplicative())
+      else if (this.atDoubleBar()) {
+        this.next()
+        this.next()
+        left = this.binary('||', left, this.parseMultiplicative())
+      } else if (this.acceptPunct('-')) left = this.binary('-', left, this.parseMultiplicative())
       else return left
     }
+  }
+
+  /** `||`: two adjacent `|` tokens (the lexer keeps `|` single for label and type alternatives). */
+  private atDoubleBar(): boolean {
+    return this.isPunct('|') && this.isPunct('|', 1) && this.peek().end === this.peek(1).start
   }
 
   private parseMultiplicative(): Expr {

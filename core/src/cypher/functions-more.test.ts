@@ -41,6 +41,15 @@ describe('Neo4j 5 functions', () => {
     expect(await rows('UNWIND [10, 20] AS x RETURN percentileCont(x, 0.5) AS p')).toEqual([[15]])
   })
 
+  it('|| concatenates strings and lists', async () => {
+    expect(await value("'neo' || '4j'")).toBe('neo4j')
+    expect(await value("'a' || 'b' || 'c'")).toBe('abc')
+    expect(await value('[1, 2] || [3]')).toEqual([1, 2, 3])
+    expect(await value("'a' || null")).toBe(null)
+    expect(await code("'a' || 1")).toBe('INVALID_ARGUMENT_TYPE')
+    expect(await value("[x IN [1, 2] | toString(x) || '!']")).toEqual(['1!', '2!'])
+  })
+
   it('haversin, isNaN and randomUUID', async () => {
     expect(await value('haversin(0.0)')).toBe(0)
     expect(await value('haversin(pi())')).toBeCloseTo(1, 12)
