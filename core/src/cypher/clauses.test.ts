@@ -26,6 +26,27 @@ async function code(engine: CypherEngine, query: string) {
   return result.validation_errors[0]?.code
 }
 
+describe('extended simple CASE', () => {
+  it('takes several values, comparisons and type or null tests per WHEN', async () => {
+    const engine = await seeded()
+    expect(
+      await rows(
+        engine,
+        `UNWIND ['red', 'green', 'teal', null] AS c
+         RETURN CASE c WHEN 'red' THEN 'warm' WHEN 'green', 'teal' THEN 'cool' ELSE 'none' END`,
+      ),
+    ).toEqual([['warm'], ['cool'], ['cool'], ['none']])
+    expect(
+      await rows(
+        engine,
+        `UNWIND [null, 'x', 2, 0, 40, 7.5] AS v
+         RETURN CASE v WHEN IS NULL, IS NOT TYPED INTEGER | FLOAT THEN 'odd' WHEN = 0 THEN 'zero'
+           WHEN >= 10 THEN 'big' WHEN STARTS WITH 'x' THEN 'never' ELSE 'small' END`,
+      ),
+    ).toEqual([['odd'], ['odd'], ['small'], ['zero'], ['big'], ['small']])
+  })
+})
+
 describe('UNION DISTINCT', () => {
   it('is the plain UNION spelled out', async () => {
     const engine = await seeded()
