@@ -372,6 +372,10 @@ export abstract class ExpressionParser extends TokenStream {
       while (this.acceptPunct(','))
     }
     this.expectPunct(')')
+    // `normalize(s, NFKC)`: Neo4j writes the normal form as a bare keyword.
+    const form = args[1]
+    if (name.toLowerCase() === 'normalize' && form?.kind === 'var' && /^NFK?[CD]$/i.test(form.name))
+      args[1] = { kind: 'literal', value: form.name.toUpperCase(), start: form.start, end: form.end }
     return { kind: 'call', name, args, distinct, star: false, start, end: this.lastEnd() }
   }
 

@@ -41,6 +41,13 @@ describe('Neo4j 5 functions', () => {
     expect(await rows('UNWIND [10, 20] AS x RETURN percentileCont(x, 0.5) AS p')).toEqual([[15]])
   })
 
+  it('normalize takes its normal form as a bare keyword too', async () => {
+    expect(await value("normalize('\\u212B', NFKC)")).toBe('\u00C5')
+    expect(await value("normalize('\\u00C5', NFD)")).toBe('A\u030A')
+    expect(await value("normalize('\\u00C5', 'NFD')")).toBe('A\u030A')
+    expect(await code("normalize('a', NFX)")).toBe('UNDEFINED_VARIABLE')
+  })
+
   it('|| concatenates strings and lists', async () => {
     expect(await value("'neo' || '4j'")).toBe('neo4j')
     expect(await value("'a' || 'b' || 'c'")).toBe('abc')
