@@ -40,7 +40,7 @@ const dash = (r, text) => (r.skipped ? '—' : text)
 for (let i = 0; i < ours.results.length; i++) {
   const [a, b, c] = [ours, grafeo, kuzu].map((e) => e.results[i])
   if (b.skipped || c.skipped) {
-    // A case a peer cannot run (temporal): figures beside the peers that can, no issue-15 target.
+    // A case a peer cannot run (temporal, shortest path): figures beside the peers that can, no issue-15 target.
     const vs = (r) => (r.skipped ? '—' : (a.opsPerSec / r.opsPerSec).toFixed(2))
     console.log(
       `| ${a.name} | ${fmt(a.opsPerSec)} | ${dash(b, fmt(b.opsPerSec))} | ${dash(c, fmt(c.opsPerSec))} | ${vs(b)} | ${vs(c)} | ${a.p50.toFixed(3)} | ${dash(b, b.p50?.toFixed(3))} | ${dash(c, c.p50?.toFixed(3))} | ${a.rows}/${dash(b, b.rows)}/${dash(c, c.rows)} | no target |`,

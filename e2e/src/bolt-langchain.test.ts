@@ -53,6 +53,24 @@ describe('LangChain.js over Bolt', () => {
     expect(Number(sources?.[0]?.c)).toBe(3)
   })
 
+  it('adds documents under a base entity label: its uniqueness constraint goes through a managed transaction', async () => {
+    const carol = new Node({ id: 'Carol', type: 'Person' })
+    await graph.addGraphDocuments(
+      [
+        new GraphDocument({
+          nodes: [carol],
+          relationships: [],
+          source: new Document({ pageContent: 'Carol.' }),
+        }),
+      ],
+      { baseEntityLabel: true },
+    )
+    const constraints = await graph.query('SHOW CONSTRAINTS YIELD labelsOrTypes RETURN labelsOrTypes')
+    expect(JSON.stringify(constraints)).toContain('__Entity__')
+    const rows = await graph.query("MATCH (n:__Entity__ {id: 'Carol'}) RETURN labels(n) AS labels")
+    expect(rows?.[0]?.labels).toEqual(expect.arrayContaining(['Person', '__Entity__']))
+  })
+
   it('answers through GraphCypherQAChain with a fake chat model writing the Cypher', async () => {
     const llm = new FakeListChatModel({
       responses: ["MATCH (p:Person)-[:KNOWS]->(:Person {id: 'Bob'}) RETURN p.id AS name", 'Alice knows Bob.'],

@@ -307,5 +307,13 @@ describe('Bolt door', () => {
       /service_bolt_failures_total\{code="Neo.ClientError.Statement.SyntaxError"\} [1-9]/,
     )
     expect(metrics.text).toMatch(/service_bolt_bytes_total\{direction="in"\} [1-9]/)
+    // Access-log lines like HTTP's: one per statement, failures with their code.
+    const lines = server
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('"event":"bolt_request"'))
+      .map((line) => JSON.parse(line) as { message: string; code: string | null; ms: number })
+    expect(lines.some((line) => line.message === 'RUN' && line.code === null && line.ms >= 0)).toBe(true)
+    expect(lines.some((line) => line.code === 'Neo.ClientError.Statement.SyntaxError')).toBe(true)
   })
 })

@@ -62,6 +62,7 @@ export type MapProjectionItem =
 
 export type BinaryOp =
   | '+'
+  | '||'
   | '-'
   | '*'
   | '/'

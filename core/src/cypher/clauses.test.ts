@@ -26,7 +26,61 @@ async function code(engine: CypherEngine, query: string) {
   return result.validation_errors[0]?.code
 }
 
+describe('extended simple CASE', () => {
+  it('takes several values, comparisons and type or null tests per WHEN', async () => {
+    const engine = await seeded()
+    expect(
+      await rows(
+        engine,
+        `UNWIND ['red', 'green', 'teal', null] AS c
+         RETURN CASE c WHEN 'red' THEN 'warm' WHEN 'green', 'teal' THEN 'cool' ELSE 'none' END`,
+      ),
+    ).toEqual([['warm'], ['cool'], ['cool'], ['none']])
+    expect(
+      await rows(
+        engine,
+        `UNWIND [null, 'x', 2, 0, 40, 7.5] AS v
+         RETURN CASE v WHEN IS NULL, IS NOT TYPED INTEGER | FLOAT THEN 'odd' WHEN = 0 THEN 'zero'
+           WHEN >= 10 THEN 'big' WHEN STARTS WITH 'x' THEN 'never' ELSE 'small' END`,
+      ),
+    ).toEqual([['odd'], ['odd'], ['small'], ['zero'], ['big'], ['small']])
+  })
+})
+
+describe('UNION DISTINCT', () => {
+  it('is the plain UNION spelled out', async () => {
+    const engine = await seeded()
+    expect(
+      await rows(engine, 'RETURN 1 AS x UNION DISTINCT RETURN 1 AS x UNION DISTINCT RETURN 2 AS x'),
+    ).toEqual([[1], [2]])
+    expect(await code(engine, 'RETURN 1 AS x UNION DISTINCT ALL RETURN 1 AS x')).toBe('CYPHER_SYNTAX_ERROR')
+  })
+})
+
 describe('subqueries', () => {
+  it('keeps the outer variables visible through a WITH inside EXISTS, COUNT and COLLECT', async () => {
+    const engine = await seeded()
+    expect(
+      await rows(
+        engine,
+        `MATCH (p:Person) WHERE EXISTS { WITH 'M' AS title MATCH (p)-[:LIKES]->(m) WHERE m.title = title }
+         RETURN p.name ORDER BY p.name`,
+      ),
+    ).toEqual([['A'], ['C']])
+    expect(
+      await rows(
+        engine,
+        `MATCH (p:Person) RETURN p.name, COUNT { WITH 2020 AS year MATCH (p)-[k:KNOWS]->() WHERE k.since = year } AS n,
+           COLLECT { WITH 1 AS one MATCH (p)-[:KNOWS]->(f) WITH f.name AS name RETURN name } AS friends
+         ORDER BY p.name`,
+      ),
+    ).toEqual([
+      ['A', 1, ['B']],
+      ['B', 0, ['C']],
+      ['C', 0, []],
+    ])
+  })
+
   it('EXISTS, COUNT and COLLECT see the outer variables', async () => {
     const engine = await seeded()
     expect(

@@ -11,6 +11,7 @@ import {
   arithmetic,
   cachedName,
   comparison,
+  concat,
   indexValue,
   inList,
   negate,
@@ -373,6 +374,8 @@ export class ExpressionCompiler {
       }
       case '+':
         return (row, ctx) => add(left(row, ctx), right(row, ctx), ctx)
+      case '||':
+        return (row, ctx) => concat(left(row, ctx), right(row, ctx), ctx)
       case '-':
       case '*':
       case '/':

@@ -100,8 +100,9 @@ export abstract class ExpressionParser extends TokenStream {
     return result as Expr
   }
 
-  private parsePredicates(): Expr {
-    let left = this.parseAdditive()
+  /** The predicates (IS NULL, STARTS WITH, IN, …) on `given`, or on the next additive expression. */
+  private parsePredicates(given?: Expr): Expr {
+    let left = given ?? this.parseAdditive()
     for (;;) {
       if (this.isKeyword('IS')) {
         const negated = this.isKeyword('NOT', 1)
@@ -162,9 +163,18 @@ export abstract class ExpressionParser extends TokenStream {
     let left = this.parseMultiplicative()
     for (;;) {
       if (this.acceptPunct('+')) left = this.binary('+', left, this.parseMultiplicative())
-      else if (this.acceptPunct('-')) left = this.binary('-', left, this.parseMultiplicative())
+      else if (this.atDoubleBar()) {
+        this.next()
+        this.next()
+        left = this.binary('||', left, this.parseMultiplicative())
+      } else if (this.acceptPunct('-')) left = this.binary('-', left, this.parseMultiplicative())
       else return left
     }
+  }
+
+  /** `||`: two adjacent `|` tokens (the lexer keeps `|` single for label and type alternatives). */
+  private atDoubleBar(): boolean {
+    return this.isPunct('|') && this.isPunct('|', 1) && this.peek().end === this.peek(1).start
   }
 
   private parseMultiplicative(): Expr {
@@ -362,6 +372,10 @@ export abstract class ExpressionParser extends TokenStream {
       while (this.acceptPunct(','))
     }
     this.expectPunct(')')
+    // `normalize(s, NFKC)`: Neo4j writes the normal form as a bare keyword.
+    const form = args[1]
+    if (name.toLowerCase() === 'normalize' && form?.kind === 'var' && /^NFK?[CD]$/i.test(form.name))
+      args[1] = { kind: 'literal', value: form.name.toUpperCase(), start: form.start, end: form.end }
     return { kind: 'call', name, args, distinct, star: false, start, end: this.lastEnd() }
   }
 
@@ -429,15 +443,52 @@ export abstract class ExpressionParser extends TokenStream {
   private parseCase(start: number): Expr {
     const subject = this.isKeyword('WHEN') ? undefined : this.parseExpr()
     const whens: [Expr, Expr][] = []
+    let extended = false
     while (this.acceptKeyword('WHEN')) {
-      const when = this.parseExpr()
+      let when: Expr
+      if (subject === undefined) when = this.parseExpr()
+      else {
+        // Neo4j 5's extended simple CASE: `WHEN 'a', 'b'`, `WHEN < 13`, `WHEN IS NULL`, `WHEN IS :: INTEGER`.
+        const alternatives = [this.caseAlternative(subject)]
+        while (this.acceptPunct(',')) alternatives.push(this.caseAlternative(subject))
+        extended ||= alternatives.length > 1 || alternatives[0]?.extended === true
+        when = alternatives.map((a) => a.test).reduce((a, b) => this.binary('OR', a, b))
+      }
       this.expectKeyword('THEN')
       whens.push([when, this.parseExpr()])
     }
     if (whens.length === 0) throw this.unexpected('WHEN')
     const otherwise = this.acceptKeyword('ELSE') ? this.parseExpr() : undefined
     this.expectKeyword('END')
-    return { kind: 'case', subject, whens, otherwise, start, end: this.lastEnd() }
+    const end = this.lastEnd()
+    if (subject !== undefined && !extended) {
+      // A plain simple CASE keeps its subject form: each WHEN is the compared value.
+      const values = whens.map(([when, then]): [Expr, Expr] => [
+        (when as Expr & { kind: 'binary' }).right,
+        then,
+      ])
+      return { kind: 'case', subject, whens: values, otherwise, start, end }
+    }
+    return { kind: 'case', subject: undefined, whens, otherwise, start, end }
+  }
+
+  /** One alternative of an extended simple CASE as a test of the subject. */
+  private caseAlternative(subject: Expr): { test: Expr; extended: boolean } {
+    const op = this.comparisonOp()
+    if (op !== undefined) {
+      this.next()
+      return { test: this.binary(op, subject, this.parsePredicates()), extended: true }
+    }
+    if (
+      this.isKeyword('IS') ||
+      this.isKeyword('STARTS') ||
+      this.isKeyword('ENDS') ||
+      this.isKeyword('CONTAINS') ||
+      this.isPunct('=~') ||
+      (this.isPunct(':') && this.isPunct(':', 1))
+    )
+      return { test: this.parsePredicates(subject), extended: true }
+    return { test: this.binary('=', subject, this.parseExpr()), extended: false }
   }
 
   private parseParenthesized(): Expr {

@@ -39,6 +39,8 @@ const SPELLING = [
   'toIntegerList',
   'toStringList',
   'nullIf',
+  'isNaN',
+  'randomUUID',
   'isNormalized',
   'percentileCont',
   'percentileDisc',

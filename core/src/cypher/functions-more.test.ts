@@ -24,9 +24,53 @@ describe('Neo4j 5 functions', () => {
     expect(await value("round(-1.21, 1, 'FLOOR')")).toBe(-1.3)
     expect(await value('round(1.23456, 3)')).toBe(1.235)
     expect(await value('round(-1.5)')).toBe(-1)
+    expect(await value('round(-1.5, 0)')).toBe(-1)
+    expect(await value('round(2.5, 0)')).toBe(3)
+    expect(await value("round(-1.5, 0, 'HALF_UP')")).toBe(-2)
     expect(await code("round(1.0, 1, 'SIDEWAYS')")).toBe('INVALID_ARGUMENT_VALUE')
     expect(await code('round(1.0, -1)')).toBe('NEGATIVE_INTEGER_ARGUMENT')
     expect(roundTo(1e-7, 8, 'HALF_UP')).toBe(1e-7)
+  })
+
+  it('percentileDisc returns one of its values, keeping integers integers', async () => {
+    const rows = async (query: string) => (await engine.run({ query, mode: 'read' })).data?.rows
+    expect(
+      await rows('UNWIND [13, 33, 44] AS x WITH percentileDisc(x, 0.5) AS p RETURN p, valueType(p) AS t'),
+    ).toEqual([[33, 'INTEGER']])
+    expect(await rows('UNWIND [1.5, 2.5, 3.5] AS x RETURN percentileDisc(x, 0.9) AS p')).toEqual([[3.5]])
+    expect(await rows('UNWIND [10, 20] AS x RETURN percentileCont(x, 0.5) AS p')).toEqual([[15]])
+  })
+
+  it('normalize takes its normal form as a bare keyword too', async () => {
+    expect(await value("normalize('\\u212B', NFKC)")).toBe('\u00C5')
+    expect(await value("normalize('\\u00C5', NFD)")).toBe('A\u030A')
+    expect(await value("normalize('\\u00C5', 'NFD')")).toBe('A\u030A')
+    expect(await code("normalize('a', NFX)")).toBe('UNDEFINED_VARIABLE')
+  })
+
+  it('|| concatenates strings and lists', async () => {
+    expect(await value("'neo' || '4j'")).toBe('neo4j')
+    expect(await value("'a' || 'b' || 'c'")).toBe('abc')
+    expect(await value('[1, 2] || [3]')).toEqual([1, 2, 3])
+    expect(await value("'a' || null")).toBe(null)
+    expect(await code("'a' || 1")).toBe('INVALID_ARGUMENT_TYPE')
+    expect(await value("[x IN [1, 2] | toString(x) || '!']")).toEqual(['1!', '2!'])
+  })
+
+  it('haversin, isNaN and randomUUID', async () => {
+    expect(await value('haversin(0.0)')).toBe(0)
+    expect(await value('haversin(pi())')).toBeCloseTo(1, 12)
+    expect(await value('haversin(pi() / 2)')).toBeCloseTo(0.5, 12)
+    expect(await value('haversin(null)')).toBe(null)
+    expect(await code("haversin('x')")).toBe('INVALID_ARGUMENT_TYPE')
+    expect(await value('isNaN(0.0 / 0.0)')).toBe(true)
+    expect(await value('isNaN(1)')).toBe(false)
+    expect(await value('isNaN(2.5)')).toBe(false)
+    expect(await value('isNaN(null)')).toBe(null)
+    expect(await code("isNaN('NaN')")).toBe('INVALID_ARGUMENT_TYPE')
+    const [a, b] = [await value('randomUUID()'), await value('randomUUID()')]
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(a).not.toBe(b)
   })
 
   it('list conversions, nullIf, trims with characters', async () => {

@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto'
 import { runtimeError, typeError } from './errors.js'
 import type { FunctionDef } from './functions.js'
 import { FUNCTIONS } from './functions.js'
 import { equals, isNumber, typeName, type Value } from './values.js'
 
 // Functions of Neo4j 5's list the core table lacks: rounding with a precision and mode, list conversions,
-// nullIf, trimming of given characters, normalisation, vector similarity.
+// nullIf, trimming of given characters, normalisation, vector similarity, haversin, isNaN, randomUUID.
 
 const argError = (name: string, value: Value): Error =>
   typeError(`${name}() does not accept an argument of type ${typeName(value)}`)
@@ -12,6 +13,11 @@ const argError = (name: string, value: Value): Error =>
 function str(name: string, value: Value): string {
   if (typeof value !== 'string') throw argError(name, value)
   return value
+}
+
+function number(name: string, value: Value): number {
+  if (!isNumber(value)) throw argError(name, value)
+  return Number(value)
 }
 
 const ROUNDING_MODES = new Set(['UP', 'DOWN', 'CEILING', 'FLOOR', 'HALF_UP', 'HALF_DOWN', 'HALF_EVEN'])
@@ -143,6 +149,8 @@ export const MORE_FUNCTIONS: Record<string, FunctionDef> = {
       const name = mode === undefined ? 'HALF_UP' : str('round', mode).toUpperCase()
       if (!ROUNDING_MODES.has(name))
         throw runtimeError('INVALID_ARGUMENT_VALUE', `unknown rounding mode '${name}'`)
+      // Precision 0 without a mode rounds as round(x) does: ties towards positive infinity.
+      if (precision === 0n && mode === undefined) return Math.floor(Number(x) + 0.5)
       return roundTo(Number(x), Number(precision), name)
     },
   },
@@ -179,6 +187,18 @@ export const MORE_FUNCTIONS: Record<string, FunctionDef> = {
       return s === s.normalize(normalForm(form))
     },
   },
+  // Half the versine: (1 - cos x) / 2, the building block of great-circle distances.
+  haversin: {
+    min: 1,
+    max: 1,
+    fn: ([x]) => (x === null ? null : (1 - Math.cos(number('haversin', x as Value))) / 2),
+  },
+  isnan: {
+    min: 1,
+    max: 1,
+    fn: ([x]) => (x === null ? null : Number.isNaN(number('isNaN', x as Value))),
+  },
+  randomuuid: { min: 0, max: 0, fn: () => randomUUID() },
   'vector.similarity.cosine': {
     min: 2,
     max: 2,

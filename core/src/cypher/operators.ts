@@ -25,6 +25,17 @@ import {
 const badOperands = (op: string, a: Value, b: Value): CypherError =>
   typeError(`cannot apply ${op} to ${typeName(a)} and ${typeName(b)}`)
 
+/** `a || b` (Neo4j 5.19): STRING with STRING, LIST with LIST; null when either side is. */
+export function concat(a: Value, b: Value, ctx: ExecContext): Value {
+  if (a === null || b === null) return null
+  if (typeof a === 'string' && typeof b === 'string') return a + b
+  if (Array.isArray(a) && Array.isArray(b)) {
+    checkListSize(ctx, a.length + b.length)
+    return a.concat(b)
+  }
+  throw badOperands('||', a, b)
+}
+
 export function add(a: Value, b: Value, ctx: ExecContext): Value {
   if (a === null || b === null) return null
   if (typeof a === 'bigint' && typeof b === 'bigint') return checkInt(a + b)

@@ -138,7 +138,10 @@ class QueryParser extends SchemaParser {
     const parts: SingleQuery[] = [this.parseSingle()]
     const unionAll: boolean[] = []
     while (this.acceptKeyword('UNION')) {
-      unionAll.push(this.acceptKeyword('ALL'))
+      // `UNION DISTINCT` (GQL) is the plain UNION spelled out.
+      const all = this.acceptKeyword('ALL')
+      if (!all) this.acceptKeyword('DISTINCT')
+      unionAll.push(all)
       parts.push(this.parseSingle())
     }
     return { parts, unionAll }

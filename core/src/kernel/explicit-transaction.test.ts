@@ -36,14 +36,10 @@ describe('explicit transactions', () => {
     engine = await openEngine()
     await engine.write('CREATE CONSTRAINT u FOR (t:Tool) REQUIRE t.name IS UNIQUE', {}, { workspaceId: W })
     await engine.write("CREATE (:Tool {name: 'nmap'})", {}, { workspaceId: W })
-    for (const query of [
-      'CREATE INDEX i FOR (n:Tool) ON (n.kind)',
-      'UNWIND [1] AS i CALL (i) { CREATE (:X) } IN TRANSACTIONS',
-    ]) {
-      const refused = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
-      expect((await refused.run({ query })).validation_errors[0]?.code).toBe('IMPLICIT_TRANSACTION_REQUIRED')
-      await refused.rollback()
-    }
+    const batched = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
+    const refused = await batched.run({ query: 'UNWIND [1] AS i CALL (i) { CREATE (:X) } IN TRANSACTIONS' })
+    expect(refused.validation_errors[0]?.code).toBe('IMPLICIT_TRANSACTION_REQUIRED')
+    await batched.rollback()
     const tx = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
     await tx.run({ query: "CREATE (:Tool {name: 'nmap'})" })
     await expect(tx.commit()).rejects.toMatchObject({ code: 'CONSTRAINT_VALIDATION_FAILED' })
@@ -89,6 +85,33 @@ describe('explicit transactions', () => {
     const refused = await readOnly.run({ query: 'CREATE (:G)' })
     expect(refused.validation_errors[0]?.code).toBe('WRITE_PERMISSION_REQUIRED')
     await readOnly.rollback()
+  })
+
+  it('runs a schema command on its own, as Neo4j does, and refuses mixing it with data writes', async () => {
+    engine = await openEngine()
+    const schema = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
+    expect(
+      (await schema.run({ query: 'CREATE INDEX i IF NOT EXISTS FOR (n:Tool) ON (n.kind)' })).status,
+    ).toBe('Success')
+    const mixed = await schema.run({ query: 'CREATE (:Tool)' })
+    expect(mixed.validation_errors[0]).toMatchObject({
+      code: 'IMPLICIT_TRANSACTION_REQUIRED',
+      neo4j_code: 'Neo.ClientError.Transaction.ForbiddenDueToTransactionType',
+    })
+    await schema.rollback()
+    const indexes = await engine.read(
+      'SHOW INDEXES YIELD name RETURN collect(name) AS names',
+      {},
+      { workspaceId: W },
+    )
+    expect(JSON.stringify(indexes.data?.rows)).toContain('"i"')
+    expect(await count('Tool')).toBe(0)
+
+    const data = engine.beginTransaction({ workspaceId: W, mode: 'write', idleTimeoutMs: 5000 })
+    await data.run({ query: 'CREATE (:Tool)' })
+    const late = await data.run({ query: 'CREATE INDEX j FOR (n:Tool) ON (n.x)' })
+    expect(late.validation_errors[0]?.code).toBe('IMPLICIT_TRANSACTION_REQUIRED')
+    await data.rollback()
   })
 
   it('returns detached rows when asked: typed integers, nodes with their labels', async () => {

@@ -1,4 +1,11 @@
-import type { CypherEngine, CypherRequest, CypherResult, RowForm } from '../cypher/index.js'
+import {
+  type CypherEngine,
+  type CypherRequest,
+  type CypherResult,
+  emptySummary,
+  neo4jStatusCode,
+  type RowForm,
+} from '../cypher/index.js'
 import { EngineError } from '../errors.js'
 import type { Transaction } from '../graph/transaction.js'
 import type { CypherCall, TransactFn, TransactOptions, TransactResult } from './types.js'
@@ -193,6 +200,8 @@ class WriteTransaction extends BaseTransaction {
   private broken: unknown = null
   /** The write turn was taken: statements run now. */
   private serving = false
+  /** A schema command ran: the transaction takes no data write. */
+  private schemaChanged = false
 
   private start(): Promise<TransactResult<void>> {
     const outcome = this.ports.transactInSlices(this.options.workspaceId, (tx) => this.serve(tx), {
@@ -210,7 +219,12 @@ class WriteTransaction extends BaseTransaction {
   async run(statement: TransactionStatement): Promise<CypherResult> {
     if (this.broken !== null) throw this.broken
     if (this.current !== 'open') throw closed(this.current)
-    if (this.outcome === null && !this.writes(statement.query)) {
+    const shape = this.shapeOf(statement.query)
+    if (shape === 'schema') return this.schemaStatement(statement)
+    if (shape === 'write' && this.schemaChanged) {
+      return this.refuseMix('a data write cannot follow a schema command in one transaction')
+    }
+    if (this.outcome === null && shape === 'read') {
       const result = await this.readStatement(statement)
       if (result.status !== 'Success') this.doomed = true
       return result
@@ -247,12 +261,60 @@ class WriteTransaction extends BaseTransaction {
     timer.unref()
   }
 
-  /** Plans as a write (a query that does not compile is run as a read, which reports the error). */
-  private writes(query: string): boolean {
+  /** How the query plans (one that does not compile is run as a read, which reports the error). */
+  private shapeOf(query: string): 'read' | 'write' | 'schema' {
     try {
-      return this.ports.cypherEngine.plan(query).isWrite
+      const plan = this.ports.cypherEngine.plan(query)
+      return plan.schema !== undefined ? 'schema' : plan.isWrite ? 'write' : 'read'
     } catch {
-      return false
+      return 'read'
+    }
+  }
+
+  /**
+   * A schema command (`CREATE INDEX …`) is journaled and committed on its own, so it runs at once as an
+   * auto-commit write. As in Neo4j, a transaction holds schema commands or data writes, not both (drivers
+   * and LangChain send `CREATE CONSTRAINT` through a managed transaction); unlike Neo4j, a rollback does not
+   * undo a schema change already made.
+   */
+  private async schemaStatement(statement: TransactionStatement): Promise<CypherResult> {
+    if (this.outcome !== null) {
+      return this.refuseMix('a schema command cannot follow data writes in one transaction')
+    }
+    this.schemaChanged = true
+    this.disarmTimer()
+    try {
+      return await this.ports.runCypher(
+        {
+          query: statement.query,
+          params: statement.params,
+          mode: 'write',
+          rows: statement.rows,
+          signal: statement.signal,
+          deadline: this.statementDeadline(statement),
+        },
+        this.options.workspaceId,
+      )
+    } finally {
+      if (this.current === 'open') this.armTimer()
+    }
+  }
+
+  private refuseMix(message: string): CypherResult {
+    this.doomed = true
+    return {
+      status: 'Rejected',
+      data: null,
+      mutation_summary: emptySummary(),
+      validation_errors: [
+        {
+          code: 'IMPLICIT_TRANSACTION_REQUIRED',
+          message,
+          neo4j_code: neo4jStatusCode('IMPLICIT_TRANSACTION_REQUIRED'),
+          field: 'query_text',
+        },
+      ],
+      warnings: [],
     }
   }
 

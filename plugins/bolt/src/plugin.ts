@@ -44,6 +44,9 @@ declare module 'fastify' {
  */
 export const SERVER_AGENT = `Neo4j/${NEO4J_COMPATIBLE_VERSION} (compatible; ${SERVICE_NAME}/${SERVICE_VERSION})`
 
+/** Requests logged at info like an HTTP request: the statements and the transaction steps. */
+const ACCESS_LOGGED = new Set(['RUN', 'BEGIN', 'COMMIT', 'ROLLBACK'])
+
 async function boltPlugin(app: FastifyInstance, options: BoltPluginOptions): Promise<void> {
   const log = app.log.child({ door: 'bolt' })
   // Read from the auth and operations plugins (declared dependencies below).
@@ -86,15 +89,14 @@ async function boltPlugin(app: FastifyInstance, options: BoltPluginOptions): Pro
         log.error({ event: 'bolt_request_failed', message, err }, 'bolt request failed inside the server'),
       closed: (connection_id, reason) =>
         log.debug({ event: 'bolt_connection_closed', connection_id, reason }, 'bolt connection closed'),
-      // One access line per request, as HTTP logs one per route call (PULL and RECORD streams are not logged).
+      // One access line per statement or transaction step at info, as HTTP logs one per request; the rest
+      // (HELLO, PULL pages, RESET…) at debug, and every failure at info.
       handled: (message, ms, code) => {
-        if (message === 'PULL' || message === 'DISCARD') return
-        const level = code === null ? 'debug' : 'info'
-        if (message === 'RUN' || message === 'BEGIN' || message === 'COMMIT' || code !== null)
-          log[code === null && message === 'RUN' ? 'info' : level](
-            { event: 'bolt_request', message, ms: Math.round(ms * 100) / 100, code },
-            'bolt request completed',
-          )
+        const level = code !== null || ACCESS_LOGGED.has(message) ? 'info' : 'debug'
+        log[level](
+          { event: 'bolt_request', message, ms: Math.round(ms * 100) / 100, code },
+          'bolt request completed',
+        )
       },
     },
   })

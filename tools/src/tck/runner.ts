@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { basename, dirname, join, relative } from 'node:path'
 import { AstBuilder, compile, GherkinClassicTokenMatcher, Parser } from '@cucumber/gherkin'
 import { IdGenerator, type Pickle, type PickleStep } from '@cucumber/messages'
@@ -12,6 +12,7 @@ import {
   parseSignature,
   type Value,
 } from '@service/core/cypher'
+import { CONFORMANCE_BUDGETS, listFiles } from '../test-harness.js'
 import { canonicalExpected, canonicalValue, parseParameter } from './notation.js'
 
 export type ScenarioStatus = 'passed' | 'failed' | 'skipped'
@@ -67,16 +68,7 @@ export function isTargetFeature(root: string, file: string): boolean {
 }
 
 export function listFeatures(root: string): string[] {
-  const out: string[] = []
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir).sort()) {
-      const path = join(dir, entry)
-      if (statSync(path).isDirectory()) walk(path)
-      else if (entry.endsWith('.feature')) out.push(path)
-    }
-  }
-  walk(root)
-  return out
+  return listFiles(root, '.feature')
 }
 
 /**
@@ -169,18 +161,7 @@ function docString(step: PickleStep): string {
 /** Runs one scenario on a fresh graph; returns undefined on success or the failure reason. */
 async function runPickle(pickle: Pickle, graphsDir: string): Promise<string | undefined> {
   const catalog = new GraphCatalog()
-  // The TCK tests semantics, not our service budgets: some scenarios load a million rows.
-  const engine = new CypherEngine(catalog, {
-    budgets: {
-      maxQueryLength: 1_000_000,
-      maxLoadedRecords: 10_000_000,
-      maxReturnedRecords: 10_000_000,
-      maxMutations: 10_000_000,
-      maxListSize: 10_000_000,
-      maxPayloadBytes: 1 << 30,
-      maxVariableLengthHops: 100,
-    },
-  })
+  const engine = new CypherEngine(catalog, { budgets: CONFORMANCE_BUDGETS })
   const store = catalog.workspace()
   let params: Record<string, unknown> = {}
   let outcome: CypherOutcome | undefined

@@ -156,7 +156,8 @@ export function accumulatorFor(
       const percentile = args[1]
       const continuous = name === 'percentilecont'
       return () => {
-        const values: number[] = []
+        // The values as given: percentileDisc returns one of them, an INTEGER for integers (Neo4j).
+        const values: (number | bigint)[] = []
         let p: Value = null
         return {
           add(row, ctx) {
@@ -164,23 +165,23 @@ export function accumulatorFor(
             if (p === null) p = percentile ? percentile(row, ctx) : null
             if (v === null) return
             if (!isNumber(v)) throw typeError(`${name}() of ${typeName(v)}`)
-            values.push(Number(v))
+            values.push(v)
           },
           result() {
             if (values.length === 0) return null
             if (!isNumber(p) || Number(p) < 0 || Number(p) > 1) {
               throw runtimeError('NUMBER_OUT_OF_RANGE', `${name}() percentile must be between 0.0 and 1.0`)
             }
-            values.sort((a, b) => a - b)
+            values.sort((a, b) => Number(a) - Number(b))
             const q = Number(p)
             if (continuous) {
               const pos = q * (values.length - 1)
-              const lo = Math.floor(pos)
-              const hi = Math.ceil(pos)
-              return (values[lo] as number) + ((values[hi] as number) - (values[lo] as number)) * (pos - lo)
+              const lo = Number(values[Math.floor(pos)])
+              const hi = Number(values[Math.ceil(pos)])
+              return lo + (hi - lo) * (pos - Math.floor(pos))
             }
             const index = Math.max(0, Math.ceil(q * values.length) - 1)
-            return values[index] as number
+            return values[index] as number | bigint
           },
         }
       }

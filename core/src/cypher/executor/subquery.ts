@@ -26,7 +26,7 @@ export function compileSubqueryExpr(env: SubqueryEnv, expr: Expr & { kind: 'subq
     )
   }
   const returns = expr.query.parts.every((part) => part.clauses[part.clauses.length - 1]?.kind === 'return')
-  const union = env.compileUnion(expr.query, scope, false, false, true)
+  const union = env.compileUnion(keepOuterVariables(expr.query, scope.names()), scope, false, false, true)
   if (expr.mode === 'collect' && (!returns || union.columns.length !== 1)) {
     env.report('INVALID_CLAUSE_COMPOSITION', 'COLLECT subqueries must RETURN exactly one column', expr.start)
   }
@@ -61,6 +61,30 @@ export function compileSubqueryExpr(env: SubqueryEnv, expr: Expr & { kind: 'subq
         return out
       }
   }
+}
+
+/**
+ * In a subquery expression the outer variables stay visible through its WITH clauses (Neo4j 5: a leading
+ * `WITH 'Ozzy' AS name` still sees the outer `person`): each WITH passes on the outer names it does not
+ * project itself. They are one value per evaluation, so grouping and DISTINCT are unchanged.
+ */
+function keepOuterVariables(query: Query, outer: readonly string[]): Query {
+  if (outer.length === 0) return query
+  const keep = (clause: Clause): Clause => {
+    if (clause.kind !== 'with' || clause.projection.star) return clause
+    const projected = new Set(clause.projection.items.map((item) => item.alias ?? item.text))
+    const added = outer
+      .filter((name) => !projected.has(name))
+      .map((name) => ({
+        expr: { kind: 'var' as const, name, start: clause.start, end: clause.start },
+        alias: name,
+        text: name,
+        start: clause.start,
+        end: clause.start,
+      }))
+    return { ...clause, projection: { ...clause.projection, items: [...clause.projection.items, ...added] } }
+  }
+  return { ...query, parts: query.parts.map((part) => ({ ...part, clauses: part.clauses.map(keep) })) }
 }
 
 /** Runs a union and hands every row that reaches its end to `sink`, whether or not the part RETURNs. */

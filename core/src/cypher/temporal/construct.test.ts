@@ -19,6 +19,15 @@ describe('temporal constructors from strings', () => {
       expect(await str(`date('${text}')`), text).toBe(expected)
   })
 
+  it('reads a zone name written with a space where IANA has an underscore', async () => {
+    expect(await str("datetime({year: 2020, month: 1, day: 1, timezone: 'America/Los Angeles'})")).toBe(
+      '2020-01-01T00:00-08:00[America/Los_Angeles]',
+    )
+    expect(await error("RETURN datetime({year: 2020, timezone: 'Nowhere/At All'})")).toBe(
+      'INVALID_ARGUMENT_VALUE',
+    )
+  })
+
   it('reads times with offsets, date-times with IANA zones (offsets of the era included)', async () => {
     expect(await str("time('214032.142+0100')")).toBe('21:40:32.142+01:00')
     expect(await str("time('2140-00:00')")).toBe('21:40Z')

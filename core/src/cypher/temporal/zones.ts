@@ -40,7 +40,8 @@ export function parseZone(text: string): Zone {
   let name = zoneNames.get(text)
   if (name === undefined) {
     try {
-      name = Temporal.Now.zonedDateTimeISO(text).timeZoneId
+      // Neo4j accepts a space for the underscore of IANA names ('America/Los Angeles').
+      name = Temporal.Now.zonedDateTimeISO(text.replace(/ /g, '_')).timeZoneId
     } catch {
       throw invalidZone(text)
     }
