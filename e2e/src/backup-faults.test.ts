@@ -1,30 +1,14 @@
-import { execFile, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
 import { connect, createServer, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cli, cliEnv } from './backup-support.js'
 import { ADMIN_TOKEN, type RunningServer, serverMain, startServer, trackChild } from './harness.js'
 import { eventually, persistentEnv, writePair } from './storage-faults-support.js'
 
-const run = promisify(execFile)
 const scratch = mkdtempSync(join(tmpdir(), 'backup-faults-'))
-const cliEnv = {
-  PATH: process.env.PATH ?? '',
-  HOME: process.env.HOME ?? '',
-  SERVICE_HTTP_ADMIN_AUTH_TOKEN: ADMIN_TOKEN,
-}
-
-async function cli(args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [serverMain, ...args], { env: cliEnv })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
 
 /** A TCP proxy to `port` that drops both sides once `limit` response bytes went through. */
 async function droppingProxy(port: number, limit: number): Promise<{ url: string; close: () => void }> {

@@ -1,27 +1,20 @@
-import { execFile, execFileSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ADMIN_TOKEN, type RunningServer, serverMain, startServer } from './harness.js'
-import { countItems, persistentEnv, toolPresent, writePair } from './storage-faults-support.js'
+import { cli } from './backup-support.js'
+import { ADMIN_TOKEN, type RunningServer, startServer } from './harness.js'
+import {
+  countItems,
+  mountSmallTmpfs,
+  persistentEnv,
+  toolPresent,
+  writePair,
+} from './storage-faults-support.js'
 
-const run = promisify(execFile)
 const scratch = mkdtempSync(join(tmpdir(), 'pitr-e2e-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
-
-async function cli(args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [serverMain, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
 
 async function backupOf(server: RunningServer, out: string): Promise<number> {
   const res = await fetch(`${server.url}/v1/admin/backup`, {
@@ -118,19 +111,8 @@ describe('point-in-time recovery from the WAL archive', () => {
   })
 })
 
-/** A real full disk under the archive only: a 1 MiB tmpfs (mounting needs root, as CI runs). */
-function mountSmallTmpfs(): string | null {
-  const mountpoint = mkdtempSync(join(tmpdir(), 'full-archive-'))
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mountpoint], { stdio: 'pipe' })
-    return mountpoint
-  } catch {
-    rmSync(mountpoint, { recursive: true, force: true })
-    return null
-  }
-}
-
-const mountpoint = process.getuid?.() === 0 ? mountSmallTmpfs() : null
+/** A real full disk under the archive only: a 1 MiB tmpfs. */
+const mountpoint = mountSmallTmpfs('1m', 'full-archive-')
 const present = toolPresent('a mountable tmpfs (root)', mountpoint !== null)
 
 describe.skipIf(!present)('a full WAL archive disk', () => {

@@ -1,28 +1,13 @@
-import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ADMIN_TOKEN, type RunningServer, serverMain, startServer } from './harness.js'
+import { cli } from './backup-support.js'
+import { ADMIN_TOKEN, type RunningServer, startServer } from './harness.js'
 import { countItems, persistentEnv, writePair } from './storage-faults-support.js'
 
-const run = promisify(execFile)
 const scratch = mkdtempSync(join(tmpdir(), 'backup-e2e-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
-
-/** Runs the CLI; resolves with its exit code and output instead of throwing on a non-zero exit. */
-async function cli(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [serverMain, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
 
 const adminEnv = (dir: string) => persistentEnv(dir, { SERVICE_HTTP_ADMIN_AUTH_TOKEN: ADMIN_TOKEN })
 
@@ -68,9 +53,7 @@ describe('online backup of the file store', () => {
       await new Promise((r) => setTimeout(r, 300))
       const before = new Map([...acked].map(([k, v]) => [k, v.length]))
       const out = join(scratch, 'live.tar')
-      const backup = await cli(['backup', '--url', server.url, '--out', out], {
-        SERVICE_HTTP_ADMIN_AUTH_TOKEN: ADMIN_TOKEN,
-      })
+      const backup = await cli(['backup', '--url', server.url, '--out', out])
       await new Promise((r) => setTimeout(r, 200))
       stop = true
       await Promise.all(lanes)

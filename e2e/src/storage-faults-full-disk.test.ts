@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer } from './harness.js'
@@ -8,25 +7,14 @@ import {
   checkDigest,
   countItems,
   eventually,
+  mountSmallTmpfs,
   persistentEnv,
   readyStatus,
   toolPresent,
   writePair,
 } from './storage-faults-support.js'
 
-/** A real full disk: a 4 MiB tmpfs as the storage directory (mounting needs root, as CI runs). */
-function mountSmallTmpfs(): string | null {
-  const mountpoint = mkdtempSync(join(tmpdir(), 'full-disk-'))
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountpoint], { stdio: 'pipe' })
-    return mountpoint
-  } catch {
-    rmSync(mountpoint, { recursive: true, force: true })
-    return null
-  }
-}
-
-const mountpoint = process.getuid?.() === 0 ? mountSmallTmpfs() : null
+const mountpoint = mountSmallTmpfs('4m', 'full-disk-')
 const present = toolPresent('a mountable tmpfs (root)', mountpoint !== null)
 
 describe.skipIf(!present)('a real full disk (tmpfs of 4 MiB)', () => {

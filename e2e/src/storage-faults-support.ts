@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
+import { execFile, execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -137,3 +137,16 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
 /** The status of /health/ready: 200 ready, 503 not (writes suspended among the reasons). */
 export const readyStatus = async (server: RunningServer) =>
   (await server.request('/health/ready', { token: null })).status
+
+/** A real full disk: a tmpfs of `size` (e.g. `4m`) at a fresh mountpoint, or null without root (mounting needs it, as CI runs). */
+export function mountSmallTmpfs(size: string, prefix: string): string | null {
+  if (process.getuid?.() !== 0) return null
+  const mountpoint = mkdtempSync(join(tmpdir(), prefix))
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', mountpoint], { stdio: 'pipe' })
+    return mountpoint
+  } catch {
+    rmSync(mountpoint, { recursive: true, force: true })
+    return null
+  }
+}

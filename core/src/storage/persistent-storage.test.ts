@@ -3,23 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { EngineError } from '../errors.js'
+import { CollectingSink as Collect } from './__fixtures__/collecting-sink.js'
 import { lockPathOf, writeLockFile } from './lock.js'
-import { PersistentStorage, type ReplaySink } from './persistent-storage.js'
+import { PersistentStorage } from './persistent-storage.js'
 import { listSegments } from './wal-reader.js'
-import { decodeWalRecord, encodeWalRecord, type WalRecord } from './wal-record.js'
+import { decodeWalRecord, encodeWalRecord } from './wal-record.js'
 
 const freshDir = () => join(mkdtempSync(join(tmpdir(), 'storage-')), 'graph')
-
-class Collect implements ReplaySink {
-  checkpoint: string[] = []
-  records: WalRecord[] = []
-  loadCheckpointLine(line: string) {
-    this.checkpoint.push(line)
-  }
-  applyRecord(record: WalRecord) {
-    this.records.push(record)
-  }
-}
 
 const open = (
   dir: string,

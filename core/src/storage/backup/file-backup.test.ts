@@ -3,24 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { PersistentStorage, type ReplaySink } from '../persistent-storage.js'
-import type { WalRecord } from '../wal-record.js'
+import { CollectingSink as Collect } from '../__fixtures__/collecting-sink.js'
+import { PersistentStorage } from '../persistent-storage.js'
 import { backupArchive } from './backup-archive.js'
 import { BackupGate } from './online-backup.js'
 import { restoreFileArchive, stagingDirOf } from './restore.js'
 
 const fresh = () => mkdtempSync(join(tmpdir(), 'backup-'))
-
-class Collect implements ReplaySink {
-  checkpoint: string[] = []
-  records: WalRecord[] = []
-  loadCheckpointLine(line: string) {
-    this.checkpoint.push(line)
-  }
-  applyRecord(record: WalRecord) {
-    this.records.push(record)
-  }
-}
 
 const open = (dir: string, sink = new Collect()) =>
   PersistentStorage.open(

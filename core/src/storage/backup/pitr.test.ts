@@ -3,21 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { PersistentStorage, type ReplaySink } from '../persistent-storage.js'
+import { CollectingSink as Collect } from '../__fixtures__/collecting-sink.js'
+import { PersistentStorage } from '../persistent-storage.js'
 import { listArchive } from '../wal-archive.js'
 import { listSegments } from '../wal-reader.js'
-import type { WalRecord } from '../wal-record.js'
 import { backupArchive } from './backup-archive.js'
 import { type RestorePoint, replayArchive } from './pitr.js'
 import { restoreFileArchive } from './restore.js'
-
-class Collect implements ReplaySink {
-  records: WalRecord[] = []
-  loadCheckpointLine() {}
-  applyRecord(record: WalRecord) {
-    this.records.push(record)
-  }
-}
 
 const clock = { now: 1_000 }
 const open = (dir: string, walArchiveDir?: string) =>
