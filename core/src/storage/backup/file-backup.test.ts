@@ -77,7 +77,7 @@ describe('file-store online backup', () => {
 
     const full = join(root, 'full')
     await restoreFileArchive(Readable.from([bytes]), full)
-    await expect(restoreFileArchive(Readable.from([bytes]), full)).rejects.toThrow(/not empty/)
+    await expect(restoreFileArchive(Readable.from([bytes]), full)).rejects.toThrow(/not an empty directory/)
     // A restore killed midway leaves its staging directory, which the next restore refuses until removed.
     const killed = join(root, 'killed')
     writeFileSync(stagingDirOf(killed), '')

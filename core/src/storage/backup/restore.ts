@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { EngineError } from '../../errors.js'
@@ -20,10 +20,10 @@ export const stagingDirOf = (target: string) => join(dirname(target), `.${basena
 
 /** Refuses a target that holds anything, and one a previous restore left half-staged. */
 export function assertRestorableTarget(target: string): void {
-  if (existsSync(target) && readdirSync(target).length > 0) {
+  if (existsSync(target) && (!statSync(target).isDirectory() || readdirSync(target).length > 0)) {
     throw new EngineError(
       'RESTORE_TARGET_NOT_EMPTY',
-      `${target} is not empty; restore only into an empty directory`,
+      `${target} is not an empty directory; restore only into an empty or absent one`,
     )
   }
   const staging = stagingDirOf(target)
@@ -52,6 +52,8 @@ export async function restoreFileArchive(
   const staging = stagingDirOf(target)
   mkdirSync(join(staging, CHECKPOINT_DIR), { recursive: true })
   mkdirSync(join(staging, WAL_DIR), { recursive: true })
+  // The entry being written, closed here if the archive fails in the middle of it.
+  let writing: FileHandle | null = null
   try {
     const digests = new Map<string, { bytes: number; sha256: string }>()
     let manifestText = ''
@@ -59,9 +61,11 @@ export async function restoreFileArchive(
       if (entry.name === BACKUP_MANIFEST) return textSink((text) => (manifestText = text))
       if (!ALLOWED.test(entry.name)) throw corrupt(`the archive holds an unexpected entry ${entry.name}`)
       if (digests.has(entry.name)) throw corrupt(`the archive holds ${entry.name} twice`)
-      return fileSink(await open(join(staging, entry.name), 'wx'), (digest) =>
-        digests.set(entry.name, digest),
-      )
+      writing = await open(join(staging, entry.name), 'wx')
+      return fileSink(writing, (digest) => {
+        writing = null
+        digests.set(entry.name, digest)
+      })
     })
     const manifest = parseBackupManifest(manifestText)
     checkDigests(manifest, digests)
@@ -74,6 +78,7 @@ export async function restoreFileArchive(
     fsyncDirectory(dirname(target))
     return manifest
   } catch (error) {
+    await (writing as FileHandle | null)?.close().catch(() => {})
     rmSync(staging, { recursive: true, force: true })
     throw error
   }
