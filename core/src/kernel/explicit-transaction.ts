@@ -109,14 +109,19 @@ abstract class BaseTransaction implements ExplicitTransaction {
   protected abstract expire(): void
 
   /** A statement read on the published graph (nothing held): as an auto-commit read. */
-  protected async readStatement(statement: TransactionStatement): Promise<CypherResult> {
+  protected readStatement(statement: TransactionStatement): Promise<CypherResult> {
+    return this.autoCommit(statement, 'read')
+  }
+
+  /** The statement as an auto-commit request of its own, the idle clock stopped while it runs. */
+  protected async autoCommit(statement: TransactionStatement, mode: 'read' | 'write'): Promise<CypherResult> {
     this.disarmTimer()
     try {
       return await this.ports.runCypher(
         {
           query: statement.query,
           params: statement.params,
-          mode: 'read',
+          mode,
           rows: statement.rows,
           signal: statement.signal,
           deadline: this.statementDeadline(statement),
@@ -282,22 +287,7 @@ class WriteTransaction extends BaseTransaction {
       return this.refuseMix('a schema command cannot follow data writes in one transaction')
     }
     this.schemaChanged = true
-    this.disarmTimer()
-    try {
-      return await this.ports.runCypher(
-        {
-          query: statement.query,
-          params: statement.params,
-          mode: 'write',
-          rows: statement.rows,
-          signal: statement.signal,
-          deadline: this.statementDeadline(statement),
-        },
-        this.options.workspaceId,
-      )
-    } finally {
-      if (this.current === 'open') this.armTimer()
-    }
+    return this.autoCommit(statement, 'write')
   }
 
   private refuseMix(message: string): CypherResult {
