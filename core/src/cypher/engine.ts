@@ -121,6 +121,7 @@ export class CypherEngine {
   readonly procedures: ProcedureRegistry
   readonly schema: SchemaCatalog
   private readonly cache = new Map<string, Plan>()
+  private readonly hosts = new Map<string, ExecContext['host']>()
   private readonly cacheSize: number
   /** The most recently used cache entry (its LRU position needs no update). */
   private lastQuery: string | undefined
@@ -484,6 +485,23 @@ export class CypherEngine {
     }
   }
 
+  /** What procedures see of the engine, made once per workspace (a query would otherwise allocate five closures). */
+  private hostOf(workspaceId: string): ExecContext['host'] {
+    let host = this.hosts.get(workspaceId)
+    if (host === undefined) {
+      const catalog = this.catalog
+      host = {
+        workspaceId,
+        procedures: () => this.procedures.list(),
+        functions: () => this.procedures.functions(),
+        workspaceIds: () => catalog.workspaceIds(),
+        schemaRules: () => this.schema.rules(workspaceId),
+      }
+      this.hosts.set(workspaceId, host)
+    }
+    return host
+  }
+
   private context(
     graph: GraphReader,
     tx: ExecContext['tx'],
@@ -493,15 +511,8 @@ export class CypherEngine {
     workspaceId: string,
     stats: MutationSummary = emptySummary(),
   ): ExecContext {
-    const catalog = this.catalog
     return {
-      host: {
-        workspaceId,
-        procedures: () => this.procedures.list(),
-        functions: () => this.procedures.functions(),
-        workspaceIds: () => catalog.workspaceIds(),
-        schemaRules: () => this.schema.rules(workspaceId),
-      },
+      host: this.hostOf(workspaceId),
       graph,
       tx,
       params,
