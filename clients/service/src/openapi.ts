@@ -17,12 +17,99 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A POSIX tar stream (docs/operations.md) */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/x-tar": string;
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-tar": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-tar": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-tar": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-tar": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
+                };
+                /** @description Every error: {ok:false,error:{code,message}} */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-tar": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            correlation_id?: string;
+                        };
+                    };
                 };
             };
         };

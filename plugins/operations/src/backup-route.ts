@@ -1,4 +1,6 @@
+import { errorResponses } from '@service/plugin-errors'
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 
 /** Route config of a long download: the handler timeout would cut the stream, so the route is exempt. */
 export const UNBOUNDED_STREAM = 'unboundedStream'
@@ -17,6 +19,11 @@ export function backupRoute(app: FastifyInstance): void {
         tags: ['operations'],
         summary: 'Online backup: a tar stream of the store at one commit sequence (x-service-backup-seq)',
         produces: ['application/x-tar'],
+        response: {
+          200: Type.String({ description: 'A POSIX tar stream (docs/operations.md)', format: 'binary' }),
+          // 409 a backup already running; 503 no durable store to back up (ephemeral, or the PostgreSQL store).
+          ...errorResponses(401, 403, 409, 429, 503),
+        },
       },
     },
     async (_request, reply) => {
