@@ -125,7 +125,8 @@ describe('fused label scan + aggregation', () => {
     const unfused = 'MATCH (v:L) WHERE v.x = v.x RETURN sum(v.x) AS total, count(*) AS n'
     expect(explain(query)).toContain('ScanAggregate')
     expect(explain(unfused)).not.toContain('ScanAggregate')
-    for (const q of [query, unfused]) expect((await bounded.run({ query: q, mode: 'read' })).status).toBe('Success')
+    for (const q of [query, unfused])
+      expect((await bounded.run({ query: q, mode: 'read' })).status).toBe('Success')
     await writer.run({ query: 'CREATE (:L {x: 0})', mode: 'write' })
     const errors = []
     for (const q of [query, unfused]) {
