@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { backupDuringWrites, cli, expectExactlyUpTo } from './backup-support.js'
+import { backupDuringWrites, cli, expectExactlyUpTo, REF_LANE_ENV } from './backup-support.js'
 import { ADMIN_TOKEN, type RunningServer, startServer } from './harness.js'
 import { postgresForTests, postgresTestsRun } from './postgres-support.js'
 import { countItems, persistentEnv, writePair } from './storage-faults-support.js'
@@ -44,7 +44,11 @@ describe.runIf(run)('online backup of the PostgreSQL store, and migration betwee
     cluster().createDatabase('live')
     // A small checkpoint cadence: images are written (and older log rows dropped) while the backup runs.
     const server = await startServer({
-      env: env('live', { ...admin, SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES: String(128 * 1024) }),
+      env: env('live', {
+        ...admin,
+        ...REF_LANE_ENV,
+        SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES: String(128 * 1024),
+      }),
     })
     let taken: Awaited<ReturnType<typeof backupDuringWrites>>
     const out = join(scratch, 'live.tar')
@@ -65,7 +69,7 @@ describe.runIf(run)('online backup of the PostgreSQL store, and migration betwee
       backup: { backend: 'postgres', sequence: taken.sequence },
       recovery: { durable_sequence: taken.sequence },
     })
-    await withServer(persistentEnv(dir), (copy) => expectExactlyUpTo(copy, taken))
+    await withServer(persistentEnv(dir, REF_LANE_ENV), (copy) => expectExactlyUpTo(copy, taken))
 
     // Into another, empty database; the password never reaches the output.
     const url = cluster().createDatabase('copy').replace('postgres@', 'postgres:pg-secret-word@')
@@ -76,7 +80,7 @@ describe.runIf(run)('online backup of the PostgreSQL store, and migration betwee
       backup: { backend: 'postgres', sequence: taken.sequence },
       recovery: { durable_sequence: taken.sequence },
     })
-    await withServer(env('copy'), async (copy) => {
+    await withServer(env('copy', REF_LANE_ENV), async (copy) => {
       await expectExactlyUpTo(copy, taken)
       // The restored database takes writes under its new owner.
       expect((await writePair(copy, 'after-restore:0')).acknowledged).toBe(true)

@@ -3,6 +3,7 @@ import { promisify } from 'node:util'
 import { expect } from 'vitest'
 import { ADMIN_TOKEN, type RunningServer, serverMain } from './harness.js'
 import { type Body, MEMORY_PATH } from './memory-support.js'
+import { malware, refWriter } from './ref-support.js'
 import { countItems, writePair } from './storage-faults-support.js'
 
 const run = promisify(execFile)
@@ -36,10 +37,18 @@ export interface BackupUnderLoad {
   ackedTotal: number
   /** Memory `remember` requests acknowledged before the backup started, with the record id each got. */
   memoriesBefore: { body: Body; id: string }[]
+  /** Reference writes acknowledged before the backup started, with the answer each got. */
+  refsBefore: { body: unknown; answer: unknown }[]
+}
+
+/** What a server taking the reference lane needs: no rate limit on `/v1/ref/*` in the way. */
+export const REF_LANE_ENV = {
+  SERVICE_REF_RATE_LIMIT_PER_SECOND: '100000',
+  SERVICE_REF_RATE_LIMIT_BURST: '100000',
 }
 
 /**
- * Three Cypher lanes and a memory lane write while `service-http-server backup` downloads a backup of
+ * Three Cypher lanes, a memory lane and a reference-write lane (servers started with REF_LANE_ENV) write while `service-http-server backup` downloads a backup of
  * `server` into `out` (20 warm-up pairs first); the lanes go on a moment after the backup ends.
  */
 export async function backupDuringWrites(server: RunningServer, out: string): Promise<BackupUnderLoad> {
@@ -78,10 +87,26 @@ export async function backupDuringWrites(server: RunningServer, out: string): Pr
       memories.push({ body, id: res.json.result.result.record.id })
     }
   }
-  const lanes = [...['a', 'b', 'c'].map(lane), memoryLane()]
+  const refs: { body: unknown; answer: unknown }[] = []
+  const refWrites = refWriter('backup-')
+  const refLane = async () => {
+    for (let i = 0; !stop; i++) {
+      const body = refWrites.write('create', { record: malware(`malware--backup-${i}`) })
+      const res = await server.request<{ outcome: { status: string } }>('/v1/ref/writes', { body })
+      expect(res.json.outcome?.status, JSON.stringify(res.json)).toBe('success')
+      refs.push({ body, answer: res.json })
+    }
+  }
+  const lanes = [...['a', 'b', 'c'].map(lane), memoryLane(), refLane()]
+  // Every lane has written at least once (a lane's first request may be slow: first use of its ledger).
+  for (let waited = 0; acked.size < 3 || memories.length === 0 || refs.length === 0; waited += 50) {
+    if (waited > 30_000) throw new Error('a writing lane acknowledged nothing within 30 s')
+    await new Promise((r) => setTimeout(r, 50))
+  }
   await new Promise((r) => setTimeout(r, 300))
   const before = new Map([...acked].map(([k, v]) => [k, v.length]))
   const memoriesBefore = memories.length
+  const refsBefore = refs.length
   const backup = await cli(['backup', '--url', server.url, '--out', out])
   // A write sent after the backup ended commits after its sequence.
   const startedByEnd = new Map(started)
@@ -92,12 +117,14 @@ export async function backupDuringWrites(server: RunningServer, out: string): Pr
   const sequence = (JSON.parse(backup.stdout) as { sequence: number }).sequence
   expect(sequence).toBeGreaterThan(20)
   expect(memoriesBefore).toBeGreaterThan(0)
+  expect(refsBefore).toBeGreaterThan(0)
   return {
     sequence,
     before,
     startedByEnd,
     ackedTotal: [...acked.values()].reduce((n, v) => n + v.length, 0) + 20,
     memoriesBefore: memories.slice(0, memoriesBefore),
+    refsBefore: refs.slice(0, refsBefore),
   }
 }
 
@@ -114,6 +141,10 @@ export async function expectExactlyUpTo(copy: RunningServer, taken: BackupUnderL
   for (const m of taken.memoriesBefore) {
     const replay = await copy.request<Body>(MEMORY_PATH, { body: m.body })
     expect(replay.json.result.result.record.id).toBe(m.id)
+  }
+  // So did the reference receipts: a retried acknowledged write is answered from its receipt, unchanged.
+  for (const r of taken.refsBefore) {
+    expect((await copy.request('/v1/ref/writes', { body: r.body })).json).toEqual(r.answer)
   }
 }
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { backupDuringWrites, cli, expectExactlyUpTo } from './backup-support.js'
+import { backupDuringWrites, cli, expectExactlyUpTo, REF_LANE_ENV } from './backup-support.js'
 import { ADMIN_TOKEN, startServer } from './harness.js'
 import { persistentEnv, writePair } from './storage-faults-support.js'
 
@@ -12,12 +12,13 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 const adminEnv = (dir: string) => persistentEnv(dir, { SERVICE_HTTP_ADMIN_AUTH_TOKEN: ADMIN_TOKEN })
 
 describe('online backup of the file store', () => {
-  it('taken during concurrent Cypher and memory writes, holds every write acknowledged before it and none sent after it', async () => {
+  it('taken during concurrent Cypher, memory and reference writes, holds every write acknowledged before it and none sent after it', async () => {
     const dir = join(scratch, 'live')
     // Small segments and checkpoints so rotation and compaction happen while the backup streams.
     const server = await startServer({
       env: {
         ...adminEnv(dir),
+        ...REF_LANE_ENV,
         SERVICE_STORAGE_SEGMENT_BYTES: String(64 * 1024),
         SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES: String(256 * 1024),
       },
@@ -38,7 +39,7 @@ describe('online backup of the file store', () => {
         recovery: { durable_sequence: taken.sequence },
       })
 
-      const copy = await startServer({ env: persistentEnv(target) as Record<string, string> })
+      const copy = await startServer({ env: persistentEnv(target, REF_LANE_ENV) as Record<string, string> })
       try {
         await expectExactlyUpTo(copy, taken)
       } finally {
