@@ -34,6 +34,16 @@ describe('MATCH', () => {
     ])
   })
 
+  it("expands a node's relationships newest first, outgoing and incoming interleaved", async () => {
+    expect(await rows("MATCH ({name: 'Ann'})-->(x) RETURN collect(x.name)")).toEqual([[['Cy', 'Bob']]])
+    // Bob: KNOWS from Ann (older), KNOWS to Cy (newer).
+    expect(await rows("MATCH ({name: 'Bob'})-[r]-(x) RETURN collect(x.name)")).toEqual([[['Cy', 'Ann']]])
+    // Cy's self-loop is the newest: seen once, first.
+    expect(await rows("MATCH ({name: 'Cy'})-[r]-(x) RETURN collect(x.name)")).toEqual([
+      [['Cy', 'Ann', 'Bob']],
+    ])
+  })
+
   it('returns a self-loop once for an undirected pattern', async () => {
     expect(await rows("MATCH (c {name: 'Cy'})-[r:KNOWS]-(c) RETURN count(r)")).toEqual([[1]])
   })

@@ -40,7 +40,11 @@ export function typeIds(spec: ExpandSpec, ctx: ExecContext): number[] | undefine
   return spec.types.map((type) => ctx.graph.names.lookup(type))
 }
 
-/** Calls `visit(rel, other)` for each relationship of `node` matching direction and type. */
+/**
+ * Calls `visit(rel, other)` for each relationship of `node` matching direction and type, newest first (by
+ * descending id, outgoing and incoming interleaved), the order Neo4j walks a node's relationship chain in: a
+ * `collect()` without ORDER BY then lists items as Neo4j users see them.
+ */
 export function forEachRel(
   ctx: ExecContext,
   nodeId: number,
@@ -51,24 +55,30 @@ export function forEachRel(
   const node = ctx.graph.node(nodeId)
   if (node === undefined) return true
   const g = ctx.graph
-  if (direction !== 'in') {
-    for (const rel of node.out) {
-      walkAdjacency(ctx)
-      if (types !== undefined && !types.includes(g.relType(rel))) continue
-      if (!visit(rel, g.relEnd(rel))) return false
-    }
-  }
-  if (direction !== 'out') {
-    for (const rel of node.in) {
-      walkAdjacency(ctx)
-      const start = g.relStart(rel)
-      if (direction === 'both' && start === nodeId) continue // a self-loop, already seen as outgoing
-      if (types !== undefined && !types.includes(g.relType(rel))) continue
-      if (!visit(rel, start)) return false
+  const out = direction === 'in' ? NO_RELS : node.out
+  const into = direction === 'out' ? NO_RELS : node.in
+  let i = out.length - 1
+  let j = into.length - 1
+  while (i >= 0 || j >= 0) {
+    walkAdjacency(ctx)
+    const o = i >= 0 ? (out[i] as number) : -1
+    const n = j >= 0 ? (into[j] as number) : -1
+    if (o > n) {
+      i--
+      if (types !== undefined && !types.includes(g.relType(o))) continue
+      if (!visit(o, g.relEnd(o))) return false
+    } else {
+      j--
+      const start = g.relStart(n)
+      if (direction === 'both' && start === nodeId) continue // a self-loop, seen as outgoing
+      if (types !== undefined && !types.includes(g.relType(n))) continue
+      if (!visit(n, start)) return false
     }
   }
   return true
 }
+
+const NO_RELS: readonly number[] = []
 
 export function relPropsOk(spec: ExpandSpec, rel: number, row: Row, ctx: ExecContext): boolean {
   if (
