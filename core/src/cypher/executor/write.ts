@@ -6,7 +6,7 @@ import type { Expr, PatternPart, RemoveItem, SetItem } from '../ast.js'
 import type { Eval } from '../compile-expr.js'
 import { budgetError, runtimeError, typeError } from '../errors.js'
 import { propertiesOf } from '../functions.js'
-import { isTemporal } from '../temporal/values.js'
+import { isTaggedValue } from '../tagged-value.js'
 import { type CypherMap, NodeValue, PathValue, RelValue, typeName, type Value } from '../values.js'
 import type { ExecContext, Row } from './context.js'
 import { compileDynamicLabels, type DynamicLabels } from './dynamic-labels.js'
@@ -29,7 +29,7 @@ const isScalar = (v: Value): v is ScalarProperty =>
   typeof v === 'boolean' ||
   typeof v === 'bigint' ||
   typeof v === 'number' ||
-  isTemporal(v)
+  isTaggedValue(v)
 
 /** A value as a stored property: undefined means "remove"; maps, graph elements and nested lists are refused. */
 export function toProperty(value: Value): PropertyValue | undefined {
