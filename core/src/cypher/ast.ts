@@ -183,6 +183,10 @@ export type Clause =
       optional: boolean
       /** `IN TRANSACTIONS [OF n ROWS]`. */
       batch: Expr | 'default' | undefined
+      /** `ON ERROR CONTINUE|BREAK|FAIL` of `IN TRANSACTIONS` (FAIL when absent). */
+      onError?: 'continue' | 'break' | 'fail'
+      /** `REPORT STATUS AS s`: the variable each row's inner-transaction status is bound to. */
+      reportStatus?: string
     } & Span)
   | ({ kind: 'foreach'; variable: string; list: Expr; body: Clause[] } & Span)
   | ({ kind: 'schema'; command: SchemaCommand } & Span)

@@ -86,10 +86,10 @@ export function arithmetic(op: '-' | '*' | '/' | '%' | '^', a: Value, b: Value):
       case '*':
         return checkInt(a * b)
       case '/':
-        if (b === 0n) throw runtimeError('DIVISION_BY_ZERO', 'division by zero')
+        if (b === 0n) throw runtimeError('DIVISION_BY_ZERO', '/ by zero')
         return checkInt(a / b)
       case '%':
-        if (b === 0n) throw runtimeError('DIVISION_BY_ZERO', 'division by zero')
+        if (b === 0n) throw runtimeError('DIVISION_BY_ZERO', '/ by zero')
         return a % b
     }
   }
