@@ -112,6 +112,11 @@ export interface RelPattern extends Span {
   where?: Expr | undefined
   /** A quantified group `((a:A)-[:R]->(b:B)){1,3}`: the inner nodes each hop starts and ends on. */
   hopNodes?: [NodePattern, NodePattern] | undefined
+  /**
+   * The predicates every hop of a quantified relationship or group must pass, its variables bound to that hop's
+   * nodes and relationship (the group's WHERE, its inner nodes' and relationship's inline WHERE).
+   */
+  hopWhere?: Expr | undefined
 }
 
 export interface PatternPart extends Span {

@@ -99,33 +99,48 @@ export abstract class PatternParser extends ExpressionParser {
   }
 
   /**
-   * `(a) ((x)-[:R]->(y)){1,3} (b)`: a quantified group of one hop whose inner nodes put no condition is that
-   * hop with a quantifier. Inner labels, properties or predicates would apply at every step: refused.
+   * `(a) ((x:A)-[r:R]->(y) WHERE …){1,3} (b)`: a quantified group of one hop is that hop with a quantifier whose
+   * inner nodes (their labels, properties and predicates) and WHERE hold at every hop; its variables are bound
+   * to lists after the match (group variables).
    */
   private parseQuantifiedHop(): RelPattern {
     const start = this.expectPunct('(').start
     const first = this.parseNodePattern()
     const rel = this.parseRelPattern()
     const second = this.parseNodePattern()
+    const where = this.acceptKeyword('WHERE') ? this.parseExpr() : undefined
+    if (!this.isPunct(')'))
+      throw this.errorAt(
+        'UNSUPPORTED_CYPHER_FEATURE',
+        'a quantified path group of more than one relationship is not supported',
+        this.peek().start,
+      )
     this.expectPunct(')')
     const quantifier = this.parsePathQuantifier()
     if (quantifier === undefined) throw this.unexpected('a quantifier ({m,n}, + or *)')
     for (const node of [first, second]) {
-      // Inner variables are group variables (lists) in Neo4j: conditions through them are not supported.
-      if (node.where || node.dynamicLabels)
+      if (node.dynamicLabels)
         throw this.errorAt(
           'UNSUPPORTED_CYPHER_FEATURE',
-          'a quantified path group can put labels and property maps on its inner nodes, not predicates',
+          'dynamic labels on the inner nodes of a quantified path group are not supported',
           node.start,
         )
     }
     if (rel.varLength !== undefined)
       throw this.errorAt('CYPHER_SYNTAX_ERROR', 'a relationship cannot have two quantifiers', rel.start)
-    const conditions = (node: NodePattern) =>
-      node.labels.length > 0 || node.labelExpr !== undefined || node.props !== undefined
-    const hopNodes: [NodePattern, NodePattern] | undefined =
-      conditions(first) || conditions(second) ? [first, second] : undefined
-    return { ...rel, varLength: quantifier, ...(hopNodes ? { hopNodes } : {}), start, end: this.lastEnd() }
+    const hopWhere = [first.where, rel.where, second.where, where].filter((e) => e !== undefined)
+    const { where: _relWhere, ...hop } = rel
+    return {
+      ...hop,
+      varLength: quantifier,
+      hopNodes: [
+        { ...first, where: undefined },
+        { ...second, where: undefined },
+      ],
+      ...(hopWhere.length > 0 ? { hopWhere: andAll(hopWhere) } : {}),
+      start,
+      end: this.lastEnd(),
+    }
   }
 
   /** Quantified path groups are recognised only in the single-hop form; anything else is refused clearly. */
@@ -306,4 +321,16 @@ function disjunctionOf(expr: LabelExpr): string[] | undefined {
   const left = disjunctionOf(expr.left)
   const right = disjunctionOf(expr.right)
   return left && right ? [...left, ...right] : undefined
+}
+
+/** The conjunction of predicates (at least one). */
+function andAll(exprs: Expr[]): Expr {
+  return exprs.reduce((left, right) => ({
+    kind: 'binary',
+    op: 'AND',
+    left,
+    right,
+    start: left.start,
+    end: right.end,
+  }))
 }

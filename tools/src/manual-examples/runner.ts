@@ -187,7 +187,7 @@ async function runExample(
   const at = keep.map((c) => example.columns.indexOf(c))
   const graph = outcome.raw?.graph
   const unorderedLists = listsUnordered(example.query)
-  const e = expected.map((row) => at.map((i) => relaxExpected(row[i] as string, unorderedLists)).join(' | '))
+  const e = expected.map((row) => at.map((i) => relax(row[i] as string, unorderedLists)).join(' | '))
   // The manual prints some nodes as their property map: such a column compares properties only.
   const asMaps = at.map((i) => expected.some((row) => row[i]?.startsWith('{')))
   const a = rows.map((row) =>
@@ -195,7 +195,7 @@ async function runExample(
       .map((i, k) => {
         const j = columns.indexOf(example.columns[i] as string)
         const text = graph === undefined ? '?' : renderValue(row[j] ?? null, graph)
-        return relaxActual(asMaps[k] === true ? nodeAsMap(text) : text, unorderedLists)
+        return relax(asMaps[k] === true ? nodeAsMap(text) : text, unorderedLists)
       })
       .join(' | '),
   )
@@ -279,16 +279,14 @@ function stringEnd(text: string, start: number): number {
   return i + 1
 }
 
-function relaxExpected(cell: string, unorderedLists: boolean): string {
-  const quoted = /^"(.*)"$/.exec(cell)?.[1]
-  const text = quoted !== undefined && TEMPORAL_TEXT.test(quoted) ? temporal(quoted) : cell
-  return unorderedLists ? sortLists(text) : text
-}
-
-function relaxActual(cell: string, unorderedLists: boolean): string {
-  // The manual prints temporal values and their toString() alike (bare): a temporal-looking string is one.
-  const quoted = /^"(.*)"$/.exec(cell)?.[1]
-  const text = quoted !== undefined && TEMPORAL_TEXT.test(quoted) ? temporal(quoted) : cell
+/**
+ * The manual prints temporal values and their toString() alike, bare or quoted (quoted inside lists): on both
+ * sides a temporal-looking string, whole or nested, counts as the temporal value.
+ */
+function relax(cell: string, unorderedLists: boolean): string {
+  const text = cell.replace(/"((?:[^"\\]|\\.)*)"/g, (whole, inner: string) =>
+    TEMPORAL_TEXT.test(inner) ? temporal(inner) : whole,
+  )
   return unorderedLists ? sortLists(text) : text
 }
 

@@ -20,10 +20,14 @@ export interface ExpandSpec {
   toCheck: NodeCheck
   /** Relationship slots bound earlier in the same MATCH: relationship isomorphism. */
   used: { slot: number; list: boolean }[]
-  /** A quantified group's inner nodes: every hop must leave a node passing `hopFrom` for one passing `hopTo`. */
-  hopFrom?: NodeCheck
-  hopTo?: NodeCheck
+  /**
+   * A quantified group's condition on every hop (its inner nodes' labels and properties, its predicates), given
+   * the hop in the pattern's own left-to-right orientation.
+   */
+  hop?: HopCheck
 }
+
+export type HopCheck = (left: number, rel: number, right: number, row: Row, ctx: ExecContext) => boolean
 
 function relUsed(spec: ExpandSpec, row: Row, id: number): boolean {
   for (const used of spec.used) {
@@ -143,11 +147,14 @@ export function varExpandStep(spec: ExpandSpec, min: number, max: number, leftwa
       tick(ctx)
       if (depth >= min && !arrive(node)) return false
       if (depth === max) return true
-      if (spec.hopFrom && !spec.hopFrom(node, row, ctx)) return true
       return forEachRel(ctx, node, spec.direction, types, (rel, other) => {
         if (stack.includes(rel) || relUsed(spec, row, rel)) return true
         if (!relPropsOk(spec, rel, row, ctx)) return true
-        if (spec.hopTo && !spec.hopTo(other, row, ctx)) return true
+        if (
+          spec.hop &&
+          !(leftward ? spec.hop(other, rel, node, row, ctx) : spec.hop(node, rel, other, row, ctx))
+        )
+          return true
         stack.push(rel)
         const go = walk(other, depth + 1)
         stack.pop()
@@ -175,10 +182,16 @@ export function boundListStep(spec: ExpandSpec, min: number, max: number, leftwa
       if (type < 0 || (types !== undefined && !types.includes(type))) return true
       const start = ctx.graph.relStart(rel.id)
       const end = ctx.graph.relEnd(rel.id)
+      const from = current
       if (spec.direction !== 'in' && start === current) current = end
       else if (spec.direction !== 'out' && end === current) current = start
       else return true
       if (!relPropsOk(spec, rel.id, row, ctx)) return true
+      if (
+        spec.hop &&
+        !(leftward ? spec.hop(current, rel.id, from, row, ctx) : spec.hop(from, rel.id, current, row, ctx))
+      )
+        return true
     }
     if (spec.toBound) {
       const target = row[spec.to]
