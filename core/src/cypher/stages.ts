@@ -1,5 +1,5 @@
 import type { Eval, Matcher } from './compile-expr.js'
-import { load, type Row, type StageFactory } from './executor/context.js'
+import { load, type Row, type RowCounter, type StageFactory } from './executor/context.js'
 import type { Mutation } from './executor/write.js'
 
 // The row-pipeline stages the planner chains for its clauses.
@@ -29,14 +29,14 @@ export function matcherStage(matcher: Matcher): StageFactory {
   }
 }
 
-export function unwindStage(list: Eval, slot: number): StageFactory {
+export function unwindStage(list: Eval, slot: number, counter: RowCounter = load): StageFactory {
   return (ctx, next) => ({
     push(row) {
       const value = list(row, ctx)
       if (value === null) return true
       const items = Array.isArray(value) ? value : [value]
       for (const item of items) {
-        load(ctx)
+        counter(ctx)
         const out = row.slice()
         out[slot] = item
         if (!next.push(out)) return false
