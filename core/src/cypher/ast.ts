@@ -98,6 +98,9 @@ export interface NodePattern extends Span {
 
 export type Direction = 'out' | 'in' | 'both'
 
+/** The property SET or REMOVE writes: `n.key`, or `n[expr]` with a key computed per row (a string). */
+export type PropertyTarget = Expr & { kind: 'prop' | 'index' }
+
 export interface RelPattern extends Span {
   kind: 'rel'
   variable: string | undefined
@@ -151,12 +154,12 @@ export interface Projection {
 }
 
 export type SetItem =
-  | ({ kind: 'setProperty'; target: Expr & { kind: 'prop' }; value: Expr } & Span)
+  | ({ kind: 'setProperty'; target: PropertyTarget; value: Expr } & Span)
   | ({ kind: 'setAll'; variable: string; value: Expr; merge: boolean } & Span)
   | ({ kind: 'setLabels'; variable: string; labels: string[]; dynamic?: Expr[] } & Span)
 
 export type RemoveItem =
-  | ({ kind: 'removeProperty'; target: Expr & { kind: 'prop' } } & Span)
+  | ({ kind: 'removeProperty'; target: PropertyTarget } & Span)
   | ({ kind: 'removeLabels'; variable: string; labels: string[]; dynamic?: Expr[] } & Span)
 
 export type Clause =

@@ -4,6 +4,7 @@ import type {
   PatternPart,
   Projection,
   ProjectionItem,
+  PropertyTarget,
   Query,
   RemoveItem,
   SetItem,
@@ -551,8 +552,8 @@ class QueryParser extends SchemaParser {
     return { labels, dynamic: dynamic.length > 0 ? { dynamic } : {} }
   }
 
-  /** `n.key` or `(expr).key`: the target of SET/REMOVE of one property. */
-  private parsePropertyTarget(): Expr & { kind: 'prop' } {
+  /** `n.key`, `(expr).key` or `n[expr]` (a dynamic key): the target of SET/REMOVE of one property. */
+  private parsePropertyTarget(): PropertyTarget {
     const start = this.peek().start
     let target: Expr
     if (this.acceptPunct('(')) {
@@ -569,7 +570,12 @@ class QueryParser extends SchemaParser {
         end: this.lastEnd(),
       }
     }
-    if (expr.kind !== 'prop') throw this.unexpected("'.' and a property key")
+    if (this.acceptPunct('[')) {
+      const index = this.parseExpr()
+      this.expectPunct(']')
+      return { kind: 'index', target: expr, index, start, end: this.lastEnd() }
+    }
+    if (expr.kind !== 'prop') throw this.unexpected("'.' and a property key, or '[' and a key")
     return expr
   }
 
