@@ -71,6 +71,11 @@ const ERRATA: [string, string, string][] = [
     "the table shows age 60, set by an earlier query on a node named 'A' that the page's graph lacks",
   ],
   [
+    'clauses/remove.adoc',
+    'FOREACH (i IN propertyKeys | REMOVE n[i])',
+    "the table shows Andy's age, which the page's first example removed",
+  ],
+  [
     'clauses/merge.adoc',
     "MERGE (charlie {name: 'Charlie Sheen', age: 10})",
     'the table shows a Person label the MERGE pattern does not give',
