@@ -120,6 +120,12 @@ export interface RelPattern extends Span {
    * nodes and relationship (the group's WHERE, its inner nodes' and relationship's inline WHERE).
    */
   hopWhere?: Expr | undefined
+  /**
+   * A quantified group of more than one hop `((a)-[:R]->(b)-[:S]->(c)){1,3}`: its chain, repeated with each
+   * repetition's last node the next one's first. The relationship stands for the whole repeated walk (its
+   * variable, anonymous, holds every relationship met); the chain's variables are group variables.
+   */
+  group?: { nodes: NodePattern[]; rels: RelPattern[] } | undefined
 }
 
 export interface PatternPart extends Span {

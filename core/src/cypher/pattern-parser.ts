@@ -58,15 +58,44 @@ export abstract class PatternParser extends ExpressionParser {
   }
 
   private parsePathBody(variable: string | undefined, start: number): PatternPart {
-    const nodes: NodePattern[] = [this.parseNodePattern()]
+    // A path may begin or end with a quantified group: its outer node there is anonymous.
+    const anonymous = (): NodePattern => {
+      const at = this.peek().start
+      return { kind: 'node', variable: undefined, labels: [], props: undefined, start: at, end: at }
+    }
+    const startsWithGroup = this.isPunct('(') && this.isPunct('(', 1) && this.groupAhead()
+    const nodes: NodePattern[] = [startsWithGroup ? anonymous() : this.parseNodePattern()]
     const rels: RelPattern[] = []
     for (;;) {
-      if (this.isPunct('-') || (this.isPunct('<') && this.isPunct('-', 1))) rels.push(this.parseRelPattern())
-      else if (this.isPunct('(') && this.isPunct('(', 1)) rels.push(this.parseQuantifiedHop())
-      else break
-      nodes.push(this.parseNodePattern())
+      if (this.isPunct('-') || (this.isPunct('<') && this.isPunct('-', 1))) {
+        rels.push(this.parseRelPattern())
+        nodes.push(this.parseNodePattern())
+      } else if (this.isPunct('(') && this.isPunct('(', 1)) {
+        rels.push(this.parseQuantifiedHop())
+        nodes.push(this.isPunct('(') ? this.parseNodePattern() : anonymous())
+      } else break
     }
     return { variable, nodes, rels, start, end: this.lastEnd() }
+  }
+
+  /**
+   * Whether `((` opens a quantified group: its closing parenthesis is followed by a quantifier. (A parenthesised
+   * path pattern `((a)--(b) WHERE …)` is not one.)
+   */
+  private groupAhead(): boolean {
+    let depth = 0
+    for (let i = 0; ; i++) {
+      const token = this.peek(i)
+      if (token.kind === 'eof') return false
+      if (token.kind === 'punct' && (token.text === '(' || token.text === '[' || token.text === '{')) depth++
+      else if (token.kind === 'punct' && (token.text === ')' || token.text === ']' || token.text === '}')) {
+        depth--
+        if (depth === 0) {
+          const after = this.peek(i + 1)
+          return after.kind === 'punct' && (after.text === '+' || after.text === '*' || after.text === '{')
+        }
+      }
+    }
   }
 
   private parseNodePattern(): NodePattern {
@@ -108,16 +137,16 @@ export abstract class PatternParser extends ExpressionParser {
     const first = this.parseNodePattern()
     const rel = this.parseRelPattern()
     const second = this.parseNodePattern()
+    const chain = { nodes: [first, second], rels: [rel] }
+    while (this.isPunct('-') || (this.isPunct('<') && this.isPunct('-', 1))) {
+      chain.rels.push(this.parseRelPattern())
+      chain.nodes.push(this.parseNodePattern())
+    }
     const where = this.acceptKeyword('WHERE') ? this.parseExpr() : undefined
-    if (!this.isPunct(')'))
-      throw this.errorAt(
-        'UNSUPPORTED_CYPHER_FEATURE',
-        'a quantified path group of more than one relationship is not supported',
-        this.peek().start,
-      )
     this.expectPunct(')')
-    const quantifier = this.parsePathQuantifier()
+    const quantifier = this.parsePathQuantifier(true)
     if (quantifier === undefined) throw this.unexpected('a quantifier ({m,n}, + or *)')
+    if (chain.rels.length > 1) return this.longGroup(chain, where, quantifier, start)
     for (const node of [first, second]) {
       if (node.dynamicLabels)
         throw this.errorAt(
@@ -138,6 +167,46 @@ export abstract class PatternParser extends ExpressionParser {
         { ...second, where: undefined },
       ],
       ...(hopWhere.length > 0 ? { hopWhere: andAll(hopWhere) } : {}),
+      start,
+      end: this.lastEnd(),
+    }
+  }
+
+  /** A quantified group of several hops: its chain, its predicates gathered into one WHERE per repetition. */
+  private longGroup(
+    chain: { nodes: NodePattern[]; rels: RelPattern[] },
+    where: Expr | undefined,
+    quantifier: NonNullable<RelPattern['varLength']>,
+    start: number,
+  ): RelPattern {
+    for (const element of [...chain.nodes, ...chain.rels]) {
+      if (element.kind === 'rel' && element.varLength !== undefined)
+        throw this.errorAt(
+          'CYPHER_SYNTAX_ERROR',
+          'quantifiers cannot nest in a quantified group',
+          element.start,
+        )
+      if (element.kind === 'node' && element.dynamicLabels)
+        throw this.errorAt(
+          'UNSUPPORTED_CYPHER_FEATURE',
+          'dynamic labels on the inner nodes of a quantified path group are not supported',
+          element.start,
+        )
+    }
+    const predicates = [...chain.nodes, ...chain.rels].map((e) => e.where).filter((e) => e !== undefined)
+    if (where !== undefined) predicates.push(where)
+    return {
+      kind: 'rel',
+      variable: undefined,
+      types: [],
+      direction: 'out',
+      props: undefined,
+      varLength: quantifier,
+      group: {
+        nodes: chain.nodes.map((node) => ({ ...node, where: undefined })),
+        rels: chain.rels.map((rel) => ({ ...rel, where: undefined })),
+      },
+      ...(predicates.length > 0 ? { hopWhere: andAll(predicates) } : {}),
       start,
       end: this.lastEnd(),
     }
@@ -271,12 +340,13 @@ export abstract class PatternParser extends ExpressionParser {
     }
   }
 
-  private parsePathQuantifier(): RelPattern['varLength'] {
-    if (this.isPunct('+') && this.isPunct('(', 1)) {
+  /** A quantifier; after a group's `)` a `+` or `*` is one whatever follows (a path may end with a group). */
+  private parsePathQuantifier(afterGroup = false): RelPattern['varLength'] {
+    if (this.isPunct('+') && (afterGroup || this.isPunct('(', 1))) {
       this.next()
       return { min: 1, max: undefined }
     }
-    if (this.isPunct('*') && this.isPunct('(', 1)) {
+    if (this.isPunct('*') && (afterGroup || this.isPunct('(', 1))) {
       this.next()
       return { min: 0, max: undefined }
     }

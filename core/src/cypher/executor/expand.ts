@@ -29,7 +29,7 @@ export interface ExpandSpec {
 
 export type HopCheck = (left: number, rel: number, right: number, row: Row, ctx: ExecContext) => boolean
 
-function relUsed(spec: ExpandSpec, row: Row, id: number): boolean {
+export function relUsed(spec: ExpandSpec, row: Row, id: number): boolean {
   for (const used of spec.used) {
     const value = row[used.slot]
     if (used.list) {

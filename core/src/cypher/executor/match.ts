@@ -9,6 +9,7 @@ import { type ExecContext, load, type Row, type RowCounter, tick } from './conte
 import { compileDynamicLabels } from './dynamic-labels.js'
 import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
 import { labelExprMatches } from './label-expr.js'
+import { longGroupStep, longGroupVariables } from './long-group.js'
 import { compileHop, groupListsStep, groupNodeVariables } from './quantified-group.js'
 import { shortestStep } from './shortest.js'
 import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
@@ -152,6 +153,12 @@ export function compileMatch(
     }
     if (part.shortest !== undefined) {
       const rel = part.rels[0] as RelPattern
+      if (rel.group)
+        env.report(
+          'UNSUPPORTED_CYPHER_FEATURE',
+          'a shortest path over a quantified group of more than one hop is not supported',
+          rel.start,
+        )
       const ends = part.nodes.map((node) => {
         const existing = lookupNode(env, scope, node)
         const check = nodeCheck(env, node, scope)
@@ -296,7 +303,39 @@ export function compileMatch(
         toCheck,
         used,
       }
-      if (rel.varLength) {
+      if (rel.group && rel.varLength) {
+        const min = rel.varLength.min ?? 1
+        const max = rel.varLength.max ?? env.maxHops
+        if (max > env.maxHops) throw budgetError('variable_length_hops', max, env.maxHops)
+        const names = longGroupVariables(rel)
+        for (const name of names)
+          if (scope.has(name))
+            env.report('VARIABLE_ALREADY_BOUND', `variable '${name}' is already defined`, rel.start)
+        const inner = scope.copy()
+        const lists = new Map(names.map((name) => [name, bindNew(name, 'value', rel.start).slot]))
+        plan.push(`QuantifiedGroup(${rel.group.rels.length} hops *${min}..${max})`)
+        steps.push(
+          longGroupStep(
+            env,
+            rel,
+            inner,
+            {
+              from: spec.from,
+              to: toSlot,
+              toBound: spec.toBound,
+              toCheck,
+              relList: relSlot,
+              used,
+              min,
+              max,
+              leftward,
+            },
+            lists,
+            (node) => nodeCheck(env, node, inner),
+            (r) => propCheck(env, r.props as Expr, inner),
+          ),
+        )
+      } else if (rel.varLength) {
         const hop = compileHop(env, rel, scope, (node) => nodeCheck(env, node, scope))
         if (hop) spec.hop = hop
         const min = rel.varLength.min ?? 1
@@ -363,7 +402,7 @@ function isPatternVar(parts: PatternPart[], name: string): boolean {
     for (const node of part.nodes) if (node.variable === name) return true
     for (const rel of part.rels) {
       if (rel.variable === name) return true
-      if (groupNodeVariables(rel).includes(name)) return true
+      if (groupNodeVariables(rel).includes(name) || longGroupVariables(rel).includes(name)) return true
     }
   }
   return false

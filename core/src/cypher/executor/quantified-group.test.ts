@@ -85,10 +85,68 @@ describe('quantified path groups of one hop', () => {
     ).toEqual([[['x', 'c']]])
   })
 
-  it('refuse a group variable already bound, and groups of several hops', async () => {
+  it('refuse a group variable already bound', async () => {
     expect(await code(`MATCH (x) MATCH (x) ((x)-[:NEXT]->(y))+ (z) RETURN z`)).toBe('VARIABLE_ALREADY_BOUND')
-    expect(await code(`MATCH (a) ((x)-[:NEXT]->(y)-[:NEXT]->(w))+ (z) RETURN z`)).toBe(
+    expect(await code(`MATCH (x) MATCH (a) ((x)-[:NEXT]->(y)-[:NEXT]->(w))+ (z) RETURN z`)).toBe(
+      'VARIABLE_ALREADY_BOUND',
+    )
+  })
+})
+
+describe('quantified path groups of several hops', () => {
+  // a -R-> b -T-> c -R-> d -T-> e, weights 1 to 4.
+  beforeEach(async () => {
+    engine = new CypherEngine(new GraphCatalog())
+    await rows(`CREATE (:S {n: 'a'})-[:R {w: 1}]->(:M {n: 'b'})-[:T {w: 2}]->(:S {n: 'c'})-[:R {w: 3}]->(:M {n: 'd'})
+      -[:T {w: 4}]->(:S {n: 'e'})`)
+  })
+
+  it('repeat their chain from where the last repetition ended, binding each variable to a list', async () => {
+    expect(
+      await rows(`MATCH ({n: 'a'}) ((p:S)-[r:R]->(q:M)-[:T]->(u)){1,3} (y)
+        RETURN y.n, [v IN p | v.n], [v IN q | v.n], [v IN u | v.n], [e IN r | e.w] ORDER BY y.n`),
+    ).toEqual([
+      ['c', ['a'], ['b'], ['c'], [1]],
+      ['e', ['a', 'c'], ['b', 'd'], ['c', 'e'], [1, 3]],
+    ])
+    // Zero repetitions leave the lists empty; the path holds every relationship met.
+    expect(
+      await rows(`MATCH path = ({n: 'a'}) ((p)-[:R]->()-[:T]->()){0,2} (y)
+        RETURN y.n, size(p), [v IN nodes(path) | v.n] ORDER BY y.n`),
+    ).toEqual([
+      ['a', 0, ['a']],
+      ['c', 1, ['a', 'b', 'c']],
+      ['e', 2, ['a', 'b', 'c', 'd', 'e']],
+    ])
+  })
+
+  it('check their WHERE per repetition, and give lists in pattern order when walked from the right', async () => {
+    expect(
+      await rows(`MATCH ({n: 'a'}) ((p)-[r:R]->(q)-[t:T]->(u) WHERE r.w + t.w > 3)+ (y) RETURN y.n`),
+    ).toEqual([])
+    expect(
+      await rows(
+        `MATCH ({n: 'c'}) ((p)-[r:R]->(q)-[t:T]->(u) WHERE r.w + t.w > 3)+ (y) RETURN y.n, [v IN q | v.n]`,
+      ),
+    ).toEqual([['e', ['d']]])
+    expect(
+      await rows(
+        `MATCH (x) ((p)<-[:T]-(q)<-[:R]-(u)){2} (y {n: 'a'}) RETURN x.n, [v IN p | v.n], [v IN u | v.n]`,
+      ),
+    ).toEqual([['e', ['e', 'c'], ['c', 'a']]])
+  })
+
+  it('may open or close a path, whose outer node there is anonymous', async () => {
+    expect(
+      await rows(`MATCH ((x)-[:R]->(y)-[:T]->(z))+ RETURN [v IN x | v.n] ORDER BY size(x), x[0].n`),
+    ).toEqual([[['a']], [['c']], [['a', 'c']]])
+    expect(await rows(`MATCH ({n: 'c'}) ((x)-[]->(y)){2} RETURN [v IN y | v.n]`)).toEqual([[['d', 'e']]])
+  })
+
+  it('are refused under SHORTEST, and nest no quantifier', async () => {
+    expect(await code(`MATCH SHORTEST 1 (a) ((x)-[:R]->(y)-[:T]->(z))+ (b) RETURN b`)).toBe(
       'UNSUPPORTED_CYPHER_FEATURE',
     )
+    expect(await code(`MATCH (a) ((x)-[:R]->+(y)-[:T]->(z))+ (b) RETURN b`)).toBe('CYPHER_SYNTAX_ERROR')
   })
 })
