@@ -256,6 +256,22 @@ describe('subqueries', () => {
 })
 
 describe('shortest paths', () => {
+  it('stop walking by length once no path is that long (each relationship once): an end without a cycle', async () => {
+    // A ring of three and a tail: from the tail's end back to itself there is no trail; others answer.
+    const engine = new CypherEngine(new GraphCatalog(), { budgets: { maxWarmAdjacencyEntries: 10_000 } })
+    await engine.run({
+      query: "CREATE (t {n: 't'})-[:L]->(a {n: 'a'})-[:L]->(b {n: 'b'})-[:L]->(c {n: 'c'})-[:L]->(a)",
+      mode: 'write',
+    })
+    expect(
+      await rows(engine, "MATCH p = SHORTEST 1 ({n: 't'})--+(x) RETURN x.n, length(p) ORDER BY x.n"),
+    ).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['c', 2],
+    ])
+  })
+
   it('shortestPath, allShortestPaths, SHORTEST k and ALL SHORTEST', async () => {
     const engine = await seeded()
     // Two paths of length 2 (through B, through the movie): one of them, with its ends in place.

@@ -183,12 +183,15 @@ function byLength(spec: ShortestSpec, row: Row, ctx: ExecContext, start: number,
   const nodes = [start]
   const rels: number[] = []
   for (let length = spec.min; length <= spec.max; length++) {
+    // No walk as long as this one means none longer either (each relationship once a path): stop there.
+    let reached = length === 0
     if (length === 0) {
       if (start === target) out.push({ nodes: [start], rels: [] })
     } else {
       const walk = (node: number): boolean => {
         tick(ctx)
         if (rels.length === length) {
+          reached = true
           if (node === target) out.push({ nodes: nodes.slice(), rels: rels.slice() })
           return spec.all || out.length < spec.k
         }
@@ -206,6 +209,7 @@ function byLength(spec: ShortestSpec, row: Row, ctx: ExecContext, start: number,
       walk(start)
     }
     if (out.length > 0 && (spec.all || out.length >= spec.k)) break
+    if (!reached) break
   }
   return spec.all ? out : out.slice(0, spec.k)
 }
