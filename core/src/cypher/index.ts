@@ -28,6 +28,7 @@ export { neo4jStatusCode } from './neo4j-status.js'
 export { bindParams } from './params.js'
 export { parseQuery } from './parser.js'
 export { type Plan, planQuery } from './planner.js'
+export { type PullOptions, ResultCursor } from './stream-cursor.js'
 export { NEO4J_COMPATIBLE_VERSION } from './procedures/db.js'
 export {
   builtinRegistry,

@@ -4,6 +4,7 @@ import type { GraphReader } from '../../graph/types.js'
 import { budgetError, CypherError } from '../errors.js'
 import type { ProcedureHost } from '../procedures/host.js'
 import type { Value } from '../values.js'
+import type { StreamSlice } from './resumable.js'
 
 export interface CypherBudgets {
   maxQueryLength: number
@@ -11,6 +12,11 @@ export interface CypherBudgets {
   /** Rows produced by MATCH/UNWIND before SKIP/LIMIT (`loaded_records`). */
   maxLoadedRecords: number
   maxReturnedRecords: number
+  /**
+   * Records one streamed result may deliver (Bolt, SERVICE_BOLT_MAX_STREAMED_RECORDS). A streamed run holds one
+   * slice, not the result, so its loaded-records and adjacency bounds rise to this too (stream-cursor.ts).
+   */
+  maxStreamedRecords: number
   /** Redo operations of one write query (`mutation_count`). */
   maxMutations: number
   maxExecutionMs: number
@@ -32,6 +38,7 @@ export const DEFAULT_BUDGETS: Readonly<CypherBudgets> = Object.freeze({
   maxParameters: 128,
   maxLoadedRecords: 50_000,
   maxReturnedRecords: 10_000,
+  maxStreamedRecords: 5_000_000,
   maxMutations: 5_000,
   maxExecutionMs: 20_000,
   maxPayloadBytes: 4 * 1024 * 1024,
@@ -92,6 +99,8 @@ export interface ExecContext {
   regexCache: Map<string, RegExp> | undefined
   /** PROFILE: rows each top-level operator emitted, by its index in Plan.operators. */
   profileRows?: number[] | undefined
+  /** Set while a streamed run executes a slice: the first clause's source resumes from it (resumable.ts). */
+  stream?: StreamSlice | undefined
   /** What procedures reach beyond the graph (the engine sets it; bare contexts in tests may not). */
   readonly host?: ProcedureHost | undefined
 }

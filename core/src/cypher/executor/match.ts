@@ -9,6 +9,7 @@ import { type ExecContext, load, type Row, tick } from './context.js'
 import { compileDynamicLabels } from './dynamic-labels.js'
 import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
 import { labelExprMatches } from './label-expr.js'
+import { resumeSource } from './resumable.js'
 import { shortestStep } from './shortest.js'
 import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
 
@@ -27,6 +28,8 @@ export interface CompiledMatch {
   newSlots: number[]
   /** Human-readable operator list, for tests and diagnostics. */
   plan: string[]
+  /** With `resumable` asked: true when the first pattern starts with a scan a streamed run can resume. */
+  resumable: boolean
 }
 
 interface Filter {
@@ -40,13 +43,14 @@ export function compileMatch(
   parts: PatternPart[],
   where: Expr | undefined,
   input: Scope,
-  options: { countLoaded: boolean; optional: boolean },
+  options: { countLoaded: boolean; optional: boolean; resumable?: boolean },
 ): CompiledMatch {
   const scope = input.copy()
   const steps: Step[] = []
   const plan: string[] = []
   const newSlots: number[] = []
   const clauseRels: { slot: number; list: boolean }[] = []
+  let resumable = false
   const declaredRels = new Set<string>()
   // A path variable cannot also name a node or relationship of the same MATCH.
   for (const part of parts) {
@@ -148,7 +152,7 @@ export function compileMatch(
           steps.push(labelScanStep(slot, node.labels, check))
         } else {
           plan.push(`AllNodesScan(${name})`)
-          steps.push(allNodesStep(slot, check))
+          steps.push(allNodesStep(slot, check, false))
         }
         flushFilters()
         return slot
@@ -220,12 +224,17 @@ export function compileMatch(
               check,
             ),
           )
-        } else if (node.labels.length > 0) {
-          plan.push(`NodeByLabelScan(${name}:${node.labels.join(':')})`)
-          steps.push(labelScanStep(slot, node.labels, check))
         } else {
-          plan.push(`AllNodesScan(${name})`)
-          steps.push(allNodesStep(slot, check))
+          // The first pattern's scan is the streamed source when asked (a streamed run resumes it).
+          const source = options.resumable === true && !options.optional && part === parts[0]
+          if (source) resumable = true
+          if (node.labels.length > 0) {
+            plan.push(`NodeByLabelScan(${name}:${node.labels.join(':')})`)
+            steps.push(labelScanStep(slot, node.labels, check, source))
+          } else {
+            plan.push(`AllNodesScan(${name})`)
+            steps.push(allNodesStep(slot, check, source))
+          }
         }
       }
       flushFilters()
@@ -340,7 +349,7 @@ export function compileMatch(
       return emit(out)
     }
   }
-  return { scope, matcher, newSlots, plan }
+  return { scope, matcher, newSlots, plan, resumable }
 }
 
 function isPatternVar(parts: PatternPart[], name: string): boolean {
@@ -500,12 +509,42 @@ function scanIds(
   return true
 }
 
-function allNodesStep(slot: number, check: NodeCheck): Step {
-  return (next) => (row, ctx, emit) => scanIds(ctx.graph.allNodeIds(), slot, check, next, row, ctx, emit)
+/**
+ * A scan as a streamed run's source (resumable.ts): it goes on from where the previous slice stopped, and skips
+ * a node deleted since (slices read the published graph as it is when each runs: read committed).
+ */
+function resumeScan(
+  ids: () => Iterable<number>,
+  slot: number,
+  check: NodeCheck,
+  next: Cont,
+  row: Row,
+  ctx: ExecContext,
+  emit: (row: Row) => boolean,
+): boolean {
+  return resumeSource(
+    ctx.stream as NonNullable<ExecContext['stream']>,
+    () => ids()[Symbol.iterator](),
+    (id) => {
+      tick(ctx)
+      if (ctx.graph.node(id) === undefined || (check && !check(id, row, ctx))) return true
+      row[slot] = new NodeValue(id)
+      return next(row, ctx, emit)
+    },
+  )
 }
 
-function labelScanStep(slot: number, labels: string[], check: NodeCheck): Step {
+function allNodesStep(slot: number, check: NodeCheck, resumable: boolean): Step {
+  return (next) => (row, ctx, emit) =>
+    resumable && ctx.stream !== undefined
+      ? resumeScan(() => ctx.graph.allNodeIds(), slot, check, next, row, ctx, emit)
+      : scanIds(ctx.graph.allNodeIds(), slot, check, next, row, ctx, emit)
+}
+
+function labelScanStep(slot: number, labels: string[], check: NodeCheck, resumable = false): Step {
   return (next) => (row, ctx, emit) => {
+    if (resumable && ctx.stream?.source !== undefined)
+      return resumeScan(() => [], slot, check, next, row, ctx, emit)
     // The rarest label drives the scan; `check` verifies the others.
     let best = -1
     let bestCount = Number.POSITIVE_INFINITY
@@ -518,6 +557,8 @@ function labelScanStep(slot: number, labels: string[], check: NodeCheck): Step {
         best = id
       }
     }
+    if (resumable && ctx.stream !== undefined)
+      return resumeScan(() => ctx.graph.labelNodeIds(best), slot, check, next, row, ctx, emit)
     return scanIds(ctx.graph.labelNodeIds(best), slot, check, next, row, ctx, emit)
   }
 }
