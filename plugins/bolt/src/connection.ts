@@ -1,4 +1,5 @@
-import { DEFAULT_DATABASE_NAME, type ExplicitTransaction } from '@service/core'
+import { DEFAULT_DATABASE_NAME, EngineError, type ExplicitTransaction } from '@service/core'
+import type { DetachedValue, ResultCursor } from '@service/core/cypher'
 import type { BoltBackend } from './backend.js'
 import {
   type BoltFailure,
@@ -64,6 +65,8 @@ export interface ConnectionOptions {
   /** Past the connection limit: HELLO is answered with this failure and the connection ends. */
   refusal?: BoltFailure | null
   write(bytes: Buffer): void
+  /** Resolves once the socket has written what it buffered (a streamed result waits for it between slices). */
+  drained?(): Promise<void> | undefined
   close(): void
   /** Back-pressure: stop reading while too many messages wait (the socket's own buffers fill up). */
   pause?(): void
@@ -78,6 +81,8 @@ const QUEUE_HIGH = 256
 const QUEUE_LOW = 32
 /** Open results on one connection (each holds up to the row budget): PULL or DISCARD before running more. */
 export const MAX_OPEN_RESULTS = 16
+/** Records of a streamed result computed in one go: a larger PULL is served slice by slice, yielding between. */
+export const SLICE_RECORDS = 4096
 
 /** A Bolt connection's protocol: handshake, message framing and the server state machine. */
 export class BoltConnection {
@@ -126,6 +131,7 @@ export class BoltConnection {
     this.ended = true
     this.input.stop()
     this.running?.abort()
+    this.closeResults('closed with its connection')
     const tx = this.tx
     this.tx = null
     void tx?.rollback()
@@ -343,11 +349,12 @@ export class BoltConnection {
         deadline: deadlineOf(extras.timeoutMs, startedAt, this.options.requestTimeoutMs),
         signal: controller.signal,
         correlationId: this.options.connectionId,
-        rows: 'detached',
+        rows: 'stream',
       })
       if (result.status !== 'Success') return this.fail(resultFailure(result))
       const summary = completionSummary(result, extras.database, this.options.backend.bookmark())
-      this.open(new OpenResult(-1, result, summary, startedAt), extras.database, false)
+      const deadline = extras.timeoutMs === undefined ? undefined : startedAt + extras.timeoutMs
+      this.open(new OpenResult(-1, result, summary, startedAt, deadline), extras.database, false)
       this.state = 'streaming'
     } finally {
       this.running = null
@@ -392,7 +399,7 @@ export class BoltConnection {
       const result = await tx.run({
         query,
         params,
-        rows: 'detached',
+        rows: 'stream',
         signal: controller.signal,
         deadline: startedAt + this.options.requestTimeoutMs,
       })
@@ -419,7 +426,7 @@ export class BoltConnection {
   }
 
   /** PULL or DISCARD `n` records of one open result (`qid` -1: the last one opened). */
-  private page(message: RequestMessage): void {
+  private async page(message: RequestMessage): Promise<void> {
     const extra = mapField(message, 0)
     const n = optionalInteger(extra, 'n') ?? -1
     const asked = optionalInteger(extra, 'qid') ?? -1
@@ -429,10 +436,16 @@ export class BoltConnection {
       this.fail(Failures.unknownResult(BigInt(asked)))
       return
     }
-    if (message.signature === Request.PULL) {
-      for (const row of result.take(n)) this.record(row)
+    if (result.cursor === undefined) {
+      if (message.signature === Request.PULL) for (const row of result.take(n)) this.record(row)
+      else result.discard(n)
+    } else if (message.signature === Request.PULL) {
+      await this.pullStreamed(result, n, (row) => this.record(row))
+    } else if (n < 0) {
+      // DISCARD of what remains stops the work.
+      result.close('discarded')
     } else {
-      result.discard(n)
+      await this.pullStreamed(result, n, () => {})
     }
     if (result.hasMore) {
       this.success(new Map([['has_more', true]]))
@@ -446,11 +459,72 @@ export class BoltConnection {
     this.success(metadata)
   }
 
+  /**
+   * `n` records (all when negative) of a streamed result into `sink`, slice by slice: between slices the event
+   * loop serves other connections and HTTP, and a socket that is backed up is waited for, so the server holds
+   * one slice of the result, never all of it. A failure closes the result (its work stops).
+   */
+  private async pullStreamed(
+    result: OpenResult,
+    n: number,
+    sink: (row: DetachedValue[]) => void,
+  ): Promise<void> {
+    const cursor = result.cursor as ResultCursor
+    const controller = new AbortController()
+    this.running = controller
+    try {
+      let left = n < 0 ? Number.POSITIVE_INFINITY : n
+      while (left > 0 && cursor.hasMore && !this.ended) {
+        if (!cursor.onPublishedGraph) this.checkTransactionOpen()
+        const size = Math.min(left, SLICE_RECORDS)
+        const options = {
+          signal: controller.signal,
+          deadline: Math.min(Date.now() + this.options.requestTimeoutMs, result.deadline ?? Number.MAX_VALUE),
+        }
+        const slice = (): number => cursor.pull(size, sink, options)
+        const backend = this.options.backend
+        left -=
+          cursor.onPublishedGraph && backend.readSlice !== undefined
+            ? await backend.readSlice(cursor.workspaceId, slice)
+            : slice()
+        if (left > 0 && cursor.hasMore) await this.breathe()
+      }
+    } catch (error) {
+      result.close('failed')
+      this.results.delete(result.qid)
+      throw error
+    } finally {
+      this.running = null
+    }
+  }
+
+  /** Between two slices: what is packed goes out, a backed-up socket drains, and the event loop turns. */
+  private async breathe(): Promise<void> {
+    this.flush()
+    await this.options.drained?.()
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+
+  /** A streamed result of a transaction reads its overlay: only while the transaction is open. */
+  private checkTransactionOpen(): void {
+    const state = this.tx?.state() ?? 'rolled_back'
+    if (state === 'open') return
+    throw state === 'timed_out'
+      ? new EngineError('TRANSACTION_TIMED_OUT', 'the transaction timed out and was rolled back')
+      : new EngineError('TRANSACTION_CLOSED', `the transaction is already ${state.replace('_', ' ')}`)
+  }
+
+  /** Every open result stops (its streamed work with it). */
+  private closeResults(reason: string): void {
+    for (const result of this.results.values()) result.close(reason)
+    this.results.clear()
+  }
+
   private async commit(): Promise<void> {
     const tx = this.tx
     if (tx === null) return this.fail(Failures.protocol('no open transaction'))
     this.tx = null
-    this.results.clear()
+    this.closeResults('closed by the commit')
     this.state = 'ready'
     await tx.commit()
     this.success(new Map([['bookmark', this.options.backend.bookmark()]]))
@@ -459,7 +533,7 @@ export class BoltConnection {
   private async endTransaction(): Promise<void> {
     const tx = this.tx
     this.tx = null
-    this.results.clear()
+    this.closeResults('closed by the end of its transaction')
     if (this.state !== 'failed' && this.state !== 'defunct') this.state = 'ready'
     await tx?.rollback()
   }
