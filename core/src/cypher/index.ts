@@ -25,6 +25,7 @@ export {
   type MutationSummary,
 } from './executor/context.js'
 export { neo4jStatusCode } from './neo4j-status.js'
+export { failure as outcomeOfError } from './outcome.js'
 export { bindParams } from './params.js'
 export { parseQuery } from './parser.js'
 export { type Plan, planQuery } from './planner.js'

@@ -2,6 +2,7 @@ import { type DetachedValue, detach } from './detached.js'
 import { budgetError, CypherError } from './errors.js'
 import { type CypherBudgets, chain, checkDeadline, type ExecContext, type Stage } from './executor/context.js'
 import type { StreamSlice } from './executor/resumable.js'
+import type { GraphReader } from '../graph/types.js'
 import type { StreamPlan } from './planner.js'
 import type { Value } from './values.js'
 
@@ -31,7 +32,7 @@ export class ResultCursor {
   private held: Value[][] = []
   private heldAt = 0
   private wanted = 0
-  private sink: ((row: DetachedValue[]) => void) | undefined
+  private sink: ((row: Value[]) => void) | undefined
   private delivered = 0
   private computeMs = 0
   private done = false
@@ -79,6 +80,28 @@ export class ResultCursor {
    * (a budget, the deadline, an abort), after which the cursor is closed.
    */
   pull(n: number, sink: (row: DetachedValue[]) => void, options: PullOptions = {}): number {
+    const graph = this.ctx.graph
+    return this.pullValues(
+      n,
+      (values) => {
+        // Scalars are their own detached form; only nodes, relationships, paths and containers are read out.
+        for (let i = 0; i < values.length; i++) {
+          const value = values[i] as Value
+          if (value !== null && typeof value === 'object') values[i] = detach(value, graph) as Value
+        }
+        sink(values as DetachedValue[])
+      },
+      options,
+    )
+  }
+
+  /** The graph the rows refer to (for `pullValues`). */
+  get graph(): GraphReader {
+    return this.ctx.graph
+  }
+
+  /** `pull` with the rows as Cypher values, referring to `graph` (the TCK runner compares them so). */
+  pullValues(n: number, sink: (row: Value[]) => void, options: PullOptions = {}): number {
     if (this.closedBy !== undefined)
       throw new CypherError('QUERY_ABORTED', `the result was ${this.closedBy}`, 'limit')
     if (!(n > 0)) throw new RangeError(`pull needs a positive count, not ${n}`)
@@ -138,13 +161,7 @@ export class ResultCursor {
   private deliver(values: Value[]): void {
     const max = this.ctx.budgets.maxStreamedRecords
     if (++this.delivered > max) throw budgetError('streamed_records', this.delivered, max)
-    const graph = this.ctx.graph
-    // Scalars are their own detached form; only nodes, relationships, paths and containers are read out.
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i] as Value
-      if (value !== null && typeof value === 'object') values[i] = detach(value, graph) as Value
-    }
-    ;(this.sink as (row: DetachedValue[]) => void)(values as DetachedValue[])
+    ;(this.sink as (row: Value[]) => void)(values)
     if (--this.wanted === 0) this.stream.full = true
   }
 
