@@ -180,13 +180,14 @@ export class ResultCursor {
 
 /**
  * A streamed run holds one slice, not its result: the loaded-records and adjacency bounds, which bound what a
- * whole result costs, rise to the streamed-records bound (time and the other bounds stay).
+ * whole result may cost, scale with what it may deliver, in the proportion HTTP's budgets keep to its row
+ * budget (50,000 loaded for 10,000 returned). Time and the other bounds stay.
  */
 export function streamedBudgets(budgets: CypherBudgets): CypherBudgets {
-  const max = budgets.maxStreamedRecords
+  const scale = Math.max(1, budgets.maxStreamedRecords / Math.max(1, budgets.maxReturnedRecords))
   return {
     ...budgets,
-    maxLoadedRecords: Math.max(budgets.maxLoadedRecords, max),
-    maxWarmAdjacencyEntries: Math.max(budgets.maxWarmAdjacencyEntries, max),
+    maxLoadedRecords: Math.ceil(budgets.maxLoadedRecords * scale),
+    maxWarmAdjacencyEntries: Math.ceil(budgets.maxWarmAdjacencyEntries * scale),
   }
 }

@@ -47,6 +47,10 @@ export interface ConnectionEvents {
   failure?(code: string): void
   /** The connection ends (GOODBYE, protocol error, failed auth). */
   end?(reason: string): void
+  /** A streamed result opened (true) or ended: done, discarded, failed or closed (false). */
+  stream?(open: boolean): void
+  /** Records of a streamed result sent by one slice. */
+  streamed?(records: number): void
 }
 
 export interface ConnectionOptions {
@@ -415,6 +419,7 @@ export class BoltConnection {
 
   private open(result: OpenResult, database: string | undefined, inTransaction: boolean): void {
     this.results.set(result.qid, result)
+    if (result.cursor !== undefined) this.options.events?.stream?.(true)
     this.lastQid = result.qid
     const metadata = new Map<string, PackValue>([
       ['fields', result.fields],
@@ -451,7 +456,7 @@ export class BoltConnection {
       this.success(new Map([['has_more', true]]))
       return
     }
-    this.results.delete(qid)
+    this.drop(result)
     const metadata = new Map(result.summary)
     metadata.set('t_last', BigInt(Date.now() - result.startedAt))
     if (this.state === 'streaming') this.state = 'ready'
@@ -483,15 +488,17 @@ export class BoltConnection {
         }
         const slice = (): number => cursor.pull(size, sink, options)
         const backend = this.options.backend
-        left -=
+        const sent =
           cursor.onPublishedGraph && backend.readSlice !== undefined
             ? await backend.readSlice(cursor.workspaceId, slice)
             : slice()
+        this.options.events?.streamed?.(sent)
+        left -= sent
         if (left > 0 && cursor.hasMore) await this.breathe()
       }
     } catch (error) {
       result.close('failed')
-      this.results.delete(result.qid)
+      this.drop(result)
       throw error
     } finally {
       this.running = null
@@ -516,8 +523,17 @@ export class BoltConnection {
 
   /** Every open result stops (its streamed work with it). */
   private closeResults(reason: string): void {
-    for (const result of this.results.values()) result.close(reason)
-    this.results.clear()
+    for (const result of this.results.values()) {
+      result.close(reason)
+      this.drop(result)
+    }
+  }
+
+  /** A result leaves the connection (finished, failed or closed). */
+  private drop(result: OpenResult): void {
+    if (this.results.get(result.qid) !== result) return
+    this.results.delete(result.qid)
+    if (result.cursor !== undefined) this.options.events?.stream?.(false)
   }
 
   private async commit(): Promise<void> {
