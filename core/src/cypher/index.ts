@@ -29,7 +29,6 @@ export { failure as outcomeOfError } from './outcome.js'
 export { bindParams } from './params.js'
 export { parseQuery } from './parser.js'
 export { type Plan, planQuery } from './planner.js'
-export { type PullOptions, ResultCursor } from './stream-cursor.js'
 export { NEO4J_COMPATIBLE_VERSION } from './procedures/db.js'
 export {
   builtinRegistry,
@@ -44,6 +43,7 @@ export {
   signatureOf,
 } from './procedures/index.js'
 export { nodeElementId, relElementId, toJson } from './result.js'
+export { type PullOptions, ResultCursor } from './stream-cursor.js'
 export {
   DateTimeValue,
   DateValue,

@@ -402,7 +402,8 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
             )
           : undefined) ??
         this.buildClause(clause, scope, standalone, write, streams && index === 0)
-      if (result.fused || result.streams !== true || (index === 0 && result.resumable !== true)) streams = false
+      if (result.fused || result.streams !== true || (index === 0 && result.resumable !== true))
+        streams = false
       if (result.fused) index++
       factories.push(...result.factories)
       if (top && this.operators !== undefined) factories.push(this.profiled(clause, result))

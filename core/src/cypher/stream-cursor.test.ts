@@ -51,6 +51,7 @@ describe('which reads stream', () => {
     'MATCH (n:Item)-[:NEXT]->(t) WITH n, t WHERE t.of > 1 RETURN n.id, t.of SKIP 2 LIMIT 5',
     'MATCH (n:Item) OPTIONAL MATCH (n)-[:NEXT]->(t) RETURN n, t',
     'UNWIND range(1, 3) AS i MATCH (n:Item {id: i}) RETURN n',
+    'MATCH (n:Item {id: 1}) RETURN n',
   ])('%s', (query) => {
     expect(engine.plan(query).stream).toBeDefined()
   })
@@ -60,7 +61,6 @@ describe('which reads stream', () => {
     'MATCH (n:Item) RETURN DISTINCT n.id',
     'MATCH (n:Item) WITH n ORDER BY n.id RETURN n',
     'OPTIONAL MATCH (n:Item) RETURN n',
-    'MATCH (n:Item {id: 1}) RETURN n',
     'RETURN 1 AS one',
     'UNWIND [1] AS i RETURN i UNION ALL UNWIND [2] AS i RETURN i',
     'MATCH (n:Item) SET n.x = 1 RETURN n',
@@ -112,7 +112,19 @@ describe('a streamed result', () => {
     const all = drain(fanned.cursor as ResultCursor, 3).rows
     expect(all.length).toBe(1000)
     expect(all.reduce((sum, row) => sum + (row[0] as bigint), 0n)).toBe(0n)
-    expect((all[1]?.[1] as DetachedNode).labels).toEqual(['Tag'])
+    expect((all[1]?.[1] as DetachedNode | undefined)?.labels).toEqual(['Tag'])
+  })
+
+  it('resumes an index seek as its source', async () => {
+    const { engine } = engineWith()
+    await engine.execute({
+      query: 'UNWIND range(1, 30) AS i CREATE (:Item {group: i % 3, id: i})',
+      mode: 'write',
+    })
+    const result = await open(engine, 'MATCH (n:Item {group: 1}) RETURN n.id AS id')
+    const { rows, pulls } = drain(result.cursor as ResultCursor, 4)
+    expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(1 + 3 * i)))
+    expect(pulls).toBe(3)
   })
 
   it('bounds what it delivers by maxStreamedRecords, exactly at the edge', async () => {

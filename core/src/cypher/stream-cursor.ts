@@ -1,8 +1,8 @@
+import type { GraphReader } from '../graph/types.js'
 import { type DetachedValue, detach } from './detached.js'
 import { budgetError, CypherError } from './errors.js'
 import { type CypherBudgets, chain, checkDeadline, type ExecContext, type Stage } from './executor/context.js'
 import type { StreamSlice } from './executor/resumable.js'
-import type { GraphReader } from '../graph/types.js'
 import type { StreamPlan } from './planner.js'
 import type { Value } from './values.js'
 

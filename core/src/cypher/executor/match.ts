@@ -213,6 +213,9 @@ export function compileMatch(
       } else {
         const { slot, name } = bindNew(node.variable, 'node', node.start)
         nodeSlots[start.index] = slot
+        // The first pattern's scan or seek is the streamed source when asked (a streamed run resumes it).
+        const source = options.resumable === true && !options.optional && part === parts[0]
+        if (source) resumable = true
         if (start.seek !== undefined) {
           plan.push(`NodeIndexSeek(${name}:${start.seek.label}.${start.seek.key})`)
           steps.push(
@@ -222,12 +225,10 @@ export function compileMatch(
               start.seek.key,
               env.exprs.compile(start.seek.value, scope),
               check,
+              source,
             ),
           )
         } else {
-          // The first pattern's scan is the streamed source when asked (a streamed run resumes it).
-          const source = options.resumable === true && !options.optional && part === parts[0]
-          if (source) resumable = true
           if (node.labels.length > 0) {
             plan.push(`NodeByLabelScan(${name}:${node.labels.join(':')})`)
             steps.push(labelScanStep(slot, node.labels, check, source))
@@ -563,8 +564,17 @@ function labelScanStep(slot: number, labels: string[], check: NodeCheck, resumab
   }
 }
 
-function seekStep(slot: number, label: string, key: string, value: Eval, check: NodeCheck): Step {
+function seekStep(
+  slot: number,
+  label: string,
+  key: string,
+  value: Eval,
+  check: NodeCheck,
+  resumable: boolean,
+): Step {
   return (next) => (row, ctx, emit) => {
+    if (resumable && ctx.stream?.source !== undefined)
+      return resumeScan(() => [], slot, check, next, row, ctx, emit)
     const v = value(row, ctx)
     const labelId = ctx.graph.names.lookup(label)
     if (v === null || labelId < 0) return true
@@ -576,6 +586,9 @@ function seekStep(slot: number, label: string, key: string, value: Eval, check: 
     const ids = indexable
       ? ctx.graph.propertyNodeIds(labelId, keyId, v as PropertyValue)
       : ctx.graph.labelNodeIds(labelId)
+    // A copy: the index entry may change while a streamed run is paused between slices.
+    if (resumable && ctx.stream !== undefined)
+      return resumeScan(() => [...ids], slot, check, next, row, ctx, emit)
     return scanIds(Array.isArray(ids) ? ids : [...ids], slot, check, next, row, ctx, emit)
   }
 }

@@ -1,5 +1,5 @@
 import { runtimeError } from '../errors.js'
-import { type Value, typeName } from '../values.js'
+import { typeName, type Value } from '../values.js'
 
 /**
  * A streamed run (stream-cursor.ts) executes its pipeline in slices. The outermost loop of the query's first
