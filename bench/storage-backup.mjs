@@ -31,7 +31,7 @@ if (mode === 'backup') {
   const engine = await openEngine({ storage: { mode: 'persistent', dir: from, requireFsync: true } })
   const alone = await writeLoad(engine, new Promise((resolve) => setTimeout(resolve, 3000)))
   const started = performance.now()
-  const backup = engine.backup()
+  const backup = await engine.backup()
   const streamed = pipeline(backup.stream, createWriteStream(to))
   const during = await writeLoad(engine, streamed)
   const seconds = (performance.now() - started) / 1000

@@ -88,6 +88,7 @@ export {
   type RestoreReport,
   recoverStore,
   restoreBackup,
+  restoreBackupToPostgres,
   type StoreRecovery,
   verifyBackup,
 } from './runtime/backup-restore.js'

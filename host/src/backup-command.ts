@@ -1,7 +1,13 @@
 import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { EngineError, type RestorePoint, restoreBackup, verifyBackup } from '@service/core'
+import {
+  EngineError,
+  type RestorePoint,
+  restoreBackup,
+  restoreBackupToPostgres,
+  verifyBackup,
+} from '@service/core'
 import cliProgress from 'cli-progress'
 import { ExitCode } from './exit-codes.js'
 
@@ -70,15 +76,21 @@ export async function downloadBackup(options: { url: string; token: string; out:
   return 0
 }
 
-/** `restore BACKUP --storage-dir DIR`: restore.ts refuses a non-empty target and checks every digest first. */
+/**
+ * `restore BACKUP --storage-dir DIR | --postgres-url URL`: either target must be empty, and every digest is
+ * checked before anything appears in it (restore.ts, pg-backup.ts).
+ */
 export async function restoreCommand(
   archive: string,
-  target: string,
+  target: { dir: string } | { postgresUrl: string },
   pitr?: { archiveDir: string; point: RestorePoint },
 ): Promise<number> {
-  return reported(async () =>
-    restoreBackup(createReadStream(archive, { highWaterMark: 1 << 20 }), target, pitr),
-  )
+  return reported(async () => {
+    const bytes = createReadStream(archive, { highWaterMark: 1 << 20 })
+    return 'dir' in target
+      ? restoreBackup(bytes, target.dir, pitr)
+      : restoreBackupToPostgres(bytes, target.postgresUrl, pitr)
+  })
 }
 
 /**

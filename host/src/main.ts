@@ -27,10 +27,11 @@ commands:
                                      batches, with a progress bar (token: SERVICE_HTTP_AUTH_TOKEN)
   backup --out FILE [--url URL]      download an online backup (GET /v1/admin/backup) with a progress bar
                                      (token: SERVICE_HTTP_ADMIN_AUTH_TOKEN)
-  restore BACKUP --storage-dir DIR [--until-seq N | --until-time T] [--wal-archive DIR]
-                                     restore a backup into an empty directory: every checksum is checked
-                                     before the directory appears, then the store is recovered strictly;
-                                     --until-* replays the WAL archive past the backup up to that commit
+  restore BACKUP (--storage-dir DIR | --postgres-url URL) [--until-seq N | --until-time T] [--wal-archive DIR]
+                                     restore a backup (of either store) into an empty directory or an empty
+                                     PostgreSQL database: every checksum is checked before anything appears,
+                                     then the store is recovered strictly; --until-* replays the WAL archive
+                                     past the backup up to that commit
   verify BACKUP|DIR                  check a backup's checksums (or a storage directory) and replay it fully
                                      in a scratch directory, without starting the server
   storage check DIR                  validate a storage directory offline and print what recovery would do
@@ -128,14 +129,12 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'restore': {
       const archive = positionals[1]
-      if (values['postgres-url'] !== undefined) {
+      const dir = values['storage-dir']
+      const postgresUrl = values['postgres-url']
+      if (archive === undefined || (dir === undefined) === (postgresUrl === undefined)) {
         process.stderr.write(
-          'restore --postgres-url is not available in this build; restore into --storage-dir\n',
+          'usage: service-http-server restore BACKUP (--storage-dir DIR | --postgres-url URL)\n',
         )
-        process.exit(ExitCode.Config)
-      }
-      if (archive === undefined || values['storage-dir'] === undefined) {
-        process.stderr.write('usage: service-http-server restore BACKUP --storage-dir DIR\n')
         process.exit(ExitCode.Config)
       }
       const point = restorePointOf(values['until-seq'], values['until-time'])
@@ -148,7 +147,7 @@ async function main(argv: string[]): Promise<void> {
       }
       process.exitCode = await restoreCommand(
         resolve(archive),
-        resolve(values['storage-dir']),
+        dir === undefined ? { postgresUrl: postgresUrl as string } : { dir: resolve(dir) },
         point === undefined ? undefined : { archiveDir: resolve(archiveDir as string), point },
       )
       return

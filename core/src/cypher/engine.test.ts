@@ -190,10 +190,34 @@ describe('budgets at their edges', () => {
       code: 'QUERY_BUDGET_EXCEEDED',
       message: 'query budget exceeded for returned_records: actual 10001, limit 10000',
     })
-    expect((await engine.run(req('UNWIND range(1, 50000) AS x RETURN count(*)'))).status).toBe('Success')
-    const loaded = await engine.run(req('UNWIND range(1, 50001) AS x RETURN count(*)'))
+    expect((await engine.run(req('UNWIND range(1, 50000) AS x RETURN x SKIP 49999'))).status).toBe('Success')
+    const loaded = await engine.run(req('UNWIND range(1, 50001) AS x RETURN x SKIP 50000'))
     expect(loaded.validation_errors[0]?.message).toBe(
       'query budget exceeded for loaded_records: actual 50001, limit 50000',
+    )
+    // Rows an aggregation consumes are work, not rows a result holds.
+    const counted = await engine.run(req('UNWIND range(1, 90000) AS x RETURN x % 3 AS k, count(*) AS c'))
+    expect(counted.status).toBe('Success')
+    expect(counted.data?.rows.length).toBe(3)
+  })
+
+  it('scanned records bound the work an aggregation does', async () => {
+    const engine = fresh({ maxScannedRecords: 1000 })
+    expect((await engine.run(req('UNWIND range(1, 1000) AS x RETURN count(*)'))).status).toBe('Success')
+    const over = await engine.run(req('UNWIND range(1, 1001) AS x RETURN count(*)'))
+    expect(over.validation_errors[0]).toMatchObject({
+      code: 'QUERY_BUDGET_EXCEEDED',
+      message: 'query budget exceeded for scanned_records: actual 1001, limit 1000',
+    })
+    // A WITH that only filters passes its rows on to the aggregation; one that holds them (DISTINCT, ORDER BY,
+    // SKIP, LIMIT) counts them as loaded again.
+    const small = fresh({ maxLoadedRecords: 10 })
+    expect((await small.run(req('UNWIND range(1, 11) AS x RETURN sum(x) AS s'))).status).toBe('Success')
+    const piped = 'UNWIND range(1, 11) AS x WITH x * 2 AS y WHERE y > 0 RETURN sum(y) AS s'
+    expect((await small.run(req(piped))).status).toBe('Success')
+    const held = 'UNWIND range(1, 11) AS x WITH DISTINCT x RETURN sum(x) AS s'
+    expect((await small.run(req(held))).validation_errors[0]?.message).toBe(
+      'query budget exceeded for loaded_records: actual 11, limit 10',
     )
   })
 

@@ -490,6 +490,7 @@ export class CypherEngine {
       deadline,
       ticks: 0,
       loaded: 0,
+      scanned: 0,
       adjacency: 0,
       regexCache: undefined,
     }

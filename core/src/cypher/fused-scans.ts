@@ -3,6 +3,7 @@ import { exprKey, freeVariables, type Scope } from './analyzer.js'
 import type { Clause, Expr } from './ast.js'
 import type { ExprEnv, ExpressionCompiler } from './compile-expr.js'
 import type { Row, StageFactory } from './executor/context.js'
+import { countStoreShape, countStoreStage } from './executor/count-store.js'
 import { compileMatch } from './executor/match.js'
 import { compileProjection, countOf, type ProjectionEnv } from './executor/projection.js'
 import { type ScanFilter, scanAggregateShape } from './executor/scan-aggregate.js'
@@ -162,3 +163,55 @@ function scanFilter(
   env.exprs.substitutions = undefined
   return { propSlots, before, where: filters, substitutions }
 }
+
+/**
+ * A leading `MATCH` whose only use is being counted (`RETURN count(n)`, `WITH count(*) AS c`): answered from
+ * the store's counters. The projection reads the count from a hidden variable, so its names, aliases and
+ * SKIP/LIMIT behave as the general path's would.
+ */
+export function fusedCountStore(
+  env: FusedEnv,
+  clause: Clause,
+  following: Clause | undefined,
+  scope: Scope,
+  checkFollowing: () => void,
+): ClauseResult | undefined {
+  if (following?.kind !== 'with' && following?.kind !== 'return') return undefined
+  const source = countStoreShape(clause, following.projection)
+  if (source === undefined || clause.kind !== 'match') return undefined
+  const errors = env.diagnostics.errors.length
+  compileMatch(env, clause.pattern, undefined, scope, { countLoaded: false, optional: false })
+  checkFollowing()
+  const inner = scope.copy()
+  const slot = env.allocSlot()
+  inner.define(COUNT_VARIABLE, { slot, kind: 'value' })
+  const projection = compileProjection(
+    env,
+    {
+      ...following.projection,
+      items: following.projection.items.map((item) => ({
+        ...item,
+        alias: item.alias ?? item.text,
+        expr: { kind: 'var', name: COUNT_VARIABLE, start: item.start, end: item.end },
+      })),
+    },
+    inner,
+    following.kind,
+    following.kind === 'with' ? following.where : undefined,
+    following.start,
+  )
+  // Compile errors are reported by the compilation above; nothing runs.
+  if (env.diagnostics.errors.length > errors) return { factories: [], scope: projection.scope, fused: true }
+  env.explain.push(
+    source.kind === 'relationships' ? 'RelationshipCountFromCountStore' : 'NodeCountFromCountStore',
+  )
+  return {
+    factories: [countStoreStage(source, slot, () => env.blankRow()), ...projection.factories],
+    scope: projection.scope,
+    ...(following.kind === 'return' ? { columns: projection.columns } : {}),
+    fused: true,
+  }
+}
+
+/** Not a name a query can write: the lexer never yields a space inside an identifier. */
+const COUNT_VARIABLE = ' count'

@@ -1,4 +1,4 @@
-import { checkComposition, Diagnostics, isUpdating, Scope } from './analyzer.js'
+import { checkComposition, children, Diagnostics, isAggregateCall, isUpdating, Scope } from './analyzer.js'
 import {
   type Clause,
   type Expr,
@@ -11,7 +11,14 @@ import {
 import { type Eval, ExpressionCompiler, type Matcher } from './compile-expr.js'
 import { type CypherError, runtimeError } from './errors.js'
 import { type CallEnv, compileCall } from './executor/call.js'
-import type { ExecContext, Row, StageFactory } from './executor/context.js'
+import {
+  type ExecContext,
+  load,
+  type Row,
+  type RowCounter,
+  type StageFactory,
+  scan,
+} from './executor/context.js'
 import { compileMatch } from './executor/match.js'
 import { compileProjection, countOf } from './executor/projection.js'
 import {
@@ -29,7 +36,13 @@ import {
   compileSetItems,
   runCreatePart,
 } from './executor/write.js'
-import { type ClauseResult, type FusedEnv, fusedScanAggregate, fusedScanTopK } from './fused-scans.js'
+import {
+  type ClauseResult,
+  type FusedEnv,
+  fusedCountStore,
+  fusedScanAggregate,
+  fusedScanTopK,
+} from './fused-scans.js'
 import { parseQuery } from './parser.js'
 import { builtinRegistry } from './procedures/index.js'
 import type { ProcedureRegistry } from './procedures/registry.js'
@@ -160,6 +173,8 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
   readonly calledModes = new Set<string>()
   /** Set for EXPLAIN/PROFILE: the operators of the top-level pipeline, in order. */
   private operators: PlanOperator[] | undefined
+  /** How the clause being compiled counts its rows (see feedsAggregation). */
+  rowCounter: RowCounter = load
 
   constructor(
     readonly text: string,
@@ -388,9 +403,16 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       if (!(openEnd && index === clauses.length - 1) && !endsStandalone)
         checkComposition(clauses, index, this.diagnostics)
       const following = clauses[index + 1]
+      const outer = this.rowCounter
+      this.rowCounter = feedsAggregation(clauses, index) ? scan : load
       // Fused scans start from an empty row: only at the top of the outermost query.
       const fusable = top && !write
       const result: ClauseResult & { streams?: boolean; resumable?: boolean } =
+        (index === 0 && fusable
+          ? fusedCountStore(this, clause, following, scope, () =>
+              checkComposition(clauses, index + 1, this.diagnostics),
+            )
+          : undefined) ??
         (index === 0 && fusable
           ? fusedScanTopK(this, clause, following, scope, () =>
               checkComposition(clauses, index + 1, this.diagnostics),
@@ -402,6 +424,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
             )
           : undefined) ??
         this.buildClause(clause, scope, standalone, write, streams && index === 0)
+      this.rowCounter = outer
       if (result.fused || result.streams !== true || (index === 0 && result.resumable !== true))
         streams = false
       if (result.fused) index++
@@ -490,7 +513,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
             ? expr.args.map((arg) => this.exprs.compile(arg, scope))
             : undefined
         return {
-          factories: [unwindStage(list, slot, source ? { range } : undefined)],
+          factories: [unwindStage(list, slot, this.rowCounter, source ? { range } : undefined)],
           scope: scope.with(clause.variable, { slot, kind: 'value' }),
           streams: true,
           resumable: source,
@@ -639,3 +662,32 @@ function collectParams(node: unknown, out: Set<string> = new Set()): string[] {
   }
   return [...out]
 }
+
+/**
+ * Whether the rows clause `index` produces reach an aggregating WITH/RETURN through reading clauses and
+ * pass-through WITHs only:
+ * then they are work (`scanned_records`), consumed as they come, not rows a result holds (`loaded_records`).
+ */
+function feedsAggregation(clauses: readonly Clause[], index: number): boolean {
+  for (let j = index + 1; j < clauses.length; j++) {
+    const clause = clauses[j] as Clause
+    if (clause.kind === 'with' || clause.kind === 'return') {
+      const projection = clause.projection
+      if (projection.items.some((item) => aggregates(item.expr))) return true
+      // A WITH that only renames and filters passes each row on as it comes; one that sorts, dedups or
+      // pages holds them, and a RETURN hands them to the result.
+      const passes =
+        clause.kind === 'with' &&
+        !projection.distinct &&
+        projection.orderBy.length === 0 &&
+        projection.skip === undefined &&
+        projection.limit === undefined
+      if (!passes) return false
+      continue
+    }
+    if (clause.kind !== 'match' && clause.kind !== 'unwind' && clause.kind !== 'call') return false
+  }
+  return false
+}
+
+const aggregates = (expr: Expr): boolean => isAggregateCall(expr) || children(expr).some(aggregates)

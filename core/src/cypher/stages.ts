@@ -1,5 +1,5 @@
 import type { Eval, Matcher } from './compile-expr.js'
-import { load, type Row, type StageFactory } from './executor/context.js'
+import { load, type Row, type RowCounter, type StageFactory } from './executor/context.js'
 import { lazyRange, resumeSource } from './executor/resumable.js'
 import type { Mutation } from './executor/write.js'
 import type { Value } from './values.js'
@@ -36,7 +36,12 @@ export function matcherStage(matcher: Matcher): StageFactory {
  * slice stopped, and `UNWIND range(…)` (`source.range`: the arguments) counts through the integers without
  * building the list.
  */
-export function unwindStage(list: Eval, slot: number, source?: { range: Eval[] | undefined }): StageFactory {
+export function unwindStage(
+  list: Eval,
+  slot: number,
+  counter: RowCounter = load,
+  source?: { range: Eval[] | undefined },
+): StageFactory {
   return (ctx, next) => ({
     push(row) {
       if (source !== undefined && ctx.stream !== undefined) {
@@ -47,7 +52,7 @@ export function unwindStage(list: Eval, slot: number, source?: { range: Eval[] |
           return (value === null ? [] : Array.isArray(value) ? value : [value])[Symbol.iterator]()
         }
         return resumeSource(ctx.stream, items, (item) => {
-          load(ctx)
+          counter(ctx)
           const out = row.slice()
           out[slot] = item
           return next.push(out)
@@ -57,7 +62,7 @@ export function unwindStage(list: Eval, slot: number, source?: { range: Eval[] |
       if (value === null) return true
       const items = Array.isArray(value) ? value : [value]
       for (const item of items) {
-        load(ctx)
+        counter(ctx)
         const out = row.slice()
         out[slot] = item
         if (!next.push(out)) return false

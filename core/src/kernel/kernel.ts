@@ -221,7 +221,7 @@ export class Kernel implements GraphAccess {
   }
 
   /** An online backup of the durable store at its durable sequence, streamed while writes go on. */
-  backup(): OnlineBackup {
+  backup(): Promise<OnlineBackup> {
     return this.backups.start(this.storage, this.now)
   }
 

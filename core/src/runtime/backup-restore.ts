@@ -2,10 +2,12 @@ import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
+import type { StorageOptions } from '../kernel/types.js'
 import type { BackupManifest } from '../storage/backup/backup-archive.js'
 import { type ArchiveReplay, type RestorePoint, replayArchive } from '../storage/backup/pitr.js'
 import { restoreFileArchive } from '../storage/backup/restore.js'
 import { snapshotStorage } from '../storage/inspect.js'
+import { loadIntoPostgres } from '../storage/postgres/pg-backup.js'
 import { openEngine } from './open-engine.js'
 
 /** What a recovery of a restored (or verified) store found. */
@@ -71,6 +73,48 @@ export async function restoreBackup(
 }
 
 /**
+ * Restores a backup archive (of either store) into an empty PostgreSQL database: the archive is restored and
+ * strictly recovered in a scratch directory first (every digest checked, the point-in-time replay applied),
+ * then loaded into the database in one transaction, then the database is recovered as a server would open it
+ * and must stand at the same sequence. `target` in the report names the database without its password.
+ */
+export async function restoreBackupToPostgres(
+  archive: AsyncIterable<Buffer | string>,
+  url: string,
+  pitr?: { archiveDir: string; point: RestorePoint },
+): Promise<RestoreReport> {
+  const scratch = mkdtempSync(join(tmpdir(), 'service-restore-'))
+  try {
+    const staged = await restoreBackup(archive, join(scratch, 'store'), pitr)
+    const loaded = await loadIntoPostgres(join(scratch, 'store'), url)
+    const recovery = await recoverPostgres(url)
+    if (loaded !== staged.recovery.durable_sequence || recovery.durable_sequence !== loaded) {
+      throw new EngineError(
+        'BACKUP_CORRUPT',
+        `the restored database recovers to sequence ${recovery.durable_sequence}, not the expected ${staged.recovery.durable_sequence}`,
+      )
+    }
+    return {
+      ...staged,
+      target: url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/, '$1:<redacted>@'),
+      recovery,
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/** Opens a PostgreSQL store strictly, as its primary, and reports what its recovery found. */
+async function recoverPostgres(url: string): Promise<StoreRecovery> {
+  return recoveredBy({
+    mode: 'persistent',
+    requireFsync: true,
+    strictRecovery: true,
+    postgres: { url, role: 'primary', promote: 'off' },
+  })
+}
+
+/**
  * Verifies a backup archive or a storage directory without touching it and without a server: an archive is
  * restored into a scratch directory (every digest checked), a directory is snapshotted into one; either is
  * then recovered strictly, replaying every record, and the scratch directory removed.
@@ -96,11 +140,12 @@ export async function verifyBackup(
 
 /** Opens the whole engine on a directory under strict recovery (every ledger and state replayed) and closes it. */
 export async function recoverStore(dir: string): Promise<StoreRecovery> {
+  return recoveredBy({ mode: 'persistent', dir, requireFsync: true, strictRecovery: true })
+}
+
+async function recoveredBy(storage: StorageOptions): Promise<StoreRecovery> {
   const warnings: string[] = []
-  const engine = await openEngine({
-    storage: { mode: 'persistent', dir, requireFsync: true, strictRecovery: true },
-    onWarning: (message) => warnings.push(message),
-  })
+  const engine = await openEngine({ storage, onWarning: (message) => warnings.push(message) })
   try {
     const facts = engine.recoveryFacts()
     return {

@@ -65,7 +65,7 @@ export interface Engine extends GraphAccess {
    * An online backup (docs/operations.md): a tar stream of the store at one durable sequence, taken while
    * writes go on; one at a time (BACKUP_IN_PROGRESS).
    */
-  backup(): OnlineBackup
+  backup(): Promise<OnlineBackup>
   /** Read-your-writes: true once commit `sequence` is visible here, false when `timeoutMs` passes first. */
   waitForSequence(sequence: number, timeoutMs: number): Promise<boolean>
   /** The newest durable commit sequence (what a write's answer names for read-your-writes). */

@@ -79,7 +79,7 @@ export interface DurableStore {
    * A consistent image at the durable sequence for an online backup, captured without pausing writes; the
    * caller streams it and releases it.
    */
-  backupSource(): BackupSource
+  backupSource(): BackupSource | Promise<BackupSource>
   /** Followers only: starts tailing the log into `listener`. */
   follow(listener: TailListener): void
   close(): Promise<void>

@@ -7,6 +7,9 @@ import { type Manifest, writeManifest } from './manifest.js'
  */
 const TEMPORAL_TAG = /\{"\$(?:date|localtime|time|localdatetime|datetime|duration)":"/
 
+/** Whether a log or checkpoint line holds a value only JsonLinesV2 carries. */
+export const holdsTemporalValue = (line: string): boolean => TEMPORAL_TAG.test(line)
+
 /** Where the storage keeps its manifest: the one object every manifest write starts from. */
 export interface ManifestHolder {
   manifest: Manifest
@@ -25,7 +28,7 @@ export class RecordFormatGate {
   ) {}
 
   readonly beforeLine = (line: string): void => {
-    if (this.holder.manifest.record_format === TEMPORAL_RECORD_FORMAT || !TEMPORAL_TAG.test(line)) return
+    if (this.holder.manifest.record_format === TEMPORAL_RECORD_FORMAT || !holdsTemporalValue(line)) return
     this.holder.manifest = { ...this.holder.manifest, record_format: TEMPORAL_RECORD_FORMAT }
     writeManifest(this.dir, this.holder.manifest)
   }

@@ -21,13 +21,13 @@ export function backupRoute(app: FastifyInstance): void {
         produces: ['application/x-tar'],
         response: {
           200: Type.String({ description: 'A POSIX tar stream (docs/operations.md)', format: 'binary' }),
-          // 409 a backup already running; 503 no durable store to back up (ephemeral, or the PostgreSQL store).
+          // 409 a backup already running; 503 no durable store to back up (an ephemeral engine).
           ...errorResponses(401, 403, 409, 429, 503),
         },
       },
     },
     async (_request, reply) => {
-      const backup = app.engine.backup()
+      const backup = await app.engine.backup()
       reply
         .header('x-service-backup-seq', String(backup.sequence))
         .header('x-service-backup-backend', backup.backend)

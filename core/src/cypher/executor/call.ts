@@ -42,6 +42,7 @@ export function compileCall(
   input: Scope,
   standalone: boolean,
 ): CompiledCall {
+  const counter = env.rowCounter ?? load
   const def = lookupProcedure(env, clause.procedure, clause.start)
   if (def === undefined) return { factories: [], scope: input }
   const args = argumentsOf(env, def, clause, input, standalone)
@@ -95,7 +96,7 @@ export function compileCall(
       let yielded = false
       let passed = false
       for (const result of def.run(values, pctx)) {
-        load(ctx)
+        counter(ctx)
         yielded = true
         const out = row.slice()
         for (const { index, slot } of bound) out[slot] = result[index] ?? null

@@ -9,8 +9,10 @@ import type { StreamSlice } from './resumable.js'
 export interface CypherBudgets {
   maxQueryLength: number
   maxParameters: number
-  /** Rows produced by MATCH/UNWIND before SKIP/LIMIT (`loaded_records`). */
+  /** Rows produced by MATCH/UNWIND/CALL before SKIP/LIMIT for a result to hold (`loaded_records`). */
   maxLoadedRecords: number
+  /** Every row produced, including those an aggregation consumes (`scanned_records`): the work bound. */
+  maxScannedRecords: number
   maxReturnedRecords: number
   /**
    * Records one streamed result may deliver (Bolt, SERVICE_BOLT_MAX_STREAMED_RECORDS). A streamed run holds one
@@ -37,6 +39,7 @@ export const DEFAULT_BUDGETS: Readonly<CypherBudgets> = Object.freeze({
   maxQueryLength: 8192,
   maxParameters: 128,
   maxLoadedRecords: 50_000,
+  maxScannedRecords: 20_000_000,
   maxReturnedRecords: 10_000,
   maxStreamedRecords: 5_000_000,
   maxMutations: 5_000,
@@ -93,6 +96,7 @@ export interface ExecContext {
   readonly deadline: number | undefined
   ticks: number
   loaded: number
+  scanned: number
   /** Adjacency entries walked so far. */
   adjacency: number
   /** Created by the first regex match (most queries have none). */
@@ -121,13 +125,27 @@ export function checkDeadline(ctx: ExecContext): void {
     throw budgetError('execution_time_ms', elapsed, ctx.budgets.maxExecutionMs)
 }
 
-/** Counts a row loaded from the graph (MATCH/UNWIND output) against the budget. */
+/** Counts a row loaded from the graph (MATCH/UNWIND/CALL output) that the result may hold. */
 export function load(ctx: ExecContext): void {
   if (++ctx.loaded > ctx.budgets.maxLoadedRecords) {
     throw budgetError('loaded_records', ctx.loaded, ctx.budgets.maxLoadedRecords)
   }
+  scan(ctx)
+}
+
+/**
+ * Counts a row an aggregation consumes: work, bounded by `scanned_records` and time, not by the loaded-row
+ * budget meant for what a result holds (a count over a million nodes returns one row).
+ */
+export function scan(ctx: ExecContext): void {
+  if (++ctx.scanned > ctx.budgets.maxScannedRecords) {
+    throw budgetError('scanned_records', ctx.scanned, ctx.budgets.maxScannedRecords)
+  }
   tick(ctx)
 }
+
+/** How a clause counts the rows it produces: `load` by default, `scan` when they feed an aggregation. */
+export type RowCounter = (ctx: ExecContext) => void
 
 export function checkListSize(ctx: ExecContext, size: number): void {
   if (size > ctx.budgets.maxListSize) throw budgetError('list_size', size, ctx.budgets.maxListSize)

@@ -5,7 +5,7 @@ import type { Eval, ExpressionCompiler, Matcher } from '../compile-expr.js'
 import { budgetError, typeError } from '../errors.js'
 import { cachedName } from '../operators.js'
 import { type CypherMap, equals, NodeValue, truth, typeName, type Value } from '../values.js'
-import { type ExecContext, load, type Row, tick } from './context.js'
+import { type ExecContext, load, type Row, type RowCounter, tick } from './context.js'
 import { compileDynamicLabels } from './dynamic-labels.js'
 import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
 import { labelExprMatches } from './label-expr.js'
@@ -18,6 +18,8 @@ export interface MatchEnv {
   readonly maxHops: number
   allocSlot(): number
   report(code: string, message: string, at: number): void
+  /** How the clause being compiled counts its rows (the planner's choice; `load` when absent). */
+  readonly rowCounter?: RowCounter
 }
 
 export interface CompiledMatch {
@@ -45,6 +47,8 @@ export function compileMatch(
   input: Scope,
   options: { countLoaded: boolean; optional: boolean; resumable?: boolean },
 ): CompiledMatch {
+  // Read first: compiling the pattern's subqueries moves the planner on to their clauses.
+  const counter = env.rowCounter ?? load
   const scope = input.copy()
   const steps: Step[] = []
   const plan: string[] = []
@@ -326,10 +330,9 @@ export function compileMatch(
     const pred = env.exprs.compile(filter.expr, scope)
     steps.push((next) => (row, ctx, emit) => (truth(pred(row, ctx)) === true ? next(row, ctx, emit) : true))
   }
-  const countLoaded = options.countLoaded
-  let cont: Cont = countLoaded
+  let cont: Cont = options.countLoaded
     ? (row, ctx, emit) => {
-        load(ctx)
+        counter(ctx)
         return emit(row.slice())
       }
     : (row, _ctx, emit) => emit(row.slice())

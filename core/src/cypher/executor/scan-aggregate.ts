@@ -5,7 +5,7 @@ import type { Eval } from '../compile-expr.js'
 import { cachedName, type NameResolver } from '../operators.js'
 import { NodeValue, truth, type Value, valueKey } from '../values.js'
 import { type AccumulatorFactory, accumulatorFor } from './aggregates.js'
-import { type ExecContext, load, type Row, type Stage, type StageFactory } from './context.js'
+import { type ExecContext, type Row, type Stage, type StageFactory, scan } from './context.js'
 import { conjunctsOf, onlyProperties } from './scan-topk.js'
 
 /**
@@ -134,7 +134,7 @@ export function scanAggregateStage(
       for (let i = 0; i < ids.length; i++) {
         for (let j = 0; j < columns.length; j++) scratch[j] = columns[j]?.values[i] ?? null
         if (filter !== undefined && !passes(filter, filterRow)) continue
-        load(ctx)
+        scan(ctx)
         const code = codes === undefined ? -1 : (codes[i] as number)
         let group = code >= 0 ? byCode[code] : undefined
         if (group === undefined) {

@@ -119,10 +119,11 @@ export function parseBackupManifest(text: string): BackupManifest {
   ) {
     throw corrupt(`${BACKUP_MANIFEST} is not a ${BACKUP_FORMAT} manifest`)
   }
-  if (parsed.backend !== 'file') {
+  // Both stores back up in the file store's layout; `backend` only says where a backup came from.
+  if (parsed.backend !== 'file' && parsed.backend !== 'postgres') {
     throw new EngineError(
       'BACKUP_UNSUPPORTED',
-      `a ${parsed.backend} backup cannot be restored into a directory yet`,
+      `a ${String(parsed.backend)} backup is not one this build restores`,
     )
   }
   return parsed

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { EngineError } from '../../errors.js'
+import type { BackupSource } from '../backup/backup-source.js'
 import { type CheckpointPiece, columnLineText, SLICE_POINT } from '../checkpoint-encoder.js'
 import type { DurabilityReport } from '../durability.js'
 import type {
@@ -12,6 +13,7 @@ import type {
 } from '../durable-store.js'
 import type { WalRecord } from '../wal-record.js'
 import type { Appended, WalListener } from '../wal-writer.js'
+import { capturePgStore } from './pg-backup.js'
 import { readPgCheckpoint, writePgCheckpoint } from './pg-checkpoint.js'
 import { connectClient, dropClient, type PgClient } from './pg-connect.js'
 import { PgStoreErrors } from './pg-errors.js'
@@ -300,12 +302,9 @@ export class PostgresStorage implements DurableStore {
     this.listener = listener
   }
 
-  /** Not built yet for PostgreSQL (docs/operations.md): back it up with the database's own tools meanwhile. */
-  backupSource(): never {
-    throw new EngineError(
-      'BACKUP_UNSUPPORTED',
-      'online backup of the PostgreSQL store is not available in this build; use pg_dump of its schema',
-    )
+  /** A snapshot of the tables in the file store's layout (pg-backup.ts), from a primary or a follower. */
+  backupSource(): Promise<BackupSource> {
+    return capturePgStore(this.opts.url)
   }
 
   writeRefusal(): EngineError | null {
