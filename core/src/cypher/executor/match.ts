@@ -514,57 +514,50 @@ function scanIds(
 }
 
 /**
- * A scan as a streamed run's source (resumable.ts): it goes on from where the previous slice stopped, and skips
- * a node deleted since (slices read the published graph as it is when each runs: read committed).
+ * A scan over the ids `ids` finds for a row (undefined: nothing to scan). As a streamed run's source
+ * (`resumable`, executor/resumable.ts) it goes on from where the previous slice stopped, and skips a node
+ * deleted since (slices read the published graph as it is when each runs: read committed).
  */
-function resumeScan(
-  ids: () => Iterable<number>,
+function scanStep(
   slot: number,
   check: NodeCheck,
-  next: Cont,
-  row: Row,
-  ctx: ExecContext,
-  emit: (row: Row) => boolean,
-): boolean {
-  return resumeSource(
-    ctx.stream as NonNullable<ExecContext['stream']>,
-    () => ids()[Symbol.iterator](),
-    (id) => {
-      tick(ctx)
-      if (ctx.graph.node(id) === undefined || (check && !check(id, row, ctx))) return true
-      row[slot] = new NodeValue(id)
-      return next(row, ctx, emit)
-    },
-  )
+  resumable: boolean,
+  ids: (row: Row, ctx: ExecContext) => Iterable<number> | undefined,
+): Step {
+  return (next) => (row, ctx, emit) => {
+    const stream = resumable ? ctx.stream : undefined
+    if (stream === undefined) {
+      const found = ids(row, ctx)
+      return found === undefined || scanIds(found, slot, check, next, row, ctx, emit)
+    }
+    return resumeSource(
+      stream,
+      () => (ids(row, ctx) ?? [])[Symbol.iterator](),
+      (id) => ctx.graph.node(id) === undefined || scanIds([id], slot, check, next, row, ctx, emit),
+    )
+  }
 }
 
 function allNodesStep(slot: number, check: NodeCheck, resumable: boolean): Step {
-  return (next) => (row, ctx, emit) =>
-    resumable && ctx.stream !== undefined
-      ? resumeScan(() => ctx.graph.allNodeIds(), slot, check, next, row, ctx, emit)
-      : scanIds(ctx.graph.allNodeIds(), slot, check, next, row, ctx, emit)
+  return scanStep(slot, check, resumable, (_row, ctx) => ctx.graph.allNodeIds())
 }
 
 function labelScanStep(slot: number, labels: string[], check: NodeCheck, resumable = false): Step {
-  return (next) => (row, ctx, emit) => {
-    if (resumable && ctx.stream?.source !== undefined)
-      return resumeScan(() => [], slot, check, next, row, ctx, emit)
+  return scanStep(slot, check, resumable, (_row, ctx) => {
     // The rarest label drives the scan; `check` verifies the others.
     let best = -1
     let bestCount = Number.POSITIVE_INFINITY
     for (const label of labels) {
       const id = ctx.graph.names.lookup(label)
-      if (id < 0) return true
+      if (id < 0) return undefined
       const count = ctx.graph.labelCount(id)
       if (count < bestCount) {
         bestCount = count
         best = id
       }
     }
-    if (resumable && ctx.stream !== undefined)
-      return resumeScan(() => ctx.graph.labelNodeIds(best), slot, check, next, row, ctx, emit)
-    return scanIds(ctx.graph.labelNodeIds(best), slot, check, next, row, ctx, emit)
-  }
+    return ctx.graph.labelNodeIds(best)
+  })
 }
 
 function seekStep(
@@ -575,23 +568,19 @@ function seekStep(
   check: NodeCheck,
   resumable: boolean,
 ): Step {
-  return (next) => (row, ctx, emit) => {
-    if (resumable && ctx.stream?.source !== undefined)
-      return resumeScan(() => [], slot, check, next, row, ctx, emit)
+  return scanStep(slot, check, resumable, (row, ctx) => {
     const v = value(row, ctx)
     const labelId = ctx.graph.names.lookup(label)
-    if (v === null || labelId < 0) return true
+    if (v === null || labelId < 0) return undefined
     const keyId = ctx.graph.names.lookup(key)
-    if (keyId < 0) return true
+    if (keyId < 0) return undefined
     const indexable =
       typeof v === 'string' || typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean'
     // Lists and other values are not in the index: scan the label and let `check` compare.
     const ids = indexable
       ? ctx.graph.propertyNodeIds(labelId, keyId, v as PropertyValue)
       : ctx.graph.labelNodeIds(labelId)
-    // A copy: the index entry may change while a streamed run is paused between slices.
-    if (resumable && ctx.stream !== undefined)
-      return resumeScan(() => [...ids], slot, check, next, row, ctx, emit)
-    return scanIds(Array.isArray(ids) ? ids : [...ids], slot, check, next, row, ctx, emit)
-  }
+    // A copy (the index entry may change while the scan runs, or a streamed run waits between slices).
+    return Array.isArray(ids) && ctx.stream === undefined ? ids : [...ids]
+  })
 }
