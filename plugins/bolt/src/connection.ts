@@ -1,5 +1,5 @@
-import { DEFAULT_DATABASE_NAME, EngineError, type ExplicitTransaction } from '@service/core'
-import type { DetachedValue, ResultCursor } from '@service/core/cypher'
+import { DEFAULT_DATABASE_NAME, type ExplicitTransaction } from '@service/core'
+import type { DetachedValue } from '@service/core/cypher'
 import type { BoltBackend } from './backend.js'
 import {
   type BoltFailure,
@@ -24,6 +24,7 @@ import type { PackValue } from './packstream/structure.js'
 import type { UnpackLimits } from './packstream/unpacker.js'
 import { completionSummary, deadlineOf, statementOf, transactionExtras } from './request-extras.js'
 import { OpenResult } from './result-stream.js'
+import { checkTransactionOpen, pullStreamed } from './streamed-pull.js'
 import { ParameterTypeError, packResultValue } from './values.js'
 import { WireInput } from './wire-input.js'
 
@@ -85,8 +86,6 @@ const QUEUE_HIGH = 256
 const QUEUE_LOW = 32
 /** Open results on one connection (each holds up to the row budget): PULL or DISCARD before running more. */
 export const MAX_OPEN_RESULTS = 16
-/** Records of a streamed result computed in one go: a larger PULL is served slice by slice, yielding between. */
-export const SLICE_RECORDS = 4096
 
 /** A Bolt connection's protocol: handshake, message framing and the server state machine. */
 export class BoltConnection {
@@ -464,38 +463,30 @@ export class BoltConnection {
     this.success(metadata)
   }
 
-  /**
-   * `n` records (all when negative) of a streamed result into `sink`, slice by slice: between slices the event
-   * loop serves other connections and HTTP, and a socket that is backed up is waited for, so the server holds
-   * one slice of the result, never all of it. A failure closes the result (its work stops).
-   */
+  /** PULL (or DISCARD) `n` records of a streamed result (streamed-pull.ts); a failure closes it. */
   private async pullStreamed(
     result: OpenResult,
     n: number,
     sink: (row: DetachedValue[]) => void,
   ): Promise<void> {
-    const cursor = result.cursor as ResultCursor
     const controller = new AbortController()
     this.running = controller
     try {
-      let left = n < 0 ? Number.POSITIVE_INFINITY : n
-      while (left > 0 && cursor.hasMore && !this.ended) {
-        if (!cursor.onPublishedGraph) this.checkTransactionOpen()
-        const size = Math.min(left, SLICE_RECORDS)
-        const options = {
-          signal: controller.signal,
-          deadline: Math.min(Date.now() + this.options.requestTimeoutMs, result.deadline ?? Number.MAX_VALUE),
-        }
-        const slice = (): number => cursor.pull(size, sink, options)
-        const backend = this.options.backend
-        const sent =
-          cursor.onPublishedGraph && backend.readSlice !== undefined
-            ? await backend.readSlice(cursor.workspaceId, slice)
-            : slice()
-        this.options.events?.streamed?.(sent)
-        left -= sent
-        if (left > 0 && cursor.hasMore) await this.breathe()
-      }
+      await pullStreamed(result, n, sink, {
+        backend: this.options.backend,
+        requestTimeoutMs: this.options.requestTimeoutMs,
+        signal: controller.signal,
+        check: () => {
+          if (result.qid >= 0) checkTransactionOpen(this.tx)
+        },
+        ended: () => this.ended,
+        breathe: async () => {
+          this.flush()
+          await this.options.drained?.()
+          await new Promise<void>((resolve) => setImmediate(resolve))
+        },
+        ...(this.options.events?.streamed ? { streamed: this.options.events.streamed } : {}),
+      })
     } catch (error) {
       result.close('failed')
       this.drop(result)
@@ -503,22 +494,6 @@ export class BoltConnection {
     } finally {
       this.running = null
     }
-  }
-
-  /** Between two slices: what is packed goes out, a backed-up socket drains, and the event loop turns. */
-  private async breathe(): Promise<void> {
-    this.flush()
-    await this.options.drained?.()
-    await new Promise<void>((resolve) => setImmediate(resolve))
-  }
-
-  /** A streamed result of a transaction reads its overlay: only while the transaction is open. */
-  private checkTransactionOpen(): void {
-    const state = this.tx?.state() ?? 'rolled_back'
-    if (state === 'open') return
-    throw state === 'timed_out'
-      ? new EngineError('TRANSACTION_TIMED_OUT', 'the transaction timed out and was rolled back')
-      : new EngineError('TRANSACTION_CLOSED', `the transaction is already ${state.replace('_', ' ')}`)
   }
 
   /** Every open result stops (its streamed work with it). */
