@@ -3,7 +3,7 @@ import { DEFAULT_WORKSPACE_ID, GraphCatalog } from '../graph/catalog.js'
 import type { DetachedNode, DetachedValue } from './detached.js'
 import { CypherEngine } from './engine.js'
 import type { CypherBudgets } from './executor/context.js'
-import type { ResultCursor } from './stream-cursor.js'
+import { type ResultCursor, SLICE_ITEMS } from './stream-cursor.js'
 
 const engineWith = (budgets: Partial<CypherBudgets> = {}) => {
   const catalog = new GraphCatalog()
@@ -125,6 +125,17 @@ describe('a streamed result', () => {
     const { rows, pulls } = drain(result.cursor as ResultCursor, 4)
     expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(1 + 3 * i)))
     expect(pulls).toBe(3)
+  })
+
+  it('ends a slice after SLICE_ITEMS source items even when its filter passed little', async () => {
+    const { engine } = engineWith()
+    const result = await open(engine, 'UNWIND range(1, 200000) AS i WITH i WHERE i = 199999 RETURN i')
+    const cursor = result.cursor as ResultCursor
+    const got: number[] = []
+    while (cursor.hasMore) got.push(cursor.pull(10, () => {}))
+    // 65,536 items a slice: three empty pulls, then the one row and the end.
+    expect(SLICE_ITEMS).toBe(65_536)
+    expect(got).toEqual([0, 0, 0, 1])
   })
 
   it('bounds what it delivers by maxStreamedRecords, exactly at the edge', async () => {

@@ -6,6 +6,9 @@ import type { StreamSlice } from './executor/resumable.js'
 import type { StreamPlan } from './planner.js'
 import type { Value } from './values.js'
 
+/** Source items one slice takes at most: a pull whose filters pass few rows returns between slices. */
+export const SLICE_ITEMS = 65_536
+
 export interface PullOptions {
   signal?: AbortSignal | undefined
   /** Epoch ms by which this pull must be done (REQUEST_TIMEOUT past it). */
@@ -20,7 +23,13 @@ export interface PullOptions {
  * it is then (read committed between slices, as Neo4j's default isolation).
  */
 export class ResultCursor {
-  private readonly stream: StreamSlice = { full: false, exhausted: false, source: undefined }
+  private readonly stream: StreamSlice = {
+    full: false,
+    itemsLeft: 0,
+    paused: false,
+    exhausted: false,
+    source: undefined,
+  }
   private readonly head: Stage
   /** The run's context, made once (its stages hold it); each slice sets its clock, deadline and signal. */
   private readonly ctx: ExecContext & {
@@ -76,8 +85,9 @@ export class ResultCursor {
   }
 
   /**
-   * Up to `n` (> 0) next rows into `sink`, detached from the graph; returns how many. Throws the query's error
-   * (a budget, the deadline, an abort), after which the cursor is closed.
+   * Up to `n` (> 0) next rows into `sink`, detached from the graph; returns how many: fewer when the slice took
+   * its `SLICE_ITEMS` source items first (`hasMore` says whether to pull again). Throws the query's error (a
+   * budget, the deadline, an abort), after which the cursor is closed.
    */
   pull(n: number, sink: (row: DetachedValue[]) => void, options: PullOptions = {}): number {
     const graph = this.ctx.graph
@@ -144,11 +154,14 @@ export class ResultCursor {
     ctx.signal = options.signal
     ctx.deadline = options.deadline
     checkDeadline(ctx)
-    this.stream.full = false
+    const stream = this.stream
+    stream.full = false
+    stream.paused = false
+    stream.itemsLeft = SLICE_ITEMS
     try {
       this.head.push(this.plan.blankRow())
-      const paused = this.stream.full && !this.stream.exhausted && this.stream.source !== undefined
-      if (!paused) {
+      // Not paused: the source ran out, a LIMIT stopped it, or the query never reached it (nothing to scan).
+      if (!stream.paused || stream.exhausted) {
         this.head.finish()
         this.done = true
         this.stream.source = undefined

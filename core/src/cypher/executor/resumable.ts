@@ -10,6 +10,10 @@ import { typeName, type Value } from '../values.js'
 export interface StreamSlice {
   /** Set by the cursor's sink once the slice has what it asked for: the source stops before its next item. */
   full: boolean
+  /** Source items this slice may still take: a slice whose filters pass little still ends (and yields). */
+  itemsLeft: number
+  /** The source stopped because the slice is full or took its items: another slice resumes it. */
+  paused: boolean
   /** The source ran out, or a stage after it (LIMIT) stopped it: no slice follows. */
   exhausted: boolean
   /** The source's position, made by the first slice and resumed by the next ones. */
@@ -17,8 +21,8 @@ export interface StreamSlice {
 }
 
 /**
- * Drives a resumable source through `each` until the slice is full; false when paused or stopped (the
- * caller's stages then stop too), true when the source ran out.
+ * Drives a resumable source through `each` until the slice is full or has taken its items; false when paused
+ * or stopped (the caller's stages then stop too), true when the source ran out.
  */
 export function resumeSource<T>(
   stream: StreamSlice,
@@ -27,7 +31,8 @@ export function resumeSource<T>(
 ): boolean {
   stream.source ??= items()
   const source = stream.source as Iterator<T>
-  while (!stream.full) {
+  while (!stream.full && stream.itemsLeft > 0) {
+    stream.itemsLeft--
     const next = source.next()
     if (next.done === true) {
       stream.exhausted = true
@@ -38,6 +43,7 @@ export function resumeSource<T>(
       return false
     }
   }
+  stream.paused = true
   return false
 }
 
