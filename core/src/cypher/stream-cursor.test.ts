@@ -94,6 +94,25 @@ describe('a streamed result', () => {
     expect(whole.result.validation_errors[0]?.message).toContain('list_size')
   })
 
+  it('counts UNWIND range() down and by steps, and checks its arguments as range() does', async () => {
+    const { engine } = engineWith()
+    const values = async (query: string) =>
+      drain((await open(engine, query)).cursor as ResultCursor, 2).rows.map((row) => row[0])
+    expect(await values('UNWIND range(10, 1, -3) AS i RETURN i')).toEqual([10n, 7n, 4n, 1n])
+    expect(await values('UNWIND range(0, 10, 4) AS i RETURN i')).toEqual([0n, 4n, 8n])
+    expect(await values('UNWIND range(5, 1) AS i RETURN i')).toEqual([])
+    for (const [query, message] of [
+      ["UNWIND range(1, 'x') AS i RETURN i", /range\(\) expects integers, got STRING/],
+      ['UNWIND range(1, 5, 0) AS i RETURN i', /step must not be zero/],
+    ] as const) {
+      const cursor = (await open(engine, query)).cursor as ResultCursor
+      expect(() => cursor.pull(1, () => {})).toThrow(message)
+      // The same errors as the whole (HTTP) run gives.
+      const whole = await engine.run({ query, mode: 'read' })
+      expect(whole.validation_errors[0]?.message).toMatch(message)
+    }
+  })
+
   it('keeps SKIP, LIMIT and filters across pages, and an item’s expansions whole', async () => {
     const { engine } = engineWith()
     await items(engine, 500)
