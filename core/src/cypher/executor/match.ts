@@ -11,6 +11,7 @@ import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } f
 import { labelExprMatches } from './label-expr.js'
 import { longGroupStep, longGroupVariables } from './long-group.js'
 import { compileHop, groupListsStep, groupNodeVariables } from './quantified-group.js'
+import { resumeSource } from './resumable.js'
 import { shortestStep } from './shortest.js'
 import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
 
@@ -31,6 +32,8 @@ export interface CompiledMatch {
   newSlots: number[]
   /** Human-readable operator list, for tests and diagnostics. */
   plan: string[]
+  /** With `resumable` asked: true when the first pattern starts with a scan a streamed run can resume. */
+  resumable: boolean
 }
 
 interface Filter {
@@ -44,7 +47,7 @@ export function compileMatch(
   parts: PatternPart[],
   where: Expr | undefined,
   input: Scope,
-  options: { countLoaded: boolean; optional: boolean },
+  options: { countLoaded: boolean; optional: boolean; resumable?: boolean },
 ): CompiledMatch {
   // Read first: compiling the pattern's subqueries moves the planner on to their clauses.
   const counter = env.rowCounter ?? load
@@ -53,6 +56,7 @@ export function compileMatch(
   const plan: string[] = []
   const newSlots: number[] = []
   const clauseRels: { slot: number; list: boolean }[] = []
+  let resumable = false
   const declaredRels = new Set<string>()
   // A path variable cannot also name a node or relationship of the same MATCH.
   for (const part of parts) {
@@ -173,7 +177,7 @@ export function compileMatch(
           steps.push(labelScanStep(slot, node.labels, check))
         } else {
           plan.push(`AllNodesScan(${name})`)
-          steps.push(allNodesStep(slot, check))
+          steps.push(allNodesStep(slot, check, false))
         }
         flushFilters()
         return slot
@@ -237,6 +241,9 @@ export function compileMatch(
       } else {
         const { slot, name } = bindNew(node.variable, 'node', node.start)
         nodeSlots[start.index] = slot
+        // The first pattern's scan or seek is the streamed source when asked (a streamed run resumes it).
+        const source = options.resumable === true && !options.optional && part === parts[0]
+        if (source) resumable = true
         if (start.seek !== undefined) {
           plan.push(`NodeIndexSeek(${name}:${start.seek.label}.${start.seek.key})`)
           steps.push(
@@ -246,14 +253,17 @@ export function compileMatch(
               start.seek.key,
               env.exprs.compile(start.seek.value, scope),
               check,
+              source,
             ),
           )
-        } else if (node.labels.length > 0) {
-          plan.push(`NodeByLabelScan(${name}:${node.labels.join(':')})`)
-          steps.push(labelScanStep(slot, node.labels, check))
         } else {
-          plan.push(`AllNodesScan(${name})`)
-          steps.push(allNodesStep(slot, check))
+          if (node.labels.length > 0) {
+            plan.push(`NodeByLabelScan(${name}:${node.labels.join(':')})`)
+            steps.push(labelScanStep(slot, node.labels, check, source))
+          } else {
+            plan.push(`AllNodesScan(${name})`)
+            steps.push(allNodesStep(slot, check, source))
+          }
         }
       }
       flushFilters()
@@ -393,7 +403,7 @@ export function compileMatch(
       return emit(out)
     }
   }
-  return { scope, matcher, newSlots, plan }
+  return { scope, matcher, newSlots, plan, resumable }
 }
 
 function isPatternVar(parts: PatternPart[], name: string): boolean {
@@ -556,41 +566,74 @@ function scanIds(
   return true
 }
 
-function allNodesStep(slot: number, check: NodeCheck): Step {
-  return (next) => (row, ctx, emit) => scanIds(ctx.graph.allNodeIds(), slot, check, next, row, ctx, emit)
+/**
+ * A scan over the ids `ids` finds for a row (undefined: nothing to scan). As a streamed run's source
+ * (`resumable`, executor/resumable.ts) it goes on from where the previous slice stopped, and skips a node
+ * deleted since (slices read the published graph as it is when each runs: read committed).
+ */
+function scanStep(
+  slot: number,
+  check: NodeCheck,
+  resumable: boolean,
+  ids: (row: Row, ctx: ExecContext) => Iterable<number> | undefined,
+): Step {
+  return (next) => (row, ctx, emit) => {
+    const stream = resumable ? ctx.stream : undefined
+    if (stream === undefined) {
+      const found = ids(row, ctx)
+      return found === undefined || scanIds(found, slot, check, next, row, ctx, emit)
+    }
+    return resumeSource(
+      stream,
+      () => (ids(row, ctx) ?? [])[Symbol.iterator](),
+      (id) => ctx.graph.node(id) === undefined || scanIds([id], slot, check, next, row, ctx, emit),
+    )
+  }
 }
 
-function labelScanStep(slot: number, labels: string[], check: NodeCheck): Step {
-  return (next) => (row, ctx, emit) => {
+function allNodesStep(slot: number, check: NodeCheck, resumable: boolean): Step {
+  return scanStep(slot, check, resumable, (_row, ctx) => ctx.graph.allNodeIds())
+}
+
+function labelScanStep(slot: number, labels: string[], check: NodeCheck, resumable = false): Step {
+  return scanStep(slot, check, resumable, (_row, ctx) => {
     // The rarest label drives the scan; `check` verifies the others.
     let best = -1
     let bestCount = Number.POSITIVE_INFINITY
     for (const label of labels) {
       const id = ctx.graph.names.lookup(label)
-      if (id < 0) return true
+      if (id < 0) return undefined
       const count = ctx.graph.labelCount(id)
       if (count < bestCount) {
         bestCount = count
         best = id
       }
     }
-    return scanIds(ctx.graph.labelNodeIds(best), slot, check, next, row, ctx, emit)
-  }
+    return ctx.graph.labelNodeIds(best)
+  })
 }
 
-function seekStep(slot: number, label: string, key: string, value: Eval, check: NodeCheck): Step {
-  return (next) => (row, ctx, emit) => {
+function seekStep(
+  slot: number,
+  label: string,
+  key: string,
+  value: Eval,
+  check: NodeCheck,
+  resumable: boolean,
+): Step {
+  return scanStep(slot, check, resumable, (row, ctx) => {
     const v = value(row, ctx)
     const labelId = ctx.graph.names.lookup(label)
-    if (v === null || labelId < 0) return true
+    if (v === null || labelId < 0) return undefined
     const keyId = ctx.graph.names.lookup(key)
-    if (keyId < 0) return true
+    if (keyId < 0) return undefined
     const indexable =
       typeof v === 'string' || typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean'
     // Lists and other values are not in the index: scan the label and let `check` compare.
     const ids = indexable
       ? ctx.graph.propertyNodeIds(labelId, keyId, v as PropertyValue)
       : ctx.graph.labelNodeIds(labelId)
-    return scanIds(Array.isArray(ids) ? ids : [...ids], slot, check, next, row, ctx, emit)
-  }
+    // A copy (the index entry may change while the scan runs, or a streamed run waits between slices).
+    return Array.isArray(ids) && ctx.stream === undefined ? ids : [...ids]
+  })
 }
