@@ -209,11 +209,15 @@ describe('budgets at their edges', () => {
       code: 'QUERY_BUDGET_EXCEEDED',
       message: 'query budget exceeded for scanned_records: actual 1001, limit 1000',
     })
-    // A WITH that does not aggregate passes its rows on: they count as loaded again.
+    // A WITH that only filters passes its rows on to the aggregation; one that holds them (DISTINCT, ORDER BY,
+    // SKIP, LIMIT) counts them as loaded again.
     const small = fresh({ maxLoadedRecords: 10 })
     expect((await small.run(req('UNWIND range(1, 11) AS x RETURN sum(x) AS s'))).status).toBe('Success')
-    expect((await small.run(req('UNWIND range(1, 11) AS x WITH x RETURN sum(x) AS s'))).status).toBe(
-      'Rejected',
+    const piped = 'UNWIND range(1, 11) AS x WITH x * 2 AS y WHERE y > 0 RETURN sum(y) AS s'
+    expect((await small.run(req(piped))).status).toBe('Success')
+    const held = 'UNWIND range(1, 11) AS x WITH DISTINCT x RETURN sum(x) AS s'
+    expect((await small.run(req(held))).validation_errors[0]?.message).toBe(
+      'query budget exceeded for loaded_records: actual 11, limit 10',
     )
   })
 

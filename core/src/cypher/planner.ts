@@ -610,14 +610,27 @@ function collectParams(node: unknown, out: Set<string> = new Set()): string[] {
 }
 
 /**
- * Whether the rows clause `index` produces reach an aggregating WITH/RETURN through reading clauses only:
+ * Whether the rows clause `index` produces reach an aggregating WITH/RETURN through reading clauses and
+ * pass-through WITHs only:
  * then they are work (`scanned_records`), consumed as they come, not rows a result holds (`loaded_records`).
  */
 function feedsAggregation(clauses: readonly Clause[], index: number): boolean {
   for (let j = index + 1; j < clauses.length; j++) {
     const clause = clauses[j] as Clause
-    if (clause.kind === 'with' || clause.kind === 'return')
-      return clause.projection.items.some((item) => aggregates(item.expr))
+    if (clause.kind === 'with' || clause.kind === 'return') {
+      const projection = clause.projection
+      if (projection.items.some((item) => aggregates(item.expr))) return true
+      // A WITH that only renames and filters passes each row on as it comes; one that sorts, dedups or
+      // pages holds them, and a RETURN hands them to the result.
+      const passes =
+        clause.kind === 'with' &&
+        !projection.distinct &&
+        projection.orderBy.length === 0 &&
+        projection.skip === undefined &&
+        projection.limit === undefined
+      if (!passes) return false
+      continue
+    }
     if (clause.kind !== 'match' && clause.kind !== 'unwind' && clause.kind !== 'call') return false
   }
   return false
