@@ -1,8 +1,9 @@
 // `node --expose-gc bench/footprint-parts.mjs [indicators]`: the JS heap a CTI-shaped store costs, part by
 // part, in one small embedded process (no server, no fsync: cheap enough to run while others benchmark).
 // Imports the set of lib/cti-set.mjs, then measures the heap after a full GC at each step: the whole import,
-// the seed-search postings, and what dropping each kind of property value from the published nodes frees
-// (raw payloads, long texts, the other scalars). What is left after that is topology, labels, ids, indexes
+// the seed-search postings, the same store after a restart (recovered from its checkpoint), and what dropping
+// each kind of property value from that store's nodes and relationships frees (raw payloads, long texts, the
+// other scalars). What is left after that is topology, labels, ids, indexes
 // and record history. This strips the published store in place, so the engine is useless after; that is fine
 // for a measurement and is why this never runs in the service.
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -86,10 +87,10 @@ const note = (part, bytes, extra = '') =>
   rows.push({ part, 'MB total': (bytes / 1048576).toFixed(1), 'bytes/object': per(bytes), note: extra })
 try {
   const h0 = heap()
-  const engine = await openEngine({
-    storage: { mode: 'persistent', dir: join(dir, 'graph'), requireFsync: false },
-  })
+  const storage = { mode: 'persistent', dir: join(dir, 'graph'), requireFsync: false }
+  let engine = await openEngine({ storage })
   const h1 = heap()
+  note('engine itself, empty', h1 - h0)
   for (const bundle of ctiBundles(INDICATORS)) await engine.stix.import({ bundle, workspaceId: WORKSPACE })
   const h2 = heap()
   note('whole import (graph, indexes, history, ledgers)', h2 - h1)
@@ -99,24 +100,31 @@ try {
   // A checkpoint holds its image only while it writes: settled, the heap is back where it was.
   await engine.checkpoint()
   note('held after a checkpoint', heap() - h3)
+  // What a restart holds: recovered from the checkpoint, seed index rebuilt. The parts below are of this one.
+  await engine.close()
+  engine = undefined
+  const closed = heap()
+  engine = await openEngine({ storage })
+  await engine.seed.warm()
+  const restarted = heap()
+  note('after a restart: whole store, seed index included', restarted - closed)
   const rawChars = await strip(engine, (name) => name === 'stix_raw')
   const h4 = heap()
-  note('stix_raw payloads', h3 - h4, `${(rawChars / shape.objects).toFixed(0)} chars/object`)
+  note('  stix_raw payloads', restarted - h4, `${(rawChars / shape.objects).toFixed(0)} chars/object`)
   const textChars = await strip(engine, (name) => name === 'name' || name === 'description')
   const h5 = heap()
-  note('name + description', h4 - h5, `${(textChars / shape.objects).toFixed(0)} chars/object`)
+  note('  name + description', h4 - h5, `${(textChars / shape.objects).toFixed(0)} chars/object`)
   await strip(engine, (name) => name !== 'stix_id')
   const h6 = heap()
-  note('other scalar properties (type, status, dates, confidence, rel type)', h5 - h6)
+  note('  other scalar properties (type, status, dates, confidence, rel type)', h5 - h6)
   if (process.env.FOOTPRINT_PARTS_SNAPSHOT)
     (await import('node:v8')).writeHeapSnapshot(process.env.FOOTPRINT_PARTS_SNAPSHOT)
-  note('left: topology, labels, ids, indexes, record history, ledgers', h6 - h1 - (h3 - h2))
+  note('  left: seed index, topology, labels, ids, indexes, record history, ledgers', h6 - closed)
   const copy = await engine.readGraph(WORKSPACE, copyGraph)
   const h7 = heap()
-  note('of which the graph alone (a copy: nodes, ids, labels, adjacency, rel columns)', h7 - h6)
+  note('  of which the graph alone (a copy: nodes, ids, labels, adjacency, rel columns)', h7 - h6)
   copy.names.size // keeps the copy alive until measured
   await engine.close()
-  note('engine itself, empty', h1 - h0)
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
