@@ -104,10 +104,26 @@ async function once(url, query) {
 }
 
 // A pseudo-random but repeatable walk over the indicators.
-const pick = (i) => indicatorId((i * 7919 + 13) % INDICATORS)
+const pickN = (i) => (i * 7919 + 13) % INDICATORS
+const pick = (i) => indicatorId(pickN(i))
+
+function seedSearch(url, i) {
+  const objective = `indicator ${pickN(i)}`
+  return postJson(
+    url,
+    '/v1/seed/search',
+    JSON.stringify({ workspace_id: WORKSPACE, objective, mode: 'full_text' }),
+  )
+}
 
 async function measureQueries(url) {
+  // The seed-search index is rebuilt in the background after a restart and a search catches it up: one search
+  // first, timed on its own, so the latencies below are not measured against that build.
+  const t0 = performance.now()
+  const first = await seedSearch(url, 0)
+  const firstSearch = refusal(first.status, first.json) ?? `${(performance.now() - t0).toFixed(0)}`
   return {
+    'first seed search ms (index catch-up)': firstSearch,
     'point p50/p95 ms': await latency((i) =>
       cypher(url, 'MATCH (n:StixObject {stix_id: $id}) RETURN n.name, n.description', { id: pick(i) }),
     ),
@@ -116,17 +132,7 @@ async function measureQueries(url) {
         id: pick(i),
       }),
     ),
-    'seed search p50/p95 ms': await latency((i) =>
-      postJson(
-        url,
-        '/v1/seed/search',
-        JSON.stringify({
-          workspace_id: WORKSPACE,
-          objective: `indicator ${pick(i).slice(-5)}`,
-          mode: 'full_text',
-        }),
-      ),
-    ),
+    'seed search p50/p95 ms': await latency((i) => seedSearch(url, i)),
     'export 10k ms': await exportMs(url),
     'count(Indicator)': await once(url, 'MATCH (n:Indicator) RETURN count(n)'),
     'grouped count': await once(url, 'MATCH (n:Indicator) RETURN n.indicator_types AS t, count(*) AS c'),
