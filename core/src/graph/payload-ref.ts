@@ -11,8 +11,10 @@ export interface PayloadSource {
   read(address: PayloadAddress): string
 }
 
-/** Writes a value once and gives its address (the payload file's append). */
-export type PayloadSink = (text: string) => PayloadAddress
+/** Writes values once and reads them back (the payload file: `append` and `read`). */
+export interface PayloadStore extends PayloadSource {
+  append(text: string): PayloadAddress
+}
 
 /**
  * A long string property kept in the payload file instead of the heap (issue 39): ~30 bytes resident instead of
@@ -36,16 +38,15 @@ export const resolved = (value: PropertyValue | PayloadRef): PropertyValue =>
   value instanceof PayloadRef ? value.value() : value
 
 /**
- * Turns a long string into a reference written through `sink`; other values come back as they are. `minChars`
- * is in UTF-16 units: a cheap test before any encoding.
+ * Turns a long string into a reference to its copy appended to `payloads`; other values come back as they are.
+ * `minChars` is in UTF-16 units: a cheap test before any encoding.
  */
 export function externalized(
   value: PropertyValue | PayloadRef,
   minChars: number,
-  sink: PayloadSink,
-  source: PayloadSource,
+  payloads: PayloadStore,
 ): PropertyValue | PayloadRef {
   if (typeof value !== 'string' || value.length < minChars) return value
-  const { offset, bytes } = sink(value)
-  return new PayloadRef(source, offset, bytes)
+  const { offset, bytes } = payloads.append(value)
+  return new PayloadRef(payloads, offset, bytes)
 }

@@ -79,7 +79,7 @@ describe('long values in the payload file', () => {
     const resident = await seeded()
     const paged = await seeded()
     const { file } = PayloadFile.open(join(dir, 'payloads.bin'), { cacheBytes: 256 })
-    const moved = paged.catalog.workspace().externalize(MIN_CHARS, (text) => file.append(text), file)
+    const moved = paged.catalog.workspace().externalize(MIN_CHARS, file)
     // Every description and raw of the 60 nodes, and the raw of every relationship.
     const rels = resident.catalog.workspace().relCount()
     expect(moved).toBe(120 + rels)
@@ -98,13 +98,14 @@ describe('long values in the payload file', () => {
     const store = catalog.workspace()
     const reads: number[] = []
     const texts: string[] = []
-    const source = {
+    const payloads = {
+      append: (text: string) => ({ offset: texts.push(text) - 1, bytes: text.length }),
       read: ({ offset }: { offset: number }) => {
         reads.push(offset)
         return texts[offset] as string
       },
     }
-    store.externalize(MIN_CHARS, (text) => ({ offset: texts.push(text) - 1, bytes: text.length }), source)
+    store.externalize(MIN_CHARS, payloads)
     const id = [...store.labelNodeIds(store.names.id('Malware'))][0] as number
     const props = store.node(id)?.props as PropertyMap
     const copy = PropertyMap.copyOf(props)

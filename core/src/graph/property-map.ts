@@ -1,10 +1,4 @@
-import {
-  externalized,
-  type PayloadRef,
-  type PayloadSink,
-  type PayloadSource,
-  resolved,
-} from './payload-ref.js'
+import { externalized, type PayloadRef, type PayloadStore, resolved } from './payload-ref.js'
 import type { PropertyValue } from './types.js'
 
 type Slot = PropertyValue | PayloadRef
@@ -143,13 +137,13 @@ export class PropertyMap implements Map<number, PropertyValue> {
   }
 
   /**
-   * Moves every string of `minChars` or more to the payload file through `sink`, keeping a reference in its
+   * Moves every string of `minChars` or more to `payloads` (the payload file), keeping a reference in its
    * slot; returns how many moved.
    */
-  externalize(minChars: number, sink: PayloadSink, source: PayloadSource): number {
+  externalize(minChars: number, payloads: PayloadStore): number {
     let moved = 0
     const swap = (value: Slot): Slot => {
-      const out = externalized(value, minChars, sink, source)
+      const out = externalized(value, minChars, payloads)
       if (out !== value) moved++
       return out
     }

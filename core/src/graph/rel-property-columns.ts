@@ -1,10 +1,4 @@
-import {
-  externalized,
-  type PayloadRef,
-  type PayloadSink,
-  type PayloadSource,
-  resolved,
-} from './payload-ref.js'
+import { externalized, type PayloadRef, type PayloadStore, resolved } from './payload-ref.js'
 import type { PropertyValue } from './types.js'
 
 /**
@@ -54,13 +48,13 @@ export class RelPropertyColumns {
   }
 
   /** Moves every string of `minChars` or more to the payload file (see PropertyMap.externalize). */
-  externalize(minChars: number, sink: PayloadSink, source: PayloadSource): number {
+  externalize(minChars: number, payloads: PayloadStore): number {
     let moved = 0
     for (const column of this.byKey.values())
       for (let id = 0; id < column.length; id++) {
         const value = column[id]
         if (value === undefined) continue
-        const out = externalized(value, minChars, sink, source)
+        const out = externalized(value, minChars, payloads)
         if (out === value) continue
         column[id] = out
         moved++

@@ -6,7 +6,7 @@ import { type CommitOp, type CommitRecord, CREATED, decodeValue, type EncodedVal
 import { IdList } from './id-list.js'
 import { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
-import type { PayloadSink, PayloadSource } from './payload-ref.js'
+import type { PayloadStore } from './payload-ref.js'
 import { PropertyMap } from './property-map.js'
 import { RelPropertyColumns } from './rel-property-columns.js'
 import { Transaction } from './transaction.js'
@@ -149,17 +149,17 @@ export class GraphStore implements GraphReader {
   }
 
   /**
-   * Moves every node and relationship string value of `minChars` or more to the payload file (`sink` writes it,
-   * `source` reads it back): what stays resident is a reference per value, resolved on every read, so every
+   * Moves every node and relationship string value of `minChars` or more to the payload file (`payloads` writes it
+   * and reads it back): what stays resident is a reference per value, resolved on every read, so every
    * reader sees the same values (issue 39). Cached label columns are dropped: they would keep the texts alive.
    * Returns how many values moved.
    */
-  externalize(minChars: number, sink: PayloadSink, source: PayloadSource): number {
+  externalize(minChars: number, payloads: PayloadStore): number {
     let moved = 0
     for (const node of this.nodes)
       if (node !== undefined && node.props instanceof PropertyMap)
-        moved += node.props.externalize(minChars, sink, source)
-    moved += this.relProperties.externalize(minChars, sink, source)
+        moved += node.props.externalize(minChars, payloads)
+    moved += this.relProperties.externalize(minChars, payloads)
     this.columns.clear()
     return moved
   }
