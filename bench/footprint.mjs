@@ -25,6 +25,7 @@ const WORKSPACE = 'workspace--footprint'
 const EXPORT_WORKSPACE = 'workspace--footprint-export'
 
 const auth = { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' }
+const perObject = (bytes, objects) => (bytes === null ? 'n/a' : Math.round(bytes / objects))
 const mb = (n) => (n === null || n === undefined ? 'n/a' : `${(n / 1048576).toFixed(0)} MB`)
 
 async function postJson(url, path, body) {
@@ -185,6 +186,7 @@ async function main() {
       'rss before': mb(before.rss),
       rss: mb(imported.rss),
       heap: mb(imported.heap),
+      'heap B/object (whole process)': perObject(imported.heap, objects),
       disk: mb(diskBytes(storageDir)),
     })
     await svc.stop()
@@ -205,6 +207,7 @@ async function main() {
         'recovery s': recoveryS.toFixed(1),
         rss: mb(restarted.rss),
         heap: mb(restarted.heap),
+        'heap B/object (whole process)': perObject(restarted.heap, shape.objects),
         'rss after queries': mb(after.rss),
         disk: mb(diskBytes(storageDir)),
         ...queries,
