@@ -193,6 +193,23 @@ describe('a streamed result', () => {
     expect(seen).toEqual([1n, 2n, 3n, 4n, 6n, 7n, 8n, 9n, 10n])
   })
 
+  it('is not thrown off when the label index is compacted between pages (many deletes)', async () => {
+    const { engine } = engineWith()
+    await engine.execute({ query: 'UNWIND range(1, 3000) AS i CREATE (:Item {id: i})', mode: 'write' })
+    const cursor = (await open(engine, 'MATCH (n:Item) RETURN n.id')).cursor as ResultCursor
+    const seen: bigint[] = []
+    cursor.pull(10, (row) => seen.push(row[0] as bigint))
+    // 2,000 of 3,000 removed: past a quarter, the index compacts its id list in place.
+    const deleted = await engine.execute({
+      query: 'MATCH (n:Item) WHERE n.id % 3 <> 0 DELETE n',
+      mode: 'write',
+    })
+    expect(deleted.result.mutation_summary.deleted_nodes).toBe(2000)
+    while (cursor.hasMore) cursor.pull(100, (row) => seen.push(row[0] as bigint))
+    const survivors = Array.from({ length: 1000 }, (_, i) => BigInt(3 * (i + 1))).filter((id) => id > 10n)
+    expect(seen).toEqual([...Array.from({ length: 10 }, (_, i) => BigInt(i + 1)), ...survivors])
+  })
+
   it('streams inside a transaction over its overlay, seeing its own writes', async () => {
     const { engine, catalog } = engineWith()
     await items(engine, 3)
