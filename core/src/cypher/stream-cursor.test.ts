@@ -5,9 +5,10 @@ import { CypherEngine } from './engine.js'
 import type { CypherBudgets } from './executor/context.js'
 import { type ResultCursor, SLICE_ITEMS } from './stream-cursor.js'
 
-const engineWith = (budgets: Partial<CypherBudgets> = {}) => {
+/** An engine whose streamed reads always answer with their cursor (no first page computed ahead). */
+const engineWith = (budgets: Partial<CypherBudgets> = {}, streamPrefetchRows = 0) => {
   const catalog = new GraphCatalog()
-  return { catalog, engine: new CypherEngine(catalog, { budgets }) }
+  return { catalog, engine: new CypherEngine(catalog, { budgets, streamPrefetchRows }) }
 }
 
 async function open(engine: CypherEngine, query: string, params?: Record<string, unknown>) {
@@ -155,6 +156,24 @@ describe('a streamed result', () => {
     // 65,536 items a slice: three empty pulls, then the one row and the end.
     expect(SLICE_ITEMS).toBe(65_536)
     expect(got).toEqual([0, 0, 0, 1])
+  })
+
+  it('computes its first page when run: a result that ends within it is answered whole', async () => {
+    const { engine } = engineWith({}, 100)
+    const small = await open(engine, 'UNWIND range(1, 99) AS i RETURN i')
+    expect(small.cursor).toBeUndefined()
+    expect(small.data?.rows.length).toBe(99)
+    expect(small.data?.rows.at(-1)).toEqual([99n])
+    // A runtime error of a small result comes with the run, as before streaming.
+    const failed = await open(engine, 'UNWIND [1, 0] AS x RETURN 1 / x')
+    expect(failed.status).toBe('Rejected')
+    const large = await open(engine, 'UNWIND range(1, 101) AS i RETURN i')
+    const cursor = large.cursor as ResultCursor
+    expect(large.data?.rows).toEqual([])
+    const page: DetachedValue[] = []
+    expect(cursor.pull(100, (row) => page.push(row[0] as DetachedValue))).toBe(100)
+    expect(page.at(-1)).toBe(100n)
+    expect(drain(cursor, 10).rows).toEqual([[101n]])
   })
 
   it('bounds what it delivers by maxStreamedRecords, exactly at the edge', async () => {
