@@ -98,6 +98,9 @@ export interface NodePattern extends Span {
 
 export type Direction = 'out' | 'in' | 'both'
 
+/** The property SET or REMOVE writes: `n.key`, or `n[expr]` with a key computed per row (a string). */
+export type PropertyTarget = Expr & { kind: 'prop' | 'index' }
+
 export interface RelPattern extends Span {
   kind: 'rel'
   variable: string | undefined
@@ -112,6 +115,17 @@ export interface RelPattern extends Span {
   where?: Expr | undefined
   /** A quantified group `((a:A)-[:R]->(b:B)){1,3}`: the inner nodes each hop starts and ends on. */
   hopNodes?: [NodePattern, NodePattern] | undefined
+  /**
+   * The predicates every hop of a quantified relationship or group must pass, its variables bound to that hop's
+   * nodes and relationship (the group's WHERE, its inner nodes' and relationship's inline WHERE).
+   */
+  hopWhere?: Expr | undefined
+  /**
+   * A quantified group of more than one hop `((a)-[:R]->(b)-[:S]->(c)){1,3}`: its chain, repeated with each
+   * repetition's last node the next one's first. The relationship stands for the whole repeated walk (its
+   * variable, anonymous, holds every relationship met); the chain's variables are group variables.
+   */
+  group?: { nodes: NodePattern[]; rels: RelPattern[] } | undefined
 }
 
 export interface PatternPart extends Span {
@@ -146,12 +160,12 @@ export interface Projection {
 }
 
 export type SetItem =
-  | ({ kind: 'setProperty'; target: Expr & { kind: 'prop' }; value: Expr } & Span)
+  | ({ kind: 'setProperty'; target: PropertyTarget; value: Expr } & Span)
   | ({ kind: 'setAll'; variable: string; value: Expr; merge: boolean } & Span)
   | ({ kind: 'setLabels'; variable: string; labels: string[]; dynamic?: Expr[] } & Span)
 
 export type RemoveItem =
-  | ({ kind: 'removeProperty'; target: Expr & { kind: 'prop' } } & Span)
+  | ({ kind: 'removeProperty'; target: PropertyTarget } & Span)
   | ({ kind: 'removeLabels'; variable: string; labels: string[]; dynamic?: Expr[] } & Span)
 
 export type Clause =
@@ -183,6 +197,10 @@ export type Clause =
       optional: boolean
       /** `IN TRANSACTIONS [OF n ROWS]`. */
       batch: Expr | 'default' | undefined
+      /** `ON ERROR CONTINUE|BREAK|FAIL` of `IN TRANSACTIONS` (FAIL when absent). */
+      onError?: 'continue' | 'break' | 'fail'
+      /** `REPORT STATUS AS s`: the variable each row's inner-transaction status is bound to. */
+      reportStatus?: string
     } & Span)
   | ({ kind: 'foreach'; variable: string; list: Expr; body: Clause[] } & Span)
   | ({ kind: 'schema'; command: SchemaCommand } & Span)

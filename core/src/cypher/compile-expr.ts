@@ -216,9 +216,8 @@ export class ExpressionCompiler {
         const where = expr.where ? this.compile(expr.where, inner) : undefined
         const project = expr.project ? this.compile(expr.project, inner) : undefined
         return (row, ctx) => {
-          const list = source(row, ctx)
+          const list = traversable(source(row, ctx))
           if (list === null) return null
-          if (!Array.isArray(list)) throw typeError(`list comprehension over ${typeName(list)}`)
           const out: Value[] = []
           for (const item of list) {
             row[slot] = item
@@ -234,9 +233,8 @@ export class ExpressionCompiler {
         const where = this.compile(expr.where, scope.with(expr.variable, { slot, kind: 'value' }))
         const quantifier = expr.quantifier
         return (row, ctx) => {
-          const list = source(row, ctx)
+          const list = traversable(source(row, ctx))
           if (list === null) return null
-          if (!Array.isArray(list)) throw typeError(`${quantifier}() over ${typeName(list)}`)
           let trues = 0
           let unknown = 0
           for (const item of list) {
@@ -268,9 +266,8 @@ export class ExpressionCompiler {
           .with(expr.variable, { slot: itemSlot, kind: 'value' })
         const step = this.compile(expr.expr, inner)
         return (row, ctx) => {
-          const list = source(row, ctx)
+          const list = traversable(source(row, ctx))
           if (list === null) return null
-          if (!Array.isArray(list)) throw typeError(`reduce() over ${typeName(list)}`)
           row[accSlot] = init(row, ctx)
           for (const item of list) {
             row[itemSlot] = item
@@ -546,4 +543,13 @@ export class ExpressionCompiler {
       return out
     }
   }
+}
+
+/**
+ * What a list comprehension, a list predicate or reduce() iterates: a list, or any other value as a list of
+ * itself, as Neo4j does (a property holding one value where others hold lists: `any(x IN p.tags WHERE …)`).
+ */
+function traversable(value: Value): Value[] | null {
+  if (value === null) return null
+  return Array.isArray(value) ? value : [value]
 }

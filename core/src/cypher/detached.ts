@@ -1,6 +1,8 @@
 import type { GraphReader } from '../graph/types.js'
 import { nodeElementId, relElementId } from './result.js'
-import { isTemporal, type TemporalValue } from './temporal/index.js'
+import type { PointValue } from './spatial/point.js'
+import { isTaggedValue } from './tagged-value.js'
+import type { TemporalValue } from './temporal/index.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
 /**
@@ -52,6 +54,7 @@ export type DetachedValue =
   | DetachedRelationship
   | DetachedPath
   | TemporalValue
+  | PointValue
 
 /** Reads a result value out of the graph version it refers to. */
 export function detach(value: Value, graph: GraphReader): DetachedValue {
@@ -64,8 +67,8 @@ export function detach(value: Value, graph: GraphReader): DetachedValue {
   }
   if (value instanceof NodeValue) return detachNode(value.id, graph)
   if (value instanceof RelValue) return detachRel(value.id, graph)
-  // Temporal values are immutable and refer to no graph: they pass as they are.
-  if (isTemporal(value)) return value
+  // Temporal values and points are immutable and refer to no graph: they pass as they are.
+  if (isTaggedValue(value)) return value
   if (value instanceof PathValue) {
     return new DetachedPath(
       value.nodes.map((id) => detachNode(id, graph)),

@@ -34,6 +34,37 @@ describe('MATCH', () => {
     ])
   })
 
+  it("expands a node's relationships newest first, outgoing and incoming interleaved", async () => {
+    expect(await rows("MATCH ({name: 'Ann'})-->(x) RETURN collect(x.name)")).toEqual([[['Cy', 'Bob']]])
+    // Bob: KNOWS from Ann (older), KNOWS to Cy (newer).
+    expect(await rows("MATCH ({name: 'Bob'})-[r]-(x) RETURN collect(x.name)")).toEqual([[['Cy', 'Ann']]])
+    // Cy's self-loop is the newest: seen once, first.
+    expect(await rows("MATCH ({name: 'Cy'})-[r]-(x) RETURN collect(x.name)")).toEqual([
+      [['Cy', 'Ann', 'Bob']],
+    ])
+  })
+
+  it('iterates a single value as a list of itself in list predicates, comprehensions and reduce', async () => {
+    expect(
+      await rows(
+        "MATCH (n:Person) WHERE any(x IN n.name WHERE x = 'Bob') RETURN n.name, [x IN n.age | x + 1], reduce(s = 0, x IN n.age | s + x)",
+      ),
+    ).toEqual([['Bob', [26], 25]])
+    expect(await rows('RETURN [x IN null | x], any(x IN null WHERE true)')).toEqual([[null, null]])
+  })
+
+  it('SETs and REMOVEs properties by a key computed per row', async () => {
+    await run("MATCH (n {name: 'Bob'}) FOREACH (k IN ['x', 'y'] | SET n[k + 'Key'] = k)")
+    expect(await rows("MATCH (n {name: 'Bob'}) RETURN n.xKey, n.yKey")).toEqual([['x', 'y']])
+    await run(
+      "MATCH (n {name: 'Bob'}) WITH n, [k IN keys(n) WHERE k ENDS WITH 'Key'] AS ks FOREACH (k IN ks | REMOVE n[k])",
+    )
+    expect(await rows("MATCH (n {name: 'Bob'}) RETURN keys(n) ORDER BY 1")).toEqual([[['name', 'age']]])
+    expect((await run("MATCH (n {name: 'Bob'}) SET n[1] = 2")).validation_errors[0]?.message).toMatch(
+      /key must be a string/,
+    )
+  })
+
   it('returns a self-loop once for an undirected pattern', async () => {
     expect(await rows("MATCH (c {name: 'Cy'})-[r:KNOWS]-(c) RETURN count(r)")).toEqual([[1]])
   })

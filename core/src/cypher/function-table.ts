@@ -4,12 +4,14 @@ import { FUNCTIONS, type FunctionDef } from './functions.js'
 import { APOC_FUNCTIONS } from './functions-apoc.js'
 import { MORE_FUNCTIONS } from './functions-more.js'
 import type { FunctionInfo } from './procedures/registry.js'
+import { SPATIAL_FUNCTIONS } from './spatial/functions.js'
 
 /** Every scalar function by lower-case name: the core table, then the later modules (which may extend an arity). */
 const TABLE: Record<string, FunctionDef> = Object.assign(
   Object.create(null),
   FUNCTIONS,
   MORE_FUNCTIONS,
+  SPATIAL_FUNCTIONS,
   APOC_FUNCTIONS,
 )
 
@@ -39,6 +41,7 @@ const SPELLING = [
   'toIntegerList',
   'toStringList',
   'nullIf',
+  'point.withinBBox',
   'isNaN',
   'randomUUID',
   'isNormalized',
@@ -67,6 +70,7 @@ const SPELLED = new Map(SPELLING.map((name) => [name.toLowerCase(), name]))
 function category(name: string): string {
   if (name.startsWith('apoc.')) return name.split('.').slice(0, 2).join('.')
   if (name.startsWith('vector.')) return 'Vector'
+  if (name === 'point' || name.startsWith('point.')) return 'Spatial'
   return 'Scalar'
 }
 

@@ -2,6 +2,7 @@ import { runtimeError, typeError } from './errors.js'
 import type { ExecContext } from './executor/context.js'
 import { checkListSize } from './executor/context.js'
 import { deletedAccess, formatFloat } from './operators.js'
+import { formatPoint, isPoint } from './spatial/point.js'
 import { formatTemporal, isTemporal, TEMPORAL_FUNCTIONS } from './temporal/index.js'
 import {
   type CypherMap,
@@ -94,6 +95,7 @@ export function toStringValue(value: Value): Value {
   if (typeof value === 'number') return formatFloat(value)
   if (typeof value === 'boolean') return String(value)
   if (isTemporal(value)) return formatTemporal(value)
+  if (isPoint(value)) return formatPoint(value)
   throw argError('toString', value)
 }
 

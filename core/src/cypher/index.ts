@@ -43,7 +43,9 @@ export {
   signatureOf,
 } from './procedures/index.js'
 export { nodeElementId, relElementId, toJson } from './result.js'
+export { CRSS, type Crs, crsBySrid, formatPoint, isPoint, PointValue } from './spatial/point.js'
 export { type PullOptions, ResultCursor } from './stream-cursor.js'
+export { decodeTaggedValue, encodeTaggedValue, isTaggedValue, type TaggedValue } from './tagged-value.js'
 export {
   DateTimeValue,
   DateValue,

@@ -2,6 +2,7 @@ import type { Interner } from '../graph/types.js'
 import { type CypherError, runtimeError, typeError } from './errors.js'
 import type { ExecContext } from './executor/context.js'
 import { checkListSize } from './executor/context.js'
+import { isPoint, pointProperty } from './spatial/point.js'
 import {
   durationNegate,
   durationScale,
@@ -85,10 +86,10 @@ export function arithmetic(op: '-' | '*' | '/' | '%' | '^', a: Value, b: Value):
       case '*':
         return checkInt(a * b)
       case '/':
-        if (b === 0n) throw runtimeError('DIVISION_BY_ZERO', 'division by zero')
+        if (b === 0n) throw runtimeError('DIVISION_BY_ZERO', '/ by zero')
         return checkInt(a / b)
       case '%':
-        if (b === 0n) throw runtimeError('DIVISION_BY_ZERO', 'division by zero')
+        if (b === 0n) throw runtimeError('DIVISION_BY_ZERO', '/ by zero')
         return a % b
     }
   }
@@ -243,6 +244,7 @@ export function property(
   }
   if (value instanceof Map) return (value as CypherMap).get(key) ?? null
   if (isTemporal(value)) return temporalProperty(value, key)
+  if (isPoint(value)) return pointProperty(value, key)
   throw typeError(`cannot read property '${key}' of ${typeName(value)}`)
 }
 

@@ -1,5 +1,5 @@
 import { CypherError } from './errors.js'
-import { decodeTemporalTag, isTemporal } from './temporal/index.js'
+import { decodeTaggedValue, isTaggedValue } from './tagged-value.js'
 import { type CypherMap, checkInt, type Value } from './values.js'
 
 const MAX_PARAM_DEPTH = 64
@@ -64,8 +64,8 @@ function convert(value: unknown, path: string, depth: number, maxListSize: numbe
         }
         return value.map((item, i) => convert(item, `${path}[${i}]`, depth + 1, maxListSize))
       }
-      // A typed door (Bolt) hands temporal values over already built.
-      if (isTemporal(value)) return value
+      // A typed door (Bolt) hands temporal values and points over already built.
+      if (isTaggedValue(value)) return value
       const proto = Object.getPrototypeOf(value)
       if (proto !== Object.prototype && proto !== null) {
         throw new CypherError('UNSUPPORTED_PARAMETER_TYPE', `parameter ${path} is not a JSON value`, 'limit')
@@ -90,7 +90,7 @@ function convert(value: unknown, path: string, depth: number, maxListSize: numbe
 /** `{"$date": "2015-07-21"}` and its siblings: exactly one key, a known tag, a string (else an ordinary map). */
 function decodeTemporal(record: Record<string, unknown>, path: string): Value | undefined {
   try {
-    return decodeTemporalTag(record)
+    return decodeTaggedValue(record)
   } catch (error) {
     throw new CypherError('INVALID_PARAMETER', `parameter ${path}: ${(error as Error).message}`, 'limit')
   }

@@ -4,6 +4,7 @@ import type {
   PatternPart,
   Projection,
   ProjectionItem,
+  PropertyTarget,
   Query,
   RemoveItem,
   SetItem,
@@ -297,6 +298,8 @@ class QueryParser extends SchemaParser {
       const query = this.parseSubqueryBody()
       this.expectPunct('}')
       let batch: Expr | 'default' | undefined
+      let onError: 'continue' | 'break' | 'fail' | undefined
+      let reportStatus: string | undefined
       if (this.acceptKeyword('IN')) {
         if (this.peek().kind === 'int' || this.isKeyword('CONCURRENT')) {
           throw this.errorAt(
@@ -307,19 +310,47 @@ class QueryParser extends SchemaParser {
         }
         this.expectKeyword('TRANSACTIONS')
         batch = 'default'
-        if (this.acceptKeyword('OF')) {
-          batch = this.parseExpr()
-          if (!this.acceptKeyword('ROWS')) this.expectKeyword('ROW')
+        // `OF n ROWS`, `ON ERROR …` and `REPORT STATUS AS s`, each at most once, in any order.
+        for (;;) {
+          const at = this.peek().start
+          const twice = (what: string) =>
+            this.errorAt('CYPHER_SYNTAX_ERROR', `IN TRANSACTIONS takes ${what} once`, at)
+          if (this.acceptKeyword('OF')) {
+            if (batch !== 'default') throw twice('OF … ROWS')
+            batch = this.parseExpr()
+            if (!this.acceptKeyword('ROWS')) this.expectKeyword('ROW')
+          } else if (this.acceptKeyword('ON')) {
+            if (onError !== undefined) throw twice('ON ERROR')
+            this.expectKeyword('ERROR')
+            if (this.acceptKeyword('CONTINUE')) onError = 'continue'
+            else if (this.acceptKeyword('BREAK')) onError = 'break'
+            else if (this.acceptKeyword('FAIL')) onError = 'fail'
+            else throw this.unexpected('CONTINUE, BREAK or FAIL')
+          } else if (this.acceptKeyword('REPORT')) {
+            if (reportStatus !== undefined) throw twice('REPORT STATUS')
+            this.expectKeyword('STATUS')
+            this.expectKeyword('AS')
+            reportStatus = this.expectName('a variable')
+          } else break
         }
-        if (this.isKeyword('ON') || this.isKeyword('REPORT')) {
+        if (reportStatus !== undefined && (onError === undefined || onError === 'fail'))
           throw this.errorAt(
-            'UNSUPPORTED_CYPHER_FEATURE',
-            'ON ERROR and REPORT STATUS are not supported',
-            this.peek().start,
+            'INVALID_CLAUSE_COMPOSITION',
+            'REPORT STATUS needs ON ERROR CONTINUE or ON ERROR BREAK',
+            start,
           )
-        }
       }
-      return { kind: 'subqueryCall', query, scope, optional, batch, start, end: this.lastEnd() }
+      return {
+        kind: 'subqueryCall',
+        query,
+        scope,
+        optional,
+        batch,
+        ...(onError !== undefined ? { onError } : {}),
+        ...(reportStatus !== undefined ? { reportStatus } : {}),
+        start,
+        end: this.lastEnd(),
+      }
     }
     let procedure = this.expectName('a procedure name')
     while (this.acceptPunct('.')) procedure += `.${this.expectName('a procedure name')}`
@@ -521,8 +552,8 @@ class QueryParser extends SchemaParser {
     return { labels, dynamic: dynamic.length > 0 ? { dynamic } : {} }
   }
 
-  /** `n.key` or `(expr).key`: the target of SET/REMOVE of one property. */
-  private parsePropertyTarget(): Expr & { kind: 'prop' } {
+  /** `n.key`, `(expr).key` or `n[expr]` (a dynamic key): the target of SET/REMOVE of one property. */
+  private parsePropertyTarget(): PropertyTarget {
     const start = this.peek().start
     let target: Expr
     if (this.acceptPunct('(')) {
@@ -539,7 +570,12 @@ class QueryParser extends SchemaParser {
         end: this.lastEnd(),
       }
     }
-    if (expr.kind !== 'prop') throw this.unexpected("'.' and a property key")
+    if (this.acceptPunct('[')) {
+      const index = this.parseExpr()
+      this.expectPunct(']')
+      return { kind: 'index', target: expr, index, start, end: this.lastEnd() }
+    }
+    if (expr.kind !== 'prop') throw this.unexpected("'.' and a property key, or '[' and a key")
     return expr
   }
 

@@ -58,15 +58,44 @@ export abstract class PatternParser extends ExpressionParser {
   }
 
   private parsePathBody(variable: string | undefined, start: number): PatternPart {
-    const nodes: NodePattern[] = [this.parseNodePattern()]
+    // A path may begin or end with a quantified group: its outer node there is anonymous.
+    const anonymous = (): NodePattern => {
+      const at = this.peek().start
+      return { kind: 'node', variable: undefined, labels: [], props: undefined, start: at, end: at }
+    }
+    const startsWithGroup = this.isPunct('(') && this.isPunct('(', 1) && this.groupAhead()
+    const nodes: NodePattern[] = [startsWithGroup ? anonymous() : this.parseNodePattern()]
     const rels: RelPattern[] = []
     for (;;) {
-      if (this.isPunct('-') || (this.isPunct('<') && this.isPunct('-', 1))) rels.push(this.parseRelPattern())
-      else if (this.isPunct('(') && this.isPunct('(', 1)) rels.push(this.parseQuantifiedHop())
-      else break
-      nodes.push(this.parseNodePattern())
+      if (this.isPunct('-') || (this.isPunct('<') && this.isPunct('-', 1))) {
+        rels.push(this.parseRelPattern())
+        nodes.push(this.parseNodePattern())
+      } else if (this.isPunct('(') && this.isPunct('(', 1)) {
+        rels.push(this.parseQuantifiedHop())
+        nodes.push(this.isPunct('(') ? this.parseNodePattern() : anonymous())
+      } else break
     }
     return { variable, nodes, rels, start, end: this.lastEnd() }
+  }
+
+  /**
+   * Whether `((` opens a quantified group: its closing parenthesis is followed by a quantifier. (A parenthesised
+   * path pattern `((a)--(b) WHERE …)` is not one.)
+   */
+  private groupAhead(): boolean {
+    let depth = 0
+    for (let i = 0; ; i++) {
+      const token = this.peek(i)
+      if (token.kind === 'eof') return false
+      if (token.kind === 'punct' && (token.text === '(' || token.text === '[' || token.text === '{')) depth++
+      else if (token.kind === 'punct' && (token.text === ')' || token.text === ']' || token.text === '}')) {
+        depth--
+        if (depth === 0) {
+          const after = this.peek(i + 1)
+          return after.kind === 'punct' && (after.text === '+' || after.text === '*' || after.text === '{')
+        }
+      }
+    }
   }
 
   private parseNodePattern(): NodePattern {
@@ -99,33 +128,88 @@ export abstract class PatternParser extends ExpressionParser {
   }
 
   /**
-   * `(a) ((x)-[:R]->(y)){1,3} (b)`: a quantified group of one hop whose inner nodes put no condition is that
-   * hop with a quantifier. Inner labels, properties or predicates would apply at every step: refused.
+   * `(a) ((x:A)-[r:R]->(y) WHERE …){1,3} (b)`: a quantified group of one hop is that hop with a quantifier whose
+   * inner nodes (their labels, properties and predicates) and WHERE hold at every hop; its variables are bound
+   * to lists after the match (group variables).
    */
   private parseQuantifiedHop(): RelPattern {
     const start = this.expectPunct('(').start
     const first = this.parseNodePattern()
     const rel = this.parseRelPattern()
     const second = this.parseNodePattern()
+    const chain = { nodes: [first, second], rels: [rel] }
+    while (this.isPunct('-') || (this.isPunct('<') && this.isPunct('-', 1))) {
+      chain.rels.push(this.parseRelPattern())
+      chain.nodes.push(this.parseNodePattern())
+    }
+    const where = this.acceptKeyword('WHERE') ? this.parseExpr() : undefined
     this.expectPunct(')')
-    const quantifier = this.parsePathQuantifier()
+    const quantifier = this.parsePathQuantifier(true)
     if (quantifier === undefined) throw this.unexpected('a quantifier ({m,n}, + or *)')
+    if (chain.rels.length > 1) return this.longGroup(chain, where, quantifier, start)
     for (const node of [first, second]) {
-      // Inner variables are group variables (lists) in Neo4j: conditions through them are not supported.
-      if (node.where || node.dynamicLabels)
+      if (node.dynamicLabels)
         throw this.errorAt(
           'UNSUPPORTED_CYPHER_FEATURE',
-          'a quantified path group can put labels and property maps on its inner nodes, not predicates',
+          'dynamic labels on the inner nodes of a quantified path group are not supported',
           node.start,
         )
     }
     if (rel.varLength !== undefined)
       throw this.errorAt('CYPHER_SYNTAX_ERROR', 'a relationship cannot have two quantifiers', rel.start)
-    const conditions = (node: NodePattern) =>
-      node.labels.length > 0 || node.labelExpr !== undefined || node.props !== undefined
-    const hopNodes: [NodePattern, NodePattern] | undefined =
-      conditions(first) || conditions(second) ? [first, second] : undefined
-    return { ...rel, varLength: quantifier, ...(hopNodes ? { hopNodes } : {}), start, end: this.lastEnd() }
+    const hopWhere = [first.where, rel.where, second.where, where].filter((e) => e !== undefined)
+    const { where: _relWhere, ...hop } = rel
+    return {
+      ...hop,
+      varLength: quantifier,
+      hopNodes: [
+        { ...first, where: undefined },
+        { ...second, where: undefined },
+      ],
+      ...(hopWhere.length > 0 ? { hopWhere: andAll(hopWhere) } : {}),
+      start,
+      end: this.lastEnd(),
+    }
+  }
+
+  /** A quantified group of several hops: its chain, its predicates gathered into one WHERE per repetition. */
+  private longGroup(
+    chain: { nodes: NodePattern[]; rels: RelPattern[] },
+    where: Expr | undefined,
+    quantifier: NonNullable<RelPattern['varLength']>,
+    start: number,
+  ): RelPattern {
+    for (const element of [...chain.nodes, ...chain.rels]) {
+      if (element.kind === 'rel' && element.varLength !== undefined)
+        throw this.errorAt(
+          'CYPHER_SYNTAX_ERROR',
+          'quantifiers cannot nest in a quantified group',
+          element.start,
+        )
+      if (element.kind === 'node' && element.dynamicLabels)
+        throw this.errorAt(
+          'UNSUPPORTED_CYPHER_FEATURE',
+          'dynamic labels on the inner nodes of a quantified path group are not supported',
+          element.start,
+        )
+    }
+    const predicates = [...chain.nodes, ...chain.rels].map((e) => e.where).filter((e) => e !== undefined)
+    if (where !== undefined) predicates.push(where)
+    return {
+      kind: 'rel',
+      variable: undefined,
+      types: [],
+      direction: 'out',
+      props: undefined,
+      varLength: quantifier,
+      group: {
+        nodes: chain.nodes.map((node) => ({ ...node, where: undefined })),
+        rels: chain.rels.map((rel) => ({ ...rel, where: undefined })),
+      },
+      ...(predicates.length > 0 ? { hopWhere: andAll(predicates) } : {}),
+      start,
+      end: this.lastEnd(),
+    }
   }
 
   /** Quantified path groups are recognised only in the single-hop form; anything else is refused clearly. */
@@ -256,12 +340,13 @@ export abstract class PatternParser extends ExpressionParser {
     }
   }
 
-  private parsePathQuantifier(): RelPattern['varLength'] {
-    if (this.isPunct('+') && this.isPunct('(', 1)) {
+  /** A quantifier; after a group's `)` a `+` or `*` is one whatever follows (a path may end with a group). */
+  private parsePathQuantifier(afterGroup = false): RelPattern['varLength'] {
+    if (this.isPunct('+') && (afterGroup || this.isPunct('(', 1))) {
       this.next()
       return { min: 1, max: undefined }
     }
-    if (this.isPunct('*') && this.isPunct('(', 1)) {
+    if (this.isPunct('*') && (afterGroup || this.isPunct('(', 1))) {
       this.next()
       return { min: 0, max: undefined }
     }
@@ -306,4 +391,16 @@ function disjunctionOf(expr: LabelExpr): string[] | undefined {
   const left = disjunctionOf(expr.left)
   const right = disjunctionOf(expr.right)
   return left && right ? [...left, ...right] : undefined
+}
+
+/** The conjunction of predicates (at least one). */
+function andAll(exprs: Expr[]): Expr {
+  return exprs.reduce((left, right) => ({
+    kind: 'binary',
+    op: 'AND',
+    left,
+    right,
+    start: left.start,
+    end: right.end,
+  }))
 }

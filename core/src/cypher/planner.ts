@@ -95,6 +95,12 @@ export interface BatchedPlan {
   prefix: StageFactory[]
   join: SubqueryJoin
   batchSize(row: Row, ctx: ExecContext): number
+  /** `ON ERROR`: a failed batch fails the query, or is rolled back and the run goes on (or stops) with nulls. */
+  onError: 'continue' | 'break' | 'fail'
+  /** The slots the subquery returns into: null in the rows of a batch that failed or never ran. */
+  returnSlots: number[]
+  /** `REPORT STATUS AS s`: the slot each row's status map goes to. */
+  statusSlot: number | undefined
   suffix: StageFactory[]
   /** The result columns' slots, when the query returns rows. */
   slots: number[]
@@ -327,6 +333,17 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       scope = part.scope
     }
     const compiled = compileSubqueryCall(this, call, scope, true)
+    let statusSlot: number | undefined
+    if (call.reportStatus !== undefined) {
+      if (compiled.scope.has(call.reportStatus))
+        this.report(
+          'VARIABLE_ALREADY_BOUND',
+          `variable '${call.reportStatus}' is already defined`,
+          call.start,
+        )
+      statusSlot = this.allocSlot()
+      compiled.scope.define(call.reportStatus, { slot: statusSlot, kind: 'value' })
+    }
     const batch = call.batch
     const size =
       batch === undefined || batch === 'default'
@@ -357,7 +374,19 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       return n
     }
     const blankRow = () => this.blankRow()
-    return { plan: { prefix, join: compiled.join, batchSize, suffix, slots, returns, blankRow }, columns }
+    const plan: BatchedPlan = {
+      prefix,
+      join: compiled.join,
+      batchSize,
+      onError: call.onError ?? 'fail',
+      returnSlots: compiled.slots,
+      statusSlot,
+      suffix,
+      slots,
+      returns,
+      blankRow,
+    }
+    return { plan, columns }
   }
 
   /** Compiles a query (its UNION parts) with `scope` visible at its start. */

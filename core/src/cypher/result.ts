@@ -1,6 +1,6 @@
 import type { GraphReader } from '../graph/types.js'
 import { recordOf } from '../own-key.js'
-import { encodeTemporalTag, isTemporal } from './temporal/index.js'
+import { encodeTaggedValue, isTaggedValue } from './tagged-value.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
 export const nodeElementId = (id: number): string => `node--${id}`
@@ -41,7 +41,7 @@ export function toJson(value: Value, graph: GraphReader, warnings: Set<string>):
       relationships: value.rels.map((id) => relJson(id, graph, warnings)),
     }
   }
-  if (isTemporal(value)) return encodeTemporalTag(value)
+  if (isTaggedValue(value)) return encodeTaggedValue(value)
   return null
 }
 

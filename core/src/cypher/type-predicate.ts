@@ -1,3 +1,5 @@
+import { isPoint } from './spatial/point.js'
+import { isTaggedValue } from './tagged-value.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
 /**
@@ -56,6 +58,8 @@ export function hasType(value: Value, type: string): boolean {
       return value instanceof RelValue
     case 'PATH':
       return value instanceof PathValue
+    case 'POINT':
+      return isPoint(value)
     case 'PROPERTY VALUE':
     case 'ANY PROPERTY VALUE':
       return isPropertyValue(value)
@@ -66,7 +70,11 @@ export function hasType(value: Value, type: string): boolean {
 
 function isPropertyValue(value: Value): boolean {
   const scalar = (v: Value) =>
-    typeof v === 'string' || typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean'
+    typeof v === 'string' ||
+    typeof v === 'bigint' ||
+    typeof v === 'number' ||
+    typeof v === 'boolean' ||
+    isTaggedValue(v)
   return scalar(value) || (Array.isArray(value) && value.every(scalar))
 }
 

@@ -1,4 +1,5 @@
 import { runtimeError } from './errors.js'
+import { isPoint, type PointValue, pointEquals, pointKey, pointOrder } from './spatial/point.js'
 import {
   temporalCompare,
   temporalEquals,
@@ -42,6 +43,7 @@ export type Value =
   | RelValue
   | PathValue
   | TemporalValue
+  | PointValue
 
 export const INT64_MAX = (1n << 63n) - 1n
 export const INT64_MIN = -(1n << 63n)
@@ -71,6 +73,7 @@ export function typeName(value: Value): string {
   if (value instanceof NodeValue) return 'NODE'
   if (value instanceof RelValue) return 'RELATIONSHIP'
   if (isTemporal(value)) return temporalTypeName(value)
+  if (isPoint(value)) return 'POINT'
   return 'PATH'
 }
 
@@ -119,6 +122,7 @@ export function equals(a: Value, b: Value): boolean | null {
     )
   }
   if (isTemporal(a)) return isTemporal(b) && temporalEquals(a, b)
+  if (isPoint(a)) return isPoint(b) && pointEquals(a, b)
   return false
 }
 
@@ -150,7 +154,7 @@ export function compare(a: Value, b: Value): number | null {
   return null
 }
 
-// Orderability ranks (ascending): MAP < NODE < RELATIONSHIP < LIST < PATH < temporal types (4.1 to 4.6:
+// Orderability ranks (ascending): MAP < NODE < RELATIONSHIP < LIST < PATH < POINT < temporal types (4.1 to 4.6:
 // DATETIME < LOCAL DATETIME < DATE < TIME < LOCAL TIME < DURATION) < STRING < BOOLEAN < NUMBER < NULL.
 function rank(value: Value): number {
   if (value === null) return 9
@@ -168,6 +172,7 @@ function rank(value: Value): number {
   if (value instanceof RelValue) return 2
   if (Array.isArray(value)) return 3
   if (isTemporal(value)) return 4.1 + temporalRank(value) / 10
+  if (isPoint(value)) return 4.05
   return 4
 }
 
@@ -221,6 +226,8 @@ export function orderCompare(a: Value, b: Value): number {
       }
       return 0
     }
+    case 4.05:
+      return pointOrder(a as PointValue, b as PointValue)
     default:
       return isTemporal(a) && isTemporal(b) ? temporalOrder(a, b) : 0
   }
@@ -259,6 +266,7 @@ export function valueKey(value: Value): string {
   if (value instanceof NodeValue) return `n${value.id}`
   if (value instanceof RelValue) return `r${value.id}`
   if (isTemporal(value)) return temporalKey(value)
+  if (isPoint(value)) return pointKey(value)
   return `p${value.nodes.join('.')}/${value.rels.join('.')}`
 }
 

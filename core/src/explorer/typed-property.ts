@@ -1,4 +1,4 @@
-import { encodeTemporalTag, isTemporal } from '../cypher/temporal/index.js'
+import { encodeTaggedValue, isTaggedValue } from '../cypher/tagged-value.js'
 import type { PropertyValue } from '../graph/types.js'
 
 export type TypedProperty =
@@ -25,8 +25,8 @@ export function typedProperty(value: PropertyValue | null): TypedProperty {
   if (typeof value === 'bigint') return { type: 'integer', value: integer(value) }
   if (typeof value === 'number') return { type: 'float', value: float(value) }
   if (typeof value === 'string') return { type: 'string', value }
-  // Temporal values in their tagged JSON form, as query results carry them.
-  if (isTemporal(value)) return { type: 'json', value: encodeTemporalTag(value) }
+  // Temporal values and points in their tagged JSON form, as query results carry them.
+  if (isTaggedValue(value)) return { type: 'json', value: encodeTaggedValue(value) }
   const list = value as readonly unknown[]
   if (list.length > 0) {
     if (list.every((x) => typeof x === 'string')) return { type: 'string_list', value: list as string[] }
@@ -43,8 +43,8 @@ export function typedProperty(value: PropertyValue | null): TypedProperty {
         ? integer(x)
         : typeof x === 'number'
           ? float(x)
-          : isTemporal(x)
-            ? encodeTemporalTag(x)
+          : isTaggedValue(x)
+            ? encodeTaggedValue(x)
             : x,
     ),
   }

@@ -1,4 +1,5 @@
-import { decodeTemporalTag, encodeTemporalTag, type TemporalTag } from '../cypher/temporal/tagged.js'
+import { decodeTaggedValue, encodeTaggedValue } from '../cypher/tagged-value.js'
+import type { TemporalTag } from '../cypher/temporal/tagged.js'
 import { setOwn } from '../own-key.js'
 import type { PropertyValue, ScalarProperty } from './types.js'
 
@@ -14,6 +15,7 @@ export type EncodedScalar =
   | { i: string }
   | { f: number | 'NaN' | 'Infinity' | '-Infinity' }
   | Partial<Record<TemporalTag, string>>
+  | { $point: Record<string, string | number> }
 export type EncodedValue = EncodedScalar | EncodedScalar[]
 
 export type CommitOp =
@@ -128,7 +130,7 @@ function scalarJson(value: ScalarProperty): string {
     case 'boolean':
       return value ? 'true' : 'false'
     case 'object':
-      return JSON.stringify(encodeTemporalTag(value))
+      return JSON.stringify(encodeTaggedValue(value))
     default:
       return JSON.stringify(value)
   }
@@ -159,7 +161,7 @@ function encodeScalar(value: ScalarProperty): EncodedScalar {
     case 'number':
       return { f: Number.isFinite(value) ? value : (String(value) as 'NaN' | 'Infinity' | '-Infinity') }
     case 'object':
-      return encodeTemporalTag(value)
+      return encodeTaggedValue(value) as EncodedScalar
     default:
       return value
   }
@@ -173,9 +175,9 @@ function decodeScalar(value: EncodedScalar): ScalarProperty {
   if (typeof value === 'string' || typeof value === 'boolean') return value
   if ('i' in value) return BigInt(value.i as string)
   if ('f' in value) return typeof value.f === 'number' ? value.f : Number(value.f)
-  const temporal = decodeTemporalTag(value as Record<string, unknown>)
-  if (temporal === undefined) throw new Error(`unknown encoded property value ${JSON.stringify(value)}`)
-  return temporal
+  const tagged = decodeTaggedValue(value as Record<string, unknown>)
+  if (tagged === undefined) throw new Error(`unknown encoded property value ${JSON.stringify(value)}`)
+  return tagged
 }
 
 export function decodeValue(value: EncodedValue): PropertyValue {

@@ -1,3 +1,4 @@
+import { isPoint, pointKey } from '../cypher/spatial/point.js'
 import { temporalKey } from '../cypher/temporal/compare.js'
 import { addPosting, type IdPostings, removePosting } from '../id-postings.js'
 import { IdList } from './id-list.js'
@@ -19,8 +20,10 @@ export function indexKey(value: PropertyValue): IndexKey | undefined {
       // Beyond 2^53 a number would collide with neighbours; a tagged string keeps the value exact.
       return value <= MAX_SAFE && value >= -MAX_SAFE ? Number(value) : `\u0000i${value}`
     case 'object':
-      // Temporal values meet by Cypher equality (one instant in one zone, equal duration components).
-      return Array.isArray(value) ? undefined : `\u0000t${temporalKey(value)}`
+      // Temporal values meet by Cypher equality (one instant in one zone, equal duration components); points
+      // by system and coordinates.
+      if (Array.isArray(value)) return undefined
+      return isPoint(value) ? `\u0000p${pointKey(value)}` : `\u0000t${temporalKey(value)}`
     default:
       return undefined
   }

@@ -1,3 +1,4 @@
+import type { PointValue } from '../cypher/spatial/point.js'
 import type { TemporalValue } from '../cypher/temporal/values.js'
 import { Dictionary } from './dictionary.js'
 
@@ -7,7 +8,7 @@ import { Dictionary } from './dictionary.js'
  * Integers are `bigint` (exact 64-bit), floats are `number`: the two never mix by accident and the
  * Cypher integer/float distinction survives storage and the redo log.
  */
-export type ScalarProperty = boolean | bigint | number | string | TemporalValue
+export type ScalarProperty = boolean | bigint | number | string | TemporalValue | PointValue
 /** A stored property: a scalar or a list of scalars (Cypher forbids maps and nested lists as properties). */
 export type PropertyValue = ScalarProperty | ScalarProperty[]
 

@@ -2,10 +2,10 @@ import { TEMPORAL_RECORD_FORMAT } from '../version.js'
 import { type Manifest, writeManifest } from './manifest.js'
 
 /**
- * A temporal value in a log line: a tagged object, which JSON can only hold unescaped outside any string (in a
- * string property, such as a STIX payload, the same text has its quotes escaped), so the test is exact.
+ * A temporal value or a point in a log line: a tagged object, which JSON can only hold unescaped outside any
+ * string (in a string property, such as a STIX payload, the same text has its quotes escaped), so the test is exact.
  */
-const TEMPORAL_TAG = /\{"\$(?:date|localtime|time|localdatetime|datetime|duration)":"/
+const TEMPORAL_TAG = /\{"\$(?:(?:date|localtime|time|localdatetime|datetime|duration)":"|point":\{)/
 
 /** Whether a log or checkpoint line holds a value only JsonLinesV2 carries. */
 export const holdsTemporalValue = (line: string): boolean => TEMPORAL_TAG.test(line)
@@ -16,8 +16,8 @@ export interface ManifestHolder {
 }
 
 /**
- * Raises a directory's record format to JsonLinesV2 just before the first log line holding a temporal value is
- * queued, so a build that reads only JsonLinesV1 refuses the directory (exit 5) instead of misreading it, and a
+ * Raises a directory's record format to JsonLinesV2 just before the first log line holding a temporal value or a
+ * point is queued, so a build that reads only JsonLinesV1 refuses the directory (exit 5) instead of misreading it, and a
  * directory that never stores one stays on the spec's JsonLinesV1. The manifest is written synchronously here,
  * before the line can reach the disk.
  */

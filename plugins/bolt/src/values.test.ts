@@ -1,10 +1,13 @@
 import {
+  CRSS,
+  type Crs,
   type DateTimeValue,
   DateValue,
   DetachedNode,
   DetachedPath,
   DetachedRelationship,
   DurationValue,
+  PointValue,
   TemporalFromFields,
 } from '@service/core/cypher'
 import { describe, expect, it } from 'vitest'
@@ -68,6 +71,21 @@ describe('Bolt values', () => {
       const value = parameterValue(new Structure(signature, [...fields]), '$t')
       expect((roundTrip(value as never) as Structure).fields).toEqual(fields)
     }
+  })
+
+  it('packs points as Point2D and Point3D and takes them back as parameters', () => {
+    const wgs = CRSS.find((c) => c.srid === 4326) as Crs
+    const cartesian3d = CRSS.find((c) => c.srid === 9157) as Crs
+    const flat = roundTrip(new PointValue(wgs, [12.56, 55.67])) as Structure
+    expect([flat.signature, flat.fields]).toEqual([Sig.Point2D, [4326n, 12.56, 55.67]])
+    const solid = roundTrip(new PointValue(cartesian3d, [1, 2, 3])) as Structure
+    expect([solid.signature, solid.fields]).toEqual([Sig.Point3D, [9157n, 1, 2, 3]])
+    const back = parameterValue(flat, '$p') as PointValue
+    expect([back.crs.name, back.x, back.y]).toEqual(['wgs-84', 12.56, 55.67])
+    expect((parameterValue(solid, '$p') as PointValue).z).toBe(3)
+    expect(() => parameterValue(new Structure(Sig.Point2D, [4979n, 1, 2]), '$p')).toThrow(/unknown SRID/)
+    expect(() => parameterValue(new Structure(Sig.Point2D, [4326n, 'x', 2]), '$p')).toThrow(/finite number/)
+    expect(() => parameterValue(new Structure(Sig.Point2D, [4326n, 0, 91]), '$p')).toThrow(/latitude/)
   })
 
   it('refuses graph structures, byte arrays and malformed temporal structures as parameters', () => {

@@ -1,13 +1,16 @@
 import {
+  crsBySrid,
   DateTimeValue,
   DateValue,
   DetachedNode,
   DetachedPath,
   DetachedRelationship,
   type DetachedValue,
+  isPoint,
   LocalDateTimeValue,
   LocalTimeValue,
   nodeElementId,
+  PointValue,
   TemporalFromFields,
   type TemporalValue,
   TimeValue,
@@ -66,7 +69,17 @@ export function packResultValue(packer: Packer, value: DetachedValue): void {
     packPath(packer, value)
     return
   }
+  if (isPoint(value)) {
+    packPoint(packer, value)
+    return
+  }
   packTemporal(packer, value)
+}
+
+/** Bolt's Point2D (`X`: srid, x, y) and Point3D (`Y`: srid, x, y, z); x is a geographic point's longitude. */
+function packPoint(packer: Packer, point: PointValue): void {
+  const signature = point.coords.length === 3 ? Sig.Point3D : Sig.Point2D
+  packer.structure(signature, [BigInt(point.srid), ...point.coords])
 }
 
 /** Bolt 5 temporal structures (DateTime as UTC epoch seconds, the `utc` form of 4.4). */
@@ -159,8 +172,8 @@ function packPath(packer: Packer, path: DetachedPath): void {
 
 /**
  * A decoded parameter as the engine binds it: integers stay `bigint` (exact), floats `number`, maps plain
- * objects (without a prototype, so no key is special), temporal structures the engine's temporal values.
- * Graph structures are refused as Neo4j refuses them; spatial values until the engine has points.
+ * objects (without a prototype, so no key is special), temporal and spatial structures the engine's values.
+ * Graph structures are refused as Neo4j refuses them.
  */
 export function parameterValue(value: PackValue, path: string): unknown {
   if (value === null || typeof value !== 'object') return value
@@ -175,6 +188,8 @@ export function parameterValue(value: PackValue, path: string): unknown {
   }
   const temporal = temporalParameter(value as Structure, path)
   if (temporal !== null) return temporal
+  const point = pointParameter(value as Structure, path)
+  if (point !== null) return point
   const name = STRUCTURE_NAMES[(value as Structure).signature] ?? 'structure'
   throw new ParameterTypeError(
     `parameter ${path} is a ${name}, which this server does not take as a parameter`,
@@ -214,6 +229,30 @@ function temporalParameter(structure: Structure, path: string): TemporalValue | 
       return TemporalFromFields.duration(...(ints(4) as [bigint, bigint, bigint, bigint]))
   }
   return null
+}
+
+/** A Point2D or Point3D structure as the engine's point; null for any other structure. */
+function pointParameter(structure: Structure, path: string): PointValue | null {
+  const { signature, fields } = structure
+  if (signature !== Sig.Point2D && signature !== Sig.Point3D) return null
+  const name = STRUCTURE_NAMES[signature]
+  const [srid, ...coords] = fields
+  const count = signature === Sig.Point2D ? 2 : 3
+  if (typeof srid !== 'bigint' || coords.length !== count)
+    throw new ParameterTypeError(`parameter ${path}: a malformed ${name} structure`)
+  const crs = crsBySrid(Number(srid))
+  if (crs === undefined || crs.dimension !== count)
+    throw new ParameterTypeError(`parameter ${path}: a ${name} with unknown SRID ${srid}`)
+  const numbers = coords.map((c) =>
+    typeof c === 'number' ? c : typeof c === 'bigint' ? Number(c) : Number.NaN,
+  )
+  if (numbers.some((c) => !Number.isFinite(c)))
+    throw new ParameterTypeError(`parameter ${path}: a ${name} coordinate must be a finite number`)
+  try {
+    return new PointValue(crs, numbers)
+  } catch (error) {
+    throw new ParameterTypeError(`parameter ${path}: ${(error as Error).message}`)
+  }
 }
 
 export { Structure }

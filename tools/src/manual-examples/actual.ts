@@ -1,6 +1,14 @@
 import type { GraphReader } from '@service/core'
-import { formatTemporal, isTemporal, NodeValue, PathValue, RelValue, type Value } from '@service/core/cypher'
-import { float, int, list, map, node, rel, str, temporal } from './form.js'
+import {
+  formatTemporal,
+  isPoint,
+  isTemporal,
+  NodeValue,
+  PathValue,
+  RelValue,
+  type Value,
+} from '@service/core/cypher'
+import { float, int, list, map, node, point, rel, str, temporal } from './form.js'
 
 /** Renders an engine value to the canonical text of `form.ts`; `?` for a kind the manual cannot show. */
 export function renderValue(value: Value, graph: GraphReader): string {
@@ -29,6 +37,7 @@ export function renderValue(value: Value, graph: GraphReader): string {
     return `<${out}>`
   }
   if (isTemporal(value)) return temporal(formatTemporal(value))
+  if (isPoint(value)) return point(value.srid, [...value.coords])
   return '?'
 }
 

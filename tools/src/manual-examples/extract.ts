@@ -42,8 +42,13 @@ interface SourceBlock {
 }
 
 const SOURCE = /^\[source(?:,\s*([^\],\s]+))?([^\]]*)\]\s*$/
-/** Blocks the manual's tests do not run (`test-fail` expects an error). */
-const SKIPPED = /role="?test-(fail|skip)/
+/** Blocks the manual's tests do not run. */
+const SKIPPED = /role="?test-skip/
+/**
+ * Blocks the manual's tests run expecting an error: never compared, but run in page order like setup, since
+ * what they wrote before failing (a committed inner transaction) is what the next examples read.
+ */
+const FAILING = /role="?test-fail/
 const RESULT = /^\[role="?queryresult"?[^\]]*\]\s*$/
 
 /** Every `.adoc` file under root, sorted. */
@@ -99,17 +104,20 @@ export function extractPage(path: string, text: string): ManualPage {
         columnCount(line),
       )
       i = end
-      if (query !== undefined && table !== undefined && !SKIPPED.test(query.attrs)) {
-        page.examples.push({
-          line: query.line,
-          query: query.text,
-          params,
-          columns: table.columns,
-          rows: table.rows,
-          shapeOnly: /role="?test-result-skip/.test(query.attrs),
-          excludeColumns: /test-exclude-cols=([\w,]+)/.exec(query.attrs)?.[1]?.split(',') ?? [],
-          setupBefore: page.setup.length,
-        })
+      if (query !== undefined && !SKIPPED.test(query.attrs)) {
+        if (table !== undefined && !FAILING.test(query.attrs))
+          page.examples.push({
+            line: query.line,
+            query: query.text,
+            params,
+            columns: table.columns,
+            rows: table.rows,
+            shapeOnly: /role="?test-result-skip/.test(query.attrs),
+            excludeColumns: /test-exclude-cols=([\w,]+)/.exec(query.attrs)?.[1]?.split(',') ?? [],
+            setupBefore: page.setup.length,
+          })
+        // A failing query, or one whose table has no header (`(empty result)`): it still runs, and writes.
+        else page.setup.push({ query: query.text, required: false })
       }
       query = undefined
       params = {}

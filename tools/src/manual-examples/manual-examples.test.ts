@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseCell } from './expected.js'
 import { extractPage } from './extract.js'
-import { runPages } from './runner.js'
+import { runPages, sortLists } from './runner.js'
 
 // A page written for these tests in the manual's AsciiDoc shape (not taken from the manual).
 const PAGE = `= Pets
@@ -64,13 +64,43 @@ MATCH (p:Pet) RETURN p.age AS age
 | 4
 d|Rows: 1
 |===
+
+.Query
+[source, cypher]
+----
+MATCH (p:Pet) SET p.age = 4
+----
+
+[role="queryresult",options="footer",cols="1*<m"]
+|===
+|(empty result)
+d|Rows: 0
+|===
+
+.Query
+[source, cypher]
+----
+MATCH (p:Pet) RETURN p.age AS age
+----
+
+[role="queryresult",options="header,footer",cols="1*<m"]
+|===
+| age
+| 4
+d|Rows: 1
+|===
 `
 
 describe('manual examples', () => {
-  it('extracts setup statements and examples with their tables, leaving out test-fail blocks', () => {
+  it('extracts setup statements and examples with their tables; failing and table-less queries run as setup', () => {
     const page = extractPage('clauses/pets.adoc', PAGE)
-    expect(page.setup).toHaveLength(2)
-    expect(page.examples.map((e) => e.columns)).toEqual([['name', 'pets'], ['p'], ['age']])
+    expect(page.setup.map((s) => s.query)).toEqual([
+      "CREATE (:Owner {name: 'Ann'})-[:OWNS {since: 2019}]->(:Pet {name: 'Rex', age: 3})",
+      "CREATE (:Owner {name: 'Bo'})",
+      'RETURN 1/0',
+      'MATCH (p:Pet) SET p.age = 4',
+    ])
+    expect(page.examples.map((e) => e.columns)).toEqual([['name', 'pets'], ['p'], ['age'], ['age']])
     expect(page.examples[0]?.rows).toEqual([
       ['"Ann"', '1'],
       ['"Bo"', '0'],
@@ -97,6 +127,14 @@ describe('manual examples', () => {
       ['clauses', 'passed'],
       ['clauses', 'passed'],
       ['clauses', 'wrong'],
+      ['clauses', 'passed'],
     ])
+  })
+
+  it('sorts the items of nested lists when their order is left open', () => {
+    expect(sortLists('{a:["y","x,]"],b:[[2,1],[]]}')).toBe('{a:["x,]","y"],b:[[1,2],[]]}')
+    expect(sortLists('[<(:B)<-[:R]-(:A)>,<(:A)-[:R{k:1}]->(:B)>]')).toBe(
+      '[<(:A)-[:R{k:1}]->(:B)>,<(:B)<-[:R]-(:A)>]',
+    )
   })
 })

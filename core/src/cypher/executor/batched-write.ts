@@ -2,7 +2,7 @@ import type { CommitRecord } from '../../graph/commit.js'
 import type { GraphStore } from '../../graph/store.js'
 import type { Transaction } from '../../graph/transaction.js'
 import type { GraphReader } from '../../graph/types.js'
-import { budgetError } from '../errors.js'
+import { budgetError, CypherError } from '../errors.js'
 import type { BatchedPlan } from '../planner.js'
 import type { Value } from '../values.js'
 import {
@@ -33,8 +33,10 @@ const collectInto = (rows: Row[]): Stage => ({
 /**
  * `… CALL { … } IN TRANSACTIONS OF n ROWS …`: the reads before the CALL give the input rows; every n of them
  * run through the subquery in a transaction of their own, committed and durable before the next begins; the
- * clauses after the CALL run over the joined rows in a last transaction. A failing batch fails the query; the
- * batches before it stay committed (Neo4j's ON ERROR FAIL). Mutation counts add up across the transactions.
+ * clauses after the CALL run over the joined rows in a last transaction. Mutation counts add up across the
+ * committed transactions. A failing batch fails the query under ON ERROR FAIL (the batches before it stay
+ * committed); under CONTINUE it is rolled back and the run goes on, under BREAK the run stops there: each input
+ * row of a batch that failed or never ran gives one row with the subquery's columns null.
  */
 export async function runBatched(
   batched: BatchedPlan,
@@ -53,12 +55,39 @@ export async function runBatched(
   head.finish()
   const size = batched.batchSize(batched.blankRow(), reads)
   const joined: Row[] = []
-  for (let from = 0; from < inputs.length; from += size) {
+  const unjoined = (row: Row, status: BatchStatus): Row => {
+    const out = row.slice()
+    for (const slot of batched.returnSlots) out[slot] = null
+    return withStatus(out, status)
+  }
+  const withStatus = (row: Row, status: BatchStatus): Row => {
+    if (batched.statusSlot !== undefined) row[batched.statusSlot] = statusMap(status)
+    return row
+  }
+  let broken = false
+  for (let from = 0, batch = 1; from < inputs.length; from += size, batch++) {
+    const rows = inputs.slice(from, from + size)
+    if (broken) {
+      for (const row of rows) joined.push(unjoined(row, { transactionId: null, error: null }))
+      continue
+    }
+    const transactionId = `inner-transaction-${batch}`
     const tx = store.begin()
-    const ctx = host.context(tx, tx, stats)
-    for (const row of inputs.slice(from, from + size))
-      batched.join.join(row, ctx, (out) => joined.push(out) > 0)
-    await commit(tx)
+    const batchStats = emptySummary()
+    const ctx = host.context(tx, tx, batchStats)
+    const out: Row[] = []
+    try {
+      for (const row of rows) batched.join.join(row, ctx, (result) => out.push(result) > 0)
+      await commit(tx)
+    } catch (error) {
+      if (batched.onError === 'fail' || !recoverable(error)) throw error
+      // The transaction is dropped uncommitted: what the batch wrote is gone.
+      for (const row of rows) joined.push(unjoined(row, { transactionId, error: (error as Error).message }))
+      broken = batched.onError === 'break'
+      continue
+    }
+    addInto(stats, batchStats)
+    for (const row of out) joined.push(withStatus(row, { transactionId, error: null, committed: true }))
   }
   const tx = store.begin()
   const ctx = host.context(tx, tx, stats)
@@ -71,4 +100,34 @@ export async function runBatched(
   if (rows.length > host.maxReturnedRecords)
     throw budgetError('returned_records', rows.length, host.maxReturnedRecords)
   return { rows, ctx }
+}
+
+/** An inner transaction's fate: never started (no id), failed (its error), or committed. */
+interface BatchStatus {
+  transactionId: string | null
+  error: string | null
+  committed?: true
+}
+
+/** `REPORT STATUS AS s`: Neo4j's status map. */
+function statusMap(status: BatchStatus): Value {
+  return new Map<string, Value>([
+    ['started', status.transactionId !== null],
+    ['committed', status.committed === true],
+    ['transactionId', status.transactionId],
+    ['errorMessage', status.error],
+  ])
+}
+
+/**
+ * What ON ERROR CONTINUE|BREAK absorbs: a failure of the batch's own work (a runtime error, a constraint its
+ * commit breaks). Budget and limit refusals, and failures that are no Cypher error (storage faults), still fail
+ * the query.
+ */
+function recoverable(error: unknown): boolean {
+  return error instanceof CypherError && error.phase === 'runtime'
+}
+
+function addInto(total: MutationSummary, batch: MutationSummary): void {
+  for (const key of Object.keys(total) as (keyof MutationSummary)[]) total[key] += batch[key]
 }

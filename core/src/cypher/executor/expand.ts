@@ -20,12 +20,16 @@ export interface ExpandSpec {
   toCheck: NodeCheck
   /** Relationship slots bound earlier in the same MATCH: relationship isomorphism. */
   used: { slot: number; list: boolean }[]
-  /** A quantified group's inner nodes: every hop must leave a node passing `hopFrom` for one passing `hopTo`. */
-  hopFrom?: NodeCheck
-  hopTo?: NodeCheck
+  /**
+   * A quantified group's condition on every hop (its inner nodes' labels and properties, its predicates), given
+   * the hop in the pattern's own left-to-right orientation.
+   */
+  hop?: HopCheck
 }
 
-function relUsed(spec: ExpandSpec, row: Row, id: number): boolean {
+export type HopCheck = (left: number, rel: number, right: number, row: Row, ctx: ExecContext) => boolean
+
+export function relUsed(spec: ExpandSpec, row: Row, id: number): boolean {
   for (const used of spec.used) {
     const value = row[used.slot]
     if (used.list) {
@@ -40,7 +44,11 @@ export function typeIds(spec: ExpandSpec, ctx: ExecContext): number[] | undefine
   return spec.types.map((type) => ctx.graph.names.lookup(type))
 }
 
-/** Calls `visit(rel, other)` for each relationship of `node` matching direction and type. */
+/**
+ * Calls `visit(rel, other)` for each relationship of `node` matching direction and type, newest first (by
+ * descending id, outgoing and incoming interleaved), the order Neo4j walks a node's relationship chain in: a
+ * `collect()` without ORDER BY then lists items as Neo4j users see them.
+ */
 export function forEachRel(
   ctx: ExecContext,
   nodeId: number,
@@ -51,24 +59,30 @@ export function forEachRel(
   const node = ctx.graph.node(nodeId)
   if (node === undefined) return true
   const g = ctx.graph
-  if (direction !== 'in') {
-    for (const rel of node.out) {
-      walkAdjacency(ctx)
-      if (types !== undefined && !types.includes(g.relType(rel))) continue
-      if (!visit(rel, g.relEnd(rel))) return false
-    }
-  }
-  if (direction !== 'out') {
-    for (const rel of node.in) {
-      walkAdjacency(ctx)
-      const start = g.relStart(rel)
-      if (direction === 'both' && start === nodeId) continue // a self-loop, already seen as outgoing
-      if (types !== undefined && !types.includes(g.relType(rel))) continue
-      if (!visit(rel, start)) return false
+  const out = direction === 'in' ? NO_RELS : node.out
+  const into = direction === 'out' ? NO_RELS : node.in
+  let i = out.length - 1
+  let j = into.length - 1
+  while (i >= 0 || j >= 0) {
+    walkAdjacency(ctx)
+    const o = i >= 0 ? (out[i] as number) : -1
+    const n = j >= 0 ? (into[j] as number) : -1
+    if (o > n) {
+      i--
+      if (types !== undefined && !types.includes(g.relType(o))) continue
+      if (!visit(o, g.relEnd(o))) return false
+    } else {
+      j--
+      const start = g.relStart(n)
+      if (direction === 'both' && start === nodeId) continue // a self-loop, seen as outgoing
+      if (types !== undefined && !types.includes(g.relType(n))) continue
+      if (!visit(n, start)) return false
     }
   }
   return true
 }
+
+const NO_RELS: readonly number[] = []
 
 export function relPropsOk(spec: ExpandSpec, rel: number, row: Row, ctx: ExecContext): boolean {
   if (
@@ -133,11 +147,14 @@ export function varExpandStep(spec: ExpandSpec, min: number, max: number, leftwa
       tick(ctx)
       if (depth >= min && !arrive(node)) return false
       if (depth === max) return true
-      if (spec.hopFrom && !spec.hopFrom(node, row, ctx)) return true
       return forEachRel(ctx, node, spec.direction, types, (rel, other) => {
         if (stack.includes(rel) || relUsed(spec, row, rel)) return true
         if (!relPropsOk(spec, rel, row, ctx)) return true
-        if (spec.hopTo && !spec.hopTo(other, row, ctx)) return true
+        if (
+          spec.hop &&
+          !(leftward ? spec.hop(other, rel, node, row, ctx) : spec.hop(node, rel, other, row, ctx))
+        )
+          return true
         stack.push(rel)
         const go = walk(other, depth + 1)
         stack.pop()
@@ -165,10 +182,16 @@ export function boundListStep(spec: ExpandSpec, min: number, max: number, leftwa
       if (type < 0 || (types !== undefined && !types.includes(type))) return true
       const start = ctx.graph.relStart(rel.id)
       const end = ctx.graph.relEnd(rel.id)
+      const from = current
       if (spec.direction !== 'in' && start === current) current = end
       else if (spec.direction !== 'out' && end === current) current = start
       else return true
       if (!relPropsOk(spec, rel.id, row, ctx)) return true
+      if (
+        spec.hop &&
+        !(leftward ? spec.hop(current, rel.id, from, row, ctx) : spec.hop(from, rel.id, current, row, ctx))
+      )
+        return true
     }
     if (spec.toBound) {
       const target = row[spec.to]

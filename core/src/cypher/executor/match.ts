@@ -9,6 +9,8 @@ import { type ExecContext, load, type Row, type RowCounter, tick } from './conte
 import { compileDynamicLabels } from './dynamic-labels.js'
 import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
 import { labelExprMatches } from './label-expr.js'
+import { longGroupStep, longGroupVariables } from './long-group.js'
+import { compileHop, groupListsStep, groupNodeVariables } from './quantified-group.js'
 import { resumeSource, SettlingIds } from './resumable.js'
 import { shortestStep } from './shortest.js'
 import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
@@ -69,8 +71,11 @@ export function compileMatch(
   }
   // Inline `WHERE` of node and relationship patterns joins the clause's WHERE.
   const inline: Expr[] = []
+  // (A quantified relationship's inline WHERE holds at each hop: it is compiled with the hop.)
   for (const part of parts)
-    for (const element of [...part.nodes, ...part.rels]) if (element.where) inline.push(element.where)
+    for (const element of [...part.nodes, ...part.rels])
+      if (element.where && !(element.kind === 'rel' && element.varLength !== undefined))
+        inline.push(element.where)
   const pending: Filter[] = [...(where ? conjuncts(where) : []), ...inline].map((expr) => ({
     expr,
     vars: freeVariables(expr),
@@ -85,6 +90,22 @@ export function compileMatch(
     scope.define(key, { slot, kind })
     newSlots.push(slot)
     return { name: key, slot }
+  }
+  // A group's inner node variables: lists of the nodes each hop left and reached, bound after its expansion.
+  const bindGroupLists = (rel: RelPattern, outerLeft: number, relSlot: number): void => {
+    const names = groupNodeVariables(rel)
+    if (names.length === 0) return
+    const [left, right] = rel.hopNodes as [NodePattern, NodePattern]
+    const slotOf = new Map(names.map((name) => [name, bindNew(name, 'value', rel.start).slot]))
+    steps.push(
+      groupListsStep(
+        outerLeft,
+        relSlot,
+        left.variable !== undefined ? (slotOf.get(left.variable) as number) : -1,
+        right.variable !== undefined ? (slotOf.get(right.variable) as number) : -1,
+      ),
+    )
+    plan.push(`GroupVariables(${names.join(', ')})`)
   }
   const flushFilters = (): void => {
     for (let i = 0; i < pending.length; i++) {
@@ -136,10 +157,10 @@ export function compileMatch(
     }
     if (part.shortest !== undefined) {
       const rel = part.rels[0] as RelPattern
-      if (rel.hopNodes)
+      if (rel.group)
         env.report(
           'UNSUPPORTED_CYPHER_FEATURE',
-          'a shortest path over a quantified group with node conditions is not supported',
+          'a shortest path over a quantified group of more than one hop is not supported',
           rel.start,
         )
       const ends = part.nodes.map((node) => {
@@ -162,6 +183,7 @@ export function compileMatch(
         return slot
       })
       const relList = rel.varLength !== undefined
+      const hop = compileHop(env, rel, scope, (node) => nodeCheck(env, node, scope))
       const relSlot = bindNew(rel.variable, relList ? 'relList' : 'rel', rel.start).slot
       const pathSlot = part.variable !== undefined ? bindNew(part.variable, 'path', part.start).slot : -1
       const { all, k } = part.shortest
@@ -195,8 +217,10 @@ export function compileMatch(
           k,
           path: pathSlot,
           relList,
+          ...(hop ? { hop } : {}),
         }),
       )
+      bindGroupLists(rel, ends[0] as number, relSlot)
       flushFilters()
       continue
     }
@@ -289,16 +313,41 @@ export function compileMatch(
         toCheck,
         used,
       }
-      if (rel.hopNodes) {
-        // Walking leftward, a hop leaves the group's right node for its left one.
-        const [left, right] = rel.hopNodes.map((node) => nodeCheck(env, node, scope)) as [
-          NodeCheck,
-          NodeCheck,
-        ]
-        spec.hopFrom = leftward ? right : left
-        spec.hopTo = leftward ? left : right
-      }
-      if (rel.varLength) {
+      if (rel.group && rel.varLength) {
+        const min = rel.varLength.min ?? 1
+        const max = rel.varLength.max ?? env.maxHops
+        if (max > env.maxHops) throw budgetError('variable_length_hops', max, env.maxHops)
+        const names = longGroupVariables(rel)
+        for (const name of names)
+          if (scope.has(name))
+            env.report('VARIABLE_ALREADY_BOUND', `variable '${name}' is already defined`, rel.start)
+        const inner = scope.copy()
+        const lists = new Map(names.map((name) => [name, bindNew(name, 'value', rel.start).slot]))
+        plan.push(`QuantifiedGroup(${rel.group.rels.length} hops *${min}..${max})`)
+        steps.push(
+          longGroupStep(
+            env,
+            rel,
+            inner,
+            {
+              from: spec.from,
+              to: toSlot,
+              toBound: spec.toBound,
+              toCheck,
+              relList: relSlot,
+              used,
+              min,
+              max,
+              leftward,
+            },
+            lists,
+            (node) => nodeCheck(env, node, inner),
+            (r) => propCheck(env, r.props as Expr, inner),
+          ),
+        )
+      } else if (rel.varLength) {
+        const hop = compileHop(env, rel, scope, (node) => nodeCheck(env, node, scope))
+        if (hop) spec.hop = hop
         const min = rel.varLength.min ?? 1
         const max = rel.varLength.max ?? env.maxHops
         if (max > env.maxHops) throw budgetError('variable_length_hops', max, env.maxHops)
@@ -309,6 +358,7 @@ export function compileMatch(
           plan.push(`VarLengthExpand(${direction} *${min}..${max})`)
           steps.push(varExpandStep(spec, min, max, leftward))
         }
+        bindGroupLists(rel, nodeSlots[Math.min(fromIndex, toIndex)] as number, relSlot)
       } else {
         plan.push(`Expand(${direction}${rel.types.length ? `:${rel.types.join('|')}` : ''})`)
         steps.push(expandStep(spec))
@@ -360,7 +410,10 @@ function isPatternVar(parts: PatternPart[], name: string): boolean {
   for (const part of parts) {
     if (part.variable === name) return true
     for (const node of part.nodes) if (node.variable === name) return true
-    for (const rel of part.rels) if (rel.variable === name) return true
+    for (const rel of part.rels) {
+      if (rel.variable === name) return true
+      if (groupNodeVariables(rel).includes(name) || longGroupVariables(rel).includes(name)) return true
+    }
   }
   return false
 }

@@ -50,6 +50,15 @@ export function shortestStep(spec: ShortestSpec): Step {
   }
 }
 
+const hopOk = (
+  spec: ShortestSpec,
+  left: number,
+  rel: number,
+  right: number,
+  row: Row,
+  ctx: ExecContext,
+): boolean => spec.hop === undefined || spec.hop(left, rel, right, row, ctx)
+
 /** BFS by layers from `start`, with every predecessor relationship at the shortest depth of each node. */
 function layeredSearch(
   spec: ShortestSpec,
@@ -69,7 +78,7 @@ function layeredSearch(
     for (const node of frontier) {
       tick(ctx)
       forEachRel(ctx, node, spec.direction, types, (rel, other) => {
-        if (!relPropsOk(spec, rel, row, ctx)) return true
+        if (!relPropsOk(spec, rel, row, ctx) || !hopOk(spec, node, rel, other, row, ctx)) return true
         const seen = depth.get(other)
         if (seen === undefined) {
           depth.set(other, level)
@@ -128,6 +137,13 @@ function bidirectionalSearch(
       tick(ctx)
       forEachRel(ctx, node, forward ? spec.direction : backward, types, (rel, neighbour) => {
         if (seen.has(neighbour) || !relPropsOk(spec, rel, row, ctx)) return true
+        // From the target's side the hop is walked against the pattern's orientation.
+        if (
+          !(forward
+            ? hopOk(spec, node, rel, neighbour, row, ctx)
+            : hopOk(spec, neighbour, rel, node, row, ctx))
+        )
+          return true
         seen.set(neighbour, [rel, node])
         if (other.has(neighbour)) {
           meet = neighbour
@@ -167,17 +183,21 @@ function byLength(spec: ShortestSpec, row: Row, ctx: ExecContext, start: number,
   const nodes = [start]
   const rels: number[] = []
   for (let length = spec.min; length <= spec.max; length++) {
+    // No walk as long as this one means none longer either (each relationship once a path): stop there.
+    let reached = length === 0
     if (length === 0) {
       if (start === target) out.push({ nodes: [start], rels: [] })
     } else {
       const walk = (node: number): boolean => {
         tick(ctx)
         if (rels.length === length) {
+          reached = true
           if (node === target) out.push({ nodes: nodes.slice(), rels: rels.slice() })
           return spec.all || out.length < spec.k
         }
         return forEachRel(ctx, node, spec.direction, types, (rel, other) => {
           if (rels.includes(rel) || !relPropsOk(spec, rel, row, ctx)) return true
+          if (!hopOk(spec, node, rel, other, row, ctx)) return true
           rels.push(rel)
           nodes.push(other)
           const go = walk(other)
@@ -189,6 +209,7 @@ function byLength(spec: ShortestSpec, row: Row, ctx: ExecContext, start: number,
       walk(start)
     }
     if (out.length > 0 && (spec.all || out.length >= spec.k)) break
+    if (!reached) break
   }
   return spec.all ? out : out.slice(0, spec.k)
 }

@@ -110,7 +110,7 @@ export function compileSubqueryCall(
   clause: Clause & { kind: 'subqueryCall' },
   scope: Scope,
   write: boolean,
-): { factories: StageFactory[]; scope: Scope; join: SubqueryJoin } {
+): { factories: StageFactory[]; scope: Scope; join: SubqueryJoin; slots: number[] } {
   const inner = importedScope(env, clause, scope)
   const union = env.compileUnion(clause.query, inner, write, false)
   const returns = clause.query.parts.some((part) => part.clauses[part.clauses.length - 1]?.kind === 'return')
@@ -154,7 +154,7 @@ export function compileSubqueryCall(
     push: (row) => join.join(row, ctx, (joined) => next.push(joined)),
     finish: () => next.finish(),
   })
-  return { factories: [factory], scope: out, join }
+  return { factories: [factory], scope: out, join, slots }
 }
 
 /** The variables a subquery sees: `(x, y)`, `(*)`, or for the WITH-importing form the outer ones (its WITH picks). */

@@ -2,11 +2,11 @@ import { PropertyMap } from '../../graph/property-map.js'
 import type { Transaction } from '../../graph/transaction.js'
 import type { Interner, PropertyValue, ScalarProperty } from '../../graph/types.js'
 import type { Scope } from '../analyzer.js'
-import type { Expr, PatternPart, RemoveItem, SetItem } from '../ast.js'
+import type { Expr, PatternPart, PropertyTarget, RemoveItem, SetItem } from '../ast.js'
 import type { Eval } from '../compile-expr.js'
 import { budgetError, runtimeError, typeError } from '../errors.js'
 import { propertiesOf } from '../functions.js'
-import { isTemporal } from '../temporal/values.js'
+import { isTaggedValue } from '../tagged-value.js'
 import { type CypherMap, NodeValue, PathValue, RelValue, typeName, type Value } from '../values.js'
 import type { ExecContext, Row } from './context.js'
 import { compileDynamicLabels, type DynamicLabels } from './dynamic-labels.js'
@@ -29,7 +29,7 @@ const isScalar = (v: Value): v is ScalarProperty =>
   typeof v === 'boolean' ||
   typeof v === 'bigint' ||
   typeof v === 'number' ||
-  isTemporal(v)
+  isTaggedValue(v)
 
 /** A value as a stored property: undefined means "remove"; maps, graph elements and nested lists are refused. */
 export function toProperty(value: Value): PropertyValue | undefined {
@@ -274,6 +274,24 @@ function setProperty(ctx: ExecContext, target: Value, key: string, value: Value)
   } else throw typeError(`cannot set a property on ${typeName(target)}`)
 }
 
+/** The key of a SET/REMOVE target: `n.key`, or `n[expr]` evaluated per row, which must give a string. */
+function propertyKey(
+  env: MatchEnv,
+  target: PropertyTarget,
+  scope: Scope,
+): (row: Row, ctx: ExecContext) => string {
+  if (target.kind === 'prop') {
+    const key = target.key
+    return () => key
+  }
+  const key = env.exprs.compile(target.index, scope)
+  return (row, ctx) => {
+    const value = key(row, ctx)
+    if (typeof value !== 'string') throw typeError(`a property key must be a string, got ${typeName(value)}`)
+    return value
+  }
+}
+
 function currentKeys(ctx: ExecContext, target: NodeValue | RelValue): string[] {
   const props = propertiesOf(target, ctx) as CypherMap
   return [...props.keys()]
@@ -295,9 +313,9 @@ function compileSetItem(env: MatchEnv, item: SetItem, scope: Scope): Mutation {
         )
       const target = env.exprs.compile(item.target.target, scope)
       const value = env.exprs.compile(item.value, scope)
-      const key = item.target.key
+      const key = propertyKey(env, item.target, scope)
       return (row, ctx) => {
-        setProperty(ctx, target(row, ctx), key, value(row, ctx))
+        setProperty(ctx, target(row, ctx), key(row, ctx), value(row, ctx))
         checkMutations(ctx, txOf(ctx))
       }
     }
@@ -358,9 +376,9 @@ export function compileRemoveItems(env: MatchEnv, items: RemoveItem[], scope: Sc
   return items.map((item): Mutation => {
     if (item.kind === 'removeProperty') {
       const target = env.exprs.compile(item.target.target, scope)
-      const key = item.target.key
+      const key = propertyKey(env, item.target, scope)
       return (row, ctx) => {
-        setProperty(ctx, target(row, ctx), key, null)
+        setProperty(ctx, target(row, ctx), key(row, ctx), null)
         checkMutations(ctx, txOf(ctx))
       }
     }

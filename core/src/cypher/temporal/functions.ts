@@ -92,9 +92,12 @@ function clock(kind: TemporalKind, which: Clock): TemporalFunctionDef {
 
 function truncateFn(kind: TemporalKind): TemporalFunctionDef {
   return {
-    min: 2,
+    min: 1,
     max: 3,
-    fn: ([unit, value, map], ctx) => {
+    fn: (args, ctx) => {
+      const [unit, given, map] = args
+      // Without an instant, Neo4j truncates the statement's now.
+      const value = args.length === 1 ? now(kind, ctx) : given
       if (value === null) return null
       if (typeof unit !== 'string') throw typeError(`${kind}.truncate() takes a unit string`)
       if (!isTemporal(value) || value instanceof DurationValue)

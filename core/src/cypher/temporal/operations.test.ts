@@ -141,4 +141,10 @@ describe('truncate', () => {
       'INVALID_ARGUMENT_VALUE',
     )
   })
+
+  it("truncates the statement's now when given no instant", async () => {
+    expect(await one("RETURN date.truncate('year') = date.truncate('year', date())")).toBe(true)
+    expect(await one("RETURN datetime.truncate('hour') = datetime.truncate('hour', datetime())")).toBe(true)
+    expect(await str("date.truncate('year')")).toMatch(/^\d{4}-01-01$/)
+  })
 })
