@@ -53,7 +53,7 @@ export class ResultCursor {
     private readonly plan: StreamPlan,
     readonly columns: string[],
     ctx: ExecContext,
-    /** The workspace, and whether slices read its published graph (else a transaction's overlay). */
+    /** The workspace the rows come from: its published graph, or a transaction's overlay (`onPublishedGraph`). */
     readonly workspaceId: string,
   ) {
     this.ctx = { ...ctx, budgets: streamedBudgets(ctx.budgets), stream: this.stream }
