@@ -11,7 +11,7 @@ import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } f
 import { labelExprMatches } from './label-expr.js'
 import { longGroupStep, longGroupVariables } from './long-group.js'
 import { compileHop, groupListsStep, groupNodeVariables } from './quantified-group.js'
-import { resumeSource } from './resumable.js'
+import { resumeSource, SettlingIds } from './resumable.js'
 import { shortestStep } from './shortest.js'
 import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
 
@@ -576,6 +576,8 @@ function scanStep(
   check: NodeCheck,
   resumable: boolean,
   ids: (row: Row, ctx: ExecContext) => Iterable<number> | undefined,
+  /** The ids come from an index the store may compact in place: keep what remains at a pause. */
+  settle = false,
 ): Step {
   return (next) => (row, ctx, emit) => {
     const stream = resumable ? ctx.stream : undefined
@@ -585,7 +587,10 @@ function scanStep(
     }
     return resumeSource(
       stream,
-      () => (ids(row, ctx) ?? [])[Symbol.iterator](),
+      () => {
+        const found = ids(row, ctx) ?? []
+        return settle ? new SettlingIds(found) : found[Symbol.iterator]()
+      },
       (id) => ctx.graph.node(id) === undefined || scanIds([id], slot, check, next, row, ctx, emit),
     )
   }
@@ -596,7 +601,7 @@ function allNodesStep(slot: number, check: NodeCheck, resumable: boolean): Step 
 }
 
 function labelScanStep(slot: number, labels: string[], check: NodeCheck, resumable = false): Step {
-  return scanStep(slot, check, resumable, (_row, ctx) => {
+  const scan = (_row: Row, ctx: ExecContext): Iterable<number> | undefined => {
     // The rarest label drives the scan; `check` verifies the others.
     let best = -1
     let bestCount = Number.POSITIVE_INFINITY
@@ -610,7 +615,8 @@ function labelScanStep(slot: number, labels: string[], check: NodeCheck, resumab
       }
     }
     return ctx.graph.labelNodeIds(best)
-  })
+  }
+  return scanStep(slot, check, resumable, scan, true)
 }
 
 function seekStep(
