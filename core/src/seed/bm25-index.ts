@@ -1,5 +1,8 @@
 import { addPosting, type IdPostings, removePosting } from '../id-postings.js'
+import { DocumentTerms } from './document-terms.js'
 import { nearestTerm } from './near-term.js'
+import { LOW_MASK, PostingLists } from './posting-lists.js'
+import { TermDictionary } from './term-dictionary.js'
 
 /**
  * An incremental, field-aware inverted index scored with BM25F: each field's term frequency is
@@ -53,99 +56,16 @@ export interface IndexedDocument {
   ids: readonly string[]
 }
 
-/**
- * A term found in one document: most distinct terms are (ids, numbers, names), and a Map each cost about
- * 200 bytes. Reads like a one-entry map; the index swaps it for a Map when a second document has the term.
- */
-class OnePosting {
-  constructor(
-    readonly doc: number,
-    public packed: number,
-  ) {}
-
-  get size(): number {
-    return 1
-  }
-
-  get(doc: number): number | undefined {
-    return doc === this.doc ? this.packed : undefined
-  }
-
-  *[Symbol.iterator](): IterableIterator<[number, number]> {
-    yield [this.doc, this.packed]
-  }
-}
-
-type Posting = Map<number, number> | OnePosting
-
 const NO_NUMBERS: readonly number[] = Object.freeze([])
 const NO_STRINGS: readonly string[] = Object.freeze([])
 
-/**
- * What removal and phrase evidence need of each document, in arrays by node id (ids are dense) rather than
- * an object and a map entry per node: there is one document per node. Field lengths live in `FieldLengths`;
- * an empty list is one shared array, and short term lists (a label and a word or two, the commonest kind)
- * are shared between the documents that have the same one.
- */
-class Documents {
-  private readonly terms: (readonly string[] | undefined)[] = []
-  private readonly sequences: (readonly number[] | undefined)[] = []
-  private readonly ids: (readonly string[] | undefined)[] = []
-  private readonly shared = new Map<string, readonly string[]>()
-  size = 0
-
-  set(doc: number, terms: string[], sequence: readonly number[], ids: readonly string[]): void {
-    if (this.terms[doc] === undefined) this.size++
-    this.terms[doc] = this.share(terms)
-    this.sequences[doc] = sequence.length === 0 ? NO_NUMBERS : sequence
-    this.ids[doc] = ids
-  }
-
-  private share(terms: string[]): readonly string[] {
-    if (terms.length > 3) return terms
-    const key = terms.join('\u0000')
-    const known = this.shared.get(key)
-    if (known !== undefined) return known
-    if (this.shared.size < 65_536) this.shared.set(key, terms)
-    return terms
-  }
-
-  has(doc: number): boolean {
-    return this.terms[doc] !== undefined
-  }
-
-  termsOf(doc: number): readonly string[] | undefined {
-    return this.terms[doc]
-  }
-
-  idsOf(doc: number): readonly string[] {
-    return this.ids[doc] ?? NO_STRINGS
-  }
-
-  sequence(doc: number): readonly number[] | undefined {
-    return this.sequences[doc]
-  }
-
-  delete(doc: number): void {
-    if (this.terms[doc] === undefined) return
-    this.terms[doc] = undefined
-    this.sequences[doc] = undefined
-    this.ids[doc] = undefined
-    this.size--
-  }
-
-  *keys(): IterableIterator<number> {
-    for (let doc = 0; doc < this.terms.length; doc++) if (this.terms[doc] !== undefined) yield doc
-  }
-}
-
 /** Searching reads field lengths per posting: a flat array by node id (ids are dense) beats a Map. */
 class FieldLengths {
-  data = new Float64Array(FIELD_COUNT * 1024)
+  data = new Uint32Array(FIELD_COUNT * 1024)
   set(doc: number, lengths: readonly number[]): void {
     const end = FIELD_COUNT * (doc + 1)
     if (end > this.data.length) {
-      const grown = new Float64Array(Math.max(2 * this.data.length, end))
+      const grown = new Uint32Array(Math.max(2 * this.data.length, end))
       grown.set(this.data)
       this.data = grown
     }
@@ -158,11 +78,11 @@ class FieldLengths {
 }
 
 export class Bm25Index {
-  /** term -> (doc -> packed field frequencies). */
-  private readonly postings = new Map<string, Posting>()
-  private readonly docs = new Documents()
+  /** term id -> doc -> field frequencies (posting-lists.ts). */
+  private readonly postings = new PostingLists()
+  private readonly terms = new TermDictionary((id) => this.postings.count(id))
+  private readonly docs = new DocumentTerms()
   private readonly totals = FIELDS.map(() => 0)
-  private readonly termNumbers = new Map<string, number>()
   /** Exact id -> its document, or the set of them when several share it (rare). */
   private readonly idTable = new Map<string, IdPostings>()
   private readonly lengths = new FieldLengths()
@@ -172,7 +92,7 @@ export class Bm25Index {
   }
 
   get termCount(): number {
-    return this.postings.size
+    return this.terms.live
   }
 
   /** Indexes (or re-indexes) a document. */
@@ -188,19 +108,12 @@ export class Bm25Index {
         tf.set(t, unpack(v, f) < cap ? v + unit : v)
       }
     })
+    const termIds: number[] = []
     for (const [term, packed] of tf) {
-      const posting = this.postings.get(term)
-      if (posting === undefined) this.postings.set(term, new OnePosting(doc, packed))
-      else if (!(posting instanceof OnePosting)) posting.set(doc, packed)
-      else if (posting.doc === doc) posting.packed = packed
-      else
-        this.postings.set(
-          term,
-          new Map([
-            [posting.doc, posting.packed],
-            [doc, packed],
-          ]),
-        )
+      const id = this.terms.id(term)
+      termIds.push(id)
+      if (this.postings.count(id) === 0) this.terms.entered(id)
+      this.postings.set(id, doc, packed & LOW_MASK, Math.floor(packed / CONTEXT_UNIT))
     }
     const lengths = FIELDS.map((_, f) => d.fields[f]?.length ?? 0)
     lengths.forEach((len, f) => {
@@ -210,21 +123,13 @@ export class Bm25Index {
     for (const id of ids) addPosting(this.idTable, id, doc)
     this.lengths.set(doc, lengths)
     const sequence = d.sequence.length === 0 ? NO_NUMBERS : d.sequence.map((t) => this.termNumber(t))
-    this.docs.set(doc, [...tf.keys()], sequence, ids)
+    this.docs.set(doc, termIds, sequence, ids)
   }
 
   remove(doc: number): void {
     const terms = this.docs.termsOf(doc)
     if (terms === undefined) return
-    for (const term of terms) {
-      const posting = this.postings.get(term)
-      if (posting instanceof OnePosting) {
-        if (posting.doc === doc) this.postings.delete(term)
-      } else if (posting !== undefined) {
-        posting.delete(doc)
-        if (posting.size === 0) this.postings.delete(term)
-      }
-    }
+    for (const term of terms) if (this.postings.delete(term, doc)) this.terms.left()
     for (const id of this.docs.idsOf(doc)) removePosting(this.idTable, id, doc)
     for (let f = 0; f < FIELDS.length; f++) this.totals[f] = (this.totals[f] ?? 0) - this.lengths.get(doc, f)
     this.docs.delete(doc)
@@ -232,11 +137,7 @@ export class Bm25Index {
 
   /** A stable number per distinct stem (numbers are never reused; the table only grows). */
   termNumber(term: string): number {
-    const known = this.termNumbers.get(term)
-    if (known !== undefined) return known
-    const n = this.termNumbers.size
-    this.termNumbers.set(term, n)
-    return n
+    return this.terms.id(term)
   }
 
   /**
@@ -247,8 +148,8 @@ export class Bm25Index {
    */
   nearTerm(term: string): string | null {
     // The vocabulary changes with writes; a misspelling recurs across recalls: remembered until it grows.
-    if (this.nearTerms.vocabulary !== this.postings.size)
-      this.nearTerms = { vocabulary: this.postings.size, terms: new Map() }
+    if (this.nearTerms.vocabulary !== this.terms.live)
+      this.nearTerms = { vocabulary: this.terms.live, terms: new Map() }
     const known = this.nearTerms.terms.get(term)
     if (known !== undefined) return known
     const near = this.findNearTerm(term)
@@ -259,12 +160,13 @@ export class Bm25Index {
   private nearTerms = { vocabulary: -1, terms: new Map<string, string | null>() }
 
   private findNearTerm(term: string): string | null {
-    return nearestTerm(this.postings, term)
+    return nearestTerm(this.terms, term)
   }
 
   /** Documents containing `term` in any field. */
   documentFrequency(term: string): number {
-    return this.postings.get(term)?.size ?? 0
+    const id = this.terms.lookup(term)
+    return id === undefined ? 0 : this.postings.count(id)
   }
 
   /** FACTS idf of a term (0 when no document has it). */
@@ -281,8 +183,8 @@ export class Bm25Index {
     return this.docs.keys()
   }
 
-  /** Content stems of a document in order, as term numbers (-1 never occurs). */
-  sequence(doc: number): readonly number[] | undefined {
+  /** Content stems of a document in order, as term numbers (a view, valid until the next write). */
+  sequence(doc: number): ArrayLike<number> | undefined {
     return this.docs.sequence(doc)
   }
 
@@ -307,13 +209,12 @@ export class Bm25Index {
     const [w0, w1, w2, w3] = FIELD_WEIGHT as [number, number, number, number]
     const [b0, b1, b2, b3] = FIELD_B as [number, number, number, number]
     const [a0 = 1, a1 = 1, a2 = 1, a3 = 1] = avg
-    const score = (doc: number, packed: number, idf: number) => {
+    const score = (doc: number, low: number, t3: number, idf: number) => {
       const base = FIELD_COUNT * doc
       // A field with tf > 0 has length > 0, so its average is > 0.
-      const t0 = packed & 1023
-      const t1 = (packed >> 10) & 1023
-      const t2 = (packed >> 20) & 511
-      const t3 = packed < CONTEXT_UNIT ? 0 : Math.floor(packed / CONTEXT_UNIT)
+      const t0 = low & 1023
+      const t1 = (low >> 10) & 1023
+      const t2 = (low >> 20) & 511
       const weighted =
         (t0 === 0 ? 0 : (w0 * t0) / (1 - b0 + (b0 * (lengths[base] as number)) / a0)) +
         (t1 === 0 ? 0 : (w1 * t1) / (1 - b1 + (b1 * (lengths[base + 1] as number)) / a1)) +
@@ -322,18 +223,18 @@ export class Bm25Index {
       scores.set(doc, (scores.get(doc) ?? 0) + (idf * (weighted * (BM25_K1 + 1))) / (weighted + BM25_K1))
     }
     for (const term of terms) {
-      const posting = this.postings.get(term)
-      if (posting === undefined || boosters.has(term)) continue
+      const id = this.terms.lookup(term)
+      if (id === undefined || this.postings.count(id) === 0 || boosters.has(term)) continue
       const idf = this.idf(term)
-      for (const [doc, packed] of posting) score(doc, packed, idf)
+      this.postings.forEach(id, (doc, low, context) => score(doc, low, context, idf))
     }
     for (const term of terms) {
-      const posting = this.postings.get(term)
-      if (posting === undefined || !boosters.has(term)) continue
+      const id = this.terms.lookup(term)
+      if (id === undefined || this.postings.count(id) === 0 || !boosters.has(term)) continue
       const idf = this.idf(term)
       for (const doc of scores.keys()) {
-        const packed = posting.get(doc)
-        if (packed !== undefined) score(doc, packed, idf)
+        const posting = this.postings.get(id, doc)
+        if (posting !== undefined) score(doc, posting.low, posting.context, idf)
       }
     }
     return scores
@@ -369,11 +270,12 @@ export class Bm25Index {
     const share = FIELDS.map(() => 0)
     const avg = this.totals.map((t) => t / n)
     for (const term of terms) {
-      const packed = this.postings.get(term)?.get(doc)
-      if (packed === undefined) continue
+      const id = this.terms.lookup(term)
+      const posting = id === undefined ? undefined : this.postings.get(id, doc)
+      if (posting === undefined) continue
       let weighted = 0
       for (let f = 0; f < FIELD_COUNT; f++) {
-        const tf = unpack(packed, f)
+        const tf = f === 3 ? posting.context : unpack(posting.low, f)
         const b = FIELD_B[f] as number
         share[f] =
           tf === 0

@@ -1,0 +1,215 @@
+/**
+ * Postings of every term in two shared typed-array pools instead of a Map per term: a term's postings are
+ * one block of the pools (doc ids ascending, so a document is found by binary search), described by
+ * per-term offsets in typed arrays indexed by term id. A block that fills up moves to the end of the pools
+ * at twice its capacity; the space it leaves is reclaimed when the pools are compacted (when they would
+ * otherwise grow and at least half of them is dead). A removed posting is a tombstone (frequency 0) that
+ * the same document reuses when re-indexed; a term's block is squeezed once tombstones outnumber postings.
+ *
+ * A posting is 8 bytes: the doc id, and the field frequencies in one 32-bit word: name, labels and body in
+ * the low 29 bits (bm25-index.ts's layout) and the context in the top 3, where 7 means "7 or more: exact
+ * value in `overflow`" (a node with many relationships can have thousands of context mentions of a term).
+ */
+
+/** The low 29 bits: name (10), labels (10), body (9) term frequencies. */
+export const LOW_MASK = 0x1fffffff
+const CONTEXT_SHIFT = 29
+const CONTEXT_ESCAPE = 7
+
+/** Called per live posting: the document, its low frequencies and its context frequency. */
+export type PostingVisit = (doc: number, low: number, context: number) => void
+
+export class PostingLists {
+  private docs = new Int32Array(1024)
+  private freqs = new Uint32Array(1024)
+  /** Pool slots handed out (live blocks and dead space). */
+  private used = 0
+  /** Pool slots in abandoned blocks. */
+  private dead = 0
+  private start = new Int32Array(256)
+  private length = new Int32Array(256)
+  private capacity = new Int32Array(256)
+  private live = new Int32Array(256)
+  /** term -> doc -> context frequency, for context frequencies of CONTEXT_ESCAPE or more. */
+  private readonly overflow = new Map<number, Map<number, number>>()
+
+  /** Documents with the term (0 for a term never seen). */
+  count(term: number): number {
+    return term < this.live.length ? (this.live[term] as number) : 0
+  }
+
+  /** Sets (adds or replaces) a document's frequencies for a term. `low` or `context` is non-zero. */
+  set(term: number, doc: number, low: number, context: number): void {
+    this.ensureTerm(term)
+    const word = (low | (Math.min(context, CONTEXT_ESCAPE) << CONTEXT_SHIFT)) >>> 0
+    if (context >= CONTEXT_ESCAPE) {
+      let docs = this.overflow.get(term)
+      if (docs === undefined) this.overflow.set(term, (docs = new Map()))
+      docs.set(doc, context)
+    } else this.overflow.get(term)?.delete(doc)
+    const at = this.find(term, doc)
+    const s = this.start[term] as number
+    const n = this.length[term] as number
+    if (at < n && this.docs[s + at] === doc) {
+      if (this.freqs[s + at] === 0) (this.live[term] as number)++
+      this.freqs[s + at] = word
+      return
+    }
+    let at2 = at
+    if (n === this.capacity[term]) {
+      this.move(term, Math.max(1, 2 * n))
+      at2 = this.find(term, doc) // a compaction on the way may have dropped tombstones
+    }
+    const b = this.start[term] as number
+    const len = this.length[term] as number
+    this.docs.copyWithin(b + at2 + 1, b + at2, b + len)
+    this.freqs.copyWithin(b + at2 + 1, b + at2, b + len)
+    this.docs[b + at2] = doc
+    this.freqs[b + at2] = word
+    this.length[term] = len + 1
+    ;(this.live[term] as number)++
+  }
+
+  /** Removes a document's posting for a term; returns whether the term is now in no document. */
+  delete(term: number, doc: number): boolean {
+    if (term >= this.live.length) return true
+    const at = this.find(term, doc)
+    const s = this.start[term] as number
+    const n = this.length[term] as number
+    if (at >= n || this.docs[s + at] !== doc || this.freqs[s + at] === 0) return this.live[term] === 0
+    this.freqs[s + at] = 0
+    const overflow = this.overflow.get(term)
+    if (overflow?.delete(doc) && overflow.size === 0) this.overflow.delete(term)
+    const left = --(this.live[term] as number)
+    if (left === 0) this.length[term] = 0
+    else if (n - left > left && n > 8) this.squeeze(term)
+    return left === 0
+  }
+
+  /** A document's frequencies for a term, or undefined when it lacks the term. */
+  get(term: number, doc: number): { low: number; context: number } | undefined {
+    if (term >= this.live.length) return undefined
+    const at = this.find(term, doc)
+    const s = this.start[term] as number
+    if (at >= (this.length[term] as number) || this.docs[s + at] !== doc) return undefined
+    const word = this.freqs[s + at] as number
+    return word === 0 ? undefined : { low: word & LOW_MASK, context: this.contextOf(term, doc, word) }
+  }
+
+  /** Visits the term's live postings in document order. */
+  forEach(term: number, visit: PostingVisit): void {
+    if (term >= this.live.length) return
+    const s = this.start[term] as number
+    const end = s + (this.length[term] as number)
+    const docs = this.docs
+    const freqs = this.freqs
+    for (let i = s; i < end; i++) {
+      const word = freqs[i] as number
+      if (word === 0) continue
+      const doc = docs[i] as number
+      visit(doc, word & LOW_MASK, word >>> CONTEXT_SHIFT === CONTEXT_ESCAPE ? this.contextOf(term, doc, word) : word >>> CONTEXT_SHIFT)
+    }
+  }
+
+  /** Bytes the pools and tables hold (typed arrays live outside the JS heap). */
+  get bytes(): number {
+    return this.docs.byteLength + this.freqs.byteLength + 4 * (this.start.length * 4)
+  }
+
+  private contextOf(term: number, doc: number, word: number): number {
+    const c = word >>> CONTEXT_SHIFT
+    return c === CONTEXT_ESCAPE ? (this.overflow.get(term)?.get(doc) as number) : c
+  }
+
+  /** The position of `doc` in the term's block, or where it would be inserted. */
+  private find(term: number, doc: number): number {
+    const s = this.start[term] as number
+    let lo = 0
+    let hi = this.length[term] as number
+    // Appends in id order are the common case (indexing a store): check the end first.
+    if (hi > 0 && (this.docs[s + hi - 1] as number) < doc) return hi
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if ((this.docs[s + mid] as number) < doc) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+
+  private ensureTerm(term: number): void {
+    if (term < this.live.length) return
+    const size = Math.max(2 * this.live.length, term + 1)
+    const grow = (a: Int32Array) => {
+      const b = new Int32Array(size)
+      b.set(a)
+      return b
+    }
+    this.start = grow(this.start)
+    this.length = grow(this.length)
+    this.capacity = grow(this.capacity)
+    this.live = grow(this.live)
+  }
+
+  /** Drops a term's tombstones in place. */
+  private squeeze(term: number): void {
+    const s = this.start[term] as number
+    const n = this.length[term] as number
+    let w = s
+    for (let r = s; r < s + n; r++) {
+      if (this.freqs[r] === 0) continue
+      this.docs[w] = this.docs[r] as number
+      this.freqs[w++] = this.freqs[r] as number
+    }
+    this.length[term] = w - s
+  }
+
+  /** Moves a term's block to the end of the pools with room for `capacity` postings. */
+  private move(term: number, capacity: number): void {
+    this.reserve(capacity)
+    const s = this.start[term] as number
+    const n = this.length[term] as number
+    this.docs.copyWithin(this.used, s, s + n)
+    this.freqs.copyWithin(this.used, s, s + n)
+    this.dead += this.capacity[term] as number
+    this.start[term] = this.used
+    this.capacity[term] = capacity
+    this.used += capacity
+  }
+
+  /** Room for `slots` more at the end of the pools: compacts them first when half is dead, else grows. */
+  private reserve(slots: number): void {
+    if (this.used + slots <= this.docs.length) return
+    if (2 * this.dead >= this.used) this.compact()
+    if (this.used + slots <= this.docs.length) return
+    const size = Math.max(2 * this.docs.length, this.used + slots)
+    const docs = new Int32Array(size)
+    const freqs = new Uint32Array(size)
+    docs.set(this.docs.subarray(0, this.used))
+    freqs.set(this.freqs.subarray(0, this.used))
+    this.docs = docs
+    this.freqs = freqs
+  }
+
+  /** Copies every live block tightly (tombstones dropped) into fresh pools of the same size. */
+  private compact(): void {
+    const docs = new Int32Array(this.docs.length)
+    const freqs = new Uint32Array(this.freqs.length)
+    let w = 0
+    for (let term = 0; term < this.live.length; term++) {
+      const s = this.start[term] as number
+      const n = this.length[term] as number
+      this.start[term] = w
+      for (let r = s; r < s + n; r++) {
+        if (this.freqs[r] === 0) continue
+        docs[w] = this.docs[r] as number
+        freqs[w++] = this.freqs[r] as number
+      }
+      this.length[term] = w - (this.start[term] as number)
+      this.capacity[term] = this.length[term] as number
+    }
+    this.docs = docs
+    this.freqs = freqs
+    this.used = w
+    this.dead = 0
+  }
+}
