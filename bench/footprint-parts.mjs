@@ -1,4 +1,4 @@
-// `node --expose-gc bench/footprint-parts.mjs [indicators]`: the JS heap a CTI-shaped store costs, part by
+// `node --expose-gc bench/footprint-parts.mjs [indicators]`: the JS heap (and array buffers) a CTI-shaped store costs, part by
 // part, in one small embedded process (no server, no fsync: cheap enough to run while others benchmark).
 // Imports the set of lib/cti-set.mjs, then measures the heap after a full GC at each step: the whole import,
 // the seed-search postings, the same store after a restart (recovered from its checkpoint), and what dropping
@@ -21,7 +21,9 @@ const WORKSPACE = 'workspace--parts'
 
 function heap() {
   for (let i = 0; i < 3; i++) globalThis.gc()
-  return process.memoryUsage().heapUsed
+  // Typed arrays' backing stores live outside the JS heap: counted too, or moving data there would look free.
+  const usage = process.memoryUsage()
+  return usage.heapUsed + usage.arrayBuffers
 }
 
 /**

@@ -42,11 +42,11 @@ export class PostingLists {
   set(term: number, doc: number, low: number, context: number): void {
     this.ensureTerm(term)
     const word = (low | (Math.min(context, CONTEXT_ESCAPE) << CONTEXT_SHIFT)) >>> 0
+    const overflow = this.overflow.get(term)
     if (context >= CONTEXT_ESCAPE) {
-      let docs = this.overflow.get(term)
-      if (docs === undefined) this.overflow.set(term, (docs = new Map()))
-      docs.set(doc, context)
-    } else this.overflow.get(term)?.delete(doc)
+      if (overflow === undefined) this.overflow.set(term, new Map([[doc, context]]))
+      else overflow.set(doc, context)
+    } else if (overflow?.delete(doc) && overflow.size === 0) this.overflow.delete(term)
     const at = this.find(term, doc)
     const s = this.start[term] as number
     const n = this.length[term] as number
@@ -107,7 +107,11 @@ export class PostingLists {
       const word = freqs[i] as number
       if (word === 0) continue
       const doc = docs[i] as number
-      visit(doc, word & LOW_MASK, word >>> CONTEXT_SHIFT === CONTEXT_ESCAPE ? this.contextOf(term, doc, word) : word >>> CONTEXT_SHIFT)
+      visit(
+        doc,
+        word & LOW_MASK,
+        word >>> CONTEXT_SHIFT === CONTEXT_ESCAPE ? this.contextOf(term, doc, word) : word >>> CONTEXT_SHIFT,
+      )
     }
   }
 
