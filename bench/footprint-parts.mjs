@@ -107,9 +107,11 @@ try {
   engine = undefined
   const closed = heap()
   engine = await openEngine({ storage })
+  const warmStart = performance.now()
   await engine.seed.warm()
+  const warmMs = performance.now() - warmStart
   const restarted = heap()
-  note('after a restart: whole store, seed index included', restarted - closed)
+  note('after a restart: whole store, seed index included', restarted - closed, `seed rebuild ${warmMs.toFixed(0)} ms`)
   const rawChars = await strip(engine, (name) => name === 'stix_raw')
   const h4 = heap()
   note('  stix_raw payloads', restarted - h4, `${(rawChars / shape.objects).toFixed(0)} chars/object`)
