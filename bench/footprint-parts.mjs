@@ -111,7 +111,11 @@ try {
   await engine.seed.warm()
   const warmMs = performance.now() - warmStart
   const restarted = heap()
-  note('after a restart: whole store, seed index included', restarted - closed, `seed rebuild ${warmMs.toFixed(0)} ms`)
+  note(
+    'after a restart: whole store, seed index included',
+    restarted - closed,
+    `seed rebuild ${warmMs.toFixed(0)} ms`,
+  )
   const rawChars = await strip(engine, (name) => name === 'stix_raw')
   const h4 = heap()
   note('  stix_raw payloads', restarted - h4, `${(rawChars / shape.objects).toFixed(0)} chars/object`)

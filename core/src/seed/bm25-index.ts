@@ -135,6 +135,15 @@ export class Bm25Index {
     this.docs.delete(doc)
   }
 
+  /**
+   * Gives back the slack bulk writes leave (pools grown ahead, blocks moved as they doubled) once it is a
+   * third of the pools; the caller's hint that a run of writes is over.
+   */
+  trim(): void {
+    this.postings.trim()
+    this.docs.trim()
+  }
+
   /** A stable number per distinct stem (numbers are never reused; the table only grows). */
   termNumber(term: string): number {
     return this.terms.id(term)

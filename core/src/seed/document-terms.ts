@@ -86,13 +86,19 @@ export class DocumentTerms {
     if (this.used + slots <= this.pool.length) return
     if (2 * this.dead >= this.used) this.compact()
     if (this.used + slots <= this.pool.length) return
-    const pool = new Int32Array(Math.max(2 * this.pool.length, this.used + slots))
+    const pool = new Int32Array(Math.max(Math.ceil(1.5 * this.pool.length), this.used + slots))
     pool.set(this.pool.subarray(0, this.used))
     this.pool = pool
   }
 
-  private compact(): void {
-    const pool = new Int32Array(this.pool.length)
+  /** Drops dead space, the pool sized to what is live, once a third of it is slack (after bulk writes). */
+  trim(): void {
+    const live = this.used - this.dead
+    if (3 * (this.pool.length - live) > this.pool.length) this.compact(Math.max(4096, live))
+  }
+
+  private compact(size = this.pool.length): void {
+    const pool = new Int32Array(size)
     let w = 0
     for (let doc = 0; doc < this.sequenceEnd.length; doc++) {
       if (this.sequenceEnd[doc] === 0) continue

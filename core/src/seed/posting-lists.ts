@@ -3,7 +3,7 @@
  * one block of the pools (doc ids ascending, so a document is found by binary search), described by
  * per-term offsets in typed arrays indexed by term id. A block that fills up moves to the end of the pools
  * at twice its capacity; the space it leaves is reclaimed when the pools are compacted (when they would
- * otherwise grow and at least half of them is dead). A removed posting is a tombstone (frequency 0) that
+ * otherwise grow and at least a third of them is dead). A removed posting is a tombstone (frequency 0) that
  * the same document reuses when re-indexed; a term's block is squeezed once tombstones outnumber postings.
  *
  * A posting is 8 bytes: the doc id, and the field frequencies in one 32-bit word: name, labels and body in
@@ -30,6 +30,8 @@ export class PostingLists {
   private length = new Int32Array(256)
   private capacity = new Int32Array(256)
   private live = new Int32Array(256)
+  /** Live postings of all terms. */
+  private total = 0
   /** term -> doc -> context frequency, for context frequencies of CONTEXT_ESCAPE or more. */
   private readonly overflow = new Map<number, Map<number, number>>()
 
@@ -51,7 +53,10 @@ export class PostingLists {
     const s = this.start[term] as number
     const n = this.length[term] as number
     if (at < n && this.docs[s + at] === doc) {
-      if (this.freqs[s + at] === 0) (this.live[term] as number)++
+      if (this.freqs[s + at] === 0) {
+        ;(this.live[term] as number)++
+        this.total++
+      }
       this.freqs[s + at] = word
       return
     }
@@ -68,6 +73,7 @@ export class PostingLists {
     this.freqs[b + at2] = word
     this.length[term] = len + 1
     ;(this.live[term] as number)++
+    this.total++
   }
 
   /** Removes a document's posting for a term; returns whether the term is now in no document. */
@@ -80,6 +86,7 @@ export class PostingLists {
     this.freqs[s + at] = 0
     const overflow = this.overflow.get(term)
     if (overflow?.delete(doc) && overflow.size === 0) this.overflow.delete(term)
+    this.total--
     const left = --(this.live[term] as number)
     if (left === 0) this.length[term] = 0
     else if (n - left > left && n > 8) this.squeeze(term)
@@ -167,8 +174,16 @@ export class PostingLists {
     this.length[term] = w - s
   }
 
-  /** Moves a term's block to the end of the pools with room for `capacity` postings. */
+  /** Gives a term's block room for `capacity` postings: moved to the end of the pools unless it is last. */
   private move(term: number, capacity: number): void {
+    const end = (this.start[term] as number) + (this.capacity[term] as number)
+    const extra = capacity - (this.capacity[term] as number)
+    if (end === this.used && this.used + extra <= this.docs.length) {
+      // The last block grows where it is.
+      this.capacity[term] = capacity
+      this.used += extra
+      return
+    }
     this.reserve(capacity)
     const s = this.start[term] as number
     const n = this.length[term] as number
@@ -180,12 +195,13 @@ export class PostingLists {
     this.used += capacity
   }
 
-  /** Room for `slots` more at the end of the pools: compacts them first when half is dead, else grows. */
+  /** Room for `slots` more at the end of the pools: compacts them first when a third is dead, else grows. */
   private reserve(slots: number): void {
     if (this.used + slots <= this.docs.length) return
-    if (2 * this.dead >= this.used) this.compact()
+    // Blocks that doubled leave about a third of the pools dead: reclaim before growing, grow by half.
+    if (3 * this.dead >= this.used) this.compact()
     if (this.used + slots <= this.docs.length) return
-    const size = Math.max(2 * this.docs.length, this.used + slots)
+    const size = Math.max(Math.ceil(1.5 * this.docs.length), this.used + slots)
     const docs = new Int32Array(size)
     const freqs = new Uint32Array(size)
     docs.set(this.docs.subarray(0, this.used))
@@ -194,10 +210,17 @@ export class PostingLists {
     this.freqs = freqs
   }
 
-  /** Copies every live block tightly (tombstones dropped) into fresh pools of the same size. */
-  private compact(): void {
-    const docs = new Int32Array(this.docs.length)
-    const freqs = new Uint32Array(this.freqs.length)
+  /** Drops dead space and tombstones, pools sized to what is live: after a bulk build, which leaves both. */
+  trim(): void {
+    const live = this.total
+    // Amortised: the slack a trim gives back took at least as many writes to make.
+    if (3 * (this.docs.length - live) > this.docs.length) this.compact(Math.max(1024, live))
+  }
+
+  /** Copies every live block tightly (tombstones dropped) into fresh pools of `size` slots. */
+  private compact(size = this.docs.length): void {
+    const docs = new Int32Array(size)
+    const freqs = new Uint32Array(size)
     let w = 0
     for (let term = 0; term < this.live.length; term++) {
       const s = this.start[term] as number

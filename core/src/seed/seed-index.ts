@@ -263,12 +263,17 @@ export class SeedIndex implements DerivedIndex {
     }
     if (ws.rebuildRelationsFrom >= store.nextRelId) ws.rebuildRelationsFrom = Number.POSITIVE_INFINITY
     while (ws.staleRelations.size > 0 && budget-- > 0) this.refreshRelation(ws, ws.staleRelations.shift())
-    return (
+    const current =
       ws.rebuildFrom === Number.POSITIVE_INFINITY &&
       ws.stale.size === 0 &&
       ws.rebuildRelationsFrom === Number.POSITIVE_INFINITY &&
       ws.staleRelations.size === 0
-    )
+    if (current && max !== 0) {
+      // Caught up: a run of writes is over, give back what building ahead reserved.
+      ws.bm25.trim()
+      ws.relations.trim()
+    }
+    return current
   }
 
   /**
