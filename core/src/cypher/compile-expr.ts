@@ -37,6 +37,9 @@ export interface ExprEnv {
   subquery(expr: Expr & { kind: 'subquery' }, scope: Scope): Eval
 }
 
+/** Constructors that parse a string into an immutable temporal value (no clock involved). */
+const TEMPORAL_PARSERS = new Set(['date', 'localtime', 'time', 'localdatetime', 'datetime', 'duration'])
+
 const constant =
   (value: Value): Eval =>
   () =>
@@ -482,6 +485,15 @@ export class ExpressionCompiler {
     }
     const args = expr.args.map((arg) => this.compile(arg, scope))
     const fn = def.fn
+    const text = expr.args.length === 1 ? expr.args[0] : undefined
+    if (TEMPORAL_PARSERS.has(name) && text?.kind === 'literal' && typeof text.value === 'string') {
+      // A temporal value parsed from a literal is the same immutable value on every row: parse it once.
+      let parsed: Value | undefined
+      return (_row, ctx) => {
+        parsed ??= fn([text.value as string], ctx)
+        return parsed
+      }
+    }
     if (args.length === 1) {
       const only = args[0] as Eval
       return (row, ctx) => fn([only(row, ctx)], ctx)
