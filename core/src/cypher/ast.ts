@@ -135,7 +135,7 @@ export interface PatternPart extends Span {
   nodes: NodePattern[]
   rels: RelPattern[]
   /** `shortestPath(…)`, `allShortestPaths(…)`, `SHORTEST k`, `ALL SHORTEST`, `ANY [k]`. */
-  shortest?: { all: boolean; k: number } | undefined
+  shortest?: { all: boolean; k: number; groups?: true } | undefined
 }
 
 export interface ProjectionItem extends Span {

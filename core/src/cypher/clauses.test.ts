@@ -256,6 +256,36 @@ describe('subqueries', () => {
 })
 
 describe('shortest paths', () => {
+  it('SHORTEST k GROUPS gives every path of each of the k shortest lengths', async () => {
+    // From s to t: one path of length 1, two of length 2 (through a, through b), one of length 3.
+    const engine = new CypherEngine(new GraphCatalog())
+    await engine.run({
+      query: `CREATE (s {n: 's'})-[:L]->(t {n: 't'}), (s)-[:L]->(a {n: 'a'})-[:L]->(t), (s)-[:L]->(b {n: 'b'})-[:L]->(t),
+        (s)-[:L]->(c {n: 'c'})-[:L]->(d {n: 'd'})-[:L]->(t)`,
+      mode: 'write',
+    })
+    const count = (selector: string) =>
+      rows(
+        engine,
+        `MATCH p = ${selector} ({n: 's'})-[:L]->+({n: 't'}) RETURN length(p) AS l, count(*) AS n ORDER BY l`,
+      )
+    expect(await count('SHORTEST 2 GROUPS')).toEqual([
+      [1, 1],
+      [2, 2],
+    ])
+    expect(await count('SHORTEST 3 GROUPS')).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 1],
+    ])
+    expect(await count('SHORTEST 1 GROUPS')).toEqual([[1, 1]])
+    expect(await count('SHORTEST 9 GROUPS')).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 1],
+    ])
+  })
+
   it('stop walking by length once no path is that long (each relationship once): an end without a cycle', async () => {
     // A ring of three and a tail: from the tail's end back to itself there is no trail; others answer.
     const engine = new CypherEngine(new GraphCatalog(), { budgets: { maxWarmAdjacencyEntries: 10_000 } })

@@ -41,9 +41,12 @@ export abstract class PatternParser extends ExpressionParser {
     return part
   }
 
-  /** `SHORTEST k`, `ALL SHORTEST`, `ANY [k]`, with an optional `PATH[S]` (Neo4j 5 path selectors). */
-  private parseShortestPrefix(): { all: boolean; k: number } | undefined {
-    let out: { all: boolean; k: number } | undefined
+  /**
+   * `SHORTEST k`, `ALL SHORTEST`, `ANY [k]`, `SHORTEST k GROUPS` (every path of the k shortest lengths), with an
+   * optional `PATH[S]` (Neo4j 5 path selectors).
+   */
+  private parseShortestPrefix(): PatternPart['shortest'] {
+    let out: PatternPart['shortest']
     if (this.isKeyword('ALL') && this.isKeyword('SHORTEST', 1)) {
       this.pos += 2
       out = { all: true, k: 1 }
@@ -52,6 +55,9 @@ export abstract class PatternParser extends ExpressionParser {
       let k = 1
       if (this.peek().kind === 'int') k = Number(this.next().text)
       out = { all: false, k }
+      // `SHORTEST 1 GROUPS` is ALL SHORTEST; more groups take every path of each of the k shortest lengths.
+      if (this.acceptKeyword('GROUPS') || this.acceptKeyword('GROUP'))
+        out = k === 1 ? { all: true, k } : { all: true, k, groups: true }
     }
     if (out !== undefined && !this.acceptKeyword('PATHS')) this.acceptKeyword('PATH')
     return out

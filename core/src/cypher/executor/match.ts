@@ -182,7 +182,7 @@ export function compileMatch(
       const hop = compileHop(env, rel, scope, (node) => nodeCheck(env, node, scope))
       const relSlot = bindNew(rel.variable, relList ? 'relList' : 'rel', rel.start).slot
       const pathSlot = part.variable !== undefined ? bindNew(part.variable, 'path', part.start).slot : -1
-      const { all, k } = part.shortest
+      const { all, k, groups } = part.shortest
       const min = rel.varLength?.min ?? 1
       // The breadth-first search (one shortest, or all of the shortest length) reads each relationship once,
       // so an unbounded `*` is bounded by the adjacency budget alone; walks by length keep the hop bound.
@@ -214,6 +214,7 @@ export function compileMatch(
           path: pathSlot,
           relList,
           ...(hop ? { hop } : {}),
+          ...(groups ? { groups } : {}),
         }),
       )
       bindGroupLists(rel, ends[0] as number, relSlot)

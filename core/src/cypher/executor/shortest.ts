@@ -21,6 +21,8 @@ export interface ShortestSpec extends ExpandSpec {
   path: number
   /** The relationship variable is a list (a variable-length pattern). */
   relList: boolean
+  /** `SHORTEST k GROUPS`: every path of each of the k shortest lengths. */
+  groups?: boolean
 }
 
 interface Found {
@@ -34,7 +36,7 @@ export function shortestStep(spec: ShortestSpec): Step {
     const to = row[spec.to]
     if (!(from instanceof NodeValue) || !(to instanceof NodeValue)) return true
     if (spec.toCheck && !spec.toCheck(to.id, row, ctx)) return true
-    const breadthFirst = spec.min <= 1 && spec.k === 1 && !(spec.all && from.id === to.id)
+    const breadthFirst = spec.min <= 1 && spec.k === 1 && !spec.groups && !(spec.all && from.id === to.id)
     const paths = !breadthFirst
       ? byLength(spec, row, ctx, from.id, to.id)
       : spec.all || from.id === to.id
@@ -182,6 +184,8 @@ function byLength(spec: ShortestSpec, row: Row, ctx: ExecContext, start: number,
   const out: Found[] = []
   const nodes = [start]
   const rels: number[] = []
+  // For GROUPS: how many paths were found once each length that gave some was done (after a leading 0).
+  const lengthsFound = [0]
   for (let length = spec.min; length <= spec.max; length++) {
     // No walk as long as this one means none longer either (each relationship once a path): stop there.
     let reached = length === 0
@@ -208,7 +212,10 @@ function byLength(spec: ShortestSpec, row: Row, ctx: ExecContext, start: number,
       }
       walk(start)
     }
-    if (out.length > 0 && (spec.all || out.length >= spec.k)) break
+    if (spec.groups) {
+      if (out.length > (lengthsFound[lengthsFound.length - 1] as number)) lengthsFound.push(out.length)
+      if (lengthsFound.length > spec.k) break
+    } else if (out.length > 0 && (spec.all || out.length >= spec.k)) break
     if (!reached) break
   }
   return spec.all ? out : out.slice(0, spec.k)
