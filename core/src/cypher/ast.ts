@@ -134,6 +134,8 @@ export interface PatternPart extends Span {
   /** nodes.length === rels.length + 1; rels[i] joins nodes[i] and nodes[i+1]. */
   nodes: NodePattern[]
   rels: RelPattern[]
+  /** A parenthesised path pattern's WHERE `((a)--+(b) WHERE …)`: a condition on each path it matches. */
+  where?: Expr | undefined
   /** `shortestPath(…)`, `allShortestPaths(…)`, `SHORTEST k`, `ALL SHORTEST`, `ANY [k]`. */
   shortest?: { all: boolean; k: number; groups?: true } | undefined
 }

@@ -256,6 +256,37 @@ describe('subqueries', () => {
 })
 
 describe('shortest paths', () => {
+  it("apply a parenthesised pattern's WHERE to each candidate before choosing the shortest", async () => {
+    // s to t: directly (length 1), and through a then b (length 3).
+    const engine = new CypherEngine(new GraphCatalog())
+    await engine.run({
+      query: `CREATE (s {n: 's'})-[:L]->(t {n: 't'}), (s)-[:L]->(:X {n: 'a'})-[:L]->(:X {n: 'b'})-[:L]->(t)`,
+      mode: 'write',
+    })
+    // Outside the parentheses the WHERE filters the shortest path found (length 1): nothing is left.
+    expect(
+      await rows(
+        engine,
+        "MATCH p = SHORTEST 1 ({n: 's'})-[:L]->+({n: 't'}) WHERE length(p) > 1 RETURN length(p)",
+      ),
+    ).toEqual([])
+    expect(
+      await rows(
+        engine,
+        "MATCH SHORTEST 1 (p = ({n: 's'})-[:L]->+({n: 't'}) WHERE length(p) > 1) RETURN [v IN nodes(p) | v.n]",
+      ),
+    ).toEqual([[['s', 'a', 'b', 't']]])
+    // Group variables are lists inside the WHERE too.
+    expect(
+      await rows(
+        engine,
+        "MATCH SHORTEST 1 (({n: 's'}) (()-[:L]->(y))+ ({n: 't'}) WHERE any(v IN y WHERE v:X)) RETURN [v IN y | v.n]",
+      ),
+    ).toEqual([[['a', 'b', 't']]])
+    // Without a selector the parenthesised WHERE is an ordinary condition.
+    expect(await rows(engine, "MATCH ((a {n: 's'})-[:L]->(b) WHERE b:X) RETURN b.n")).toEqual([['a']])
+  })
+
   it('SHORTEST k GROUPS gives every path of each of the k shortest lengths', async () => {
     // From s to t: one path of length 1, two of length 2 (through a, through b), one of length 3.
     const engine = new CypherEngine(new GraphCatalog())

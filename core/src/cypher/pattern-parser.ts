@@ -27,7 +27,9 @@ export abstract class PatternParser extends ExpressionParser {
         )
       return { ...inner, shortest: { all: fn === 2, k: 1 }, end: this.lastEnd() }
     }
-    const part = this.parsePathBody(variable, start)
+    const part = this.parenthesisedPath()
+      ? this.parseParenthesisedPath(variable, start)
+      : this.parsePathBody(variable, start)
     if (shortest !== undefined) {
       if (part.rels.length !== 1)
         throw this.errorAt(
@@ -82,6 +84,32 @@ export abstract class PatternParser extends ExpressionParser {
       } else break
     }
     return { variable, nodes, rels, start, end: this.lastEnd() }
+  }
+
+  /**
+   * `( [p =] path [WHERE …] )`: a parenthesised path pattern, its WHERE a condition on each path it matches
+   * (under a path selector, applied before the shortest are chosen).
+   */
+  private parseParenthesisedPath(outer: string | undefined, start: number): PatternPart {
+    this.expectPunct('(')
+    let variable = outer
+    if (this.isName() && this.isPunct('=', 1)) {
+      if (outer !== undefined)
+        throw this.errorAt('CYPHER_SYNTAX_ERROR', 'a path pattern takes one path variable', this.peek().start)
+      variable = this.expectName()
+      this.next()
+    }
+    const part = this.parsePathBody(variable, start)
+    const where = this.acceptKeyword('WHERE') ? this.parseExpr() : undefined
+    this.expectPunct(')')
+    return { ...part, ...(where ? { where } : {}), end: this.lastEnd() }
+  }
+
+  /** Whether `(` opens a parenthesised path pattern: `(p = …`, or `((` that is no quantified group. */
+  private parenthesisedPath(): boolean {
+    if (!this.isPunct('(')) return false
+    if (this.isName(1) && this.isPunct('=', 2)) return true
+    return this.isPunct('(', 1) && !this.groupAhead()
   }
 
   /**

@@ -23,6 +23,8 @@ export interface ShortestSpec extends ExpandSpec {
   relList: boolean
   /** `SHORTEST k GROUPS`: every path of each of the k shortest lengths. */
   groups?: boolean
+  /** A parenthesised pattern's WHERE: only the paths it accepts count (found by the walk by length). */
+  accept?: (nodes: number[], rels: number[], row: Row, ctx: ExecContext) => boolean
 }
 
 interface Found {
@@ -36,7 +38,8 @@ export function shortestStep(spec: ShortestSpec): Step {
     const to = row[spec.to]
     if (!(from instanceof NodeValue) || !(to instanceof NodeValue)) return true
     if (spec.toCheck && !spec.toCheck(to.id, row, ctx)) return true
-    const breadthFirst = spec.min <= 1 && spec.k === 1 && !spec.groups && !(spec.all && from.id === to.id)
+    const breadthFirst =
+      spec.min <= 1 && spec.k === 1 && !spec.groups && !spec.accept && !(spec.all && from.id === to.id)
     const paths = !breadthFirst
       ? byLength(spec, row, ctx, from.id, to.id)
       : spec.all || from.id === to.id
@@ -196,7 +199,8 @@ function byLength(spec: ShortestSpec, row: Row, ctx: ExecContext, start: number,
         tick(ctx)
         if (rels.length === length) {
           reached = true
-          if (node === target) out.push({ nodes: nodes.slice(), rels: rels.slice() })
+          if (node === target && (spec.accept === undefined || spec.accept(nodes, rels, row, ctx)))
+            out.push({ nodes: nodes.slice(), rels: rels.slice() })
           return spec.all || out.length < spec.k
         }
         return forEachRel(ctx, node, spec.direction, types, (rel, other) => {
