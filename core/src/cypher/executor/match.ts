@@ -1,27 +1,15 @@
-import type { PropertyValue } from '../../graph/types.js'
 import { type Binding, conjuncts, freeVariables, type Scope, type VarKind } from '../analyzer.js'
 import type { Direction, Expr, NodePattern, PatternPart, RelPattern } from '../ast.js'
-import type { Eval, ExpressionCompiler, Matcher } from '../compile-expr.js'
-import { budgetError, typeError } from '../errors.js'
-import { cachedName } from '../operators.js'
-import {
-  type CypherMap,
-  equals,
-  NodeValue,
-  PathValue,
-  RelValue,
-  truth,
-  typeName,
-  type Value,
-} from '../values.js'
-import { type ExecContext, load, type Row, type RowCounter, tick } from './context.js'
-import { compileDynamicLabels } from './dynamic-labels.js'
+import type { ExpressionCompiler, Matcher } from '../compile-expr.js'
+import { budgetError } from '../errors.js'
+import { NodeValue, PathValue, RelValue, truth } from '../values.js'
+import { type ExecContext, load, type Row, type RowCounter } from './context.js'
 import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
-import { labelExprMatches } from './label-expr.js'
 import { longGroupStep, longGroupVariables } from './long-group.js'
+import { allNodesStep, boundNodeStep, labelScanStep, nodeCheck, propCheck, seekStep } from './node-steps.js'
 import { compileHop, groupListsStep, groupNodeVariables } from './quantified-group.js'
 import { shortestStep } from './shortest.js'
-import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
+import type { Cont, Step } from './steps.js'
 
 export interface MatchEnv {
   readonly exprs: ExpressionCompiler
@@ -500,122 +488,6 @@ function chooseStart(part: PatternPart, scope: Scope, filters: Filter[], bound: 
     }
   })
   return best
-}
-
-function propCheck(env: MatchEnv, props: Expr, scope: Scope): PropCheck {
-  if (props.kind === 'map') {
-    const entries = props.entries.map(([key, value]) => [key, env.exprs.compile(value, scope)] as const)
-    return (row, ctx, get) => {
-      for (const [key, value] of entries) if (equals(get(key), value(row, ctx)) !== true) return false
-      return true
-    }
-  }
-  const map = env.exprs.compile(props, scope)
-  return (row, ctx, get) => {
-    const value = map(row, ctx)
-    if (value === null) return true
-    if (!(value instanceof Map)) throw typeError(`pattern properties must be a map, got ${typeName(value)}`)
-    for (const [key, expected] of value as CypherMap) if (equals(get(key), expected) !== true) return false
-    return true
-  }
-}
-
-function nodeCheck(env: MatchEnv, node: NodePattern, scope: Scope): NodeCheck {
-  const labels = node.labels.map(cachedName)
-  const props = node.props ? propCheck(env, node.props, scope) : undefined
-  const labelExpr = node.labelExpr
-  const dynamic = compileDynamicLabels(env.exprs, node.dynamicLabels, scope)
-  if (labels.length === 0 && props === undefined && labelExpr === undefined && dynamic === undefined)
-    return undefined
-  return (id, row, ctx) => {
-    const record = ctx.graph.node(id)
-    if (record === undefined) return false
-    if (dynamic !== undefined) {
-      for (const label of dynamic(row, ctx)) {
-        const labelId = ctx.graph.names.lookup(label)
-        if (labelId < 0 || !record.labels.includes(labelId)) return false
-      }
-    }
-    if (labelExpr !== undefined && !labelExprMatches(labelExpr, record.labels, ctx.graph.names)) return false
-    for (const label of labels) {
-      const labelId = label(ctx.graph.names)
-      if (labelId < 0 || !record.labels.includes(labelId)) return false
-    }
-    if (props === undefined) return true
-    const names = ctx.graph.names
-    return props(row, ctx, (key) => {
-      const keyId = names.lookup(key)
-      return keyId < 0 ? null : ((record.props.get(keyId) as PropertyValue | undefined) ?? null)
-    })
-  }
-}
-
-function boundNodeStep(slot: number, check: NodeCheck): Step {
-  return (next) => (row, ctx, emit) => {
-    const value = row[slot]
-    if (value === null || value === undefined) return true
-    if (!(value instanceof NodeValue)) throw typeError(`expected a node but got ${typeName(value as Value)}`)
-    if (ctx.graph.node(value.id) === undefined) return true
-    if (check && !check(value.id, row, ctx)) return true
-    return next(row, ctx, emit)
-  }
-}
-
-function scanIds(
-  ids: Iterable<number>,
-  slot: number,
-  check: NodeCheck,
-  next: Cont,
-  row: Row,
-  ctx: ExecContext,
-  emit: (row: Row) => boolean,
-): boolean {
-  for (const id of ids) {
-    tick(ctx)
-    if (check && !check(id, row, ctx)) continue
-    row[slot] = new NodeValue(id)
-    if (!next(row, ctx, emit)) return false
-  }
-  return true
-}
-
-function allNodesStep(slot: number, check: NodeCheck): Step {
-  return (next) => (row, ctx, emit) => scanIds(ctx.graph.allNodeIds(), slot, check, next, row, ctx, emit)
-}
-
-function labelScanStep(slot: number, labels: string[], check: NodeCheck): Step {
-  return (next) => (row, ctx, emit) => {
-    // The rarest label drives the scan; `check` verifies the others.
-    let best = -1
-    let bestCount = Number.POSITIVE_INFINITY
-    for (const label of labels) {
-      const id = ctx.graph.names.lookup(label)
-      if (id < 0) return true
-      const count = ctx.graph.labelCount(id)
-      if (count < bestCount) {
-        bestCount = count
-        best = id
-      }
-    }
-    return scanIds(ctx.graph.labelNodeIds(best), slot, check, next, row, ctx, emit)
-  }
-}
-
-function seekStep(slot: number, label: string, key: string, value: Eval, check: NodeCheck): Step {
-  return (next) => (row, ctx, emit) => {
-    const v = value(row, ctx)
-    const labelId = ctx.graph.names.lookup(label)
-    if (v === null || labelId < 0) return true
-    const keyId = ctx.graph.names.lookup(key)
-    if (keyId < 0) return true
-    const indexable =
-      typeof v === 'string' || typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean'
-    // Lists and other values are not in the index: scan the label and let `check` compare.
-    const ids = indexable
-      ? ctx.graph.propertyNodeIds(labelId, keyId, v as PropertyValue)
-      : ctx.graph.labelNodeIds(labelId)
-    return scanIds(Array.isArray(ids) ? ids : [...ids], slot, check, next, row, ctx, emit)
-  }
 }
 
 /** A candidate shortest path judged by a parenthesised pattern's WHERE, its variables bound to that path. */

@@ -1,0 +1,132 @@
+import type { PropertyValue } from '../../graph/types.js'
+import type { Scope } from '../analyzer.js'
+import type { Expr, NodePattern } from '../ast.js'
+import type { Eval, ExpressionCompiler } from '../compile-expr.js'
+import { typeError } from '../errors.js'
+import { cachedName } from '../operators.js'
+import { type CypherMap, equals, NodeValue, typeName, type Value } from '../values.js'
+import { type ExecContext, type Row, tick } from './context.js'
+import { compileDynamicLabels } from './dynamic-labels.js'
+import { labelExprMatches } from './label-expr.js'
+import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
+
+/** The checks a node or relationship pattern compiles to (labels, property maps), and the steps binding a node. */
+export interface CheckEnv {
+  readonly exprs: ExpressionCompiler
+}
+
+export function propCheck(env: CheckEnv, props: Expr, scope: Scope): PropCheck {
+  if (props.kind === 'map') {
+    const entries = props.entries.map(([key, value]) => [key, env.exprs.compile(value, scope)] as const)
+    return (row, ctx, get) => {
+      for (const [key, value] of entries) if (equals(get(key), value(row, ctx)) !== true) return false
+      return true
+    }
+  }
+  const map = env.exprs.compile(props, scope)
+  return (row, ctx, get) => {
+    const value = map(row, ctx)
+    if (value === null) return true
+    if (!(value instanceof Map)) throw typeError(`pattern properties must be a map, got ${typeName(value)}`)
+    for (const [key, expected] of value as CypherMap) if (equals(get(key), expected) !== true) return false
+    return true
+  }
+}
+
+export function nodeCheck(env: CheckEnv, node: NodePattern, scope: Scope): NodeCheck {
+  const labels = node.labels.map(cachedName)
+  const props = node.props ? propCheck(env, node.props, scope) : undefined
+  const labelExpr = node.labelExpr
+  const dynamic = compileDynamicLabels(env.exprs, node.dynamicLabels, scope)
+  if (labels.length === 0 && props === undefined && labelExpr === undefined && dynamic === undefined)
+    return undefined
+  return (id, row, ctx) => {
+    const record = ctx.graph.node(id)
+    if (record === undefined) return false
+    if (dynamic !== undefined) {
+      for (const label of dynamic(row, ctx)) {
+        const labelId = ctx.graph.names.lookup(label)
+        if (labelId < 0 || !record.labels.includes(labelId)) return false
+      }
+    }
+    if (labelExpr !== undefined && !labelExprMatches(labelExpr, record.labels, ctx.graph.names)) return false
+    for (const label of labels) {
+      const labelId = label(ctx.graph.names)
+      if (labelId < 0 || !record.labels.includes(labelId)) return false
+    }
+    if (props === undefined) return true
+    const names = ctx.graph.names
+    return props(row, ctx, (key) => {
+      const keyId = names.lookup(key)
+      return keyId < 0 ? null : ((record.props.get(keyId) as PropertyValue | undefined) ?? null)
+    })
+  }
+}
+
+export function boundNodeStep(slot: number, check: NodeCheck): Step {
+  return (next) => (row, ctx, emit) => {
+    const value = row[slot]
+    if (value === null || value === undefined) return true
+    if (!(value instanceof NodeValue)) throw typeError(`expected a node but got ${typeName(value as Value)}`)
+    if (ctx.graph.node(value.id) === undefined) return true
+    if (check && !check(value.id, row, ctx)) return true
+    return next(row, ctx, emit)
+  }
+}
+
+function scanIds(
+  ids: Iterable<number>,
+  slot: number,
+  check: NodeCheck,
+  next: Cont,
+  row: Row,
+  ctx: ExecContext,
+  emit: (row: Row) => boolean,
+): boolean {
+  for (const id of ids) {
+    tick(ctx)
+    if (check && !check(id, row, ctx)) continue
+    row[slot] = new NodeValue(id)
+    if (!next(row, ctx, emit)) return false
+  }
+  return true
+}
+
+export function allNodesStep(slot: number, check: NodeCheck): Step {
+  return (next) => (row, ctx, emit) => scanIds(ctx.graph.allNodeIds(), slot, check, next, row, ctx, emit)
+}
+
+export function labelScanStep(slot: number, labels: string[], check: NodeCheck): Step {
+  return (next) => (row, ctx, emit) => {
+    // The rarest label drives the scan; `check` verifies the others.
+    let best = -1
+    let bestCount = Number.POSITIVE_INFINITY
+    for (const label of labels) {
+      const id = ctx.graph.names.lookup(label)
+      if (id < 0) return true
+      const count = ctx.graph.labelCount(id)
+      if (count < bestCount) {
+        bestCount = count
+        best = id
+      }
+    }
+    return scanIds(ctx.graph.labelNodeIds(best), slot, check, next, row, ctx, emit)
+  }
+}
+
+export function seekStep(slot: number, label: string, key: string, value: Eval, check: NodeCheck): Step {
+  return (next) => (row, ctx, emit) => {
+    const v = value(row, ctx)
+    const labelId = ctx.graph.names.lookup(label)
+    if (v === null || labelId < 0) return true
+    const keyId = ctx.graph.names.lookup(key)
+    if (keyId < 0) return true
+    const indexable =
+      typeof v === 'string' || typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean'
+    // Lists and other values are not in the index: scan the label and let `check` compare.
+    const ids = indexable
+      ? ctx.graph.propertyNodeIds(labelId, keyId, v as PropertyValue)
+      : ctx.graph.labelNodeIds(labelId)
+    return scanIds(Array.isArray(ids) ? ids : [...ids], slot, check, next, row, ctx, emit)
+  }
+}
