@@ -118,7 +118,8 @@ describe('manual examples', () => {
     )
     expect(parseCell('12:00')).toBe('t:12:00:00')
     expect(parseCell('P-1Y-2M')).toBe('t:P-1Y-2M')
-    expect(() => parseCell('Node[2]{name: "x"}')).toThrow()
+    expect(parseCell('Node[2]{name: "x"}')).toBe('{name:"x"}')
+    expect(() => parseCell('Node{name: "x"}')).toThrow()
   })
 
   it('classifies examples as passed or wrong against the engine', async () => {
