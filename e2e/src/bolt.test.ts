@@ -285,9 +285,9 @@ describe('Bolt door', () => {
     ).toBe('Neo.ClientError.Request.Invalid')
   })
 
-  it('holds a result to the same row budget as HTTP', async () => {
+  it('holds a result computed whole (ORDER BY) to the same row budget as HTTP', async () => {
     const failure = await driver
-      .executeQuery('UNWIND range(1, 20000) AS i RETURN i')
+      .executeQuery('UNWIND range(1, 20000) AS i RETURN i ORDER BY i DESC')
       .catch((error: { code: string; message: string }) => error)
     expect(failure).toMatchObject({ code: 'Neo.ClientError.Statement.ExecutionFailed' })
     expect((failure as { message: string }).message).toContain('returned_records')

@@ -14,6 +14,8 @@ export interface BoltSettings {
   maxMessageBytes: number
   /** `host:port` addresses of read followers that ROUTE names as READ on a PostgreSQL primary. */
   readAddresses: string[]
+  /** Records one streamed Bolt result may deliver (the engine's `maxStreamedRecords`). */
+  maxStreamedRecords: number
 }
 
 const ADDRESS = /^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/
@@ -40,5 +42,6 @@ export function readBoltSettings(r: EnvReader, httpPort: number): BoltSettings {
     txIdleTimeoutMs: r.integer('SERVICE_BOLT_TX_IDLE_TIMEOUT_MS', 60_000, 100, 86_400_000),
     maxMessageBytes: r.integer('SERVICE_BOLT_MAX_MESSAGE_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     readAddresses,
+    maxStreamedRecords: r.integer('SERVICE_BOLT_MAX_STREAMED_RECORDS', 5_000_000, 1, 1_000_000_000),
   }
 }

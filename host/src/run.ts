@@ -54,6 +54,7 @@ export function engineOptions(settings: Settings, logger: Logger): Parameters<ty
       maxHotNodes: settings.storage.maxHotNodes,
       maxHotRelationships: settings.storage.maxHotRelationships,
       maxWarmAdjacencyEntries: settings.storage.maxWarmAdjacencyEntries,
+      maxStreamedRecords: settings.bolt.maxStreamedRecords,
     },
     onWarning: (message) => logger.warn({ event: 'storage_warning' }, message),
     ref: {

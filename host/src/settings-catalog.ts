@@ -363,6 +363,12 @@ export const SETTINGS_CATALOG: readonly SettingGroup[] = [
   },
   {
     section: 'Bolt (Neo4j drivers and tools)',
+    vars: [['SERVICE_BOLT_MAX_STREAMED_RECORDS', '`5000000`']],
+    meaning:
+      'Records one streamed Bolt result may deliver (`QUERY_BUDGET_EXCEEDED`, `streamed_records`, past it). A read whose rows pass through one by one is computed as the client pulls, holding one slice; its loaded-records and adjacency bounds scale with this in the proportion HTTP keeps to its 10,000-row budget; the time budget stays. HTTP keeps its own limits.',
+  },
+  {
+    section: 'Bolt (Neo4j drivers and tools)',
     vars: [['SERVICE_BOLT_READ_ADDRESSES', UNSET]],
     meaning: '`host:port` list of read followers that `ROUTE` names as `READ` on a PostgreSQL primary.',
   },

@@ -291,7 +291,14 @@ describe('Bolt settings', () => {
       txIdleTimeoutMs: 60_000,
       maxMessageBytes: 16 * 1024 * 1024,
       readAddresses: [],
+      maxStreamedRecords: 5_000_000,
     })
+    expect(
+      loadSettings({ ...base, SERVICE_BOLT_MAX_STREAMED_RECORDS: '1000000' }, '/srv').bolt.maxStreamedRecords,
+    ).toBe(1_000_000)
+    expect(() => loadSettings({ ...base, SERVICE_BOLT_MAX_STREAMED_RECORDS: '0' }, '/srv')).toThrow(
+      /SERVICE_BOLT_MAX_STREAMED_RECORDS/,
+    )
     const off = loadSettings({ ...base, SERVICE_BOLT_ENABLED: 'false' }, '/srv').bolt
     expect(off.enabled).toBe(false)
     const set = loadSettings(

@@ -27,6 +27,7 @@ import { type BatchedPlan, type Plan, planQuery } from './planner.js'
 import { builtinRegistry, type ProcedureDef, type ProcedureRegistry } from './procedures/index.js'
 import { toJson } from './result.js'
 import { SchemaCatalog } from './schema/catalog.js'
+import { ResultCursor } from './stream-cursor.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
 export type CypherMode = 'read' | 'write' | 'validate' | 'auto'
@@ -36,11 +37,14 @@ export interface CypherRequest {
   params?: Record<string, unknown>
   mode: CypherMode
   workspaceId?: string
-  /** `detached`: rows hold typed values (see detached.ts) instead of JSON. */
+  /**
+   * `detached`: rows hold typed values (see detached.ts) instead of JSON. `stream`: as `detached`, but a read
+   * whose plan streams answers with a cursor that computes its rows as they are pulled (stream-cursor.ts).
+   */
   rows?: RowForm
 }
 
-export type RowForm = 'json' | 'detached'
+export type RowForm = 'json' | 'detached' | 'stream'
 export type { CypherOutcome, CypherResult, CypherValidationError } from './outcome.js'
 
 export interface RunOptions {
@@ -492,9 +496,17 @@ export class CypherEngine {
     }
   }
 
-  /** Runs the plan, enforces the returned-rows and payload budgets, converts rows to JSON (or detaches them). */
+  /**
+   * Runs the plan, enforces the returned-rows and payload budgets, converts rows to JSON (or detaches them).
+   * A read asked for as a stream, whose plan streams, runs nothing yet: it answers with its cursor.
+   */
   private collect(plan: Plan, ctx: ExecContext, rowForm: RowForm = 'json'): CypherOutcome {
     if (ctx.signal?.aborted) throw new CypherError('QUERY_ABORTED', 'query was aborted', 'limit')
+    if (rowForm === 'stream' && plan.stream !== undefined && plan.mode === undefined && !plan.isWrite) {
+      const outcome = this.outcome(plan, [], ctx, rowForm)
+      outcome.result.cursor = new ResultCursor(plan.stream, plan.columns, ctx, ctx.host?.workspaceId ?? '')
+      return outcome
+    }
     const rows: Value[][] = []
     const max = this.budgets.maxReturnedRecords
     if (plan.mode === 'profile') ctx.profileRows = []
@@ -522,7 +534,7 @@ export class CypherEngine {
     const warnings = new Set<string>()
     let outRows: unknown[][]
     let payload: number
-    if (rowForm === 'detached') {
+    if (rowForm !== 'json') {
       const detached: DetachedValue[][] = rows.map((row) => row.map((value) => detach(value, ctx.graph)))
       payload = detachedBytes(detached)
       outRows = detached
@@ -542,12 +554,23 @@ export class CypherEngine {
         mutation_summary: ctx.stats,
         validation_errors: [],
         warnings: warnings.size === 0 ? [] : [...warnings],
+        ...(rowForm === 'json' ? {} : { query_type: boltQueryType(plan) }),
       },
       raw: { columns: plan.columns, rows, graph: ctx.graph },
       ...(explained ? { explained } : {}),
       queryType: plan.queryType,
     }
   }
+}
+
+/**
+ * Neo4j's query type as Bolt reports it: `s` for schema commands, `r` for reads, `rw` for a write that reads
+ * (MATCH, CALL) or returns rows, `w` for one that only writes.
+ */
+function boltQueryType(plan: Plan): 'r' | 'w' | 'rw' | 's' {
+  if (plan.queryType === 's') return 's'
+  if (!plan.isWrite) return 'r'
+  return plan.queryType === 'rw' || plan.columns.length > 0 ? 'rw' : 'w'
 }
 
 /** Distinct nodes and relationships a result materialises, against the hot-record bounds. */

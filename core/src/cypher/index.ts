@@ -25,6 +25,7 @@ export {
   type MutationSummary,
 } from './executor/context.js'
 export { neo4jStatusCode } from './neo4j-status.js'
+export { failure as outcomeOfError } from './outcome.js'
 export { bindParams } from './params.js'
 export { parseQuery } from './parser.js'
 export { type Plan, planQuery } from './planner.js'
@@ -43,6 +44,7 @@ export {
 } from './procedures/index.js'
 export { nodeElementId, relElementId, toJson } from './result.js'
 export { CRSS, type Crs, crsBySrid, formatPoint, isPoint, PointValue } from './spatial/point.js'
+export { type PullOptions, ResultCursor } from './stream-cursor.js'
 export { decodeTaggedValue, encodeTaggedValue, isTaggedValue, type TaggedValue } from './tagged-value.js'
 export {
   DateTimeValue,

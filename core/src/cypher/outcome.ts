@@ -3,6 +3,7 @@ import type { GraphReader } from '../graph/types.js'
 import { CypherError, type SourcePosition } from './errors.js'
 import { emptySummary, type MutationSummary } from './executor/context.js'
 import { neo4jStatusCode } from './neo4j-status.js'
+import type { ResultCursor } from './stream-cursor.js'
 import type { Value } from './values.js'
 
 /**
@@ -27,6 +28,10 @@ export interface CypherResult {
   mutation_summary: MutationSummary
   validation_errors: CypherValidationError[]
   warnings: string[]
+  /** Bolt's row forms only (`detached`, `stream`): Neo4j's query type, r, w, rw or s (schema). */
+  query_type?: 'r' | 'w' | 'rw' | 's'
+  /** `rows: 'stream'` of a read that streams: its rows come from this cursor (`data.rows` is empty). */
+  cursor?: ResultCursor
 }
 
 /** The outcome with raw Cypher values, for the TCK runner and tests. */

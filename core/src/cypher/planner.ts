@@ -69,8 +69,21 @@ export interface Plan {
   readonly schema: { command: SchemaCommand; options: (ctx: ExecContext) => Value } | undefined
   /** Set for `… CALL { … } IN TRANSACTIONS …`: the engine runs it in batches, each batch its own commit. */
   readonly batched: BatchedPlan | undefined
+  /** Set for a read whose rows pass through one by one from a resumable source: a cursor can stream it. */
+  readonly stream: StreamPlan | undefined
   /** Runs the query; `sink` receives each result row and returns false to stop. */
   run(ctx: ExecContext, sink: (values: Value[]) => boolean): void
+}
+
+/**
+ * A read pipeline a cursor runs in slices (stream-cursor.ts): its first clause is a resumable source (a scan or
+ * UNWIND, see executor/resumable.ts) and no stage after it holds rows (grouping, DISTINCT, ORDER BY).
+ */
+export interface StreamPlan {
+  factories: StageFactory[]
+  /** The result columns' slots. */
+  slots: number[]
+  blankRow(): Row
 }
 
 /**
@@ -245,9 +258,15 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
             ? 'rw'
             : 'w'
           : 'r'
+    const single = union.parts.length === 1 ? union.parts[0] : undefined
+    const stream: StreamPlan | undefined =
+      single?.streams === true && !write && query.explain === undefined && single.returns
+        ? { factories: single.factories, slots: single.slots, blankRow: blank }
+        : undefined
     return {
       columns: union.columns,
       isWrite: write || schema !== undefined,
+      stream,
       operators: this.operators ?? [],
       params,
       explain,
@@ -395,8 +414,10 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     initial: Scope,
     top: boolean,
     openEnd: boolean,
-  ): CompiledPart & { scope: Scope } {
+  ): CompiledPart & { scope: Scope; streams: boolean } {
     let scope = initial
+    // A read at the top may stream: its first clause must be a resumable source, and no clause may hold rows.
+    let streams = top && !write
     const factories: StageFactory[] = []
     let columns: string[] = []
     let slots: number[] = []
@@ -415,7 +436,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       this.rowCounter = feedsAggregation(clauses, index) ? scan : load
       // Fused scans start from an empty row: only at the top of the outermost query.
       const fusable = top && !write
-      const result =
+      const result: ClauseResult & { streams?: boolean; resumable?: boolean } =
         (index === 0 && fusable
           ? fusedCountStore(this, clause, following, scope, () =>
               checkComposition(clauses, index + 1, this.diagnostics),
@@ -431,8 +452,10 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
               checkComposition(clauses, index + 1, this.diagnostics),
             )
           : undefined) ??
-        this.buildClause(clause, scope, standalone, write)
+        this.buildClause(clause, scope, standalone, write, streams && index === 0)
       this.rowCounter = outer
+      if (result.fused || result.streams !== true || (index === 0 && result.resumable !== true))
+        streams = false
       if (result.fused) index++
       factories.push(...result.factories)
       if (top && this.operators !== undefined) factories.push(this.profiled(clause, result))
@@ -447,10 +470,20 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     const last = clauses[clauses.length - 1]
     // After a sort tail the call's columns live in the tail's (WITH *) slots.
     if (standalone) slots = columns.map((name) => scope.get(name)?.slot ?? -1)
-    return { factories, columns, slots, returns: last?.kind === 'return' || standalone, scope }
+    return { factories, columns, slots, returns: last?.kind === 'return' || standalone, scope, streams }
   }
 
-  private buildClause(clause: Clause, scope: Scope, standalone: boolean, write: boolean): ClauseResult {
+  /**
+   * One clause. `source`: the first clause of a read that may stream; a MATCH or UNWIND then compiles its
+   * outermost loop as a resumable source (`resumable` in the answer). `streams`: rows pass through one by one.
+   */
+  private buildClause(
+    clause: Clause,
+    scope: Scope,
+    standalone: boolean,
+    write: boolean,
+    source = false,
+  ): ClauseResult & { streams?: boolean; resumable?: boolean } {
     switch (clause.kind) {
       case 'call':
         return compileCall(this, clause, scope, standalone)
@@ -480,9 +513,15 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
         const compiled = compileMatch(this, clause.pattern, clause.where, scope, {
           countLoaded: true,
           optional: clause.optional,
+          resumable: source,
         })
         this.explain.push(...compiled.plan)
-        return { factories: [matcherStage(compiled.matcher)], scope: compiled.scope }
+        return {
+          factories: [matcherStage(compiled.matcher)],
+          scope: compiled.scope,
+          streams: true,
+          resumable: compiled.resumable,
+        }
       }
       case 'unwind': {
         const list = this.exprs.compile(clause.expr, scope)
@@ -494,9 +533,19 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
           )
         }
         const slot = this.allocSlot()
+        const expr = clause.expr
+        const range =
+          expr.kind === 'call' &&
+          expr.name.toLowerCase() === 'range' &&
+          !expr.distinct &&
+          (expr.args.length === 2 || expr.args.length === 3)
+            ? expr.args.map((arg) => this.exprs.compile(arg, scope))
+            : undefined
         return {
-          factories: [unwindStage(list, slot, this.rowCounter)],
+          factories: [unwindStage(list, slot, this.rowCounter, source ? { range } : undefined)],
           scope: scope.with(clause.variable, { slot, kind: 'value' }),
+          streams: true,
+          resumable: source,
         }
       }
       case 'with': {
@@ -508,7 +557,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
           clause.where,
           clause.start,
         )
-        return { factories: projection.factories, scope: projection.scope }
+        return { factories: projection.factories, scope: projection.scope, streams: projection.streams }
       }
       case 'return': {
         const projection = compileProjection(
@@ -519,7 +568,12 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
           undefined,
           clause.start,
         )
-        return { factories: projection.factories, scope: projection.scope, columns: projection.columns }
+        return {
+          factories: projection.factories,
+          scope: projection.scope,
+          columns: projection.columns,
+          streams: projection.streams,
+        }
       }
       case 'create': {
         const next = scope.copy()

@@ -1,6 +1,8 @@
 import type { Eval, Matcher } from './compile-expr.js'
 import { load, type Row, type RowCounter, type StageFactory } from './executor/context.js'
+import { lazyRange, resumeSource } from './executor/resumable.js'
 import type { Mutation } from './executor/write.js'
+import type { Value } from './values.js'
 
 // The row-pipeline stages the planner chains for its clauses.
 
@@ -29,9 +31,33 @@ export function matcherStage(matcher: Matcher): StageFactory {
   }
 }
 
-export function unwindStage(list: Eval, slot: number, counter: RowCounter = load): StageFactory {
+/**
+ * UNWIND. As a streamed run's source (`source` set: the query's first clause) it resumes where the previous
+ * slice stopped, and `UNWIND range(…)` (`source.range`: the arguments) counts through the integers without
+ * building the list.
+ */
+export function unwindStage(
+  list: Eval,
+  slot: number,
+  counter: RowCounter = load,
+  source?: { range: Eval[] | undefined },
+): StageFactory {
   return (ctx, next) => ({
     push(row) {
+      if (source !== undefined && ctx.stream !== undefined) {
+        const range = source.range
+        const items = (): Iterator<Value> => {
+          if (range !== undefined) return lazyRange(range.map((arg) => arg(row, ctx)))
+          const value = list(row, ctx)
+          return (value === null ? [] : Array.isArray(value) ? value : [value])[Symbol.iterator]()
+        }
+        return resumeSource(ctx.stream, items, (item) => {
+          counter(ctx)
+          const out = row.slice()
+          out[slot] = item
+          return next.push(out)
+        })
+      }
       const value = list(row, ctx)
       if (value === null) return true
       const items = Array.isArray(value) ? value : [value]

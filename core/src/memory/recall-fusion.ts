@@ -1,5 +1,5 @@
-import type { GraphReader } from '../graph/types.js'
-import { degree, type Reached, recordKeys, validityOf } from './recall.js'
+import type { GraphReader, PropertyValue } from '../graph/types.js'
+import { degree, type Reached, recordKeys, timeOf, validityOf } from './recall.js'
 import type { RelationMatch } from './recall-relations.js'
 
 /**
@@ -30,12 +30,23 @@ export const W_RELATION = 0.9
  * its score and of its edge weight, so what holds now ranks first, unless the objective asks about the past.
  */
 export const OUT_OF_VALIDITY = 0.5
+/**
+ * A question about the past prefers the version valid then: a memory whose validity ended (or, when it names a
+ * year, whose validity overlaps that year) takes this multiple of its score, one valid only at other times
+ * OUT_OF_VALIDITY of it; a memory without a validity interval is not a version and keeps its score.
+ */
+export const PAST_VERSION = 1.5
 /** Text (share of the best hit) at which the objective names a memory: seeds spread from there, hubs keep rank. */
 export const NAMED_TEXT = 0.5
 /** A memory is a hub past this share of the workspace's memories (and past HUB_MIN_DEGREE relationships). */
 export const HUB_SHARE = 0.1
 export const HUB_MIN_DEGREE = 50
 export const CONFIDENCE_FLOOR = 0.8
+/**
+ * When the objective asks for a kind of memory (recall-answer-kind.ts), a memory of another kind keeps this share
+ * of its score: it is context for the answer (the meeting a decision came out of), not the answer.
+ */
+export const OFF_ANSWER_KIND = 0.35
 /** Lexical scores are peaked where the next hit scores below this share of the one before. */
 export const PEAK_RATIO = 0.6
 /** At most this many leading hits keep their lexical ranks. */
@@ -95,8 +106,12 @@ export interface FusionPlan {
   shared: string[]
   nowMs: number
   asksPast?: boolean
+  /** The years a past question names (recall-time-cues.ts `pastYears`), or null. */
+  pastWindow?: { start: number; end: number } | null
   /** Objective hits that may seed, best first, as memory ids and scores (for the peaked-lexical rule). */
   lexical: { id: number; score: number }[]
+  /** The memory kinds the objective asks for (empty or absent: any). */
+  answerKinds?: ReadonlySet<string>
 }
 
 /** One score per candidate (see the module comment), then the order: kept lexical ranks first. */
@@ -108,6 +123,9 @@ export function fuse(reader: GraphReader, plan: FusionPlan, all: Candidate[]): C
   const kinds = plan.relations.kinds.size
   const names = [...plan.relations.kinds.keys()]
   const wText = kinds > 0 ? W_TEXT_RELATIONAL : W_TEXT
+  const answerKinds = plan.answerKinds
+  /** Candidates with a validity interval: versions of a fact rather than things. */
+  const versions = new Set<number>()
   for (const c of all) {
     const proximity = most > 0 ? c.received / most : 0
     // A path that turns back on a kind (X -uses-> Y <-uses- Z) reaches a sibling, not an answer.
@@ -143,6 +161,13 @@ export function fuse(reader: GraphReader, plan: FusionPlan, all: Candidate[]): C
       )
       if (!plan.asksPast || validity.state === 'future') validityFactor = OUT_OF_VALIDITY
     }
+    const from = keys.valid_from < 0 ? undefined : props?.get(keys.valid_from)
+    const until = keys.valid_until < 0 ? undefined : props?.get(keys.valid_until)
+    if (timeOf(from) !== null || timeOf(until) !== null) versions.add(c.id)
+    if (plan.asksPast && validity.state !== 'future') {
+      validityFactor = pastFactor(from, until, validity.state === 'ended', plan.pastWindow ?? null)
+      if (validityFactor > 1) c.reasons.push('valid_at_the_time_asked')
+    }
     const deg = degree(reader, c.id)
     const named = c.explicit || c.text >= NAMED_TEXT
     const hubbed = named ? 1 : hubFactor(deg, hub)
@@ -150,7 +175,13 @@ export function fuse(reader: GraphReader, plan: FusionPlan, all: Candidate[]): C
     const conf = keys.confidence < 0 ? undefined : props?.get(keys.confidence)
     const confidence = typeof conf === 'number' ? Math.max(0, Math.min(1, conf)) : null
     const confFactor = confidence === null ? 1 : CONFIDENCE_FLOOR + (1 - CONFIDENCE_FLOOR) * confidence
-    c.score = (lexical + graph + relation) * validityFactor * hubbed * confFactor
+    let answerFactor = 1
+    if (answerKinds !== undefined && answerKinds.size > 0) {
+      const kind = keys.kind < 0 ? undefined : props?.get(keys.kind)
+      if (typeof kind === 'string' && answerKinds.has(kind)) c.reasons.push(`answer_kind:${kind}`)
+      else answerFactor = OFF_ANSWER_KIND
+    }
+    c.score = (lexical + graph + relation) * validityFactor * hubbed * confFactor * answerFactor
     c.signals = {
       lexical: { value: text, contribution: lexical },
       graph: { value: proximity, contribution: graph },
@@ -159,15 +190,36 @@ export function fuse(reader: GraphReader, plan: FusionPlan, all: Candidate[]): C
       validity: validityFactor,
       degree: { value: deg, factor: hubbed },
       confidence: { value: confidence, factor: confFactor },
+      answer_kind: answerFactor,
       lexical_rank: null,
     }
   }
   const order = all.sort((a, b) => b.score - a.score || a.id - b.id)
-  return keepLexicalRanks(order, plan, kinds > 0)
+  return keepLexicalRanks(order, plan, kinds > 0, versions)
+}
+
+/** The validity factor under a question about the past (PAST_VERSION). */
+function pastFactor(
+  from: PropertyValue | undefined,
+  until: PropertyValue | undefined,
+  ended: boolean,
+  window: { start: number; end: number } | null,
+): number {
+  const start = timeOf(from)
+  const end = timeOf(until)
+  if (start === null && end === null) return 1
+  if (window === null) return ended ? PAST_VERSION : 1
+  const overlaps = (start ?? -Infinity) < window.end && (end ?? Infinity) > window.start
+  return overlaps ? PAST_VERSION : OUT_OF_VALIDITY
 }
 
 /** Peaked lexical scores: the leading hits take the first places in their lexical order (keptLexicalRanks). */
-function keepLexicalRanks(order: Candidate[], plan: FusionPlan, relational: boolean): Candidate[] {
+function keepLexicalRanks(
+  order: Candidate[],
+  plan: FusionPlan,
+  relational: boolean,
+  versions: ReadonlySet<number>,
+): Candidate[] {
   const kept = keptLexicalRanks(
     plan.lexical.map((h) => h.score),
     relational,
@@ -177,8 +229,10 @@ function keepLexicalRanks(order: Candidate[], plan: FusionPlan, relational: bool
   const head: Candidate[] = []
   for (const h of plan.lexical.slice(0, kept)) {
     const c = byId.get(h.id)
-    // What no longer holds keeps its demotion: the rule is for the thing named, as it stands.
-    if (c === undefined || (c.signals?.validity ?? 1) < 1) break
+    // What no longer holds keeps its demotion: the rule is for the thing named, as it stands. A question about
+    // the past asks about a change, not the thing it names: only versions (with a validity interval) keep it.
+    const validity = c?.signals?.validity ?? 1
+    if (c === undefined || validity < 1 || (plan.asksPast && !versions.has(c.id))) break
     if (c.signals) c.signals.lexical_rank = head.length
     head.push(c)
   }

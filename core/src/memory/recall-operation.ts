@@ -53,7 +53,7 @@ export function tracePaths(trace: RecallTrace): RecallPath[] {
   return out
 }
 
-const SIGNAL_FIELDS = 15
+const SIGNAL_FIELDS = 16
 
 /** The items' signals as numbers (see RecallTrace): null as NaN, a boolean as 0/1. */
 function compactSignals(items: readonly RecallItem[], signals: readonly (RankSignals | undefined)[]) {
@@ -79,6 +79,7 @@ function compactSignals(items: readonly RecallItem[], signals: readonly (RankSig
         s.confidence.value ?? Number.NaN,
         s.confidence.factor,
         s.lexical_rank ?? Number.NaN,
+        s.answer_kind,
       ],
       at + 2,
     )
@@ -108,6 +109,7 @@ export function traceSignals(trace: RecallTrace) {
             degree: { value: n(10), factor: n(11) },
             confidence: { value: orNull(n(12)), factor: n(13) },
             lexical_rank: orNull(n(14)),
+            answer_kind: { factor: n(15) },
           },
     })
   }

@@ -9,6 +9,7 @@ import {
   relationshipRecallable,
   type WalkResult,
 } from './recall.js'
+import { answerKinds, workspaceMemoryKinds } from './recall-answer-kind.js'
 import { compileFilters, NO_FILTERS, type RecallFilters } from './recall-filters.js'
 import { type RankPlan, rankRecall, type TextEvidence } from './recall-rank.js'
 import {
@@ -18,7 +19,7 @@ import {
   withoutRelationWords,
   workspaceKinds,
 } from './recall-relations.js'
-import { asksAboutPast } from './recall-time-cues.js'
+import { asksAboutPast, pastYears } from './recall-time-cues.js'
 import type { RecallLimits } from './types.js'
 
 /** Share of a matching relationship's score its two ends get as text evidence. */
@@ -152,6 +153,8 @@ export async function runRecall(
       shared,
       filters: filter,
       asksPast: asksAboutPast(q.objective, q.nowMs),
+      pastWindow: pastYears(q.objective, q.nowMs),
+      answerKinds: answerKinds(q.objective, workspaceMemoryKinds(store)),
       ...(filter.active ? { relationshipAllowed: filter.relationship } : {}),
     }
     return rankRecall(store, plan)

@@ -234,3 +234,49 @@ describe('recall ranking', () => {
     }
   })
 })
+
+describe('what the objective asks for', () => {
+  it('ranks memories of the kind a question asks for above the context around them', async () => {
+    const g = await graph()
+    const project = await g.remember('Project Falcon launch', { kind: 'project' })
+    const meeting = await g.remember('Kickoff meeting for Falcon launch', { kind: 'meeting' })
+    const decision = await g.remember('Falcon launch uses Jira', { kind: 'decision' })
+    await g.relate(meeting, project, 'about')
+    await g.relate(decision, meeting, 'decided-in')
+    const res = await g.recall('What decisions came out of the meetings about Falcon launch?', [])
+    expect(ids(res)[0]).toBe(decision)
+    const first = res.items[0]
+    expect(first.selection_reasons).toContain('answer_kind:decision')
+    const trace = await g.trace(res.recall_id)
+    expect(trace.details.items[0].signals.answer_kind).toEqual({ factor: 1 })
+    expect(trace.details.items[1].signals.answer_kind).toEqual({ factor: 0.35 })
+  })
+
+  it('prefers, for a question about the past, the version valid then', async () => {
+    const g = await graph()
+    const person = await g.remember('Noor Okafor', { kind: 'person' })
+    const earlier = await g.remember('Noor Okafor is employed by Acme', {
+      kind: 'fact',
+      valid_from: '2019-01-01T00:00:00Z',
+      valid_until: '2023-05-01T00:00:00Z',
+    })
+    const now = await g.remember('Noor Okafor is employed by Globex', {
+      kind: 'fact',
+      valid_from: '2023-05-01T00:00:00Z',
+    })
+    await g.relate(earlier, person, 'about')
+    await g.relate(now, person, 'about')
+    await g.relate(now, earlier, 'replaces')
+    // Asked about now: the current version first, the ended one demoted and marked.
+    const current = await g.recall('Noor Okafor employed by', [])
+    expect(ids(current).indexOf(now)).toBeLessThan(ids(current).indexOf(earlier))
+    // A year in the past: the version valid in that year first, above the named person and the current one.
+    const in2022 = await g.recall('Noor Okafor employed by in 2022', [])
+    expect(ids(in2022)[0]).toBe(earlier)
+    expect(in2022.items[0].selection_reasons).toContain('valid_at_the_time_asked')
+    expect(ids(in2022).indexOf(earlier)).toBeLessThan(ids(in2022).indexOf(now))
+    // "before": the version that ended.
+    const before = await g.recall('Noor Okafor employed by before', [])
+    expect(ids(before)[0]).toBe(earlier)
+  })
+})

@@ -72,6 +72,10 @@ export interface RankPlan extends WalkPlan {
   filters?: CompiledFilters
   /** The objective asks about the past ("before", "used to", "in 2023"): records no longer valid are not demoted. */
   asksPast?: boolean
+  /** The years a past question names, or null. */
+  pastWindow?: { start: number; end: number } | null
+  /** The memory kinds the objective asks for (recall-answer-kind.ts). */
+  answerKinds?: ReadonlySet<string>
 }
 
 export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {

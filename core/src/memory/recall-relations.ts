@@ -43,13 +43,13 @@ export function relationRoot(word: string): string {
 }
 
 /** Roots meet when equal, or when the shorter (four letters or more) begins the longer. */
-function rootsMeet(a: string, b: string): boolean {
+export function rootsMeet(a: string, b: string): boolean {
   if (a === b) return true
   const [short, long] = a.length <= b.length ? [a, b] : [b, a]
   return short.length >= 4 && long.startsWith(short)
 }
 
-const contentWords = (text: string) => tokenize(text).filter((w) => !STOPWORDS.has(w) && w.length >= 3)
+export const contentWords = (text: string) => tokenize(text).filter((w) => !STOPWORDS.has(w) && w.length >= 3)
 
 /** Kinds seen per store: relationships only grow the set, so each recall scans the ones created since. */
 const seenKinds = new WeakMap<GraphReader, { scanned: number; kinds: Set<string> }>()

@@ -14,3 +14,14 @@ export function asksAboutPast(objective: string, nowMs: number): boolean {
   for (const match of objective.matchAll(YEAR)) if (Number(match[1]) < thisYear) return true
   return false
 }
+
+/**
+ * The years a past question names ("where did X work in 2022"), as one window of epoch ms from the first of the
+ * earliest to the end of the latest; null when it names no past year.
+ */
+export function pastYears(objective: string, nowMs: number): { start: number; end: number } | null {
+  const thisYear = new Date(nowMs).getUTCFullYear()
+  const years = [...objective.matchAll(YEAR)].map((m) => Number(m[1])).filter((y) => y < thisYear)
+  if (years.length === 0) return null
+  return { start: Date.UTC(Math.min(...years), 0, 1), end: Date.UTC(Math.max(...years) + 1, 0, 1) }
+}

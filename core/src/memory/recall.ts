@@ -49,6 +49,8 @@ export interface RankSignals {
   validity: number
   degree: { value: number; factor: number }
   confidence: { value: number | null; factor: number }
+  /** OFF_ANSWER_KIND when the objective asks for another kind of memory, else 1. */
+  answer_kind: number
   /** The place it kept at the top because the lexical scores are peaked, or null. */
   lexical_rank: number | null
 }

@@ -20,8 +20,13 @@ export interface BoltBackend {
   admit(): BoltFailure | null
   /** The workspace a Bolt database name stands for (`neo4j` or none: the default workspace). */
   workspaceOf(database: string | undefined): string
-  /** An auto-commit statement (rows detached). */
+  /** An auto-commit statement (rows detached, or a cursor when `rows: 'stream'` and the read streams). */
   run(call: CypherCall): Promise<CypherResult>
+  /**
+   * Runs one slice of a streamed result that reads the published graph where such reads are allowed (the
+   * engine's visibility gate: no commit that is not yet durable is seen); absent, the slice runs at once.
+   */
+  readSlice?<T>(workspaceId: string, slice: () => T): Promise<T>
   begin(options: BeginOptions): ExplicitTransaction
   /** Waits until every commit the bookmarks name is visible here; throws the failure otherwise. */
   awaitBookmarks(bookmarks: readonly string[]): Promise<void>

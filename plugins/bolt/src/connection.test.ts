@@ -25,6 +25,7 @@ function connect(minor = 4, options: { refusal?: ReturnType<typeof Failures.unau
   const written: Buffer[] = []
   const flow: string[] = []
   let closed = false
+  let drains = 0
   const connection = new BoltConnection({
     backend: fake.backend,
     connectionId: 'bolt-test',
@@ -36,6 +37,10 @@ function connect(minor = 4, options: { refusal?: ReturnType<typeof Failures.unau
     localAddress: '127.0.0.1:7687',
     refusal: options.refusal ?? null,
     write: (bytes) => written.push(bytes),
+    drained: () => {
+      drains++
+      return undefined
+    },
     pause: () => flow.push('pause'),
     resume: () => flow.push('resume'),
     close: () => {
@@ -51,7 +56,11 @@ function connect(minor = 4, options: { refusal?: ReturnType<typeof Failures.unau
     const packer = new Packer()
     packer.structure(signature, fields)
     connection.receive(chunkMessage(packer.finish()))
-    await new Promise((resolve) => setTimeout(resolve, 5))
+    return replies(5)
+  }
+  /** What the connection wrote after waiting `ms`. */
+  const replies = async (ms: number): Promise<Reply[]> => {
+    await new Promise((resolve) => setTimeout(resolve, ms))
     return written.splice(0).flatMap((bytes) =>
       dechunker.feed(bytes).map((message) => {
         const value = new Unpacker(message).unpack() as Structure
@@ -71,7 +80,18 @@ function connect(minor = 4, options: { refusal?: ReturnType<typeof Failures.unau
     await send(Request.HELLO, map({ user_agent: 'test' }))
     await send(Request.LOGON, map({ scheme: 'basic', principal: 'x', credentials: 'secret' }))
   }
-  return { connection, send, map, ready, handshake, fake, flow, isClosed: () => closed }
+  return {
+    connection,
+    send,
+    replies,
+    map,
+    ready,
+    handshake,
+    fake,
+    flow,
+    isClosed: () => closed,
+    drains: () => drains,
+  }
 }
 
 const meta = (reply: Reply | undefined, key: string) =>
@@ -120,7 +140,7 @@ describe('Bolt state machine', () => {
     await c.ready()
     const [run] = await c.send(Request.RUN, 'RETURN 5', c.map({}), c.map({ mode: 'r', db: 'ws-a' }))
     expect(meta(run, 'fields')).toEqual(['i'])
-    expect(c.fake.calls[0]).toMatchObject({ mode: 'read', workspaceId: 'ws-a', rows: 'detached' })
+    expect(c.fake.calls[0]).toMatchObject({ mode: 'read', workspaceId: 'ws-a', rows: 'stream' })
     const page = await c.send(Request.PULL, c.map({ n: 2n }))
     expect(page.map((r) => r.type)).toEqual(['RECORD', 'RECORD', 'SUCCESS'])
     expect(page[0]?.data).toEqual([0n])
@@ -267,5 +287,70 @@ describe('Bolt state machine', () => {
     const c = connect(4)
     c.connection.receive(chunkMessage(Buffer.from([0xd3])))
     expect(c.isClosed()).toBe(true)
+  })
+
+  it('streams a cursor result: PULL n computes n more, the summary comes after the last', async () => {
+    const c = connect(4)
+    await c.ready()
+    const [run] = await c.send(Request.RUN, 'STREAM 10', c.map({}), c.map({}))
+    expect(meta(run, 'fields')).toEqual(['i'])
+    expect(c.fake.calls[0]).toMatchObject({ rows: 'stream' })
+    const cursor = c.fake.cursors[0]!
+    expect(cursor.count).toBe(0) // nothing computed before the first PULL
+    const first = await c.send(Request.PULL, c.map({ n: 3n }))
+    expect(first.map((r) => r.data)).toEqual([[1n], [2n], [3n], new Map([['has_more', true]])])
+    expect(cursor.count).toBe(3)
+    const rest = await c.send(Request.PULL, c.map({ n: -1n }))
+    expect(rest.slice(0, -1).map((r) => (r.data as bigint[])[0])).toEqual([4n, 5n, 6n, 7n, 8n, 9n, 10n])
+    expect(meta(rest.at(-1), 'type')).toBe('r')
+    expect(c.connection.state).toBe('ready')
+    expect(c.fake.slices).toBe(2)
+  })
+
+  it('serves PULL -1 of a large stream slice by slice, waiting for the socket between slices', async () => {
+    const c = connect(4)
+    await c.ready()
+    await c.send(Request.RUN, 'STREAM 10000', c.map({}), c.map({}))
+    const all = await c.send(Request.PULL, c.map({ n: -1n }))
+    while (all.at(-1)?.type !== 'SUCCESS') all.push(...(await c.replies(10)))
+    const records = all.filter((r) => r.type === 'RECORD')
+    expect(records.length).toBe(10_000)
+    expect(records.reduce((sum, r) => sum + ((r.data as bigint[])[0] as bigint), 0n)).toBe(50_005_000n)
+    // 10,000 records in slices of 4096: three slices, a drain wait between each two.
+    expect(c.fake.slices).toBe(3)
+    expect(c.drains()).toBe(2)
+  })
+
+  it('stops the work on DISCARD, RESET and a closed connection', async () => {
+    const c = connect(4)
+    await c.ready()
+    await c.send(Request.RUN, 'STREAM 100000', c.map({}), c.map({}))
+    await c.send(Request.PULL, c.map({ n: 5n }))
+    const discarded = await c.send(Request.DISCARD, c.map({ n: -1n }))
+    expect(discarded.map((r) => r.type)).toEqual(['SUCCESS'])
+    expect(c.fake.cursors[0]?.hasMore).toBe(false)
+    expect(c.fake.cursors[0]?.count).toBe(5)
+    // DISCARD n skips n records and keeps the rest.
+    await c.send(Request.RUN, 'STREAM 100', c.map({}), c.map({}))
+    const skipped = await c.send(Request.DISCARD, c.map({ n: 10n }))
+    expect(meta(skipped[0], 'has_more')).toBe(true)
+    const [eleventh] = await c.send(Request.PULL, c.map({ n: 1n }))
+    expect(eleventh?.data).toEqual([11n])
+    await c.send(Request.RESET)
+    expect(c.fake.cursors[1]?.hasMore).toBe(false)
+    await c.send(Request.RUN, 'STREAM 100', c.map({}), c.map({}))
+    c.connection.closed()
+    expect(c.fake.cursors[2]?.hasMore).toBe(false)
+  })
+
+  it('fails a streamed pull of a transaction that has ended, and closes the result', async () => {
+    const c = connect(4)
+    await c.ready()
+    await c.send(Request.BEGIN, c.map({}))
+    await c.send(Request.RUN, 'STREAM 10', c.map({}), c.map({}))
+    const [page] = await c.send(Request.PULL, c.map({ n: 2n, qid: 0n }))
+    expect(page?.data).toEqual([1n])
+    await c.send(Request.COMMIT)
+    expect(c.fake.cursors[0]?.hasMore).toBe(false)
   })
 })

@@ -1,4 +1,5 @@
 import { DEFAULT_DATABASE_NAME, type ExplicitTransaction } from '@service/core'
+import type { DetachedValue } from '@service/core/cypher'
 import type { BoltBackend } from './backend.js'
 import {
   type BoltFailure,
@@ -23,6 +24,7 @@ import type { PackValue } from './packstream/structure.js'
 import type { UnpackLimits } from './packstream/unpacker.js'
 import { completionSummary, deadlineOf, statementOf, transactionExtras } from './request-extras.js'
 import { OpenResult } from './result-stream.js'
+import { checkTransactionOpen, pullStreamed } from './streamed-pull.js'
 import { ParameterTypeError, packResultValue } from './values.js'
 import { WireInput } from './wire-input.js'
 
@@ -46,6 +48,10 @@ export interface ConnectionEvents {
   failure?(code: string): void
   /** The connection ends (GOODBYE, protocol error, failed auth). */
   end?(reason: string): void
+  /** A streamed result opened (true) or ended: done, discarded, failed or closed (false). */
+  stream?(open: boolean): void
+  /** Records of a streamed result sent by one slice. */
+  streamed?(records: number): void
 }
 
 export interface ConnectionOptions {
@@ -64,6 +70,8 @@ export interface ConnectionOptions {
   /** Past the connection limit: HELLO is answered with this failure and the connection ends. */
   refusal?: BoltFailure | null
   write(bytes: Buffer): void
+  /** Resolves once the socket has written what it buffered (a streamed result waits for it between slices). */
+  drained?(): Promise<void> | undefined
   close(): void
   /** Back-pressure: stop reading while too many messages wait (the socket's own buffers fill up). */
   pause?(): void
@@ -126,6 +134,7 @@ export class BoltConnection {
     this.ended = true
     this.input.stop()
     this.running?.abort()
+    this.closeResults('closed with its connection')
     const tx = this.tx
     this.tx = null
     void tx?.rollback()
@@ -343,11 +352,12 @@ export class BoltConnection {
         deadline: deadlineOf(extras.timeoutMs, startedAt, this.options.requestTimeoutMs),
         signal: controller.signal,
         correlationId: this.options.connectionId,
-        rows: 'detached',
+        rows: 'stream',
       })
       if (result.status !== 'Success') return this.fail(resultFailure(result))
       const summary = completionSummary(result, extras.database, this.options.backend.bookmark())
-      this.open(new OpenResult(-1, result, summary, startedAt), extras.database, false)
+      const deadline = extras.timeoutMs === undefined ? undefined : startedAt + extras.timeoutMs
+      this.open(new OpenResult(-1, result, summary, startedAt, deadline), extras.database, false)
       this.state = 'streaming'
     } finally {
       this.running = null
@@ -392,7 +402,7 @@ export class BoltConnection {
       const result = await tx.run({
         query,
         params,
-        rows: 'detached',
+        rows: 'stream',
         signal: controller.signal,
         deadline: startedAt + this.options.requestTimeoutMs,
       })
@@ -408,6 +418,7 @@ export class BoltConnection {
 
   private open(result: OpenResult, database: string | undefined, inTransaction: boolean): void {
     this.results.set(result.qid, result)
+    if (result.cursor !== undefined) this.options.events?.stream?.(true)
     this.lastQid = result.qid
     const metadata = new Map<string, PackValue>([
       ['fields', result.fields],
@@ -419,7 +430,7 @@ export class BoltConnection {
   }
 
   /** PULL or DISCARD `n` records of one open result (`qid` -1: the last one opened). */
-  private page(message: RequestMessage): void {
+  private async page(message: RequestMessage): Promise<void> {
     const extra = mapField(message, 0)
     const n = optionalInteger(extra, 'n') ?? -1
     const asked = optionalInteger(extra, 'qid') ?? -1
@@ -429,16 +440,22 @@ export class BoltConnection {
       this.fail(Failures.unknownResult(BigInt(asked)))
       return
     }
-    if (message.signature === Request.PULL) {
-      for (const row of result.take(n)) this.record(row)
+    if (result.cursor === undefined) {
+      if (message.signature === Request.PULL) for (const row of result.take(n)) this.record(row)
+      else result.discard(n)
+    } else if (message.signature === Request.PULL) {
+      await this.pullStreamed(result, n, (row) => this.record(row))
+    } else if (n < 0) {
+      // DISCARD of what remains stops the work.
+      result.close('discarded')
     } else {
-      result.discard(n)
+      await this.pullStreamed(result, n, () => {})
     }
     if (result.hasMore) {
       this.success(new Map([['has_more', true]]))
       return
     }
-    this.results.delete(qid)
+    this.drop(result)
     const metadata = new Map(result.summary)
     metadata.set('t_last', BigInt(Date.now() - result.startedAt))
     if (this.state === 'streaming') this.state = 'ready'
@@ -446,11 +463,59 @@ export class BoltConnection {
     this.success(metadata)
   }
 
+  /** PULL (or DISCARD) `n` records of a streamed result (streamed-pull.ts); a failure closes it. */
+  private async pullStreamed(
+    result: OpenResult,
+    n: number,
+    sink: (row: DetachedValue[]) => void,
+  ): Promise<void> {
+    const controller = new AbortController()
+    this.running = controller
+    try {
+      await pullStreamed(result, n, sink, {
+        backend: this.options.backend,
+        requestTimeoutMs: this.options.requestTimeoutMs,
+        signal: controller.signal,
+        check: () => {
+          if (result.qid >= 0) checkTransactionOpen(this.tx)
+        },
+        ended: () => this.ended,
+        breathe: async () => {
+          this.flush()
+          await this.options.drained?.()
+          await new Promise<void>((resolve) => setImmediate(resolve))
+        },
+        ...(this.options.events?.streamed ? { streamed: this.options.events.streamed } : {}),
+      })
+    } catch (error) {
+      result.close('failed')
+      this.drop(result)
+      throw error
+    } finally {
+      this.running = null
+    }
+  }
+
+  /** Every open result stops (its streamed work with it). */
+  private closeResults(reason: string): void {
+    for (const result of this.results.values()) {
+      result.close(reason)
+      this.drop(result)
+    }
+  }
+
+  /** A result leaves the connection (finished, failed or closed). */
+  private drop(result: OpenResult): void {
+    if (this.results.get(result.qid) !== result) return
+    this.results.delete(result.qid)
+    if (result.cursor !== undefined) this.options.events?.stream?.(false)
+  }
+
   private async commit(): Promise<void> {
     const tx = this.tx
     if (tx === null) return this.fail(Failures.protocol('no open transaction'))
     this.tx = null
-    this.results.clear()
+    this.closeResults('closed by the commit')
     this.state = 'ready'
     await tx.commit()
     this.success(new Map([['bookmark', this.options.backend.bookmark()]]))
@@ -459,7 +524,7 @@ export class BoltConnection {
   private async endTransaction(): Promise<void> {
     const tx = this.tx
     this.tx = null
-    this.results.clear()
+    this.closeResults('closed by the end of its transaction')
     if (this.state !== 'failed' && this.state !== 'defunct') this.state = 'ready'
     await tx?.rollback()
   }

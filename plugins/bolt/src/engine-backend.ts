@@ -44,6 +44,7 @@ export function engineBackend(options: EngineBackendOptions): BoltBackend {
         : database
     },
     run: (call) => engine.cypher(call),
+    readSlice: (workspaceId, slice) => engine.readGraph(workspaceId, slice),
     begin: (beginOptions) => engine.beginTransaction(beginOptions),
     async awaitBookmarks(bookmarks) {
       if (bookmarks.length === 0) return

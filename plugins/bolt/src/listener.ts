@@ -115,6 +115,18 @@ export class BoltListener {
         events?.bytes?.('out', bytes.length)
         if (!socket.destroyed) socket.write(bytes)
       },
+      drained: () =>
+        socket.writableNeedDrain && !socket.destroyed
+          ? new Promise<void>((resolve) => {
+              const done = () => {
+                socket.off('drain', done)
+                socket.off('close', done)
+                resolve()
+              }
+              socket.on('drain', done)
+              socket.on('close', done)
+            })
+          : undefined,
       close: () => {
         socket.end()
         // A client that does not close its side is cut after a moment.

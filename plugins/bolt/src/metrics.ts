@@ -36,6 +36,16 @@ export function boltMetrics(registry: Registry, connections: () => number): List
     labelNames: ['direction'],
     registers,
   })
+  const streams = new Gauge({
+    name: 'service_bolt_open_streams',
+    help: 'Streamed Bolt results open (computed as the client pulls; closed when done, discarded or reset).',
+    registers,
+  })
+  const streamed = new Counter({
+    name: 'service_bolt_streamed_records_total',
+    help: 'Records of streamed Bolt results computed and sent.',
+    registers,
+  })
   opened.inc({ outcome: 'accepted' }, 0)
   bytes.inc({ direction: 'in' }, 0)
   bytes.inc({ direction: 'out' }, 0)
@@ -45,5 +55,7 @@ export function boltMetrics(registry: Registry, connections: () => number): List
     message: (name) => messages.inc({ message: name }),
     failure: (code) => failures.inc({ code }),
     bytes: (direction, count) => bytes.inc({ direction }, count),
+    stream: (open) => (open ? streams.inc() : streams.dec()),
+    streamed: (records) => streamed.inc(records),
   }
 }

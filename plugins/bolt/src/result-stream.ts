@@ -1,4 +1,4 @@
-import type { CypherResult, DetachedValue, MutationSummary } from '@service/core/cypher'
+import type { CypherResult, DetachedValue, MutationSummary, ResultCursor } from '@service/core/cypher'
 import type { PackValue } from './packstream/structure.js'
 
 /** Neo4j's counter names for our mutation summary. */
@@ -24,21 +24,27 @@ export function statsOf(summary: MutationSummary): Map<string, PackValue> | null
   return stats
 }
 
-/** The query type Neo4j reports: `r` read, `w` write only, `rw` read and write. */
-export function queryType(result: CypherResult): 'r' | 'w' | 'rw' {
+/**
+ * The query type Neo4j reports: `r` read, `w` write only, `rw` read and write, `s` schema. The engine says
+ * (`query_type`); without it (a backend that does not), what the result shows decides.
+ */
+export function queryType(result: CypherResult): 'r' | 'w' | 'rw' | 's' {
+  if (result.query_type !== undefined) return result.query_type
   const wrote = statsOf(result.mutation_summary) !== null
   if (!wrote) return 'r'
   return (result.data?.rows.length ?? 0) > 0 ? 'rw' : 'w'
 }
 
 /**
- * An open result on a connection: the rows the engine returned (bounded by its budgets) and a cursor that
+ * An open result on a connection. Either a streamed read (`cursor`: the engine computes rows as PULL asks for
+ * them, see connection.ts) or the rows the engine returned whole (bounded by its budgets) with a position that
  * PULL pages through, so a small fetch size never sends more than it asked for.
  */
 export class OpenResult {
   private next = 0
   readonly fields: string[]
   private readonly rows: DetachedValue[][]
+  readonly cursor: ResultCursor | undefined
 
   constructor(
     readonly qid: number,
@@ -46,9 +52,18 @@ export class OpenResult {
     /** Final SUCCESS metadata besides `has_more`/`t_last`. */
     readonly summary: Map<string, PackValue>,
     readonly startedAt: number,
+    /** Epoch ms no pull of a streamed result goes past (`tx_timeout`); undefined: each pull has the handler budget. */
+    readonly deadline?: number,
   ) {
     this.fields = result.data?.columns ?? []
     this.rows = (result.data?.rows ?? []) as DetachedValue[][]
+    this.cursor = result.cursor
+  }
+
+  /** Stops a streamed result's work (DISCARD, RESET, COMMIT, ROLLBACK, a closed connection). */
+  close(reason: string): void {
+    this.cursor?.close(reason)
+    this.next = this.rows.length
   }
 
   /** Up to `n` next rows (`n < 0`: all that remain). */
@@ -65,6 +80,6 @@ export class OpenResult {
   }
 
   get hasMore(): boolean {
-    return this.next < this.rows.length
+    return this.cursor !== undefined ? this.cursor.hasMore : this.next < this.rows.length
   }
 }

@@ -1,5 +1,6 @@
 import type { BeginOptions, CypherCall, ExplicitTransaction } from '@service/core'
-import { type CypherResult, emptySummary } from '@service/core/cypher'
+import { GraphCatalog } from '@service/core'
+import { CypherEngine, type CypherResult, emptySummary, type ResultCursor } from '@service/core/cypher'
 import type { BoltBackend } from './backend.js'
 import { Failures } from './failures.js'
 
@@ -20,21 +21,38 @@ export interface ScriptedBackend {
   calls: CypherCall[]
   /** Transactions begun: their options, statements and how they ended. */
   txs: { options: BeginOptions; statements: string[]; ended: 'commit' | 'rollback' | null }[]
+  /** Cursors of `STREAM n` statements, in order, and the slices run through `readSlice`. */
+  cursors: ResultCursor[]
+  slices: number
 }
 
 /**
- * A backend with no engine, for the state machine's tests and the wire fuzzer: `RETURN n` answers n rows,
- * `FAIL` a syntax error; the password `secret` is the token; it records what it was asked.
+ * A backend for the state machine's tests and the wire fuzzer: `RETURN n` answers n rows, `STREAM n` a streamed
+ * result of n integers (a cursor of an empty graph's engine), `FAIL` a syntax error; the password `secret` is
+ * the token; it records what it was asked.
  */
 export function scriptedBackend(): ScriptedBackend {
   const calls: CypherCall[] = []
   const txs: ScriptedBackend['txs'] = []
+  const cursors: ResultCursor[] = []
+  const engine = new CypherEngine(new GraphCatalog())
+  const streamed = async (query: string): Promise<CypherResult> => {
+    const { result } = await engine.execute({
+      query: `UNWIND range(1, ${rowsAsked(query)}) AS i RETURN i`,
+      mode: 'read',
+      rows: 'stream',
+    })
+    if (result.cursor !== undefined) cursors.push(result.cursor)
+    return result
+  }
+  const scripted: ScriptedBackend = { backend: undefined as never, calls, txs, cursors, slices: 0 }
   const backend: BoltBackend = {
     authenticate: (auth) => (auth.get('credentials') === 'secret' ? null : Failures.unauthorized()),
     admit: () => null,
     workspaceOf: (database) => database ?? 'default',
     async run(call) {
       calls.push(call)
+      if (call.query.startsWith('STREAM ')) return streamed(call.query)
       if (call.query !== 'FAIL') return integerRows(rowsAsked(call.query))
       return {
         ...integerRows(0),
@@ -58,6 +76,7 @@ export function scriptedBackend(): ScriptedBackend {
         state: () => 'open',
         run: async (statement) => {
           record.statements.push(statement.query)
+          if (statement.query.startsWith('STREAM ')) return streamed(statement.query)
           return integerRows(rowsAsked(statement.query))
         },
         commit: async () => {
@@ -73,6 +92,11 @@ export function scriptedBackend(): ScriptedBackend {
     awaitBookmarks: async () => {},
     bookmark: () => 'commit-seq:7',
     routingTable: (_database, address) => [{ addresses: [address], role: 'ROUTE' }],
+    async readSlice(_workspaceId, slice) {
+      scripted.slices++
+      return slice()
+    },
   }
-  return { backend, calls, txs }
+  scripted.backend = backend
+  return scripted
 }

@@ -8,6 +8,7 @@ import {
   CypherEngine,
   type CypherOutcome,
   equals,
+  outcomeOfError,
   type ProcedureDef,
   parseSignature,
   type Value,
@@ -16,6 +17,27 @@ import { CONFORMANCE_BUDGETS, listFiles } from '../test-harness.js'
 import { canonicalExpected, canonicalValue, parseParameter } from './notation.js'
 
 export type ScenarioStatus = 'passed' | 'failed' | 'skipped'
+
+/** `TCK_STREAM_PAGE=n`: a read that streams runs through its cursor in pages of n (the slicing against the TCK). */
+const STREAM_PAGE = Number(process.env.TCK_STREAM_PAGE ?? 0)
+
+async function execute(
+  engine: CypherEngine,
+  query: string,
+  params: Record<string, unknown>,
+): Promise<CypherOutcome> {
+  if (!(STREAM_PAGE > 0)) return engine.execute({ query, mode: 'auto', params })
+  const outcome = await engine.execute({ query, mode: 'auto', params, rows: 'stream' })
+  const cursor = outcome.result.cursor
+  if (cursor === undefined) return outcome
+  const rows: Value[][] = []
+  try {
+    while (cursor.hasMore) cursor.pullValues(STREAM_PAGE, (row) => rows.push(row))
+  } catch (error) {
+    return outcomeOfError(error)
+  }
+  return { ...outcome, raw: { columns: outcome.result.data?.columns ?? [], rows, graph: cursor.graph } }
+}
 
 export interface ScenarioResult {
   feature: string
@@ -197,7 +219,7 @@ async function runPickle(pickle: Pickle, graphsDir: string): Promise<string | un
     }
     if (text === 'executing query:' || text === 'executing control query:') {
       before = snapshot(store)
-      outcome = await engine.execute({ query: docString(step), mode: 'auto', params })
+      outcome = await execute(engine, docString(step), params)
       after = snapshot(store)
       params = {}
       continue

@@ -4,6 +4,7 @@ import type { GraphReader } from '../../graph/types.js'
 import { budgetError, CypherError } from '../errors.js'
 import type { ProcedureHost } from '../procedures/host.js'
 import type { Value } from '../values.js'
+import type { StreamSlice } from './resumable.js'
 
 export interface CypherBudgets {
   maxQueryLength: number
@@ -13,6 +14,11 @@ export interface CypherBudgets {
   /** Every row produced, including those an aggregation consumes (`scanned_records`): the work bound. */
   maxScannedRecords: number
   maxReturnedRecords: number
+  /**
+   * Records one streamed result may deliver (Bolt, SERVICE_BOLT_MAX_STREAMED_RECORDS). A streamed run holds one
+   * slice, not the result, so its loaded-records and adjacency bounds rise to this too (stream-cursor.ts).
+   */
+  maxStreamedRecords: number
   /** Redo operations of one write query (`mutation_count`). */
   maxMutations: number
   maxExecutionMs: number
@@ -35,6 +41,7 @@ export const DEFAULT_BUDGETS: Readonly<CypherBudgets> = Object.freeze({
   maxLoadedRecords: 50_000,
   maxScannedRecords: 20_000_000,
   maxReturnedRecords: 10_000,
+  maxStreamedRecords: 5_000_000,
   maxMutations: 5_000,
   maxExecutionMs: 20_000,
   maxPayloadBytes: 4 * 1024 * 1024,
@@ -96,6 +103,8 @@ export interface ExecContext {
   regexCache: Map<string, RegExp> | undefined
   /** PROFILE: rows each top-level operator emitted, by its index in Plan.operators. */
   profileRows?: number[] | undefined
+  /** Set while a streamed run executes a slice: the first clause's source resumes from it (resumable.ts). */
+  stream?: StreamSlice | undefined
   /** What procedures reach beyond the graph (the engine sets it; bare contexts in tests may not). */
   readonly host?: ProcedureHost | undefined
 }

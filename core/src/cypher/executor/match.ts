@@ -28,6 +28,8 @@ export interface CompiledMatch {
   newSlots: number[]
   /** Human-readable operator list, for tests and diagnostics. */
   plan: string[]
+  /** With `resumable` asked: true when the first pattern starts with a scan a streamed run can resume. */
+  resumable: boolean
 }
 
 interface Filter {
@@ -41,7 +43,7 @@ export function compileMatch(
   parts: PatternPart[],
   where: Expr | undefined,
   input: Scope,
-  options: { countLoaded: boolean; optional: boolean },
+  options: { countLoaded: boolean; optional: boolean; resumable?: boolean },
 ): CompiledMatch {
   // Read first: compiling the pattern's subqueries moves the planner on to their clauses.
   const counter = env.rowCounter ?? load
@@ -50,6 +52,7 @@ export function compileMatch(
   const plan: string[] = []
   const newSlots: number[] = []
   const clauseRels: { slot: number; list: boolean }[] = []
+  let resumable = false
   const declaredRels = new Set<string>()
   // A path variable cannot also name a node or relationship of the same MATCH.
   for (const part of parts) {
@@ -177,7 +180,7 @@ export function compileMatch(
           steps.push(labelScanStep(slot, node.labels, check))
         } else {
           plan.push(`AllNodesScan(${name})`)
-          steps.push(allNodesStep(slot, check))
+          steps.push(allNodesStep(slot, check, false))
         }
         flushFilters()
         return slot
@@ -248,6 +251,9 @@ export function compileMatch(
       } else {
         const { slot, name } = bindNew(node.variable, 'node', node.start)
         nodeSlots[start.index] = slot
+        // The first pattern's scan or seek is the streamed source when asked (a streamed run resumes it).
+        const source = options.resumable === true && !options.optional && part === parts[0]
+        if (source) resumable = true
         if (start.seek !== undefined) {
           plan.push(`NodeIndexSeek(${name}:${start.seek.label}.${start.seek.key})`)
           steps.push(
@@ -257,14 +263,17 @@ export function compileMatch(
               start.seek.key,
               env.exprs.compile(start.seek.value, scope),
               check,
+              source,
             ),
           )
-        } else if (node.labels.length > 0) {
-          plan.push(`NodeByLabelScan(${name}:${node.labels.join(':')})`)
-          steps.push(labelScanStep(slot, node.labels, check))
         } else {
-          plan.push(`AllNodesScan(${name})`)
-          steps.push(allNodesStep(slot, check))
+          if (node.labels.length > 0) {
+            plan.push(`NodeByLabelScan(${name}:${node.labels.join(':')})`)
+            steps.push(labelScanStep(slot, node.labels, check, source))
+          } else {
+            plan.push(`AllNodesScan(${name})`)
+            steps.push(allNodesStep(slot, check, source))
+          }
         }
       }
       flushFilters()
@@ -404,7 +413,7 @@ export function compileMatch(
       return emit(out)
     }
   }
-  return { scope, matcher, newSlots, plan }
+  return { scope, matcher, newSlots, plan, resumable }
 }
 
 function isPatternVar(parts: PatternPart[], name: string): boolean {

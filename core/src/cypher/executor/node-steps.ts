@@ -8,6 +8,7 @@ import { type CypherMap, equals, NodeValue, typeName, type Value } from '../valu
 import { type ExecContext, type Row, tick } from './context.js'
 import { compileDynamicLabels } from './dynamic-labels.js'
 import { labelExprMatches } from './label-expr.js'
+import { resumeSource } from './resumable.js'
 import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
 
 /** The checks a node or relationship pattern compiles to (labels, property maps), and the steps binding a node. */
@@ -92,41 +93,74 @@ function scanIds(
   return true
 }
 
-export function allNodesStep(slot: number, check: NodeCheck): Step {
-  return (next) => (row, ctx, emit) => scanIds(ctx.graph.allNodeIds(), slot, check, next, row, ctx, emit)
+/**
+ * A scan over the ids `ids` finds for a row (undefined: nothing to scan). As a streamed run's source
+ * (`resumable`, executor/resumable.ts) it goes on from where the previous slice stopped, and skips a node
+ * deleted since (slices read the published graph as it is when each runs: read committed).
+ */
+function scanStep(
+  slot: number,
+  check: NodeCheck,
+  resumable: boolean,
+  ids: (row: Row, ctx: ExecContext) => Iterable<number> | undefined,
+): Step {
+  return (next) => (row, ctx, emit) => {
+    const stream = resumable ? ctx.stream : undefined
+    if (stream === undefined) {
+      const found = ids(row, ctx)
+      return found === undefined || scanIds(found, slot, check, next, row, ctx, emit)
+    }
+    return resumeSource(
+      stream,
+      () => (ids(row, ctx) ?? [])[Symbol.iterator](),
+      (id) => ctx.graph.node(id) === undefined || scanIds([id], slot, check, next, row, ctx, emit),
+    )
+  }
 }
 
-export function labelScanStep(slot: number, labels: string[], check: NodeCheck): Step {
-  return (next) => (row, ctx, emit) => {
+export function allNodesStep(slot: number, check: NodeCheck, resumable: boolean): Step {
+  return scanStep(slot, check, resumable, (_row, ctx) => ctx.graph.allNodeIds())
+}
+
+export function labelScanStep(slot: number, labels: string[], check: NodeCheck, resumable = false): Step {
+  return scanStep(slot, check, resumable, (_row, ctx) => {
     // The rarest label drives the scan; `check` verifies the others.
     let best = -1
     let bestCount = Number.POSITIVE_INFINITY
     for (const label of labels) {
       const id = ctx.graph.names.lookup(label)
-      if (id < 0) return true
+      if (id < 0) return undefined
       const count = ctx.graph.labelCount(id)
       if (count < bestCount) {
         bestCount = count
         best = id
       }
     }
-    return scanIds(ctx.graph.labelNodeIds(best), slot, check, next, row, ctx, emit)
-  }
+    return ctx.graph.labelNodeIds(best)
+  })
 }
 
-export function seekStep(slot: number, label: string, key: string, value: Eval, check: NodeCheck): Step {
-  return (next) => (row, ctx, emit) => {
+export function seekStep(
+  slot: number,
+  label: string,
+  key: string,
+  value: Eval,
+  check: NodeCheck,
+  resumable: boolean,
+): Step {
+  return scanStep(slot, check, resumable, (row, ctx) => {
     const v = value(row, ctx)
     const labelId = ctx.graph.names.lookup(label)
-    if (v === null || labelId < 0) return true
+    if (v === null || labelId < 0) return undefined
     const keyId = ctx.graph.names.lookup(key)
-    if (keyId < 0) return true
+    if (keyId < 0) return undefined
     const indexable =
       typeof v === 'string' || typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean'
     // Lists and other values are not in the index: scan the label and let `check` compare.
     const ids = indexable
       ? ctx.graph.propertyNodeIds(labelId, keyId, v as PropertyValue)
       : ctx.graph.labelNodeIds(labelId)
-    return scanIds(Array.isArray(ids) ? ids : [...ids], slot, check, next, row, ctx, emit)
-  }
+    // A copy (the index entry may change while the scan runs, or a streamed run waits between slices).
+    return Array.isArray(ids) && ctx.stream === undefined ? ids : [...ids]
+  })
 }

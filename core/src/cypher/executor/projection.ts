@@ -29,6 +29,8 @@ export interface CompiledProjection {
   factories: StageFactory[]
   scope: Scope
   columns: { name: string; slot: number }[]
+  /** Rows pass through one by one (no grouping, DISTINCT or ORDER BY holds them): a streamed run may slice it. */
+  streams: boolean
 }
 
 interface Item {
@@ -209,7 +211,12 @@ export function compileProjection(
       finish: () => next.finish(),
     }))
   }
-  return { factories, scope: output, columns: items.map((item) => ({ name: item.name, slot: item.slot })) }
+  return {
+    factories,
+    scope: output,
+    columns: items.map((item) => ({ name: item.name, slot: item.slot })),
+    streams: !aggregating && !projection.distinct && projection.orderBy.length === 0,
+  }
 }
 
 /** Projected expressions, so ORDER BY and WHERE can name them by their text (`ORDER BY n.name`). */

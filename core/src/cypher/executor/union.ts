@@ -6,6 +6,8 @@ export interface CompiledPart {
   columns: string[]
   slots: number[]
   returns: boolean
+  /** The top-level read's rows can stream (planner.ts StreamPlan). */
+  streams?: boolean
 }
 
 /** A compiled query (a UNION of single queries): the top-level query or a subquery. */
