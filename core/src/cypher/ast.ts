@@ -205,6 +205,8 @@ export type Clause =
       reportStatus?: string
     } & Span)
   | ({ kind: 'foreach'; variable: string; list: Expr; body: Clause[] } & Span)
+  /** `FINISH`: the query ends without a result (its side effects still happen). */
+  | ({ kind: 'finish' } & Span)
   | ({ kind: 'schema'; command: SchemaCommand } & Span)
 
 /** `CREATE … INDEX`, `CREATE CONSTRAINT`, `DROP INDEX|CONSTRAINT`: a schema command (a query of its own). */

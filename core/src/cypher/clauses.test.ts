@@ -255,7 +255,30 @@ describe('subqueries', () => {
   })
 })
 
+describe('FINISH', () => {
+  it('ends a query without a result, its side effects done', async () => {
+    const engine = await seeded()
+    const read = await engine.run({ query: 'MATCH (n:Person) FINISH', mode: 'auto' })
+    expect([read.status, read.data?.columns, read.data?.rows]).toEqual(['Success', [], []])
+    const write = await engine.run({
+      query: "MATCH (n:Person {name: 'A'}) SET n.seen = true FINISH",
+      mode: 'auto',
+    })
+    expect(write.mutation_summary.properties_set).toBe(1)
+    expect(write.data?.rows).toEqual([])
+    expect(await rows(engine, "MATCH (n {name: 'A'}) RETURN n.seen")).toEqual([[true]])
+    expect(await code(engine, 'MATCH (n) FINISH RETURN n')).toBe('INVALID_CLAUSE_COMPOSITION')
+  })
+})
+
 describe('shortest paths', () => {
+  it('ANY SHORTEST is SHORTEST 1', async () => {
+    const engine = await seeded()
+    expect(
+      await rows(engine, "MATCH p = ANY SHORTEST ({name: 'A'})-[:KNOWS]->+({name: 'C'}) RETURN length(p)"),
+    ).toEqual([[2]])
+  })
+
   it("apply a parenthesised pattern's WHERE to each candidate before choosing the shortest", async () => {
     // s to t: directly (length 1), and through a then b (length 3).
     const engine = new CypherEngine(new GraphCatalog())

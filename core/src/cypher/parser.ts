@@ -199,6 +199,9 @@ class QueryParser extends SchemaParser {
         return this.parseShow()
       case 'FOREACH':
         return this.parseForeach()
+      case 'FINISH':
+        this.next()
+        return { kind: 'finish', start, end: this.lastEnd() }
       case 'ORDER':
       case 'SKIP':
       case 'OFFSET':

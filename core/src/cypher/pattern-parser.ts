@@ -52,6 +52,10 @@ export abstract class PatternParser extends ExpressionParser {
     if (this.isKeyword('ALL') && this.isKeyword('SHORTEST', 1)) {
       this.pos += 2
       out = { all: true, k: 1 }
+    } else if (this.isKeyword('ANY') && this.isKeyword('SHORTEST', 1)) {
+      // `ANY SHORTEST` is `SHORTEST 1`.
+      this.pos += 2
+      out = { all: false, k: 1 }
     } else if (this.isKeyword('SHORTEST') || this.isKeyword('ANY')) {
       this.next()
       let k = 1
