@@ -193,6 +193,17 @@ describe('subqueries', () => {
     )
   })
 
+  it('IN [n] CONCURRENT TRANSACTIONS runs its batches one after the other (an order Neo4j allows)', async () => {
+    const engine = new CypherEngine(new GraphCatalog())
+    const query = (concurrency: string) =>
+      `UNWIND range(1, 5) AS i CALL (i) { CREATE (:K {i: i}) } IN ${concurrency} CONCURRENT TRANSACTIONS OF 2 ROWS RETURN count(*) AS n`
+    expect(await rows(engine, query('3'))).toEqual([[5]])
+    expect(await rows(engine, query('-1'))).toEqual([[5]])
+    expect(await rows(engine, query(''))).toEqual([[5]])
+    expect(await rows(engine, 'MATCH (k:K) RETURN count(k)')).toEqual([[15]])
+    expect(await code(engine, query("'x'"))).toBe('CYPHER_SYNTAX_ERROR')
+  })
+
   it('ON ERROR CONTINUE rolls a failed batch back and goes on; its rows get null columns', async () => {
     const engine = new CypherEngine(new GraphCatalog())
     const run = (size: number) =>

@@ -304,13 +304,15 @@ class QueryParser extends SchemaParser {
       let onError: 'continue' | 'break' | 'fail' | undefined
       let reportStatus: string | undefined
       if (this.acceptKeyword('IN')) {
-        if (this.peek().kind === 'int' || this.isKeyword('CONCURRENT')) {
-          throw this.errorAt(
-            'UNSUPPORTED_CYPHER_FEATURE',
-            'concurrent transactions are not supported',
-            this.peek().start,
-          )
-        }
+        // `IN [n] CONCURRENT TRANSACTIONS`: Neo4j leaves the order and visibility of concurrent batches open,
+        // so running them one after the other is one of its allowed outcomes; n must be an integer.
+        if (this.peek().kind === 'int' || this.isPunct('-')) {
+          const negative = this.acceptPunct('-')
+          if (this.peek().kind !== 'int') throw this.unexpected('an integer concurrency')
+          this.next()
+          if (negative && !this.isKeyword('CONCURRENT')) throw this.unexpected('CONCURRENT')
+          this.expectKeyword('CONCURRENT')
+        } else this.acceptKeyword('CONCURRENT')
         this.expectKeyword('TRANSACTIONS')
         batch = 'default'
         // `OF n ROWS`, `ON ERROR …` and `REPORT STATUS AS s`, each at most once, in any order.
