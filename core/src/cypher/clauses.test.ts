@@ -266,6 +266,16 @@ describe('subqueries', () => {
   })
 })
 
+describe('NODETACH DELETE', () => {
+  it('is DELETE: a node with relationships is refused, a lone one deleted', async () => {
+    const engine = await seeded()
+    expect(await code(engine, "MATCH (n {name: 'A'}) NODETACH DELETE n")).toBe('DELETE_CONNECTED_NODE')
+    await engine.run({ query: 'CREATE (:Lone)', mode: 'write' })
+    expect(await rows(engine, 'MATCH (n:Lone) NODETACH DELETE n RETURN count(*)')).toEqual([[1]])
+    expect(await rows(engine, 'MATCH (n:Lone) RETURN count(n)')).toEqual([[0]])
+  })
+})
+
 describe('FINISH', () => {
   it('ends a query without a result, its side effects done', async () => {
     const engine = await seeded()

@@ -31,6 +31,7 @@ const CLAUSE_STARTS = new Set([
   'REMOVE',
   'DELETE',
   'DETACH',
+  'NODETACH',
   'UNION',
   'CALL',
   'FOREACH',
@@ -267,8 +268,11 @@ class QueryParser extends SchemaParser {
         this.next()
         return { kind: 'remove', items: this.parseRemoveItems(), start, end: this.lastEnd() }
       case 'DELETE':
-      case 'DETACH': {
+      case 'DETACH':
+      case 'NODETACH': {
+        // `NODETACH DELETE` (GQL) is DELETE, said explicitly.
         const detach = this.acceptKeyword('DETACH')
+        if (!detach) this.acceptKeyword('NODETACH')
         this.expectKeyword('DELETE')
         const exprs: Expr[] = []
         do exprs.push(this.parseExpr())

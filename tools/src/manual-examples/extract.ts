@@ -89,7 +89,7 @@ export function extractPage(path: string, text: string): ManualPage {
         page.setup.push(...statements(block.text).map((q) => ({ query: q, required: true })))
       else if (lang === 'cypher') {
         if (query !== undefined && !SKIPPED.test(query.attrs))
-          page.setup.push({ query: query.text, required: false })
+          page.setup.push(...statements(query.text).map((q) => ({ query: q, required: false })))
         query = block
       } else if (lang === 'parameters' || (block.title === 'Parameters' && /json|javascript/.test(lang)))
         params = parseParams(block.text)
@@ -117,7 +117,7 @@ export function extractPage(path: string, text: string): ManualPage {
             setupBefore: page.setup.length,
           })
         // A failing query, or one whose table has no header (`(empty result)`): it still runs, and writes.
-        else page.setup.push({ query: query.text, required: false })
+        else page.setup.push(...statements(query.text).map((q) => ({ query: q, required: false })))
       }
       query = undefined
       params = {}

@@ -68,7 +68,8 @@ d|Rows: 1
 .Query
 [source, cypher]
 ----
-MATCH (p:Pet) SET p.age = 4
+MATCH (p:Pet) SET p.age = 4;
+MATCH (p:Pet) SET p.seen = true
 ----
 
 [role="queryresult",options="footer",cols="1*<m"]
@@ -99,6 +100,7 @@ describe('manual examples', () => {
       "CREATE (:Owner {name: 'Bo'})",
       'RETURN 1/0',
       'MATCH (p:Pet) SET p.age = 4',
+      'MATCH (p:Pet) SET p.seen = true',
     ])
     expect(page.examples.map((e) => e.columns)).toEqual([['name', 'pets'], ['p'], ['age'], ['age']])
     expect(page.examples[0]?.rows).toEqual([
