@@ -544,6 +544,17 @@ describe('clauses and syntax', () => {
         "RETURN 1 IS :: INTEGER, 'x' IS :: INTEGER, null IS :: STRING, null IS :: STRING NOT NULL, [1] IS :: LIST<INTEGER>, 1 IS NOT :: STRING, 1.5 IS :: INTEGER | FLOAT",
       ),
     ).toEqual([[true, false, true, false, true, true, true]])
+    // Temporal types, with their GQL spellings; one temporal type is not another.
+    expect(
+      await rows(
+        engine,
+        `RETURN date() IS :: DATE, datetime() IS :: ZONED DATETIME, localdatetime() IS :: LOCAL DATETIME,
+          time() IS :: ZONED TIME, localtime() IS :: LOCAL TIME, duration('P1D') IS :: DURATION,
+          datetime() IS :: TIMESTAMP WITH TIME ZONE, localdatetime() IS :: TIMESTAMP WITHOUT TIME ZONE,
+          time() IS :: TIME WITH TIME ZONE, localtime() IS :: TIME WITHOUT TIME ZONE,
+          date() IS :: DURATION, datetime() IS :: LOCAL DATETIME, [date()] IS :: LIST<DATE NOT NULL>`,
+      ),
+    ).toEqual([[true, true, true, true, true, true, true, true, true, true, false, false, true]])
     expect(
       await rows(
         engine,
