@@ -87,7 +87,7 @@ function isPropertyValue(value: Value): boolean {
 }
 
 /** Splits `A | LIST<B | C>` at its top-level bars. */
-function splitUnion(type: string): string[] {
+export function splitUnion(type: string): string[] {
   const out: string[] = []
   let depth = 0
   let start = 0

@@ -1,3 +1,4 @@
+import { splitUnion } from './type-predicate.js'
 import { typeName, type Value } from './values.js'
 
 /**
@@ -56,7 +57,7 @@ function compareTypes(a: string, b: string): number {
   const innerA = /^LIST<(.*)>( NOT NULL)?$/.exec(a)?.[1]
   const innerB = /^LIST<(.*)>( NOT NULL)?$/.exec(b)?.[1]
   if (innerA !== undefined && innerB !== undefined) {
-    const byInner = compareUnions(members(innerA), members(innerB))
+    const byInner = compareUnions(splitUnion(innerA), splitUnion(innerB))
     if (byInner !== 0) return byInner
   }
   const [strictA, strictB] = [a.endsWith(' NOT NULL'), b.endsWith(' NOT NULL')]
@@ -72,22 +73,4 @@ function compareUnions(a: string[], b: string[]): number {
     if (c !== 0) return c
   }
   return 0
-}
-
-/** A union's members, split at its top-level bars. */
-function members(union: string): string[] {
-  const out: string[] = []
-  let depth = 0
-  let start = 0
-  for (let i = 0; i < union.length; i++) {
-    const c = union[i]
-    if (c === '<') depth++
-    else if (c === '>') depth--
-    else if (c === '|' && depth === 0) {
-      out.push(union.slice(start, i).trim())
-      start = i + 1
-    }
-  }
-  out.push(union.slice(start).trim())
-  return out
 }
