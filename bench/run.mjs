@@ -19,6 +19,7 @@ const areas = {
   taxii: 'taxii.mjs',
   mcp: 'mcp.mjs',
   bolt: 'bolt.mjs',
+  footprint: 'footprint.mjs',
 }
 const area = process.argv[2] ?? 'health'
 const script = areas[area]

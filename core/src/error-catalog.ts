@@ -18,6 +18,8 @@ export const ERROR_CATALOG = {
   STORAGE_INCOMPATIBLE: 'unavailable',
   STORAGE_NOT_FOUND: 'not_found',
   STORAGE_RECOVERY_FAILED: 'unavailable',
+  /** A payload read back from the payload file does not check out (length or checksum). */
+  STORAGE_PAYLOAD_CORRUPT: 'unavailable',
   CHECKPOINT_ABANDONED: 'unavailable',
   // The PostgreSQL store: ownership, fencing, read followers and read-your-writes
   STORAGE_OWNED_BY_ANOTHER_PRIMARY: 'unavailable',

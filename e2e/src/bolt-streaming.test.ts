@@ -97,6 +97,30 @@ describe('Bolt streaming of large results', () => {
     expect(await metric(server, 'service_bolt_open_streams')).toBe(0)
   }, 60_000)
 
+  it('frees the work of a stream whose connection closes, or that a session reset', async () => {
+    const before = await metric(server, 'service_bolt_streamed_records_total')
+    const closing = driverFor(server, 'bolt', { disableLosslessIntegers: true })
+    const session = closing.session({ fetchSize: 1000 })
+    const iterator = session.run('UNWIND range(1, 1000000) AS i RETURN i')[Symbol.asyncIterator]()
+    // The iterator's value is a record while the stream runs (its summary only once done).
+    const first = (await iterator.next()).value as { get(key: string): unknown } | undefined
+    expect(first?.get('i')).toBe(1)
+    expect(await metric(server, 'service_bolt_open_streams')).toBe(1)
+    // The driver closes its connections with the stream open (no DISCARD): the server stops it.
+    await closing.close()
+    for (let i = 0; i < 50 && (await metric(server, 'service_bolt_open_streams')) > 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(await metric(server, 'service_bolt_open_streams')).toBe(0)
+    // A session closed mid-stream (the driver discards or resets) leaves nothing open either.
+    const other = driver.session({ fetchSize: 1000 })
+    const partial = other.run('UNWIND range(1, 1000000) AS i RETURN i')[Symbol.asyncIterator]()
+    await partial.next()
+    await other.close()
+    expect(await metric(server, 'service_bolt_open_streams')).toBe(0)
+    const computed = (await metric(server, 'service_bolt_streamed_records_total')) - before
+    expect(computed).toBeLessThan(20_000)
+  }, 60_000)
+
   it('keeps server memory bounded for a slow consumer (back-pressure: PULL n)', async () => {
     const session = driver.session({ fetchSize: 1000 })
     const padding = 'x'.repeat(200)

@@ -1,7 +1,8 @@
 /**
  * Recall filters and validity through the real server: the HTTP door and the MCP `recall` tool take the same
  * `filters` object, refuse a malformed one naming the field, bind the page token to it, and return a memory
- * past its `valid_until` (ranked below what holds now) unless `valid_at` narrows to an instant.
+ * past its `valid_until` (ranked below what holds now) unless `valid_at` narrows to an instant, and read the
+ * workspace as recorded at an instant with `as_of`.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -120,7 +121,13 @@ describe('recall filters over HTTP', () => {
   })
 
   it('refuses malformed filters with 400 INVALID_REQUEST naming the field', async () => {
-    for (const filters of [{ min_confidence: -0.1 }, { valid_at: 'soon' }, { kinds: [1] }, { nope: true }]) {
+    for (const filters of [
+      { min_confidence: -0.1 },
+      { valid_at: 'soon' },
+      { as_of: 'then' },
+      { kinds: [1] },
+      { nope: true },
+    ]) {
       const res = await send('recall', { objective: 'home', seed_ids: [], limits, filters })
       expect(res.status).toBe(400)
       expect((res.json as ErrorBody).error.code).toBe('INVALID_REQUEST')
@@ -151,6 +158,36 @@ describe('recall filters over HTTP', () => {
     })
     expect(ids(second)).toHaveLength(1)
     expect(ids(second)).not.toEqual(ids(first))
+  })
+})
+
+describe('recall as_of: the workspace as recorded at an instant', () => {
+  it('over HTTP and MCP: nothing before it was recorded, a rewritten memory as it was', async () => {
+    const empty = await recall({ objective: 'home address', filters: { as_of: '2000-01-01T00:00:00Z' } })
+    expect(empty.items).toEqual([])
+    expect(empty.usage.filters).toEqual({ as_of: '2000-01-01T00:00:00Z' })
+    const note = await remember('favourite mug is the blue one', { kind: 'preference' })
+    await new Promise((r) => setTimeout(r, 20))
+    const between = new Date().toISOString()
+    await new Promise((r) => setTimeout(r, 20))
+    const rewrite = await send('update', {
+      target: { kind: 'memory', id: note },
+      patch: { content: { format: 'text', value: 'favourite mug is the green one' } },
+    })
+    expect(rewrite.status).toBe(200)
+    const text = (r: Body) => r.items.find((i: Body) => i.record.id === note)?.record.content.value
+    expect(text(await recall({ objective: 'favourite mug' }))).toBe('favourite mug is the green one')
+    expect(text(await recall({ objective: 'favourite mug', filters: { as_of: between } }))).toBe(
+      'favourite mug is the blue one',
+    )
+    const viaMcp: Structured = await call(client, 'recall', {
+      objective: 'favourite mug',
+      filters: { as_of: between },
+    })
+    expect(viaMcp.items.find((i: Structured) => i.record.id === note)?.record.content.value).toBe(
+      'favourite mug is the blue one',
+    )
+    expect(viaMcp.usage.filters).toEqual({ as_of: between })
   })
 })
 

@@ -4788,6 +4788,7 @@ export interface paths {
                                 min_confidence?: number | null;
                                 relationship_kinds?: string[] | null;
                                 valid_at?: string | null;
+                                as_of?: string | null;
                             } | null;
                         };
                     } | {

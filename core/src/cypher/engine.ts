@@ -75,7 +75,14 @@ export interface CypherEngineOptions {
   procedures?: ProcedureRegistry
   /** Declared indexes and constraints (the kernel's is journaled); an in-memory one when absent. */
   schema?: SchemaCatalog
+  /**
+   * Rows a streamed read computes when it is run (its first page; default 1,000, a driver's fetch size): one
+   * that ends within them is answered whole. 0: every streamed read answers with its cursor (tests).
+   */
+  streamPrefetchRows?: number
 }
+
+const STREAM_PREFETCH_ROWS = 1000
 
 /**
  * Runs Cypher against a catalog of workspace graphs. Reads execute synchronously on the published
@@ -498,13 +505,17 @@ export class CypherEngine {
 
   /**
    * Runs the plan, enforces the returned-rows and payload budgets, converts rows to JSON (or detaches them).
-   * A read asked for as a stream, whose plan streams, runs nothing yet: it answers with its cursor.
+   * A read asked for as a stream, whose plan streams, computes its first page and answers with its cursor.
    */
   private collect(plan: Plan, ctx: ExecContext, rowForm: RowForm = 'json'): CypherOutcome {
     if (ctx.signal?.aborted) throw new CypherError('QUERY_ABORTED', 'query was aborted', 'limit')
     if (rowForm === 'stream' && plan.stream !== undefined && plan.mode === undefined && !plan.isWrite) {
+      const cursor = new ResultCursor(plan.stream, plan.columns, ctx, ctx.host?.workspaceId ?? '')
+      // The first page now: a result that ends within it is answered whole, as without streaming.
+      cursor.prefetch(this.options.streamPrefetchRows ?? STREAM_PREFETCH_ROWS)
+      if (cursor.finished) return this.outcome(plan, cursor.takeHeld(), ctx, rowForm)
       const outcome = this.outcome(plan, [], ctx, rowForm)
-      outcome.result.cursor = new ResultCursor(plan.stream, plan.columns, ctx, ctx.host?.workspaceId ?? '')
+      outcome.result.cursor = cursor
       return outcome
     }
     const rows: Value[][] = []

@@ -5,9 +5,10 @@ import { CypherEngine } from './engine.js'
 import type { CypherBudgets } from './executor/context.js'
 import { type ResultCursor, SLICE_ITEMS } from './stream-cursor.js'
 
-const engineWith = (budgets: Partial<CypherBudgets> = {}) => {
+/** An engine whose streamed reads always answer with their cursor (no first page computed ahead). */
+const engineWith = (budgets: Partial<CypherBudgets> = {}, streamPrefetchRows = 0) => {
   const catalog = new GraphCatalog()
-  return { catalog, engine: new CypherEngine(catalog, { budgets }) }
+  return { catalog, engine: new CypherEngine(catalog, { budgets, streamPrefetchRows }) }
 }
 
 async function open(engine: CypherEngine, query: string, params?: Record<string, unknown>) {
@@ -157,6 +158,24 @@ describe('a streamed result', () => {
     expect(got).toEqual([0, 0, 0, 1])
   })
 
+  it('computes its first page when run: a result that ends within it is answered whole', async () => {
+    const { engine } = engineWith({}, 100)
+    const small = await open(engine, 'UNWIND range(1, 99) AS i RETURN i')
+    expect(small.cursor).toBeUndefined()
+    expect(small.data?.rows.length).toBe(99)
+    expect(small.data?.rows.at(-1)).toEqual([99n])
+    // A runtime error of a small result comes with the run, as before streaming.
+    const failed = await open(engine, 'UNWIND [1, 0] AS x RETURN 1 / x')
+    expect(failed.status).toBe('Rejected')
+    const large = await open(engine, 'UNWIND range(1, 101) AS i RETURN i')
+    const cursor = large.cursor as ResultCursor
+    expect(large.data?.rows).toEqual([])
+    const page: DetachedValue[] = []
+    expect(cursor.pull(100, (row) => page.push(row[0] as DetachedValue))).toBe(100)
+    expect(page.at(-1)).toBe(100n)
+    expect(drain(cursor, 10).rows).toEqual([[101n]])
+  })
+
   it('bounds what it delivers by maxStreamedRecords, exactly at the edge', async () => {
     const { engine } = engineWith({ maxStreamedRecords: 1000 })
     const edge = await open(engine, 'UNWIND range(1, 1000) AS i RETURN i')
@@ -191,6 +210,23 @@ describe('a streamed result', () => {
     await engine.execute({ query: 'MATCH (n:Item {id: 5}) DETACH DELETE n', mode: 'write' })
     while (cursor.hasMore) cursor.pull(3, (row) => seen.push(row[0] as DetachedValue))
     expect(seen).toEqual([1n, 2n, 3n, 4n, 6n, 7n, 8n, 9n, 10n])
+  })
+
+  it('is not thrown off when the label index is compacted between pages (many deletes)', async () => {
+    const { engine } = engineWith()
+    await engine.execute({ query: 'UNWIND range(1, 3000) AS i CREATE (:Item {id: i})', mode: 'write' })
+    const cursor = (await open(engine, 'MATCH (n:Item) RETURN n.id')).cursor as ResultCursor
+    const seen: bigint[] = []
+    cursor.pull(10, (row) => seen.push(row[0] as bigint))
+    // 2,000 of 3,000 removed: past a quarter, the index compacts its id list in place.
+    const deleted = await engine.execute({
+      query: 'MATCH (n:Item) WHERE n.id % 3 <> 0 DELETE n',
+      mode: 'write',
+    })
+    expect(deleted.result.mutation_summary.deleted_nodes).toBe(2000)
+    while (cursor.hasMore) cursor.pull(100, (row) => seen.push(row[0] as bigint))
+    const survivors = Array.from({ length: 1000 }, (_, i) => BigInt(3 * (i + 1))).filter((id) => id > 10n)
+    expect(seen).toEqual([...Array.from({ length: 10 }, (_, i) => BigInt(i + 1)), ...survivors])
   })
 
   it('streams inside a transaction over its overlay, seeing its own writes', async () => {

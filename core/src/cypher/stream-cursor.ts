@@ -41,6 +41,8 @@ export class ResultCursor {
   private held: Value[][] = []
   private heldAt = 0
   private wanted = 0
+  /** While prefetching: the rows to compute ahead (held), after which the slice pauses. */
+  private ahead = 0
   private sink: ((row: Value[]) => void) | undefined
   private delivered = 0
   private computeMs = 0
@@ -51,7 +53,7 @@ export class ResultCursor {
     private readonly plan: StreamPlan,
     readonly columns: string[],
     ctx: ExecContext,
-    /** The workspace, and whether slices read its published graph (else a transaction's overlay). */
+    /** The workspace the rows come from: its published graph, or a transaction's overlay (`onPublishedGraph`). */
     readonly workspaceId: string,
   ) {
     this.ctx = { ...ctx, budgets: streamedBudgets(ctx.budgets), stream: this.stream }
@@ -77,6 +79,37 @@ export class ResultCursor {
   /** More rows may come (or are held). */
   get hasMore(): boolean {
     return this.closedBy === undefined && (!this.done || this.heldAt < this.held.length)
+  }
+
+  /** The pipeline ran to its end: the rows still to deliver are the held ones (see `prefetch`). */
+  get finished(): boolean {
+    return this.done && this.closedBy === undefined
+  }
+
+  /**
+   * Computes up to `n` rows ahead, held for the first pull, with the run's own signal and deadline: the engine
+   * does it when the query is run, inside the caller's read, so a small result needs no cursor (`finished`,
+   * then `takeHeld`) and a large one has its first page ready.
+   */
+  prefetch(n: number): void {
+    if (!(n > 0) || this.done) return
+    this.ahead = n
+    try {
+      this.slice({ signal: this.ctx.signal, deadline: this.ctx.deadline })
+    } catch (error) {
+      this.close('failed')
+      throw error
+    } finally {
+      this.ahead = 0
+    }
+  }
+
+  /** The held rows, taken (a finished cursor's whole result, as Cypher values referring to `graph`). */
+  takeHeld(): Value[][] {
+    const rows = this.heldAt === 0 ? this.held : this.held.slice(this.heldAt)
+    this.held = []
+    this.heldAt = 0
+    return rows
   }
 
   /** Records delivered so far. */
@@ -188,6 +221,7 @@ export class ResultCursor {
         'limit',
       )
     this.held.push(values)
+    if (this.ahead > 0 && this.held.length - this.heldAt >= this.ahead) this.stream.full = true
   }
 }
 

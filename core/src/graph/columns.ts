@@ -63,6 +63,12 @@ export class ColumnCache {
     }
   }
 
+  /** Drops every cached column. */
+  clear(): void {
+    this.byLabel.clear()
+    this.cells = 0
+  }
+
   column(
     label: number,
     key: number,

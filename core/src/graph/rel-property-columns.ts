@@ -1,3 +1,4 @@
+import { externalized, type PayloadRef, type PayloadStore, resolved } from './payload-ref.js'
 import type { PropertyValue } from './types.js'
 
 /**
@@ -6,13 +7,15 @@ import type { PropertyValue } from './types.js'
  * property or two), and reading one is an array load, not a hash lookup in a map of millions of entries
  * (recall reads four or five properties of every edge it walks). Absent is `undefined`; a column only a few
  * far-apart relationships use stays small because V8 keeps such an array in dictionary mode. A
- * relationship's keys come out in the order the keys were first seen in the graph.
+ * relationship's keys come out in the order the keys were first seen in the graph. A long string may sit in the
+ * payload file (`externalize`): its slot holds a `PayloadRef`, resolved on every read.
  */
 export class RelPropertyColumns {
-  private readonly byKey = new Map<number, (PropertyValue | undefined)[]>()
+  private readonly byKey = new Map<number, (PropertyValue | PayloadRef | undefined)[]>()
 
   get(id: number, key: number): PropertyValue | undefined {
-    return this.byKey.get(key)?.[id]
+    const value = this.byKey.get(key)?.[id]
+    return value === undefined ? undefined : resolved(value)
   }
 
   /** A new map of the relationship's properties, or undefined when it has none. */
@@ -24,7 +27,7 @@ export class RelPropertyColumns {
       const value = column[id]
       if (value === undefined) continue
       out ??= new Map()
-      out.set(key, value)
+      out.set(key, resolved(value))
     }
     return out
   }
@@ -42,6 +45,21 @@ export class RelPropertyColumns {
     const column = this.byKey.get(key)
     // An assignment, not `delete`: deleting an element turns a fast array into a dictionary.
     if (column !== undefined && id < column.length) column[id] = undefined
+  }
+
+  /** Moves every string of `minChars` or more to the payload file (see PropertyMap.externalize). */
+  externalize(minChars: number, payloads: PayloadStore): number {
+    let moved = 0
+    for (const column of this.byKey.values())
+      for (let id = 0; id < column.length; id++) {
+        const value = column[id]
+        if (value === undefined) continue
+        const out = externalized(value, minChars, payloads)
+        if (out === value) continue
+        column[id] = out
+        moved++
+      }
+    return moved
   }
 
   clear(id: number): void {

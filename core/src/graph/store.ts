@@ -6,6 +6,7 @@ import { type CommitOp, type CommitRecord, CREATED, decodeValue, type EncodedVal
 import { IdList } from './id-list.js'
 import { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
+import type { PayloadStore } from './payload-ref.js'
 import { PropertyMap } from './property-map.js'
 import { RelPropertyColumns } from './rel-property-columns.js'
 import { Transaction } from './transaction.js'
@@ -145,6 +146,22 @@ export class GraphStore implements GraphReader {
 
   relCount(): number {
     return this.liveRels
+  }
+
+  /**
+   * Moves every node and relationship string value of `minChars` or more to the payload file (`payloads` writes it
+   * and reads it back): what stays resident is a reference per value, resolved on every read, so every
+   * reader sees the same values (issue 39). Cached label columns are dropped: they would keep the texts alive.
+   * Returns how many values moved.
+   */
+  externalize(minChars: number, payloads: PayloadStore): number {
+    let moved = 0
+    for (const node of this.nodes)
+      if (node !== undefined && node.props instanceof PropertyMap)
+        moved += node.props.externalize(minChars, payloads)
+    moved += this.relProperties.externalize(minChars, payloads)
+    this.columns.clear()
+    return moved
   }
 
   /** A write transaction over this version; it reads through and copies what it touches. */

@@ -11,6 +11,7 @@ import {
 } from './commit.js'
 import type { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
+import { PropertyMap } from './property-map.js'
 import type { GraphReader, Interner, NodeRecord, PropertyValue, RelationshipRecord } from './types.js'
 
 /**
@@ -384,7 +385,7 @@ export class Transaction implements GraphReader {
   private touch(id: number): NodeRecord {
     const node = this.shallow(id)
     if (id < this.firstNewNode && !this.reindexed.has(id)) {
-      node.props = new Map(node.props)
+      node.props = PropertyMap.copyOf(node.props) // keeps payload references unread
       this.reindexed.add(id)
       this.overlayIndexes?.addNode(id, node.labels, node.props)
     }

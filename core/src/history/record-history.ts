@@ -225,6 +225,19 @@ export class RecordHistory {
     )
   }
 
+  /** Every retained version of a node, oldest first: its before-images, then its current content if it lives. */
+  nodeVersions(store: GraphStore, id: number): NodeState[] {
+    const states = (this.nodes.get(id)?.before ?? []).map((v) => v.state)
+    const current = RecordHistory.nodeState(store, id)
+    return current === null ? states : [...states, current]
+  }
+
+  relVersions(store: GraphStore, id: number): RelState[] {
+    const states = (this.rels.get(id)?.before ?? []).map((v) => v.state)
+    const current = RecordHistory.relState(store, id)
+    return current === null ? states : [...states, current]
+  }
+
   /** Every node id that may have existed at some point: live ones and deleted ones still in history. */
   *nodeIds(store: GraphStore): Iterable<number> {
     const deleted = [...this.nodes]

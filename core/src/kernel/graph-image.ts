@@ -1,6 +1,7 @@
 import type { GraphCatalog } from '../graph/catalog.js'
 import { type CommitOp, decodeValue, encodeValue } from '../graph/commit.js'
 import { Dictionary } from '../graph/dictionary.js'
+import { RepeatedStrings } from '../graph/repeated-strings.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
 import { ownValue, recordOf, setOwn } from '../own-key.js'
@@ -379,9 +380,13 @@ export type CreatedColumn = (
   kind: 'node' | 'rel',
 ) => { set(id: number, seq: number): void }
 
-/** Loads checkpoint graph lines: one applyCommit per batch. */
+/**
+ * Loads checkpoint graph lines: one applyCommit per batch. Repeated string values are shared again as they were
+ * before the checkpoint (RepeatedStrings), not one copy per record.
+ */
 export class GraphImageLoader {
   private readonly counters = new Map<string, { node: number; rel: number }>()
+  private strings = new RepeatedStrings()
 
   constructor(
     private readonly catalog: GraphCatalog,
@@ -404,6 +409,7 @@ export class GraphImageLoader {
       const columns = line.key_orders.map((names) =>
         names.map((n) => ownValue(line.props, n) as PropertyColumnImage),
       )
+      const interners = line.key_orders.map((names) => names.map((n) => this.strings.key(n)))
       const created = this.createdColumn(line.workspace, 'node')
       for (let i = 0; i < line.id.length; i++) {
         const keys = keyOrders[line.keys[i]!]!
@@ -412,7 +418,7 @@ export class GraphImageLoader {
         for (let k = 0; k < keys.length; k++) {
           const value = decodeCell(cols[k]!, i)
           if (value === undefined) throw new Error(`checkpoint node ${line.id[i]} lacks a value for its key`)
-          values[k] = value
+          values[k] = typeof value === 'string' ? interners[line.keys[i]!]![k]!.of(value) : value
         }
         store.restoreNode(line.id[i]!, labelSets[line.labels[i]!]!, keys, values)
         const seq = line.created[i] ?? 0
@@ -429,7 +435,11 @@ export class GraphImageLoader {
         const props =
           encoded === undefined
             ? undefined
-            : new Map(Object.entries(encoded).map(([k, v]) => [store.names.id(k), decodeValue(v)] as const))
+            : new Map(
+                Object.entries(encoded).map(
+                  ([k, v]) => [store.names.id(k), this.shared(k, decodeValue(v))] as const,
+                ),
+              )
         const id = line.id[i]!
         store.restoreRelationship(id, typeIds[line.type[i]!]!, line.start[i]!, line.end[i]!, props)
         const seq = line.created[i] ?? 0
@@ -444,7 +454,12 @@ export class GraphImageLoader {
     })
   }
 
+  private shared(key: string, value: PropertyValue): PropertyValue {
+    return typeof value === 'string' ? this.strings.key(key).of(value) : value
+  }
+
   finish(): void {
+    this.strings = new RepeatedStrings() // the load's table goes; what it shared stays shared
     for (const workspace of this.catalog.workspaceIds()) this.catalog.workspace(workspace).finishRestore()
     for (const [workspace, c] of this.counters) {
       const store = this.catalog.workspace(workspace)

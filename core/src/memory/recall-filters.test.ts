@@ -185,6 +185,7 @@ describe('recall filters', () => {
       )
     expect(await bad({ min_confidence: 1.5 })).toMatch(/^INVALID_REQUEST .*filters\.min_confidence/)
     expect(await bad({ valid_at: 'yesterday' })).toMatch(/^INVALID_REQUEST .*filters\.valid_at/)
+    expect(await bad({ as_of: '2026-13-01T00:00:00Z' })).toMatch(/^INVALID_REQUEST .*filters\.as_of/)
     expect(await bad({ kinds: 'address' })).toMatch(/^INVALID_REQUEST .*filters\.kinds/)
     expect(await bad({ kinds: [''] })).toMatch(/^INVALID_REQUEST .*filters\.kinds/)
     expect(await bad({ colour: ['red'] })).toMatch(/^INVALID_REQUEST .*filters\.colour/)

@@ -11,6 +11,8 @@ import { type RecordKeys, relValue, timeOf } from './recall.js'
  * - `relationship_kinds`: only relationships of these kinds are walked (and only their facts are text evidence).
  * - `valid_at`: only memories and relationships whose validity interval holds that instant; the interval
  *   includes `valid_from` and excludes `valid_until`, and an open end is unbounded.
+ * - `as_of`: the workspace as recorded at that instant; not a predicate here but the graph recall reads
+ *   (recall-query.ts), with "now" at that instant for expiry and validity.
  */
 export interface RecallFilters {
   kinds: string[] | null
@@ -19,6 +21,8 @@ export interface RecallFilters {
   min_confidence: number | null
   relationship_kinds: string[] | null
   valid_at: string | null
+  /** Handled by recall-query.ts: the graph is read as recorded at this instant (history/as-recorded-reader.ts). */
+  as_of: string | null
 }
 
 export const NO_FILTERS: RecallFilters = {
@@ -28,6 +32,7 @@ export const NO_FILTERS: RecallFilters = {
   min_confidence: null,
   relationship_kinds: null,
   valid_at: null,
+  as_of: null,
 }
 
 /** The filters a caller set, in a canonical form (sorted, without repeats), for usage, trace and the page token. */

@@ -7,7 +7,7 @@ import type { ObjectiveSearch } from './objective-search.js'
 import { issuePageToken, objectiveBinding, readPageToken } from './page-token.js'
 import type { RankSignals, RecallItem } from './recall.js'
 import { appliedFilters, type RecallFilters } from './recall-filters.js'
-import { runRecall } from './recall-query.js'
+import { type RecallGraph, runRecall } from './recall-query.js'
 import type { RecallInput } from './request.js'
 import { prepareRecallJson } from './response-json.js'
 import type { MemoryContext, MemoryResponse } from './types.js'
@@ -135,6 +135,8 @@ function compactPaths(items: readonly RecallItem[]): Float64Array {
 /** What recall needs of the engine: reads, objective seeds, the time, and a write for its page-token key. */
 export interface RecallHost extends MutationHost {
   readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T>
+  /** The published graph as it was recorded at `atMs` (recall's `as_of`), read through record history. */
+  asRecorded(workspaceId: string, store: GraphStore, atMs: number): RecallGraph
   /** The text index recall takes its objective seeds from. */
   seed(): ObjectiveSearch
 }
@@ -149,6 +151,19 @@ export class RecallOperation {
     private readonly pageKey: PageKeyLedger,
   ) {}
 
+  /** One as-recorded view per published graph a recall reads (its readers memoise what they resolve). */
+  private recordedView(workspace: string, atMs: number): (store: GraphStore) => RecallGraph {
+    const views = new WeakMap<GraphStore, RecallGraph>()
+    return (store) => {
+      let view = views.get(store)
+      if (view === undefined) {
+        view = this.host.asRecorded(workspace, store, atMs)
+        views.set(store, view)
+      }
+      return view
+    }
+  }
+
   async run(
     input: RecallInput,
     context: MemoryContext,
@@ -157,7 +172,9 @@ export class RecallOperation {
     const started = performance.now()
     const workspace = context.workspace_id
     const { limits } = input
-    const nowMs = this.host.now()
+    // `as_of`: the recall the workspace would have answered then, "now" included (expiry and validity).
+    const asOf = input.filters.as_of === null ? null : Date.parse(input.filters.as_of)
+    const nowMs = asOf === null ? this.host.now() : Math.min(this.host.now(), asOf)
     const filters = appliedFilters(input.filters)
     const binding = objectiveBinding(input.objective, input.seed_ids, filters)
     const offset =
@@ -177,6 +194,7 @@ export class RecallOperation {
         deadline: started + limits.timeout_ms,
         signal: options.signal,
         filters: input.filters,
+        ...(asOf === null ? {} : { view: this.recordedView(workspace, asOf) }),
       },
     )
     if (hits === 0 && !dense && filteredOut === 0) walked.outcomes.push('semantic_provider_unavailable')

@@ -1,4 +1,5 @@
 import type { GraphStore } from '../graph/store.js'
+import type { GraphReader } from '../graph/types.js'
 import { parseId, relationshipId } from './layout.js'
 import type { ObjectiveSearch } from './objective-search.js'
 import {
@@ -26,7 +27,7 @@ import type { RecallLimits } from './types.js'
 export const RELATIONSHIP_TEXT_SHARE = 0.3
 
 /** A relationship recall may use: recallable itself and between recallable memories, all within the filters. */
-function usableFact(store: GraphStore, rel: number, nowMs: number, filters: Filter): boolean {
+function usableFact(store: RecallGraph, rel: number, nowMs: number, filters: Filter): boolean {
   const start = store.relStart(rel)
   const end = store.relEnd(rel)
   return (
@@ -53,7 +54,12 @@ export interface RecallQuery {
   deadline: number
   signal?: AbortSignal | undefined
   filters?: RecallFilters
+  /** The graph recall reads instead of the published one (`as_of`: the workspace as recorded then). */
+  view?: (store: GraphStore) => RecallGraph
 }
+
+/** What recall reads: the published workspace graph, or a view of it (history/as-recorded-reader.ts). */
+export type RecallGraph = GraphReader & { readonly nextNodeId: number; readonly nextRelId: number }
 
 /** What a recall found and how: the ranked page, and whether a dense provider took part. */
 export interface RecallAnswer {
@@ -78,13 +84,15 @@ export async function runRecall(
 ): Promise<RecallAnswer> {
   let keys: RecordKeys | undefined // looked up once: the hit pool asks about hundreds of memories
   let filters: Filter | undefined
-  const filtersOf = (store: GraphStore): Filter => {
+  const view = q.view ?? ((store: GraphStore): RecallGraph => store)
+  const filtersOf = (store: RecallGraph): Filter => {
     keys ??= recordKeys(store)
     filters ??= compileFilters(q.filters ?? NO_FILTERS, keys)
     return filters
   }
   let filteredOut = 0
-  const accept = (store: GraphStore, id: number) => {
+  const accept = (published: GraphStore, id: number) => {
+    const store = view(published)
     const f = filtersOf(store)
     if (!memoryRecallable(store, keys as RecordKeys, id, q.nowMs)) return false
     if (!f.active || f.memory(store, id)) return true
@@ -92,7 +100,7 @@ export async function runRecall(
     return false
   }
   const limit = Math.max(TEXT_POOL_MIN, q.offset + q.limits.max_items + TEXT_POOL_MIN)
-  const kinds = await readGraph(q.workspace, (store) => [...workspaceKinds(store)])
+  const kinds = await readGraph(q.workspace, (store) => [...workspaceKinds(view(store))])
   const relations =
     kinds.length === 0 ? { ...NO_RELATION, words: new Set<string>() } : matchRelations(q.objective, kinds)
   const provider = seed.embeddings.provider
@@ -110,12 +118,19 @@ export async function runRecall(
     })
   // A relationship that matches the objective brings both of its ends, at RELATIONSHIP_TEXT_SHARE of its score,
   // as text evidence only: they rank, but do not spread (a fact's words are mostly its ends' names).
-  const facts = await seed.relationshipHits(q.workspace, objective.terms, q.limits.max_items, (store, rel) =>
-    usableFact(store, rel, q.nowMs, filtersOf(store)),
+  const facts = await seed.relationshipHits(
+    q.workspace,
+    objective.terms,
+    q.limits.max_items,
+    (published, rel) => {
+      const store = view(published)
+      return usableFact(store, rel, q.nowMs, filtersOf(store))
+    },
   )
-  const ends = await readGraph(q.workspace, (store) =>
-    facts.map((f) => [store.relStart(f.id), store.relEnd(f.id)]),
-  )
+  const ends = await readGraph(q.workspace, (published) => {
+    const store = view(published)
+    return facts.map((f) => [store.relStart(f.id), store.relEnd(f.id)])
+  })
   for (const [i, fact] of facts.entries())
     for (const end of ends[i] ?? []) {
       const score = RELATIONSHIP_TEXT_SHARE * fact.score
@@ -128,7 +143,8 @@ export async function runRecall(
       }
     }
   const hits = [...evidence.values()].sort((a, b) => b.score - a.score || a.id - b.id)
-  const walked = await readGraph(q.workspace, (store) => {
+  const walked = await readGraph(q.workspace, (published) => {
+    const store = view(published)
     const filter = filtersOf(store)
     const explicit: number[] = []
     for (const seedId of q.seedIds) {

@@ -175,6 +175,7 @@ function recall(v: unknown): RecallInput {
       min_confidence: f?.min_confidence ?? null,
       relationship_kinds: f?.relationship_kinds ?? null,
       valid_at: f?.valid_at ?? null,
+      as_of: f?.as_of ?? null,
     },
   }
 }

@@ -113,6 +113,11 @@ export const RecallFiltersSchema = Type.Object(
       description:
         'Only memories and relationships valid at this instant (valid_from included, valid_until excluded).',
     }),
+    as_of: Maybe({
+      ...Timestamp,
+      description:
+        'The workspace as recorded at this instant: versions recorded after it are not seen, a memory forgotten after it is still there.',
+    }),
   },
   {
     ...closed,

@@ -5,6 +5,7 @@ import { DomainGates } from '../gates/domain-gates.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { GraphStore } from '../graph/store.js'
 import type { GraphReader } from '../graph/types.js'
+import { AsRecordedReader } from '../history/as-recorded-reader.js'
 import { checkCallShape } from '../kernel/cypher-call.js'
 import { KernelErrors } from '../kernel/errors.js'
 import {
@@ -114,6 +115,8 @@ class RuntimeEngine implements Engine {
     this.memory = new MemoryService({
       transact: (workspaceId, fn, transactOptions) => this.transact(workspaceId, fn, transactOptions),
       readGraph: (workspaceId, fn) => kernel.readGraph(workspaceId, fn),
+      asRecorded: (workspaceId, store, atMs) =>
+        new AsRecordedReader(store, kernel.histories.of(workspaceId), atMs),
       seed: () => this.seed,
       now,
       sessionOpen: (id) => this.sessionManager.has(id) && this.sessionManager.get(id).status !== 'stopped',

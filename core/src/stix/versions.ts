@@ -6,6 +6,7 @@
  * Entries commit in the same WAL record as the import that wrote them, and every checkpoint carries the
  * image, so date_added is stable across restarts and recovery.
  */
+import { RepeatedStrings } from '../graph/repeated-strings.js'
 import type { Ledger } from '../kernel/ledger.js'
 import { compareVersions, timestampKey } from './timestamps.js'
 
@@ -102,6 +103,14 @@ export class WorkspaceVersions {
 export class StixVersions implements Ledger<VersionsEntry> {
   readonly name = STIX_VERSIONS_LEDGER
   private readonly workspaces = new Map<string, WorkspaceVersions>()
+  /**
+   * Rows read back from a checkpoint or the log hold a new string per field; type, version and spec repeat
+   * across objects, so their rows share one (about 100 bytes a row after a restart).
+   */
+  private readonly strings = new RepeatedStrings()
+  private readonly types = this.strings.key('type')
+  private readonly versionStrings = this.strings.key('version')
+  private readonly specs = this.strings.key('spec')
   /** The next free stamp: stamps are handed out before commit and never reused, gaps allowed. */
   private nextStamp = 0
 
@@ -135,6 +144,9 @@ export class StixVersions implements Ledger<VersionsEntry> {
       this.workspaces.set(entry.w, w)
     }
     for (const t of entry.rows) {
+      t[1] = this.types.of(t[1])
+      t[2] = this.versionStrings.of(t[2])
+      t[3] = this.specs.of(t[3])
       w.apply(t)
       if (t[6] >= this.nextStamp) this.nextStamp = t[6] + 1
     }

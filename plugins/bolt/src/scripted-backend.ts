@@ -35,7 +35,7 @@ export function scriptedBackend(): ScriptedBackend {
   const calls: CypherCall[] = []
   const txs: ScriptedBackend['txs'] = []
   const cursors: ResultCursor[] = []
-  const engine = new CypherEngine(new GraphCatalog())
+  const engine = new CypherEngine(new GraphCatalog(), { streamPrefetchRows: 0 })
   const streamed = async (query: string): Promise<CypherResult> => {
     const { result } = await engine.execute({
       query: `UNWIND range(1, ${rowsAsked(query)}) AS i RETURN i`,

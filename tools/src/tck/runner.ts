@@ -183,7 +183,10 @@ function docString(step: PickleStep): string {
 /** Runs one scenario on a fresh graph; returns undefined on success or the failure reason. */
 async function runPickle(pickle: Pickle, graphsDir: string): Promise<string | undefined> {
   const catalog = new GraphCatalog()
-  const engine = new CypherEngine(catalog, { budgets: CONFORMANCE_BUDGETS })
+  const engine = new CypherEngine(catalog, {
+    budgets: CONFORMANCE_BUDGETS,
+    ...(STREAM_PAGE > 0 ? { streamPrefetchRows: 0 } : {}),
+  })
   const store = catalog.workspace()
   let params: Record<string, unknown> = {}
   let outcome: CypherOutcome | undefined

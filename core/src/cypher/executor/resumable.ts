@@ -44,8 +44,47 @@ export function resumeSource<T>(
     }
   }
   stream.paused = true
+  ;(source as Partial<Settling>).settle?.()
   return false
 }
+
+/** A source that must keep what remains of it when a slice pauses (see SettlingIds). */
+interface Settling {
+  settle(): void
+}
+
+/**
+ * The ids of a label's index as a streamed source. The store may compact that index in place between two
+ * slices (after many deletes), which would shift a live iterator's position; so ids are read live while a
+ * slice runs (synchronously: nothing changes meanwhile) and, when the slice pauses, the ids still to visit are
+ * copied (4 bytes each). A result of one slice copies nothing.
+ */
+export class SettlingIds implements Iterator<number>, Settling {
+  private live: Iterator<number> | undefined
+  private rest: Int32Array | undefined
+  private at = 0
+
+  constructor(ids: Iterable<number>) {
+    this.live = ids[Symbol.iterator]()
+  }
+
+  next(): IteratorResult<number> {
+    if (this.live !== undefined) return this.live.next()
+    const rest = this.rest as Int32Array
+    return this.at < rest.length ? { value: rest[this.at++] as number, done: false } : DONE
+  }
+
+  settle(): void {
+    const live = this.live
+    if (live === undefined) return
+    const ids: number[] = []
+    for (let next = live.next(); next.done !== true; next = live.next()) ids.push(next.value)
+    this.rest = Int32Array.from(ids)
+    this.live = undefined
+  }
+}
+
+const DONE: IteratorResult<number> = { value: undefined, done: true }
 
 /**
  * `range(start, end[, step])` as UNWIND's streamed source: the integers one by one, never the list (a streamed
