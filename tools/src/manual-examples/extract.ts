@@ -175,7 +175,8 @@ export function parseTable(
 /** The column count of `cols="3*<m"` or `cols="1,2,1"`; undefined when absent. */
 function columnCount(attrs: string): number | undefined {
   const cols = /cols="([^"]*)"/.exec(attrs)?.[1]
-  if (cols === undefined) return undefined
+  // A malformed attribute (`cols=""3*<m"`, an empty value) says nothing: the header line decides.
+  if (cols === undefined || cols === '') return undefined
   const star = /^(\d+)\*/.exec(cols)
   return star ? Number(star[1]) : cols.split(',').length
 }

@@ -58,10 +58,13 @@ MATCH (p:Pet) RETURN p
 MATCH (p:Pet) RETURN p.age AS age
 ----
 
-[role="queryresult",options="header,footer",cols="1*<m"]
+[role="queryresult",options="header,footer",cols=""1*<m"]
 |===
+
 | age
+
 | 4
+
 d|Rows: 1
 |===
 
