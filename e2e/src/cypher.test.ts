@@ -52,6 +52,27 @@ describe('Cypher over HTTP', () => {
     expect(bad.json.result.validation_errors[0]?.code).toBe('INVALID_PARAMETER')
   })
 
+  it('carries points in their tagged JSON form, as parameters, properties and results', async () => {
+    const res = await cypher('write', {
+      query: `CREATE (n:Office {at: $at}) RETURN n, toInteger(point.distance(n.at, point({longitude: 12.56, latitude: 55.67})))
+        AS meters, n.at.srid AS srid`,
+      params: { at: { $point: { crs: 'wgs-84', longitude: 12.99, latitude: 55.61 } } },
+    })
+    expect(res.json.result.status).toBe('Success')
+    const [node, meters, srid] = res.json.result.data!.rows[0] as [
+      { properties: Record<string, unknown> },
+      number,
+      number,
+    ]
+    expect(node.properties).toEqual({ at: { $point: { crs: 'wgs-84', longitude: 12.99, latitude: 55.61 } } })
+    expect(srid).toBe(4326)
+    // Copenhagen to Malmö, about 28 km on Neo4j's sphere.
+    expect(meters).toBeGreaterThan(27_000)
+    expect(meters).toBeLessThan(29_000)
+    const bad = await cypher('read', { query: 'RETURN $p', params: { p: { $point: { x: 1, y: 'north' } } } })
+    expect(bad.json.result.validation_errors[0]?.code).toBe('INVALID_PARAMETER')
+  })
+
   it('writes with /write and reports the mutation counters', async () => {
     const res = await cypher('write', {
       query: 'CREATE (n:Tool {name: $name, tags: $tags}) RETURN n',

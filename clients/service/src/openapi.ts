@@ -3028,7 +3028,7 @@ export interface paths {
                     "application/json": {
                         /** @description Cypher text; parameters are bound structurally, never spliced. */
                         query: string;
-                        /** @description Scalars, lists and maps; temporal values as one-key tagged objects such as {"$date": "2024-05-01"} (docs/cypher-temporal.md). */
+                        /** @description Scalars, lists and maps; temporal values and points as one-key tagged objects such as {"$date": "2024-05-01"} (docs/cypher-temporal.md) or {"$point": {"crs": "wgs-84", "longitude": 12.5, "latitude": 55.6}} (docs/cypher-spatial.md). */
                         params?: {
                             [key: string]: unknown;
                         };
@@ -3220,7 +3220,7 @@ export interface paths {
                     "application/json": {
                         /** @description Cypher text; parameters are bound structurally, never spliced. */
                         query: string;
-                        /** @description Scalars, lists and maps; temporal values as one-key tagged objects such as {"$date": "2024-05-01"} (docs/cypher-temporal.md). */
+                        /** @description Scalars, lists and maps; temporal values and points as one-key tagged objects such as {"$date": "2024-05-01"} (docs/cypher-temporal.md) or {"$point": {"crs": "wgs-84", "longitude": 12.5, "latitude": 55.6}} (docs/cypher-spatial.md). */
                         params?: {
                             [key: string]: unknown;
                         };
@@ -3412,7 +3412,7 @@ export interface paths {
                     "application/json": {
                         /** @description Cypher text; parameters are bound structurally, never spliced. */
                         query: string;
-                        /** @description Scalars, lists and maps; temporal values as one-key tagged objects such as {"$date": "2024-05-01"} (docs/cypher-temporal.md). */
+                        /** @description Scalars, lists and maps; temporal values and points as one-key tagged objects such as {"$date": "2024-05-01"} (docs/cypher-temporal.md) or {"$point": {"crs": "wgs-84", "longitude": 12.5, "latitude": 55.6}} (docs/cypher-spatial.md). */
                         params?: {
                             [key: string]: unknown;
                         };

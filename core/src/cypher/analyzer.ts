@@ -335,18 +335,18 @@ export const isUpdating = (clause: Clause): boolean =>
   clause.kind === 'delete' ||
   clause.kind === 'foreach'
 
-/** Clauses a query may end with besides RETURN and updates: a procedure call, a unit subquery. */
+/** Clauses a query may end with besides RETURN and updates: a procedure call, a unit subquery, FINISH. */
 const mayEnd = (clause: Clause): boolean =>
-  isUpdating(clause) || clause.kind === 'call' || clause.kind === 'subqueryCall'
+  isUpdating(clause) || clause.kind === 'call' || clause.kind === 'subqueryCall' || clause.kind === 'finish'
 
 /** Clause order rules (openCypher): RETURN last, WITH between an update and MATCH, no dangling reads. */
 export function checkComposition(clauses: Clause[], index: number, diagnostics: Diagnostics): void {
   const clause = clauses[index] as Clause
   const last = index === clauses.length - 1
-  if (clause.kind === 'return' && !last) {
+  if ((clause.kind === 'return' || clause.kind === 'finish') && !last) {
     diagnostics.report(
       'INVALID_CLAUSE_COMPOSITION',
-      'RETURN must be the last clause',
+      `${clause.kind.toUpperCase()} must be the last clause`,
       clauses[index + 1]?.start ?? clause.start,
     )
   }

@@ -134,8 +134,10 @@ export interface PatternPart extends Span {
   /** nodes.length === rels.length + 1; rels[i] joins nodes[i] and nodes[i+1]. */
   nodes: NodePattern[]
   rels: RelPattern[]
+  /** A parenthesised path pattern's WHERE `((a)--+(b) WHERE …)`: a condition on each path it matches. */
+  where?: Expr | undefined
   /** `shortestPath(…)`, `allShortestPaths(…)`, `SHORTEST k`, `ALL SHORTEST`, `ANY [k]`. */
-  shortest?: { all: boolean; k: number } | undefined
+  shortest?: { all: boolean; k: number; groups?: true } | undefined
 }
 
 export interface ProjectionItem extends Span {
@@ -203,6 +205,8 @@ export type Clause =
       reportStatus?: string
     } & Span)
   | ({ kind: 'foreach'; variable: string; list: Expr; body: Clause[] } & Span)
+  /** `FINISH`: the query ends without a result (its side effects still happen). */
+  | ({ kind: 'finish' } & Span)
   | ({ kind: 'schema'; command: SchemaCommand } & Span)
 
 /** `CREATE … INDEX`, `CREATE CONSTRAINT`, `DROP INDEX|CONSTRAINT`: a schema command (a query of its own). */

@@ -193,6 +193,17 @@ describe('subqueries', () => {
     )
   })
 
+  it('IN [n] CONCURRENT TRANSACTIONS runs its batches one after the other (an order Neo4j allows)', async () => {
+    const engine = new CypherEngine(new GraphCatalog())
+    const query = (concurrency: string) =>
+      `UNWIND range(1, 5) AS i CALL (i) { CREATE (:K {i: i}) } IN ${concurrency} CONCURRENT TRANSACTIONS OF 2 ROWS RETURN count(*) AS n`
+    expect(await rows(engine, query('3'))).toEqual([[5]])
+    expect(await rows(engine, query('-1'))).toEqual([[5]])
+    expect(await rows(engine, query(''))).toEqual([[5]])
+    expect(await rows(engine, 'MATCH (k:K) RETURN count(k)')).toEqual([[15]])
+    expect(await code(engine, query("'x'"))).toBe('CYPHER_SYNTAX_ERROR')
+  })
+
   it('ON ERROR CONTINUE rolls a failed batch back and goes on; its rows get null columns', async () => {
     const engine = new CypherEngine(new GraphCatalog())
     const run = (size: number) =>
@@ -255,7 +266,101 @@ describe('subqueries', () => {
   })
 })
 
+describe('NODETACH DELETE', () => {
+  it('is DELETE: a node with relationships is refused, a lone one deleted', async () => {
+    const engine = await seeded()
+    expect(await code(engine, "MATCH (n {name: 'A'}) NODETACH DELETE n")).toBe('DELETE_CONNECTED_NODE')
+    await engine.run({ query: 'CREATE (:Lone)', mode: 'write' })
+    expect(await rows(engine, 'MATCH (n:Lone) NODETACH DELETE n RETURN count(*)')).toEqual([[1]])
+    expect(await rows(engine, 'MATCH (n:Lone) RETURN count(n)')).toEqual([[0]])
+  })
+})
+
+describe('FINISH', () => {
+  it('ends a query without a result, its side effects done', async () => {
+    const engine = await seeded()
+    const read = await engine.run({ query: 'MATCH (n:Person) FINISH', mode: 'auto' })
+    expect([read.status, read.data?.columns, read.data?.rows]).toEqual(['Success', [], []])
+    const write = await engine.run({
+      query: "MATCH (n:Person {name: 'A'}) SET n.seen = true FINISH",
+      mode: 'auto',
+    })
+    expect(write.mutation_summary.properties_set).toBe(1)
+    expect(write.data?.rows).toEqual([])
+    expect(await rows(engine, "MATCH (n {name: 'A'}) RETURN n.seen")).toEqual([[true]])
+    expect(await code(engine, 'MATCH (n) FINISH RETURN n')).toBe('INVALID_CLAUSE_COMPOSITION')
+  })
+})
+
 describe('shortest paths', () => {
+  it('ANY SHORTEST is SHORTEST 1', async () => {
+    const engine = await seeded()
+    expect(
+      await rows(engine, "MATCH p = ANY SHORTEST ({name: 'A'})-[:KNOWS]->+({name: 'C'}) RETURN length(p)"),
+    ).toEqual([[2]])
+  })
+
+  it("apply a parenthesised pattern's WHERE to each candidate before choosing the shortest", async () => {
+    // s to t: directly (length 1), and through a then b (length 3).
+    const engine = new CypherEngine(new GraphCatalog())
+    await engine.run({
+      query: `CREATE (s {n: 's'})-[:L]->(t {n: 't'}), (s)-[:L]->(:X {n: 'a'})-[:L]->(:X {n: 'b'})-[:L]->(t)`,
+      mode: 'write',
+    })
+    // Outside the parentheses the WHERE filters the shortest path found (length 1): nothing is left.
+    expect(
+      await rows(
+        engine,
+        "MATCH p = SHORTEST 1 ({n: 's'})-[:L]->+({n: 't'}) WHERE length(p) > 1 RETURN length(p)",
+      ),
+    ).toEqual([])
+    expect(
+      await rows(
+        engine,
+        "MATCH SHORTEST 1 (p = ({n: 's'})-[:L]->+({n: 't'}) WHERE length(p) > 1) RETURN [v IN nodes(p) | v.n]",
+      ),
+    ).toEqual([[['s', 'a', 'b', 't']]])
+    // Group variables are lists inside the WHERE too.
+    expect(
+      await rows(
+        engine,
+        "MATCH SHORTEST 1 (({n: 's'}) (()-[:L]->(y))+ ({n: 't'}) WHERE any(v IN y WHERE v:X)) RETURN [v IN y | v.n]",
+      ),
+    ).toEqual([[['a', 'b', 't']]])
+    // Without a selector the parenthesised WHERE is an ordinary condition.
+    expect(await rows(engine, "MATCH ((a {n: 's'})-[:L]->(b) WHERE b:X) RETURN b.n")).toEqual([['a']])
+  })
+
+  it('SHORTEST k GROUPS gives every path of each of the k shortest lengths', async () => {
+    // From s to t: one path of length 1, two of length 2 (through a, through b), one of length 3.
+    const engine = new CypherEngine(new GraphCatalog())
+    await engine.run({
+      query: `CREATE (s {n: 's'})-[:L]->(t {n: 't'}), (s)-[:L]->(a {n: 'a'})-[:L]->(t), (s)-[:L]->(b {n: 'b'})-[:L]->(t),
+        (s)-[:L]->(c {n: 'c'})-[:L]->(d {n: 'd'})-[:L]->(t)`,
+      mode: 'write',
+    })
+    const count = (selector: string) =>
+      rows(
+        engine,
+        `MATCH p = ${selector} ({n: 's'})-[:L]->+({n: 't'}) RETURN length(p) AS l, count(*) AS n ORDER BY l`,
+      )
+    expect(await count('SHORTEST 2 GROUPS')).toEqual([
+      [1, 1],
+      [2, 2],
+    ])
+    expect(await count('SHORTEST 3 GROUPS')).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 1],
+    ])
+    expect(await count('SHORTEST 1 GROUPS')).toEqual([[1, 1]])
+    expect(await count('SHORTEST 9 GROUPS')).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 1],
+    ])
+  })
+
   it('stop walking by length once no path is that long (each relationship once): an end without a cycle', async () => {
     // A ring of three and a tail: from the tail's end back to itself there is no trail; others answer.
     const engine = new CypherEngine(new GraphCatalog(), { budgets: { maxWarmAdjacencyEntries: 10_000 } })
@@ -439,6 +544,17 @@ describe('clauses and syntax', () => {
         "RETURN 1 IS :: INTEGER, 'x' IS :: INTEGER, null IS :: STRING, null IS :: STRING NOT NULL, [1] IS :: LIST<INTEGER>, 1 IS NOT :: STRING, 1.5 IS :: INTEGER | FLOAT",
       ),
     ).toEqual([[true, false, true, false, true, true, true]])
+    // Temporal types, with their GQL spellings; one temporal type is not another.
+    expect(
+      await rows(
+        engine,
+        `RETURN date() IS :: DATE, datetime() IS :: ZONED DATETIME, localdatetime() IS :: LOCAL DATETIME,
+          time() IS :: ZONED TIME, localtime() IS :: LOCAL TIME, duration('P1D') IS :: DURATION,
+          datetime() IS :: TIMESTAMP WITH TIME ZONE, localdatetime() IS :: TIMESTAMP WITHOUT TIME ZONE,
+          time() IS :: TIME WITH TIME ZONE, localtime() IS :: TIME WITHOUT TIME ZONE,
+          date() IS :: DURATION, datetime() IS :: LOCAL DATETIME, [date()] IS :: LIST<DATE NOT NULL>`,
+      ),
+    ).toEqual([[true, true, true, true, true, true, true, true, true, true, false, false, true]])
     expect(
       await rows(
         engine,

@@ -37,6 +37,9 @@ export interface ExprEnv {
   subquery(expr: Expr & { kind: 'subquery' }, scope: Scope): Eval
 }
 
+/** Constructors that parse a string into an immutable temporal value (no clock involved). */
+const TEMPORAL_PARSERS = new Set(['date', 'localtime', 'time', 'localdatetime', 'datetime', 'duration'])
+
 const constant =
   (value: Value): Eval =>
   () =>
@@ -210,6 +213,7 @@ export class ExpressionCompiler {
       case 'case':
         return this.caseExpr(expr, scope)
       case 'listComp': {
+        this.checkIterable(expr.source)
         const source = this.compile(expr.source, scope)
         const slot = this.env.allocSlot()
         const inner = scope.with(expr.variable, { slot, kind: 'value' })
@@ -228,6 +232,7 @@ export class ExpressionCompiler {
         }
       }
       case 'quantifier': {
+        this.checkIterable(expr.source)
         const source = this.compile(expr.source, scope)
         const slot = this.env.allocSlot()
         const where = this.compile(expr.where, scope.with(expr.variable, { slot, kind: 'value' }))
@@ -258,6 +263,7 @@ export class ExpressionCompiler {
       }
       case 'reduce': {
         const init = this.compile(expr.init, scope)
+        this.checkIterable(expr.source)
         const source = this.compile(expr.source, scope)
         const accSlot = this.env.allocSlot()
         const itemSlot = this.env.allocSlot()
@@ -482,6 +488,15 @@ export class ExpressionCompiler {
     }
     const args = expr.args.map((arg) => this.compile(arg, scope))
     const fn = def.fn
+    const text = expr.args.length === 1 ? expr.args[0] : undefined
+    if (TEMPORAL_PARSERS.has(name) && text?.kind === 'literal' && typeof text.value === 'string') {
+      // A temporal value parsed from a literal is the same immutable value on every row: parse it once.
+      let parsed: Value | undefined
+      return (_row, ctx) => {
+        parsed ??= fn([text.value as string], ctx)
+        return parsed
+      }
+    }
     if (args.length === 1) {
       const only = args[0] as Eval
       return (row, ctx) => fn([only(row, ctx)], ctx)
@@ -491,6 +506,16 @@ export class ExpressionCompiler {
       for (let i = 0; i < args.length; i++) values[i] = (args[i] as Eval)(row, ctx)
       return fn(values, ctx)
     }
+  }
+
+  /**
+   * A literal or map that is no list cannot be iterated (Neo4j refuses it when compiling); a value only known
+   * when the query runs is iterated as a list of itself if it is no list (`traversable`).
+   */
+  private checkIterable(source: Expr): void {
+    const t = staticType(source)
+    if (t !== undefined && t !== 'list' && t !== 'null')
+      this.env.report('INVALID_ARGUMENT_TYPE', `expected a list to iterate, got a ${t}`, source.start)
   }
 
   private caseExpr(expr: Expr & { kind: 'case' }, scope: Scope): Eval {

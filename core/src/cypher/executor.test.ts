@@ -51,6 +51,13 @@ describe('MATCH', () => {
       ),
     ).toEqual([['Bob', [26], 25]])
     expect(await rows('RETURN [x IN null | x], any(x IN null WHERE true)')).toEqual([[null, null]])
+    // A literal that is no list is refused when compiling, as Neo4j does.
+    for (const query of [
+      "RETURN [x IN 'abc' | x]",
+      'RETURN any(x IN 1 WHERE true)',
+      'RETURN reduce(s = 0, x IN {a: 1} | s)',
+    ])
+      expect((await run(query)).validation_errors[0]?.code).toBe('INVALID_ARGUMENT_TYPE')
   })
 
   it('SETs and REMOVEs properties by a key computed per row', async () => {

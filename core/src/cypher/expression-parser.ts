@@ -604,6 +604,16 @@ export abstract class ExpressionParser extends TokenStream {
         TYPE_SECOND_WORDS.has(this.peek().text.toUpperCase())
       ) {
         name = `${name} ${this.next().text.toUpperCase()}`
+      } else if (
+        (name === 'TIMESTAMP' || name === 'TIME') &&
+        (this.isKeyword('WITH') || this.isKeyword('WITHOUT')) &&
+        this.isKeyword('TIME', 1) &&
+        this.isKeyword('ZONE', 2)
+      ) {
+        // The GQL spellings: TIMESTAMP WITH TIME ZONE is ZONED DATETIME, TIME WITHOUT TIME ZONE is LOCAL TIME, …
+        const zoned = this.next().text.toUpperCase() === 'WITH'
+        this.pos += 2
+        name = `${zoned ? 'ZONED' : 'LOCAL'} ${name === 'TIMESTAMP' ? 'DATETIME' : 'TIME'}`
       }
       if (this.isKeyword('NOT') && this.isKeyword('NULL', 1)) {
         this.pos += 2

@@ -32,11 +32,33 @@ describe('Neo4j 5 functions', () => {
     expect(roundTo(1e-7, 8, 'HALF_UP')).toBe(1e-7)
   })
 
+  it("valueType gives Neo4j's normalised type: NOT NULL, list element unions in Neo4j's order", async () => {
+    const rows = async (query: string) => (await engine.run({ query, mode: 'read' })).data?.rows
+    expect(
+      await rows(
+        `RETURN valueType(1), valueType(null), valueType(date()), valueType({a: 1}), valueType([]),
+          valueType([1, 'a']), valueType([1, null]), valueType([null]), valueType([[1], ['a']])`,
+      ),
+    ).toEqual([
+      [
+        'INTEGER NOT NULL',
+        'NULL',
+        'DATE NOT NULL',
+        'MAP NOT NULL',
+        'LIST<NOTHING> NOT NULL',
+        'LIST<STRING NOT NULL | INTEGER NOT NULL> NOT NULL',
+        'LIST<INTEGER> NOT NULL',
+        'LIST<NULL> NOT NULL',
+        'LIST<LIST<STRING NOT NULL> NOT NULL | LIST<INTEGER NOT NULL> NOT NULL> NOT NULL',
+      ],
+    ])
+  })
+
   it('percentileDisc returns one of its values, keeping integers integers', async () => {
     const rows = async (query: string) => (await engine.run({ query, mode: 'read' })).data?.rows
     expect(
       await rows('UNWIND [13, 33, 44] AS x WITH percentileDisc(x, 0.5) AS p RETURN p, valueType(p) AS t'),
-    ).toEqual([[33, 'INTEGER']])
+    ).toEqual([[33, 'INTEGER NOT NULL']])
     expect(await rows('UNWIND [1.5, 2.5, 3.5] AS x RETURN percentileDisc(x, 0.9) AS p')).toEqual([[3.5]])
     expect(await rows('UNWIND [10, 20] AS x RETURN percentileCont(x, 0.5) AS p')).toEqual([[15]])
   })

@@ -4,6 +4,7 @@ import { checkListSize } from './executor/context.js'
 import { deletedAccess, formatFloat } from './operators.js'
 import { formatPoint, isPoint } from './spatial/point.js'
 import { formatTemporal, isTemporal, TEMPORAL_FUNCTIONS } from './temporal/index.js'
+import { valueType } from './value-type.js'
 import {
   type CypherMap,
   checkInt,
@@ -383,7 +384,7 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
     if (v instanceof Map) return v.size === 0
     throw argError('isEmpty', v as Value)
   }),
-  valuetype: { min: 1, max: 1, fn: ([v]) => typeName(v as Value) },
+  valuetype: { min: 1, max: 1, fn: ([v]) => valueType(v as Value) },
   // date(), datetime.truncate(), duration.between(), …: registered from the temporal module.
   ...(TEMPORAL_FUNCTIONS as Record<string, FunctionDef>),
 }

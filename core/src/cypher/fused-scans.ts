@@ -203,7 +203,9 @@ export function fusedCountStore(
   // Compile errors are reported by the compilation above; nothing runs.
   if (env.diagnostics.errors.length > errors) return { factories: [], scope: projection.scope, fused: true }
   env.explain.push(
-    source.kind === 'relationships' ? 'RelationshipCountFromCountStore' : 'NodeCountFromCountStore',
+    source.kind === 'relationships' || source.kind === 'type'
+      ? 'RelationshipCountFromCountStore'
+      : 'NodeCountFromCountStore',
   )
   return {
     factories: [countStoreStage(source, slot, () => env.blankRow()), ...projection.factories],

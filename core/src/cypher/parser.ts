@@ -31,6 +31,7 @@ const CLAUSE_STARTS = new Set([
   'REMOVE',
   'DELETE',
   'DETACH',
+  'NODETACH',
   'UNION',
   'CALL',
   'FOREACH',
@@ -199,6 +200,9 @@ class QueryParser extends SchemaParser {
         return this.parseShow()
       case 'FOREACH':
         return this.parseForeach()
+      case 'FINISH':
+        this.next()
+        return { kind: 'finish', start, end: this.lastEnd() }
       case 'ORDER':
       case 'SKIP':
       case 'OFFSET':
@@ -264,8 +268,11 @@ class QueryParser extends SchemaParser {
         this.next()
         return { kind: 'remove', items: this.parseRemoveItems(), start, end: this.lastEnd() }
       case 'DELETE':
-      case 'DETACH': {
+      case 'DETACH':
+      case 'NODETACH': {
+        // `NODETACH DELETE` (GQL) is DELETE, said explicitly.
         const detach = this.acceptKeyword('DETACH')
+        if (!detach) this.acceptKeyword('NODETACH')
         this.expectKeyword('DELETE')
         const exprs: Expr[] = []
         do exprs.push(this.parseExpr())
@@ -301,13 +308,15 @@ class QueryParser extends SchemaParser {
       let onError: 'continue' | 'break' | 'fail' | undefined
       let reportStatus: string | undefined
       if (this.acceptKeyword('IN')) {
-        if (this.peek().kind === 'int' || this.isKeyword('CONCURRENT')) {
-          throw this.errorAt(
-            'UNSUPPORTED_CYPHER_FEATURE',
-            'concurrent transactions are not supported',
-            this.peek().start,
-          )
-        }
+        // `IN [n] CONCURRENT TRANSACTIONS`: Neo4j leaves the order and visibility of concurrent batches open,
+        // so running them one after the other is one of its allowed outcomes; n must be an integer.
+        if (this.peek().kind === 'int' || this.isPunct('-')) {
+          const negative = this.acceptPunct('-')
+          if (this.peek().kind !== 'int') throw this.unexpected('an integer concurrency')
+          this.next()
+          if (negative && !this.isKeyword('CONCURRENT')) throw this.unexpected('CONCURRENT')
+          this.expectKeyword('CONCURRENT')
+        } else this.acceptKeyword('CONCURRENT')
         this.expectKeyword('TRANSACTIONS')
         batch = 'default'
         // `OF n ROWS`, `ON ERROR …` and `REPORT STATUS AS s`, each at most once, in any order.

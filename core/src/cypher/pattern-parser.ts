@@ -27,7 +27,9 @@ export abstract class PatternParser extends ExpressionParser {
         )
       return { ...inner, shortest: { all: fn === 2, k: 1 }, end: this.lastEnd() }
     }
-    const part = this.parsePathBody(variable, start)
+    const part = this.parenthesisedPath()
+      ? this.parseParenthesisedPath(variable, start)
+      : this.parsePathBody(variable, start)
     if (shortest !== undefined) {
       if (part.rels.length !== 1)
         throw this.errorAt(
@@ -41,17 +43,27 @@ export abstract class PatternParser extends ExpressionParser {
     return part
   }
 
-  /** `SHORTEST k`, `ALL SHORTEST`, `ANY [k]`, with an optional `PATH[S]` (Neo4j 5 path selectors). */
-  private parseShortestPrefix(): { all: boolean; k: number } | undefined {
-    let out: { all: boolean; k: number } | undefined
+  /**
+   * `SHORTEST k`, `ALL SHORTEST`, `ANY [k]`, `SHORTEST k GROUPS` (every path of the k shortest lengths), with an
+   * optional `PATH[S]` (Neo4j 5 path selectors).
+   */
+  private parseShortestPrefix(): PatternPart['shortest'] {
+    let out: PatternPart['shortest']
     if (this.isKeyword('ALL') && this.isKeyword('SHORTEST', 1)) {
       this.pos += 2
       out = { all: true, k: 1 }
+    } else if (this.isKeyword('ANY') && this.isKeyword('SHORTEST', 1)) {
+      // `ANY SHORTEST` is `SHORTEST 1`.
+      this.pos += 2
+      out = { all: false, k: 1 }
     } else if (this.isKeyword('SHORTEST') || this.isKeyword('ANY')) {
       this.next()
       let k = 1
       if (this.peek().kind === 'int') k = Number(this.next().text)
       out = { all: false, k }
+      // `SHORTEST 1 GROUPS` is ALL SHORTEST; more groups take every path of each of the k shortest lengths.
+      if (this.acceptKeyword('GROUPS') || this.acceptKeyword('GROUP'))
+        out = k === 1 ? { all: true, k } : { all: true, k, groups: true }
     }
     if (out !== undefined && !this.acceptKeyword('PATHS')) this.acceptKeyword('PATH')
     return out
@@ -76,6 +88,32 @@ export abstract class PatternParser extends ExpressionParser {
       } else break
     }
     return { variable, nodes, rels, start, end: this.lastEnd() }
+  }
+
+  /**
+   * `( [p =] path [WHERE …] )`: a parenthesised path pattern, its WHERE a condition on each path it matches
+   * (under a path selector, applied before the shortest are chosen).
+   */
+  private parseParenthesisedPath(outer: string | undefined, start: number): PatternPart {
+    this.expectPunct('(')
+    let variable = outer
+    if (this.isName() && this.isPunct('=', 1)) {
+      if (outer !== undefined)
+        throw this.errorAt('CYPHER_SYNTAX_ERROR', 'a path pattern takes one path variable', this.peek().start)
+      variable = this.expectName()
+      this.next()
+    }
+    const part = this.parsePathBody(variable, start)
+    const where = this.acceptKeyword('WHERE') ? this.parseExpr() : undefined
+    this.expectPunct(')')
+    return { ...part, ...(where ? { where } : {}), end: this.lastEnd() }
+  }
+
+  /** Whether `(` opens a parenthesised path pattern: `(p = …`, or `((` that is no quantified group. */
+  private parenthesisedPath(): boolean {
+    if (!this.isPunct('(')) return false
+    if (this.isName(1) && this.isPunct('=', 2)) return true
+    return this.isPunct('(', 1) && !this.groupAhead()
   }
 
   /**

@@ -142,6 +142,7 @@ const OPERATOR_NAMES: Record<Clause['kind'], string> = {
   call: 'ProcedureCall',
   subqueryCall: 'SubqueryForeach',
   foreach: 'Foreach',
+  finish: 'EmptyResult',
   schema: 'SchemaCommand',
 }
 
@@ -509,6 +510,9 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
         return { factories: [], scope }
       case 'foreach':
         return compileForeach(this, clause, scope, (body, inner) => this.buildBody(body, inner, write))
+      case 'finish':
+        // The rows run to the end (their side effects happen) and none is returned.
+        return { factories: [], scope }
       case 'match': {
         const compiled = compileMatch(this, clause.pattern, clause.where, scope, {
           countLoaded: true,

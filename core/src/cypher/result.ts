@@ -15,7 +15,8 @@ export const NON_FINITE_WARNING =
 
 /**
  * Converts a Cypher value to JSON: nodes/relationships as objects, exact integers, element ids as strings,
- * temporal values tagged (`{"$date": "2015-07-21"}`, see docs/cypher-temporal.md).
+ * temporal values and points tagged (`{"$date": "2015-07-21"}`, `{"$point": {…}}`; docs/cypher-temporal.md,
+ * docs/cypher-spatial.md).
  */
 export function toJson(value: Value, graph: GraphReader, warnings: Set<string>): unknown {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return value

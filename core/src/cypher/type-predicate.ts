@@ -1,5 +1,6 @@
 import { isPoint } from './spatial/point.js'
 import { isTaggedValue } from './tagged-value.js'
+import { isTemporal, temporalTypeName } from './temporal/values.js'
 import { NodeValue, PathValue, RelValue, type Value } from './values.js'
 
 /**
@@ -60,6 +61,13 @@ export function hasType(value: Value, type: string): boolean {
       return value instanceof PathValue
     case 'POINT':
       return isPoint(value)
+    case 'DATE':
+    case 'LOCAL TIME':
+    case 'ZONED TIME':
+    case 'LOCAL DATETIME':
+    case 'ZONED DATETIME':
+    case 'DURATION':
+      return isTemporal(value) && temporalTypeName(value) === base
     case 'PROPERTY VALUE':
     case 'ANY PROPERTY VALUE':
       return isPropertyValue(value)
@@ -79,7 +87,7 @@ function isPropertyValue(value: Value): boolean {
 }
 
 /** Splits `A | LIST<B | C>` at its top-level bars. */
-function splitUnion(type: string): string[] {
+export function splitUnion(type: string): string[] {
   const out: string[] = []
   let depth = 0
   let start = 0

@@ -28,6 +28,8 @@ export class GraphStore implements GraphReader {
   private readonly nodes: (NodeRecord | undefined)[] = []
   private liveNodes = 0
   private liveRels = 0
+  /** Live relationships per type id: the count store's answer to `MATCH ()-[r:T]->() RETURN count(r)`. */
+  private readonly typeCounts: number[] = []
   private relTypes = new Int32Array(INITIAL_RELS).fill(-1)
   private relStarts = new Int32Array(INITIAL_RELS)
   private relEnds = new Int32Array(INITIAL_RELS)
@@ -148,6 +150,14 @@ export class GraphStore implements GraphReader {
     return this.liveRels
   }
 
+  relTypeCount(type: number): number {
+    return this.typeCounts[type] ?? 0
+  }
+
+  private countType(type: number, by: number): void {
+    this.typeCounts[type] = (this.typeCounts[type] ?? 0) + by
+  }
+
   /**
    * Moves every node and relationship string value of `minChars` or more to the payload file (`payloads` writes it
    * and reads it back): what stays resident is a reference per value, resolved on every read, so every
@@ -231,6 +241,7 @@ export class GraphStore implements GraphReader {
     this.mustNode(endId)
     this.ensureRelCapacity(id)
     this.relTypes[id] = type
+    this.countType(type, 1)
     this.relStarts[id] = startId
     this.relEnds[id] = endId
     if (props !== undefined) for (const [key, value] of props) this.relProperties.set(id, key, value)
@@ -406,6 +417,7 @@ export class GraphStore implements GraphReader {
         const end = this.mustNode(op.end)
         this.ensureRelCapacity(op.id)
         this.relTypes[op.id] = this.names.id(op.type)
+        this.countType(this.relTypes[op.id] as number, 1)
         this.relStarts[op.id] = op.start
         this.relEnds[op.id] = op.end
         for (const key of Object.keys(op.props))
@@ -422,6 +434,7 @@ export class GraphStore implements GraphReader {
         this.mustRel(op.id)
         removeId(this.mustNode(this.relStart(op.id)).out, op.id)
         removeId(this.mustNode(this.relEnd(op.id)).in, op.id)
+        this.countType(this.relTypes[op.id] as number, -1)
         this.relTypes[op.id] = -1
         this.relProperties.clear(op.id)
         this.liveRels--

@@ -51,6 +51,8 @@ export interface GraphReader {
   labelCount(label: number): number
   nodeCount(): number
   relCount(): number
+  /** Live relationships of one type, from a counter (the published store; absent elsewhere). */
+  relTypeCount?(type: number): number
 }
 
 /** Interns label, relationship-type and property-key names: records hold small integers, not strings. */

@@ -509,7 +509,12 @@ export class Kernel implements GraphAccess {
     for (const hook of this.closeHooks) hook()
     try {
       await this.checkpointer.settle()
-      if (this.storage !== null && this.gate.failed === null && this.storage.failed === null) {
+      if (
+        this.storage !== null &&
+        this.options.storage?.checkpointOnClose !== false &&
+        this.gate.failed === null &&
+        this.storage.failed === null
+      ) {
         await this.checkpoint()
       }
     } finally {

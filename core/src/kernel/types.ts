@@ -18,6 +18,11 @@ export interface StorageOptions {
   checkpointEveryMs?: number
   /** File store only: keep every sealed WAL segment here for point-in-time recovery. */
   walArchiveDir?: string
+  /**
+   * Write a checkpoint when the engine closes (default true). A store opened only to check that it recovers
+   * (restore, verify) has nothing to add to its image and closes without one.
+   */
+  checkpointOnClose?: boolean
   /** The durable store in PostgreSQL instead of `dir` (write-ahead log, checkpoints, ownership). */
   postgres?: PostgresStoreOptions
 }

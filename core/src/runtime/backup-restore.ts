@@ -111,6 +111,7 @@ async function recoverPostgres(url: string): Promise<StoreRecovery> {
     requireFsync: true,
     strictRecovery: true,
     postgres: { url, role: 'primary', promote: 'off' },
+    checkpointOnClose: false,
   })
 }
 
@@ -140,7 +141,13 @@ export async function verifyBackup(
 
 /** Opens the whole engine on a directory under strict recovery (every ledger and state replayed) and closes it. */
 export async function recoverStore(dir: string): Promise<StoreRecovery> {
-  return recoveredBy({ mode: 'persistent', dir, requireFsync: true, strictRecovery: true })
+  return recoveredBy({
+    mode: 'persistent',
+    dir,
+    requireFsync: true,
+    strictRecovery: true,
+    checkpointOnClose: false,
+  })
 }
 
 async function recoveredBy(storage: StorageOptions): Promise<StoreRecovery> {

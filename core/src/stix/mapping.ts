@@ -37,6 +37,22 @@ export const P = {
   externalId: 'external_id',
 } as const
 
+/**
+ * STIX 2.1 open-vocabulary fields kept as flat properties too (interned strings, lists as lists), so counting and
+ * grouping by them is a property read (`MATCH (i:Indicator) RETURN i.indicator_types, count(*)`) rather than a
+ * parse of `stix_raw`. The `*_types` lists and `pattern_type` only: ATT&CK bundles carry none of them, so the
+ * schema tools read of an ATT&CK graph (`db.schema.*`, `apoc.meta.*`) is what it was.
+ */
+export const VOCABULARY_PROPERTIES = [
+  'indicator_types',
+  'malware_types',
+  'tool_types',
+  'threat_actor_types',
+  'infrastructure_types',
+  'report_types',
+  'pattern_type',
+] as const
+
 export const CTI_NODE_LABELS: Readonly<Record<string, string>> = {
   'threat-actor': 'ThreatActor',
   'intrusion-set': 'ThreatActor',

@@ -433,3 +433,47 @@ describe('nesting depth (a fuzz finding: the recursive walkers overflowed the st
     expect(await code(importStix(engine, { bundle: bundleWith(100_000) }))).toBe('INVALID_STIX_OBJECT')
   })
 })
+
+describe('vocabulary fields as properties', () => {
+  it('keeps indicator_types and pattern_type flat, so a grouped count reads properties', async () => {
+    const engine = await openEngine()
+    try {
+      const indicator = (n: number, types: string[]) => ({
+        type: 'indicator',
+        spec_version: '2.1',
+        id: id('indicator', 10 + n),
+        created: T,
+        modified: T,
+        name: `ip ${n}`,
+        pattern: `[ipv4-addr:value = '10.0.0.${n}']`,
+        pattern_type: 'stix',
+        valid_from: T,
+        indicator_types: types,
+      })
+      await importStix(engine, {
+        bundle: bundle(
+          indicator(1, ['malicious-activity']),
+          indicator(2, ['malicious-activity']),
+          indicator(3, ['anomalous-activity', 'attribution']),
+        ),
+      })
+      const grouped = await engine.read(
+        'MATCH (i:Indicator) UNWIND i.indicator_types AS t RETURN t, count(*) AS n ORDER BY t',
+      )
+      expect(grouped.data?.rows).toEqual([
+        ['anomalous-activity', 1],
+        ['attribution', 1],
+        ['malicious-activity', 2],
+      ])
+      const byType = await engine.read('MATCH (i:Indicator) RETURN i.pattern_type AS p, count(*) AS n')
+      expect(byType.data?.rows).toEqual([['stix', 3]])
+      // A new version without the field drops it.
+      const { indicator_types: _gone, ...rest } = indicator(1, [])
+      await importStix(engine, { bundle: bundle({ ...rest, modified: '2024-02-02T03:04:05.000Z' }) })
+      const left = await engine.read("MATCH (i:Indicator {name: 'ip 1'}) RETURN i.indicator_types AS t")
+      expect(left.data?.rows).toEqual([[null]])
+    } finally {
+      await engine.close()
+    }
+  })
+})

@@ -9,7 +9,15 @@ import { confidenceOf } from './bundle.js'
 import { canonicalize } from './canonical.js'
 import type { Annotation, EvidenceRecord } from './evidence.js'
 import { isOlderVersion, type VersionRecorder } from './import-versions.js'
-import { endpoints, nodeLabels, P, relationshipType, STIX_EVIDENCE_LABEL, STIX_LABEL } from './mapping.js'
+import {
+  endpoints,
+  nodeLabels,
+  P,
+  relationshipType,
+  STIX_EVIDENCE_LABEL,
+  STIX_LABEL,
+  VOCABULARY_PROPERTIES,
+} from './mapping.js'
 import type { ImportOutcome, OutcomeStatus } from './outcomes.js'
 
 export interface Unresolved {
@@ -67,6 +75,12 @@ function recordProps(
   const refs = o.external_references
   const external = Array.isArray(refs) ? refs.find((r) => typeof r?.external_id === 'string') : undefined
   if (external !== undefined) props[P.externalId] = external.external_id as string
+  for (const key of VOCABULARY_PROPERTIES) {
+    const value = o[key]
+    if (typeof value === 'string') props[key] = interner.get(value)
+    else if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string'))
+      props[key] = value.map((v: string) => interner.get(v))
+  }
   return props
 }
 
@@ -197,6 +211,7 @@ export class StixWriter {
       P.annotated,
       P.externalId,
       P.evidenceRefs,
+      ...VOCABULARY_PROPERTIES,
     ]
     for (const key of managed)
       if (next[key] === undefined && current.has(this.tx.names.id(key))) set(this.tx.names.id(key), undefined)

@@ -7,7 +7,7 @@ export const CypherRequestBody = Type.Object(
     params: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
         description:
-          'Scalars, lists and maps; temporal values as one-key tagged objects such as {"$date": "2024-05-01"} (docs/cypher-temporal.md).',
+          'Scalars, lists and maps; temporal values and points as one-key tagged objects such as {"$date": "2024-05-01"} (docs/cypher-temporal.md) or {"$point": {"crs": "wgs-84", "longitude": 12.5, "latitude": 55.6}} (docs/cypher-spatial.md).',
       }),
     ),
     mode: Type.Optional(

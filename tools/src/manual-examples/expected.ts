@@ -194,6 +194,12 @@ class CellParser {
       return list(items)
     }
     if (rest.startsWith('{')) return map(this.entries())
+    // Neo4j's older print of a node, `Node[2]{name:"Andy"}`: its id is Neo4j's, its properties compare.
+    const legacy = /^Node\[\d+\](?=\{)/.exec(rest)
+    if (legacy) {
+      this.pos += legacy[0].length
+      return map(this.entries())
+    }
     const t = TEMPORAL.exec(rest)
     if (t) {
       this.pos += t[0].length

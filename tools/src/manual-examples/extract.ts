@@ -89,7 +89,7 @@ export function extractPage(path: string, text: string): ManualPage {
         page.setup.push(...statements(block.text).map((q) => ({ query: q, required: true })))
       else if (lang === 'cypher') {
         if (query !== undefined && !SKIPPED.test(query.attrs))
-          page.setup.push({ query: query.text, required: false })
+          page.setup.push(...statements(query.text).map((q) => ({ query: q, required: false })))
         query = block
       } else if (lang === 'parameters' || (block.title === 'Parameters' && /json|javascript/.test(lang)))
         params = parseParams(block.text)
@@ -117,7 +117,7 @@ export function extractPage(path: string, text: string): ManualPage {
             setupBefore: page.setup.length,
           })
         // A failing query, or one whose table has no header (`(empty result)`): it still runs, and writes.
-        else page.setup.push({ query: query.text, required: false })
+        else page.setup.push(...statements(query.text).map((q) => ({ query: q, required: false })))
       }
       query = undefined
       params = {}
@@ -175,7 +175,8 @@ export function parseTable(
 /** The column count of `cols="3*<m"` or `cols="1,2,1"`; undefined when absent. */
 function columnCount(attrs: string): number | undefined {
   const cols = /cols="([^"]*)"/.exec(attrs)?.[1]
-  if (cols === undefined) return undefined
+  // A malformed attribute (`cols=""3*<m"`, an empty value) says nothing: the header line decides.
+  if (cols === undefined || cols === '') return undefined
   const star = /^(\d+)\*/.exec(cols)
   return star ? Number(star[1]) : cols.split(',').length
 }

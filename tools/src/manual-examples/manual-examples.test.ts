@@ -58,17 +58,21 @@ MATCH (p:Pet) RETURN p
 MATCH (p:Pet) RETURN p.age AS age
 ----
 
-[role="queryresult",options="header,footer",cols="1*<m"]
+[role="queryresult",options="header,footer",cols=""1*<m"]
 |===
+
 | age
+
 | 4
+
 d|Rows: 1
 |===
 
 .Query
 [source, cypher]
 ----
-MATCH (p:Pet) SET p.age = 4
+MATCH (p:Pet) SET p.age = 4;
+MATCH (p:Pet) SET p.seen = true
 ----
 
 [role="queryresult",options="footer",cols="1*<m"]
@@ -99,6 +103,7 @@ describe('manual examples', () => {
       "CREATE (:Owner {name: 'Bo'})",
       'RETURN 1/0',
       'MATCH (p:Pet) SET p.age = 4',
+      'MATCH (p:Pet) SET p.seen = true',
     ])
     expect(page.examples.map((e) => e.columns)).toEqual([['name', 'pets'], ['p'], ['age'], ['age']])
     expect(page.examples[0]?.rows).toEqual([
@@ -118,7 +123,8 @@ describe('manual examples', () => {
     )
     expect(parseCell('12:00')).toBe('t:12:00:00')
     expect(parseCell('P-1Y-2M')).toBe('t:P-1Y-2M')
-    expect(() => parseCell('Node[2]{name: "x"}')).toThrow()
+    expect(parseCell('Node[2]{name: "x"}')).toBe('{name:"x"}')
+    expect(() => parseCell('Node{name: "x"}')).toThrow()
   })
 
   it('classifies examples as passed or wrong against the engine', async () => {

@@ -41,13 +41,19 @@ describe('counts from the count store', () => {
     ).toEqual([[80]])
     expect(plan('MATCH (n:Indicator) RETURN count(n)')).toContain('NodeCountFromCountStore')
     expect(plan('MATCH ()-[r]->() RETURN count(r)')).toContain('RelationshipCountFromCountStore')
+    // A relationship type's count comes from its counter too, and stays right past deletes.
+    expect((await rows(engine, 'MATCH ()-[r:INDICATES]->() RETURN count(r) AS c')).rows).toEqual([[40]])
+    expect((await rows(engine, 'MATCH ()-[r:NOTHING]->() RETURN count(*) AS c')).rows).toEqual([[0]])
+    expect(plan('MATCH ()-[:INDICATES]->() RETURN count(*)')).toContain('RelationshipCountFromCountStore')
   })
 
   it('leaves shapes the counters cannot answer to the general path, with the same answers', async () => {
     const engine = await engineWith(SETUP)
-    // Undirected hops match each relationship twice; a type or a filter needs the records.
+    // Undirected hops match each relationship twice; labelled ends or a filter need the records.
     expect((await rows(engine, 'MATCH ()-[r]-() RETURN count(r) AS c')).rows).toEqual([[80]])
-    expect((await rows(engine, 'MATCH ()-[r:INDICATES]->() RETURN count(r) AS c')).rows).toEqual([[40]])
+    expect((await rows(engine, 'MATCH (:Indicator)-[r:INDICATES]->() RETURN count(r) AS c')).rows).toEqual([
+      [40],
+    ])
     expect((await rows(engine, 'MATCH (n:Indicator) WHERE n.i > 30 RETURN count(n) AS c')).rows).toEqual([
       [10],
     ])
@@ -64,7 +70,21 @@ describe('counts from the count store', () => {
       await tx.run({ query: 'CREATE (:Indicator {i: 0})' })
       expect((await tx.run({ query: 'MATCH (n:Indicator) RETURN count(n) AS c' })).data?.rows).toEqual([[36]])
       expect((await tx.run({ query: 'MATCH ()-[r]->() RETURN count(r) AS c' })).data?.rows).toEqual([[35]])
+      expect((await tx.run({ query: 'MATCH ()-[r:INDICATES]->() RETURN count(r) AS c' })).data?.rows).toEqual(
+        [[35]],
+      )
       await tx.rollback()
+      await engine.cypher({
+        workspaceId: 'w',
+        query: 'MATCH ()-[r:INDICATES]->() WITH r LIMIT 3 DELETE r',
+        mode: 'write',
+      })
+      const typed = await engine.cypher({
+        workspaceId: 'w',
+        query: 'MATCH ()-[r:INDICATES]->() RETURN count(r) AS c',
+        mode: 'read',
+      })
+      expect(typed.data?.rows).toEqual([[37]])
       const after = await engine.cypher({
         workspaceId: 'w',
         query: 'MATCH (n:Indicator) RETURN count(n) AS c',

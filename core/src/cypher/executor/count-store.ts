@@ -8,7 +8,11 @@ import type { ExecContext, Row, Stage, StageFactory } from './context.js'
  * answered from the store's counters, as Neo4j's count store answers them: no record is visited, so the
  * count of ten million nodes costs what the count of ten does.
  */
-export type CountSource = { kind: 'label'; label: string } | { kind: 'nodes' } | { kind: 'relationships' }
+export type CountSource =
+  | { kind: 'label'; label: string }
+  | { kind: 'nodes' }
+  | { kind: 'relationships' }
+  | { kind: 'type'; type: string }
 
 /** The counted source of a MATCH and the counting projection after it, or undefined. Syntax only. */
 export function countStoreShape(match: Clause, projection: Projection): CountSource | undefined {
@@ -37,12 +41,13 @@ export function countStoreShape(match: Clause, projection: Projection): CountSou
     const rel = part.rels[0]
     // One directed hop between unlabelled anonymous nodes: each relationship matches exactly once.
     if (part.rels.length !== 1 || rel === undefined || rel.direction === 'both') return undefined
-    if (rel.types.length > 0 || rel.typeExpr !== undefined || rel.props !== undefined) return undefined
+    if (rel.types.length > 1 || rel.typeExpr !== undefined || rel.props !== undefined) return undefined
     if (rel.varLength !== undefined || rel.where !== undefined || rel.hopNodes !== undefined) return undefined
     if (!plainNode(0) || !plainNode(1)) return undefined
     if (part.nodes.some((node) => node.variable !== undefined || node.labels.length > 0)) return undefined
     counted = rel.variable
-    source = { kind: 'relationships' }
+    source =
+      rel.types.length === 1 ? { kind: 'type', type: rel.types[0] as string } : { kind: 'relationships' }
   }
   const counts = (expr: Expr): boolean => {
     if (expr.kind !== 'call' || expr.name.toLowerCase() !== 'count') return false
@@ -56,7 +61,12 @@ export function countStoreShape(match: Clause, projection: Projection): CountSou
 
 /** Emits one row with the count in `slot`; inside a transaction it counts the overlay's records exactly. */
 export function countStoreStage(source: CountSource, slot: number, blankRow: () => Row): StageFactory {
-  const label = source.kind === 'label' ? cachedName(source.label) : undefined
+  const label =
+    source.kind === 'label'
+      ? cachedName(source.label)
+      : source.kind === 'type'
+        ? cachedName(source.type)
+        : undefined
   return (ctx: ExecContext, next: Stage): Stage => ({
     push() {
       const row = blankRow()
@@ -73,6 +83,13 @@ function countOf(ctx: ExecContext, source: CountSource, label: ReturnType<typeof
   if (source.kind === 'relationships') return graph.relCount()
   const labelId = (label as ReturnType<typeof cachedName>)(graph.names)
   if (labelId < 0) return 0
+  if (source.kind === 'type') {
+    // The published store keeps a counter per type; a transaction's overlay is walked.
+    if (ctx.tx === undefined && graph.relTypeCount !== undefined) return graph.relTypeCount(labelId)
+    let n = 0
+    for (const rel of graph.allRelIds()) if (graph.relType(rel) === labelId) n++
+    return n
+  }
   // A transaction's label count is an estimate (it does not subtract its own deletes): walk its ids.
   return ctx.tx === undefined ? graph.labelCount(labelId) : sizeOf(graph, labelId)
 }

@@ -4,7 +4,16 @@ import type { Direction, Expr, NodePattern, PatternPart, RelPattern } from '../a
 import type { Eval, ExpressionCompiler, Matcher } from '../compile-expr.js'
 import { budgetError, typeError } from '../errors.js'
 import { cachedName } from '../operators.js'
-import { type CypherMap, equals, NodeValue, truth, typeName, type Value } from '../values.js'
+import {
+  type CypherMap,
+  equals,
+  NodeValue,
+  PathValue,
+  RelValue,
+  truth,
+  typeName,
+  type Value,
+} from '../values.js'
 import { type ExecContext, load, type Row, type RowCounter, tick } from './context.js'
 import { compileDynamicLabels } from './dynamic-labels.js'
 import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
@@ -14,7 +23,6 @@ import { compileHop, groupListsStep, groupNodeVariables } from './quantified-gro
 import { resumeSource, SettlingIds } from './resumable.js'
 import { shortestStep } from './shortest.js'
 import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
-
 export interface MatchEnv {
   readonly exprs: ExpressionCompiler
   readonly maxHops: number
@@ -69,8 +77,10 @@ export function compileMatch(
         part.start,
       )
   }
-  // Inline `WHERE` of node and relationship patterns joins the clause's WHERE.
+  // Inline `WHERE` of node and relationship patterns joins the clause's WHERE (so does a parenthesised
+  // pattern's, but under a path selector, which applies it before choosing).
   const inline: Expr[] = []
+  for (const part of parts) if (part.where && part.shortest === undefined) inline.push(part.where)
   // (A quantified relationship's inline WHERE holds at each hop: it is compiled with the hop.)
   for (const part of parts)
     for (const element of [...part.nodes, ...part.rels])
@@ -92,21 +102,26 @@ export function compileMatch(
     return { name: key, slot }
   }
   // A group's inner node variables: lists of the nodes each hop left and reached, bound after its expansion.
-  const bindGroupLists = (rel: RelPattern, outerLeft: number, relSlot: number): void => {
+  const groupListSlots = (rel: RelPattern): { left: number; right: number } | undefined => {
     const names = groupNodeVariables(rel)
-    if (names.length === 0) return
+    if (names.length === 0) return undefined
     const [left, right] = rel.hopNodes as [NodePattern, NodePattern]
     const slotOf = new Map(names.map((name) => [name, bindNew(name, 'value', rel.start).slot]))
-    steps.push(
-      groupListsStep(
-        outerLeft,
-        relSlot,
-        left.variable !== undefined ? (slotOf.get(left.variable) as number) : -1,
-        right.variable !== undefined ? (slotOf.get(right.variable) as number) : -1,
-      ),
-    )
-    plan.push(`GroupVariables(${names.join(', ')})`)
+    const slot = (node: NodePattern) =>
+      node.variable !== undefined ? (slotOf.get(node.variable) as number) : -1
+    return { left: slot(left), right: slot(right) }
   }
+  const pushGroupLists = (
+    slots: { left: number; right: number } | undefined,
+    outerLeft: number,
+    relSlot: number,
+  ) => {
+    if (slots === undefined) return
+    steps.push(groupListsStep(outerLeft, relSlot, slots.left, slots.right))
+    plan.push('GroupVariables')
+  }
+  const bindGroupLists = (rel: RelPattern, outerLeft: number, relSlot: number): void =>
+    pushGroupLists(groupListSlots(rel), outerLeft, relSlot)
   const flushFilters = (): void => {
     for (let i = 0; i < pending.length; i++) {
       const filter = pending[i] as Filter
@@ -186,7 +201,12 @@ export function compileMatch(
       const hop = compileHop(env, rel, scope, (node) => nodeCheck(env, node, scope))
       const relSlot = bindNew(rel.variable, relList ? 'relList' : 'rel', rel.start).slot
       const pathSlot = part.variable !== undefined ? bindNew(part.variable, 'path', part.start).slot : -1
-      const { all, k } = part.shortest
+      const lists = groupListSlots(rel)
+      // A parenthesised pattern's WHERE judges each candidate path before the shortest are chosen.
+      const accept = part.where
+        ? compileAccept(env, part.where, scope, relSlot, relList, pathSlot, lists)
+        : undefined
+      const { all, k, groups } = part.shortest
       const min = rel.varLength?.min ?? 1
       // The breadth-first search (one shortest, or all of the shortest length) reads each relationship once,
       // so an unbounded `*` is bounded by the adjacency budget alone; walks by length keep the hop bound.
@@ -218,9 +238,11 @@ export function compileMatch(
           path: pathSlot,
           relList,
           ...(hop ? { hop } : {}),
+          ...(groups ? { groups } : {}),
+          ...(accept ? { accept } : {}),
         }),
       )
-      bindGroupLists(rel, ends[0] as number, relSlot)
+      pushGroupLists(lists, ends[0] as number, relSlot)
       flushFilters()
       continue
     }
@@ -487,6 +509,30 @@ function chooseStart(part: PatternPart, scope: Scope, filters: Filter[], bound: 
     }
   })
   return best
+}
+
+/** A candidate shortest path judged by a parenthesised pattern's WHERE, its variables bound to that path. */
+function compileAccept(
+  env: MatchEnv,
+  where: Expr,
+  scope: Scope,
+  relSlot: number,
+  relList: boolean,
+  pathSlot: number,
+  lists: { left: number; right: number } | undefined,
+): (nodes: number[], rels: number[], row: Row, ctx: ExecContext) => boolean {
+  const predicate = env.exprs.compile(where, scope)
+  return (nodes, rels, row, ctx) => {
+    const relValues = rels.map((id) => new RelValue(id))
+    row[relSlot] = relList ? relValues : (relValues[0] ?? null)
+    if (pathSlot >= 0) row[pathSlot] = new PathValue(nodes.slice(), rels.slice())
+    if (lists !== undefined) {
+      const values = nodes.map((id) => new NodeValue(id))
+      if (lists.left >= 0) row[lists.left] = values.slice(0, -1)
+      if (lists.right >= 0) row[lists.right] = values.slice(1)
+    }
+    return truth(predicate(row, ctx)) === true
+  }
 }
 
 function propCheck(env: MatchEnv, props: Expr, scope: Scope): PropCheck {

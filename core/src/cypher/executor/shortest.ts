@@ -21,6 +21,10 @@ export interface ShortestSpec extends ExpandSpec {
   path: number
   /** The relationship variable is a list (a variable-length pattern). */
   relList: boolean
+  /** `SHORTEST k GROUPS`: every path of each of the k shortest lengths. */
+  groups?: boolean
+  /** A parenthesised pattern's WHERE: only the paths it accepts count (found by the walk by length). */
+  accept?: (nodes: number[], rels: number[], row: Row, ctx: ExecContext) => boolean
 }
 
 interface Found {
@@ -34,7 +38,8 @@ export function shortestStep(spec: ShortestSpec): Step {
     const to = row[spec.to]
     if (!(from instanceof NodeValue) || !(to instanceof NodeValue)) return true
     if (spec.toCheck && !spec.toCheck(to.id, row, ctx)) return true
-    const breadthFirst = spec.min <= 1 && spec.k === 1 && !(spec.all && from.id === to.id)
+    const breadthFirst =
+      spec.min <= 1 && spec.k === 1 && !spec.groups && !spec.accept && !(spec.all && from.id === to.id)
     const paths = !breadthFirst
       ? byLength(spec, row, ctx, from.id, to.id)
       : spec.all || from.id === to.id
@@ -182,6 +187,8 @@ function byLength(spec: ShortestSpec, row: Row, ctx: ExecContext, start: number,
   const out: Found[] = []
   const nodes = [start]
   const rels: number[] = []
+  // For GROUPS: how many paths were found once each length that gave some was done (after a leading 0).
+  const lengthsFound = [0]
   for (let length = spec.min; length <= spec.max; length++) {
     // No walk as long as this one means none longer either (each relationship once a path): stop there.
     let reached = length === 0
@@ -192,7 +199,8 @@ function byLength(spec: ShortestSpec, row: Row, ctx: ExecContext, start: number,
         tick(ctx)
         if (rels.length === length) {
           reached = true
-          if (node === target) out.push({ nodes: nodes.slice(), rels: rels.slice() })
+          if (node === target && (spec.accept === undefined || spec.accept(nodes, rels, row, ctx)))
+            out.push({ nodes: nodes.slice(), rels: rels.slice() })
           return spec.all || out.length < spec.k
         }
         return forEachRel(ctx, node, spec.direction, types, (rel, other) => {
@@ -208,7 +216,10 @@ function byLength(spec: ShortestSpec, row: Row, ctx: ExecContext, start: number,
       }
       walk(start)
     }
-    if (out.length > 0 && (spec.all || out.length >= spec.k)) break
+    if (spec.groups) {
+      if (out.length > (lengthsFound[lengthsFound.length - 1] as number)) lengthsFound.push(out.length)
+      if (lengthsFound.length > spec.k) break
+    } else if (out.length > 0 && (spec.all || out.length >= spec.k)) break
     if (!reached) break
   }
   return spec.all ? out : out.slice(0, spec.k)

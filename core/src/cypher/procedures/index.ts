@@ -1,4 +1,5 @@
 import { APOC_META_PROCEDURES } from './apoc-meta.js'
+import { APOC_NEIGHBOR_PROCEDURES } from './apoc-neighbors.js'
 import { APOC_WRITE_PROCEDURES } from './apoc-write.js'
 import { DB_PROCEDURES } from './db.js'
 import { type ProcedureDef, ProcedureRegistry } from './registry.js'
@@ -9,6 +10,7 @@ export const BUILTIN_PROCEDURES: readonly ProcedureDef[] = [
   ...SHOW_PROCEDURES,
   ...APOC_META_PROCEDURES,
   ...APOC_WRITE_PROCEDURES,
+  ...APOC_NEIGHBOR_PROCEDURES,
 ]
 
 /** A registry holding the built-in procedures; engines get one each, so tests can add their own. */

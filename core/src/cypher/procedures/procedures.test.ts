@@ -233,3 +233,58 @@ describe('APOC procedures', () => {
     expect(result.rows).toEqual([[['A', 'B', 'C']]])
   })
 })
+
+describe('apoc.neighbors.*', () => {
+  // SEED: A -KNOWS-> B -KNOWS-> C, C -LIKES-> M, A -LIKES-> M.
+  const names = async (engine: CypherEngine, call: string) =>
+    (await rows(engine, `MATCH (a {name: 'A'}) ${call} RETURN collect(coalesce(node.name, node.title)) AS n`))
+      .rows[0]?.[0] as string[]
+
+  it('tohop and athop follow the pattern string, each node at the first distance it is reached', async () => {
+    const engine = await seeded()
+    expect(await names(engine, "CALL apoc.neighbors.tohop(a, 'KNOWS>', 2) YIELD node")).toEqual(['B', 'C'])
+    expect(await names(engine, "CALL apoc.neighbors.tohop(a, 'KNOWS>|LIKES>', 1) YIELD node")).toEqual([
+      'B',
+      'M',
+    ])
+    // M is one hop away by LIKES, so not again at two; C is at two either way.
+    expect((await names(engine, "CALL apoc.neighbors.athop(a, '', 2) YIELD node")).sort()).toEqual(['C'])
+    expect(await names(engine, "CALL apoc.neighbors.tohop(a, '<KNOWS', 3) YIELD node")).toEqual([])
+    expect(
+      (
+        await rows(
+          engine,
+          "MATCH (a {name: 'A'}) CALL apoc.neighbors.tohop.count(a, 'KNOWS', 5) YIELD value RETURN value",
+        )
+      ).rows,
+    ).toEqual([[2]])
+  })
+
+  it('byhop gives a list a distance; a malformed pattern or distance is refused', async () => {
+    const engine = await seeded()
+    expect(
+      (
+        await rows(
+          engine,
+          "MATCH (a {name: 'A'}) CALL apoc.neighbors.byhop(a, 'KNOWS>', 2) YIELD nodes RETURN [n IN nodes | n.name] AS l",
+        )
+      ).rows,
+    ).toEqual([[['B']], [['C']]])
+    expect(
+      (
+        await failure(
+          engine,
+          "MATCH (a {name: 'A'}) CALL apoc.neighbors.tohop(a, '<K>', 1) YIELD node RETURN node",
+        )
+      )?.code,
+    ).toBe('INVALID_ARGUMENT_VALUE')
+    expect(
+      (
+        await failure(
+          engine,
+          "MATCH (a {name: 'A'}) CALL apoc.neighbors.tohop(a, 'K', 0) YIELD node RETURN node",
+        )
+      )?.code,
+    ).toBe('INVALID_ARGUMENT_VALUE')
+  })
+})

@@ -59,7 +59,7 @@ describe('point()', () => {
       [
         "point({x: 3.0, y: 4.0, crs: 'cartesian'})",
         "point({x: 12.5, y: 55.25, z: 1.0, crs: 'wgs-84-3d'})",
-        'POINT',
+        'POINT NOT NULL',
         true,
       ],
     ])
@@ -113,7 +113,14 @@ describe('points as values', () => {
     expect(
       await rows(`UNWIND [point({x: 2, y: 0}), point({longitude: 5, latitude: 5}), point({x: 1, y: 9}), [1], 'a', date('2024-01-01')] AS v
         RETURN CASE WHEN v IS :: POINT THEN v.srid + ':' + toString(v.x) ELSE valueType(v) END ORDER BY v`),
-    ).toEqual([['LIST'], ['4326:5.0'], ['7203:1.0'], ['7203:2.0'], ['DATE'], ['STRING']])
+    ).toEqual([
+      ['LIST<INTEGER NOT NULL> NOT NULL'],
+      ['4326:5.0'],
+      ['7203:1.0'],
+      ['7203:2.0'],
+      ['DATE NOT NULL'],
+      ['STRING NOT NULL'],
+    ])
     expect(
       await rows('UNWIND [point({x: 1, y: 2}), point({x: 1.0, y: 2})] AS p RETURN count(DISTINCT p)'),
     ).toEqual([[1]])

@@ -80,13 +80,18 @@ export function atInstant(epochNanoseconds: bigint, zone: Zone): DateTimeValue {
   if (zone.name !== null) {
     return fromZoned(Temporal.Instant.fromEpochNanoseconds(epochNanoseconds).toZonedDateTimeISO(zone.name))
   }
-  const local = Temporal.Instant.fromEpochNanoseconds(
-    epochNanoseconds + BigInt(zone.offsetSeconds) * BigInt(NANOS_PER_SECOND),
-  )
-    .toZonedDateTimeISO('UTC')
-    .toPlainDateTime()
-  return new DateTimeValue(local, zone.offsetSeconds, null)
+  // Near the edge of the polyfill's range the wall clock is built now, as before, so an instant out of range
+  // fails here with the same error rather than when a field is first read.
+  const local = epochNanoseconds + BigInt(zone.offsetSeconds) * BigInt(NANOS_PER_SECOND)
+  if (local > MAX_EPOCH_NS || local < -MAX_EPOCH_NS) {
+    const wallClock = Temporal.Instant.fromEpochNanoseconds(local).toZonedDateTimeISO('UTC').toPlainDateTime()
+    return new DateTimeValue(wallClock, zone.offsetSeconds, null)
+  }
+  return DateTimeValue.atEpoch(epochNanoseconds, zone.offsetSeconds)
 }
+
+/** ±10^8 days, the Temporal range: instants inside it need no check. */
+const MAX_EPOCH_NS = 8_640_000_000_000_000_000_000n - 86_400_000_000_000n
 
 /** The offset a zone has at an instant (a named zone's offset varies). */
 export function offsetAt(zone: Zone, epochNanoseconds: bigint): number {

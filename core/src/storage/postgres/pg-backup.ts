@@ -21,13 +21,13 @@ import { MANIFEST_FILE, type Manifest, newManifest, readManifest } from '../mani
 import { holdsTemporalValue } from '../record-format-gate.js'
 import { listSegments, segmentName, WAL_DIR } from '../wal-reader.js'
 import { decodeWalRecord } from '../wal-record.js'
+import { readPgCheckpoint } from './pg-checkpoint.js'
 import { connectClient, dropClient } from './pg-connect.js'
 import { ensureSchema, FENCED_INSERT_SQL, OWNER_LOCK_KEY } from './schema.js'
 
 // A backup of the PostgreSQL store is written in the file store's layout (manifest, checkpoint file, WAL
 // segment), so one archive format restores into either store: that is the migration path between them.
 
-const CHUNKS_PER_READ = 16
 const LOG_PAGE = 10_000
 /** Text of one checkpoint chunk or one log insert when loading into PostgreSQL. */
 const LOAD_CHARS = 1 << 20
@@ -85,50 +85,29 @@ async function spoolCheckpoint(
   spool: string,
   onLine: (line: string) => void,
 ): Promise<{ path: string; sequence: number; sha256: string; bytes: number } | null> {
-  const head = await client.query<{ sequence: string; records: string; sha256: string; created_at: Date }>(
-    'SELECT sequence, records, sha256, created_at FROM service_checkpoint WHERE complete ORDER BY sequence DESC LIMIT 1',
-  )
-  const row = head.rows[0]
-  if (row === undefined) return null
-  const sequence = Number(row.sequence)
-  const path = checkpointName(sequence)
-  const out = new HashedFile(join(spool, CHECKPOINT_DIR, path))
+  let out: HashedFile | null = null
+  let path = ''
   try {
-    out.write(
-      `${JSON.stringify({ checkpoint: { format: RECORD_FORMAT, sequence, created_at: row.created_at.toISOString() } })}\n`,
-    )
-    const records = createHash('sha256')
-    let count = 0
-    for (let from = 0; ; from += CHUNKS_PER_READ) {
-      const chunks = await client.query<{ lines: string }>(
-        'SELECT lines FROM service_checkpoint_chunk WHERE sequence = $1 AND chunk >= $2 AND chunk < $3 ORDER BY chunk',
-        [sequence, from, from + CHUNKS_PER_READ],
-      )
-      for (const { lines } of chunks.rows) {
-        records.update(lines)
-        out.write(lines)
-        for (
-          let start = 0, nl = lines.indexOf('\n');
-          nl !== -1;
-          start = nl + 1, nl = lines.indexOf('\n', start)
-        ) {
-          onLine(lines.slice(start, nl))
-          count++
-        }
-      }
-      if (chunks.rows.length < CHUNKS_PER_READ) break
-    }
-    const sha256 = records.digest('hex')
-    if (count !== Number(row.records) || sha256 !== row.sha256) {
-      throw new EngineError(
-        'BACKUP_CORRUPT',
-        `the checkpoint at sequence ${sequence} in PostgreSQL does not match its digest`,
-      )
-    }
-    out.write(`${JSON.stringify({ end: { records: count, sha256 } })}\n`)
-    return { path, sequence, ...out.close() }
+    const image = await readPgCheckpoint(client, onLine, {
+      head(sequence, createdAt) {
+        path = checkpointName(sequence)
+        out = new HashedFile(join(spool, CHECKPOINT_DIR, path))
+        out.write(
+          `${JSON.stringify({ checkpoint: { format: RECORD_FORMAT, sequence, created_at: createdAt.toISOString() } })}\n`,
+        )
+      },
+      chunk: (text) => (out as HashedFile | null)?.write(text),
+    })
+    if (image === null) return null
+    const file = out as HashedFile | null
+    if (file === null) throw new Error('the checkpoint image had no head')
+    file.write(`${JSON.stringify({ end: { records: image.records, sha256: image.sha256 } })}\n`)
+    return { path, sequence: image.sequence, ...file.close() }
   } catch (error) {
-    out.close()
+    ;(out as HashedFile | null)?.close()
+    // A wrong image in the database makes the backup refuse, as a damaged archive would.
+    if (error instanceof EngineError && error.code === 'STORAGE_RECOVERY_FAILED')
+      throw new EngineError('BACKUP_CORRUPT', error.message)
     throw error
   }
 }

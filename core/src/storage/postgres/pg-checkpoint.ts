@@ -86,13 +86,16 @@ export async function writePgCheckpoint(
 export async function readPgCheckpoint(
   client: ClientBase,
   onLine: (line: string) => void,
-): Promise<PgCheckpointInfo | null> {
+  /** For a copy of the image (a backup): its head before any chunk, then each chunk's text as stored. */
+  copy?: { head(sequence: number, createdAt: Date): void; chunk(text: string): void },
+): Promise<(PgCheckpointInfo & { sha256: string }) | null> {
   const head = await client.query<{ sequence: string; records: string; sha256: string; created_at: Date }>(
     'SELECT sequence, records, sha256, created_at FROM service_checkpoint WHERE complete ORDER BY sequence DESC LIMIT 1',
   )
   const row = head.rows[0]
   if (row === undefined) return null
   const sequence = Number(row.sequence)
+  copy?.head(sequence, row.created_at)
   const digest = createHash('sha256')
   let records = 0
   for (let from = 0; ; from += CHUNKS_PER_READ) {
@@ -102,6 +105,7 @@ export async function readPgCheckpoint(
     )
     for (const { lines } of chunks.rows) {
       digest.update(lines)
+      copy?.chunk(lines)
       let start = 0
       for (let nl = lines.indexOf('\n'); nl !== -1; nl = lines.indexOf('\n', start)) {
         onLine(lines.slice(start, nl))
@@ -116,5 +120,5 @@ export async function readPgCheckpoint(
       `checkpoint at sequence ${sequence} in PostgreSQL does not match its digest`,
     )
   }
-  return { sequence, records, createdAtMs: row.created_at.getTime() }
+  return { sequence, records, createdAtMs: row.created_at.getTime(), sha256: row.sha256 }
 }
