@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { random } from '../testing/assistant-memory.js'
 import { BM25_K1, Bm25Index, FIELD_B, FIELD_WEIGHT, FIELDS, type IndexedDocument } from './bm25-index.js'
 import { nearestTerm } from './near-term.js'
 
@@ -6,18 +7,6 @@ import { nearestTerm } from './near-term.js'
  * The compact index (typed-array postings with tombstones, pooled blocks that move and compact) against a
  * brute-force BM25F over the documents as last written, through random inserts, updates and removals.
  */
-
-/** Deterministic PRNG (mulberry32), so a failure replays. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const WORDS = Array.from({ length: 60 }, (_, i) => `w${i.toString(36)}${'abcdefg'[i % 7]}`)
 /** Per-field frequency caps of the packed layout; the context is exact. */

@@ -1,3 +1,5 @@
+import { grown } from '../graph/id-list.js'
+
 /**
  * What removal and phrase evidence need of each document, off the JS object graph: its distinct term ids
  * (to find its postings on removal) followed by its content stems in order (term ids, for phrases), as one
@@ -71,15 +73,9 @@ export class DocumentTerms {
 
   private ensureDoc(doc: number): void {
     if (doc < this.start.length) return
-    const size = Math.max(2 * this.start.length, doc + 1)
-    const grow = (a: Int32Array) => {
-      const b = new Int32Array(size)
-      b.set(a)
-      return b
-    }
-    this.start = grow(this.start)
-    this.termCount = grow(this.termCount)
-    this.sequenceEnd = grow(this.sequenceEnd)
+    this.start = grown(this.start, doc + 1)
+    this.termCount = grown(this.termCount, doc + 1)
+    this.sequenceEnd = grown(this.sequenceEnd, doc + 1)
   }
 
   private reserve(slots: number): void {

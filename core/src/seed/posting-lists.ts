@@ -1,3 +1,5 @@
+import { grown } from '../graph/id-list.js'
+
 /**
  * Postings of every term in two shared typed-array pools instead of a Map per term: a term's postings are
  * one block of the pools (doc ids ascending, so a document is found by binary search), described by
@@ -149,16 +151,10 @@ export class PostingLists {
 
   private ensureTerm(term: number): void {
     if (term < this.live.length) return
-    const size = Math.max(2 * this.live.length, term + 1)
-    const grow = (a: Int32Array) => {
-      const b = new Int32Array(size)
-      b.set(a)
-      return b
-    }
-    this.start = grow(this.start)
-    this.length = grow(this.length)
-    this.capacity = grow(this.capacity)
-    this.live = grow(this.live)
+    this.start = grown(this.start, term + 1)
+    this.length = grown(this.length, term + 1)
+    this.capacity = grown(this.capacity, term + 1)
+    this.live = grown(this.live, term + 1)
   }
 
   /** Drops a term's tombstones in place. */

@@ -45,7 +45,7 @@ export interface AssistantSet {
 }
 
 /** mulberry32: a small seeded generator, the same sequence on every platform. */
-function random(seed: number) {
+export function random(seed: number) {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0
