@@ -137,7 +137,7 @@ export class Bm25Index {
 
   /**
    * Gives back the slack bulk writes leave (pools grown ahead, blocks moved as they doubled) once it is a
-   * third of the pools; the caller's hint that a run of writes is over.
+   * quarter of the pools; the caller's hint that a run of writes is over.
    */
   trim(): void {
     this.postings.trim()

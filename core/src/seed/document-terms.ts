@@ -5,7 +5,7 @@ import { grown } from '../graph/id-list.js'
  * (to find its postings on removal) followed by its content stems in order (term ids, for phrases), as one
  * block of a shared Int32Array pool, with per-document offsets in typed arrays indexed by document id (ids
  * are dense: one document per node). Re-indexing a document writes a new block at the end; the pool is
- * compacted when it would otherwise grow and at least half of it is dead. The exact ids a document is
+ * compacted when it would otherwise grow and at least a third of it is dead. The exact ids a document is
  * matched by stay strings (they are the id table's keys, shared).
  */
 const NO_STRINGS: readonly string[] = Object.freeze([])
@@ -18,7 +18,8 @@ export class DocumentTerms {
   private termCount = new Int32Array(1024)
   /** Sequence length + 1; 0 when the document is absent. */
   private sequenceEnd = new Int32Array(1024)
-  private readonly ids: (readonly string[] | undefined)[] = []
+  /** A lone id is kept as the string itself (the common case: a stix id), not an array around it. */
+  private readonly ids: (string | readonly string[] | undefined)[] = []
   size = 0
 
   set(doc: number, terms: readonly number[], sequence: readonly number[], ids: readonly string[]): void {
@@ -33,7 +34,7 @@ export class DocumentTerms {
     this.start[doc] = s
     this.termCount[doc] = terms.length
     this.sequenceEnd[doc] = sequence.length + 1
-    this.ids[doc] = ids.length === 0 ? NO_STRINGS : ids
+    this.ids[doc] = ids.length === 0 ? undefined : ids.length === 1 ? ids[0] : ids
     this.size++
   }
 
@@ -49,7 +50,8 @@ export class DocumentTerms {
   }
 
   idsOf(doc: number): readonly string[] {
-    return this.ids[doc] ?? NO_STRINGS
+    const ids = this.ids[doc]
+    return ids === undefined ? NO_STRINGS : typeof ids === 'string' ? [ids] : ids
   }
 
   /** The document's content stems in order, as term ids (a view: valid until the next write). */
@@ -80,17 +82,17 @@ export class DocumentTerms {
 
   private reserve(slots: number): void {
     if (this.used + slots <= this.pool.length) return
-    if (2 * this.dead >= this.used) this.compact()
+    if (3 * this.dead >= this.used) this.compact()
     if (this.used + slots <= this.pool.length) return
     const pool = new Int32Array(Math.max(Math.ceil(1.5 * this.pool.length), this.used + slots))
     pool.set(this.pool.subarray(0, this.used))
     this.pool = pool
   }
 
-  /** Drops dead space, the pool sized to what is live, once a third of it is slack (after bulk writes). */
+  /** Drops dead space, the pool sized to what is live, once a quarter of it is slack (after bulk writes). */
   trim(): void {
     const live = this.used - this.dead
-    if (3 * (this.pool.length - live) > this.pool.length) this.compact(Math.max(4096, live))
+    if (4 * (this.pool.length - live) > this.pool.length) this.compact(Math.max(4096, live))
   }
 
   private compact(size = this.pool.length): void {

@@ -124,11 +124,6 @@ export class PostingLists {
     }
   }
 
-  /** Bytes the pools and tables hold (typed arrays live outside the JS heap). */
-  get bytes(): number {
-    return this.docs.byteLength + this.freqs.byteLength + 4 * (this.start.length * 4)
-  }
-
   private contextOf(term: number, doc: number, word: number): number {
     const c = word >>> CONTEXT_SHIFT
     return c === CONTEXT_ESCAPE ? (this.overflow.get(term)?.get(doc) as number) : c
@@ -210,7 +205,7 @@ export class PostingLists {
   trim(): void {
     const live = this.total
     // Amortised: the slack a trim gives back took at least as many writes to make.
-    if (3 * (this.docs.length - live) > this.docs.length) this.compact(Math.max(1024, live))
+    if (4 * (this.docs.length - live) > this.docs.length) this.compact(Math.max(1024, live))
   }
 
   /** Copies every live block tightly (tombstones dropped) into fresh pools of `size` slots. */
