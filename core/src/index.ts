@@ -110,6 +110,7 @@ export type { ArchiveReplay, RestorePoint } from './storage/backup/pitr.js'
 export type { DurabilityReport, RecoveryReport } from './storage/durability.js'
 export type { ReplicationReport } from './storage/durable-store.js'
 export { inspectStorage, type StorageInspection, snapshotStorage } from './storage/inspect.js'
+export { redactPostgresUrl } from './storage/postgres/pg-connect.js'
 export {
   READABLE_RECORD_FORMATS,
   RECORD_FORMAT,

@@ -42,7 +42,4 @@ export function readPostgresSettings(r: EnvReader, persistent: boolean): Postgre
   return { url, role, promote, primaryUrl, leaseMs, pollMs }
 }
 
-/** The URL with its password replaced, for logs and `check-config --print-effective`. */
-export function redactPostgresUrl(url: string): string {
-  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/, '$1:<redacted>@')
-}
+export { redactPostgresUrl } from '@service/core'

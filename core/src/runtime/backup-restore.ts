@@ -8,6 +8,7 @@ import { type ArchiveReplay, type RestorePoint, replayArchive } from '../storage
 import { restoreFileArchive } from '../storage/backup/restore.js'
 import { snapshotStorage } from '../storage/inspect.js'
 import { loadIntoPostgres } from '../storage/postgres/pg-backup.js'
+import { redactPostgresUrl } from '../storage/postgres/pg-connect.js'
 import { openEngine } from './open-engine.js'
 
 /** What a recovery of a restored (or verified) store found. */
@@ -96,7 +97,7 @@ export async function restoreBackupToPostgres(
     }
     return {
       ...staged,
-      target: url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/, '$1:<redacted>@'),
+      target: redactPostgresUrl(url),
       recovery,
     }
   } finally {

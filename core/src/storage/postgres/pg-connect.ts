@@ -40,6 +40,11 @@ export async function connectClient(url: string, name: string, onError: (error: 
 
 export type PgClient = pg.Client
 
+/** The URL with its password replaced, for logs, reports and `check-config --print-effective`. */
+export function redactPostgresUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/, '$1:<redacted>@')
+}
+
 /** Ends a client without waiting on a server that may be gone. */
 export function dropClient(client: PgClient | null): void {
   if (client === null) return
