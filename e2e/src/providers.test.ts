@@ -478,6 +478,7 @@ describe.skipIf(!built)('start-up', () => {
         '/v1/admin/domain-providers/status',
         { token: ADMIN_TOKEN },
       )
+      expect(status.status, status.text).toBe(200)
       expect(status.json.result.providers.map((p) => p.domain)).toEqual(['medical'])
       const health = await server.request<{ domain_providers: unknown }>('/health', { token: null })
       expect(health.json.domain_providers).toEqual({ configured: 2, ready: 1 })
