@@ -17,6 +17,7 @@ if (!Number.isInteger(INDICATORS) || INDICATORS <= 0) {
   process.stderr.write(`FOOTPRINT_BENCH_SCALE must be one of ${Object.keys(SCALES).join(', ')}\n`)
   process.exit(2)
 }
+const IDLE_SETTLE_MS = 10_000
 const CACHE_SETTING = 'SERVICE_STORAGE_PAYLOAD_CACHE_BYTES'
 // Cache sizes to restart with (MiB); `default` leaves the setting unset.
 const CACHES = (process.env.FOOTPRINT_BENCH_CACHES_MB ?? 'default,16,256').split(',')
@@ -53,7 +54,12 @@ async function memory(url) {
     const m = new RegExp(`^${name} (\\d+(?:\\.\\d+)?)`, 'm').exec(text)
     return m ? Number(m[1]) : null
   }
-  return { rss: gauge('process_resident_memory_bytes'), heap: gauge('nodejs_heap_size_used_bytes') }
+  return {
+    rss: gauge('process_resident_memory_bytes'),
+    heap: gauge('nodejs_heap_size_used_bytes'),
+    heapTotal: gauge('nodejs_heap_size_total_bytes'),
+    external: gauge('nodejs_external_memory_bytes'),
+  }
 }
 
 function diskBytes(dir) {
@@ -160,6 +166,8 @@ function knowsCacheSetting() {
 
 async function main() {
   const shape = ctiShape(INDICATORS)
+  // BENCH_FOOTPRINT_KEEP=1 keeps the store (its path is printed) for probing it afterwards.
+  const keep = process.env.BENCH_FOOTPRINT_KEEP === '1'
   const dir = mkdtempSync(join(tmpdir(), 'bench-footprint-'))
   const storageDir = join(dir, 'graph')
   const env = {
@@ -200,6 +208,9 @@ async function main() {
       svc = await startService({ ...env, ...cacheEnv }, null, 600_000)
       const recoveryS = (performance.now() - r0) / 1000
       const restarted = await memory(svc.url)
+      // V8 returns the garbage of loading only after a while idle: the resident size a server settles at.
+      await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS))
+      const settled = await memory(svc.url)
       const queries = await measureQueries(svc.url)
       const after = await memory(svc.url)
       rows.push({
@@ -207,7 +218,10 @@ async function main() {
         'recovery s': recoveryS.toFixed(1),
         rss: mb(restarted.rss),
         heap: mb(restarted.heap),
+        'heap total': mb(restarted.heapTotal),
+        'external (typed arrays, buffers)': mb(restarted.external),
         'heap B/object (whole process)': perObject(restarted.heap, shape.objects),
+        [`rss after ${IDLE_SETTLE_MS / 1000} s idle`]: mb(settled.rss),
         'rss after queries': mb(after.rss),
         disk: mb(diskBytes(storageDir)),
         ...queries,
@@ -215,7 +229,8 @@ async function main() {
       await svc.stop()
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true })
+    if (keep) process.stderr.write(`kept the store in ${storageDir}\n`)
+    else rmSync(dir, { recursive: true, force: true })
   }
   console.log(
     `footprint, ${scale}: ${shape.objects} objects (${shape.malware} malware, ${shape.indicators} indicators, ${shape.relationships} indicates), Node ${process.version}`,

@@ -1,28 +1,16 @@
-import type { PropertyValue } from '../../graph/types.js'
 import { type Binding, conjuncts, freeVariables, type Scope, type VarKind } from '../analyzer.js'
 import type { Direction, Expr, NodePattern, PatternPart, RelPattern } from '../ast.js'
-import type { Eval, ExpressionCompiler, Matcher } from '../compile-expr.js'
-import { budgetError, typeError } from '../errors.js'
-import { cachedName } from '../operators.js'
-import {
-  type CypherMap,
-  equals,
-  NodeValue,
-  PathValue,
-  RelValue,
-  truth,
-  typeName,
-  type Value,
-} from '../values.js'
-import { type ExecContext, load, type Row, type RowCounter, tick } from './context.js'
-import { compileDynamicLabels } from './dynamic-labels.js'
+import type { ExpressionCompiler, Matcher } from '../compile-expr.js'
+import { budgetError } from '../errors.js'
+import { NodeValue, PathValue, RelValue, truth } from '../values.js'
+import { type ExecContext, load, type Row, type RowCounter } from './context.js'
 import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
-import { labelExprMatches } from './label-expr.js'
 import { longGroupStep, longGroupVariables } from './long-group.js'
+import { chooseStart, type Filter } from './match-start.js'
+import { allNodesStep, boundNodeStep, labelScanStep, nodeCheck, propCheck, seekStep } from './node-steps.js'
 import { compileHop, groupListsStep, groupNodeVariables } from './quantified-group.js'
-import { resumeSource, SettlingIds } from './resumable.js'
 import { shortestStep } from './shortest.js'
-import type { Cont, NodeCheck, PropCheck, Step } from './steps.js'
+import type { Cont, Step } from './steps.js'
 export interface MatchEnv {
   readonly exprs: ExpressionCompiler
   readonly maxHops: number
@@ -42,11 +30,6 @@ export interface CompiledMatch {
   plan: string[]
   /** With `resumable` asked: true when the first pattern starts with a scan a streamed run can resume. */
   resumable: boolean
-}
-
-interface Filter {
-  vars: Set<string>
-  expr: Expr
 }
 
 /** Compiles MATCH patterns (also MERGE's match half and pattern expressions) into a matcher. */
@@ -452,65 +435,6 @@ function lookupNode(env: MatchEnv, scope: Scope, node: NodePattern): Binding | u
   return binding
 }
 
-interface StartChoice {
-  index: number
-  seek: { label: string; key: string; value: Expr } | undefined
-}
-
-/** Picks where to start a pattern part: a bound node, then an index seek, then a label scan. */
-function chooseStart(part: PatternPart, scope: Scope, filters: Filter[], bound: Set<string>): StartChoice {
-  let best: StartChoice = { index: 0, seek: undefined }
-  let bestScore = 4
-  const constantHere = (expr: Expr): boolean => {
-    for (const v of freeVariables(expr)) if (!bound.has(v)) return false
-    return true
-  }
-  part.nodes.forEach((node, index) => {
-    let score = 3
-    let seek: StartChoice['seek']
-    if (node.variable !== undefined && scope.has(node.variable)) score = 0
-    else if (node.labels.length > 0) {
-      score = 2
-      const label = node.labels[0] as string
-      if (node.props?.kind === 'map') {
-        for (const [key, value] of node.props.entries) {
-          if (constantHere(value)) {
-            seek = { label, key, value }
-            break
-          }
-        }
-      }
-      if (seek === undefined && node.variable !== undefined) {
-        for (const filter of filters) {
-          const eq = filter.expr
-          if (eq.kind !== 'binary' || eq.op !== '=') continue
-          for (const [a, b] of [
-            [eq.left, eq.right],
-            [eq.right, eq.left],
-          ] as const) {
-            if (
-              a.kind === 'prop' &&
-              a.target.kind === 'var' &&
-              a.target.name === node.variable &&
-              constantHere(b)
-            ) {
-              seek = { label, key: a.key, value: b }
-              break
-            }
-          }
-          if (seek) break
-        }
-      }
-      if (seek) score = 1
-    }
-    if (score < bestScore) {
-      bestScore = score
-      best = { index, seek }
-    }
-  })
-  return best
-}
-
 /** A candidate shortest path judged by a parenthesised pattern's WHERE, its variables bound to that path. */
 function compileAccept(
   env: MatchEnv,
@@ -533,159 +457,4 @@ function compileAccept(
     }
     return truth(predicate(row, ctx)) === true
   }
-}
-
-function propCheck(env: MatchEnv, props: Expr, scope: Scope): PropCheck {
-  if (props.kind === 'map') {
-    const entries = props.entries.map(([key, value]) => [key, env.exprs.compile(value, scope)] as const)
-    return (row, ctx, get) => {
-      for (const [key, value] of entries) if (equals(get(key), value(row, ctx)) !== true) return false
-      return true
-    }
-  }
-  const map = env.exprs.compile(props, scope)
-  return (row, ctx, get) => {
-    const value = map(row, ctx)
-    if (value === null) return true
-    if (!(value instanceof Map)) throw typeError(`pattern properties must be a map, got ${typeName(value)}`)
-    for (const [key, expected] of value as CypherMap) if (equals(get(key), expected) !== true) return false
-    return true
-  }
-}
-
-function nodeCheck(env: MatchEnv, node: NodePattern, scope: Scope): NodeCheck {
-  const labels = node.labels.map(cachedName)
-  const props = node.props ? propCheck(env, node.props, scope) : undefined
-  const labelExpr = node.labelExpr
-  const dynamic = compileDynamicLabels(env.exprs, node.dynamicLabels, scope)
-  if (labels.length === 0 && props === undefined && labelExpr === undefined && dynamic === undefined)
-    return undefined
-  return (id, row, ctx) => {
-    const record = ctx.graph.node(id)
-    if (record === undefined) return false
-    if (dynamic !== undefined) {
-      for (const label of dynamic(row, ctx)) {
-        const labelId = ctx.graph.names.lookup(label)
-        if (labelId < 0 || !record.labels.includes(labelId)) return false
-      }
-    }
-    if (labelExpr !== undefined && !labelExprMatches(labelExpr, record.labels, ctx.graph.names)) return false
-    for (const label of labels) {
-      const labelId = label(ctx.graph.names)
-      if (labelId < 0 || !record.labels.includes(labelId)) return false
-    }
-    if (props === undefined) return true
-    const names = ctx.graph.names
-    return props(row, ctx, (key) => {
-      const keyId = names.lookup(key)
-      return keyId < 0 ? null : ((record.props.get(keyId) as PropertyValue | undefined) ?? null)
-    })
-  }
-}
-
-function boundNodeStep(slot: number, check: NodeCheck): Step {
-  return (next) => (row, ctx, emit) => {
-    const value = row[slot]
-    if (value === null || value === undefined) return true
-    if (!(value instanceof NodeValue)) throw typeError(`expected a node but got ${typeName(value as Value)}`)
-    if (ctx.graph.node(value.id) === undefined) return true
-    if (check && !check(value.id, row, ctx)) return true
-    return next(row, ctx, emit)
-  }
-}
-
-function scanIds(
-  ids: Iterable<number>,
-  slot: number,
-  check: NodeCheck,
-  next: Cont,
-  row: Row,
-  ctx: ExecContext,
-  emit: (row: Row) => boolean,
-): boolean {
-  for (const id of ids) {
-    tick(ctx)
-    if (check && !check(id, row, ctx)) continue
-    row[slot] = new NodeValue(id)
-    if (!next(row, ctx, emit)) return false
-  }
-  return true
-}
-
-/**
- * A scan over the ids `ids` finds for a row (undefined: nothing to scan). As a streamed run's source
- * (`resumable`, executor/resumable.ts) it goes on from where the previous slice stopped, and skips a node
- * deleted since (slices read the published graph as it is when each runs: read committed).
- */
-function scanStep(
-  slot: number,
-  check: NodeCheck,
-  resumable: boolean,
-  ids: (row: Row, ctx: ExecContext) => Iterable<number> | undefined,
-  /** The ids come from an index the store may compact in place: keep what remains at a pause. */
-  settle = false,
-): Step {
-  return (next) => (row, ctx, emit) => {
-    const stream = resumable ? ctx.stream : undefined
-    if (stream === undefined) {
-      const found = ids(row, ctx)
-      return found === undefined || scanIds(found, slot, check, next, row, ctx, emit)
-    }
-    return resumeSource(
-      stream,
-      () => {
-        const found = ids(row, ctx) ?? []
-        return settle ? new SettlingIds(found) : found[Symbol.iterator]()
-      },
-      (id) => ctx.graph.node(id) === undefined || scanIds([id], slot, check, next, row, ctx, emit),
-    )
-  }
-}
-
-function allNodesStep(slot: number, check: NodeCheck, resumable: boolean): Step {
-  return scanStep(slot, check, resumable, (_row, ctx) => ctx.graph.allNodeIds())
-}
-
-function labelScanStep(slot: number, labels: string[], check: NodeCheck, resumable = false): Step {
-  const scan = (_row: Row, ctx: ExecContext): Iterable<number> | undefined => {
-    // The rarest label drives the scan; `check` verifies the others.
-    let best = -1
-    let bestCount = Number.POSITIVE_INFINITY
-    for (const label of labels) {
-      const id = ctx.graph.names.lookup(label)
-      if (id < 0) return undefined
-      const count = ctx.graph.labelCount(id)
-      if (count < bestCount) {
-        bestCount = count
-        best = id
-      }
-    }
-    return ctx.graph.labelNodeIds(best)
-  }
-  return scanStep(slot, check, resumable, scan, true)
-}
-
-function seekStep(
-  slot: number,
-  label: string,
-  key: string,
-  value: Eval,
-  check: NodeCheck,
-  resumable: boolean,
-): Step {
-  return scanStep(slot, check, resumable, (row, ctx) => {
-    const v = value(row, ctx)
-    const labelId = ctx.graph.names.lookup(label)
-    if (v === null || labelId < 0) return undefined
-    const keyId = ctx.graph.names.lookup(key)
-    if (keyId < 0) return undefined
-    const indexable =
-      typeof v === 'string' || typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean'
-    // Lists and other values are not in the index: scan the label and let `check` compare.
-    const ids = indexable
-      ? ctx.graph.propertyNodeIds(labelId, keyId, v as PropertyValue)
-      : ctx.graph.labelNodeIds(labelId)
-    // A copy (the index entry may change while the scan runs, or a streamed run waits between slices).
-    return Array.isArray(ids) && ctx.stream === undefined ? ids : [...ids]
-  })
 }
