@@ -74,6 +74,59 @@ describe('StixVersions', () => {
   })
 })
 
+describe('WorkspaceVersions columns', () => {
+  it("chains an object's versions in version order whatever order they arrive in, per object", () => {
+    const versions = new StixVersions(() => 0)
+    const t = (id: string, version: string, added: number, raw: string | null = null): RowTuple => [
+      id,
+      id.split('--')[0] as string,
+      version,
+      '2.1',
+      id.startsWith('relationship') ? 'malware--a' : null,
+      raw,
+      added,
+    ]
+    versions.apply({
+      w: 'w',
+      rows: [
+        t('malware--a', '2024-03-01T00:00:00Z', 1),
+        t('malware--a', '2024-01-01T00:00:00Z', 2, '{"v":1}'),
+        t('relationship--r', '2024-02-01T00:00:00Z', 3),
+        t('malware--a', '2024-02-01T00:00:00Z', 4, '{"v":2}'),
+        t('malware--a', '2025-01-01T00:00:00Z', 5),
+      ],
+    })
+    const w = versions.workspace('w')
+    expect(w?.versions('malware--a').map((r) => [r.version, r.added, r.raw])).toEqual([
+      ['2024-01-01T00:00:00Z', 2, '{"v":1}'],
+      ['2024-02-01T00:00:00Z', 4, '{"v":2}'],
+      ['2024-03-01T00:00:00Z', 1, null],
+      ['2025-01-01T00:00:00Z', 5, null],
+    ])
+    expect(w?.versions('relationship--r')).toEqual([
+      {
+        id: 'relationship--r',
+        type: 'relationship',
+        version: '2024-02-01T00:00:00Z',
+        spec: '2.1',
+        src: 'malware--a',
+        raw: null,
+        added: 3,
+      },
+    ])
+    expect(w?.row('malware--a', '2024-02-01T00:00:00.000Z')?.added).toBe(4) // the same instant
+    expect(w?.row('malware--a', '2024-02-02T00:00:00Z')).toBeUndefined()
+    expect(w?.size).toBe(2)
+    expect(w?.logSize).toBe(5)
+    expect(w?.firstAfter(2)).toBe(2)
+    expect(w?.logRow(2).id).toBe('relationship--r')
+    // A re-stamp with the text dropped: the old log entry goes stale, the row keeps no text.
+    versions.apply({ w: 'w', rows: [t('malware--a', '2024-01-01T00:00:00Z', 6)] })
+    expect([0, 1, 5].map((i) => w?.live(i))).toEqual([true, false, true])
+    expect(w?.row('malware--a', '2024-01-01T00:00:00Z')?.raw).toBeNull()
+  })
+})
+
 describe('importing versions', () => {
   it('never lets an older modified replace a newer one, and keeps it as a version', async () => {
     const engine = await openEngine()

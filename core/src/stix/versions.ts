@@ -37,51 +37,164 @@ export interface VersionsEntry {
 
 const versionKey = (version: string) => timestampKey(version) ?? version
 
-/** One workspace's versions: by object id, and every (re)stamp in date-added order. */
+const NO_ROW = -1
+
+/** A typed column with room for `need` entries (doubling). */
+function room<T extends Float64Array | Int32Array | Uint16Array>(column: T, need: number): T {
+  if (need <= column.length) return column
+  const wider = new (column.constructor as new (length: number) => T)(Math.max(need, column.length * 2, 64))
+  wider.set(column)
+  return wider
+}
+
+/** Small dictionary of repeated names (STIX types, spec versions) as 16-bit codes. */
+class Codes {
+  readonly names: string[] = []
+  private readonly codes = new Map<string, number>()
+
+  code(name: string): number {
+    let code = this.codes.get(name)
+    if (code === undefined) {
+      code = this.names.length
+      if (code > 0xffff) throw new Error('more than 65,536 distinct STIX types or spec versions')
+      this.names.push(name)
+      this.codes.set(name, code)
+    }
+    return code
+  }
+}
+
+/**
+ * One workspace's versions, as columns: one row per version (an import writes one per object, so at millions
+ * of objects a row object, a list per id and log entries of objects were ~210 bytes of heap each besides the
+ * strings; these columns are ~80). An object's versions are chained in version order from its first row;
+ * the log of (re)stamps is two typed arrays in increasing `added`. Rows are handed out as `VersionRow` views.
+ */
 export class WorkspaceVersions {
-  readonly byId = new Map<string, VersionRow[]>()
-  /** Parallel arrays in increasing `added`; an entry whose row was re-stamped since is stale. */
-  readonly stamps: number[] = []
-  readonly logRows: VersionRow[] = []
+  /** Row of each object's oldest version. */
+  private readonly firstRow = new Map<string, number>()
+  private readonly ids: string[] = []
+  private readonly versionTexts: string[] = []
+  private readonly srcs: (string | null)[] = []
+  /** Text of the versions the graph does not hold (few): by row. */
+  private readonly raws = new Map<number, string>()
+  private readonly typeCodes = new Codes()
+  private readonly specCodes = new Codes()
+  private types = new Uint16Array(0)
+  private specs = new Uint16Array(0)
+  private added = new Float64Array(0)
+  /** The row of the object's next version, or -1. */
+  private next = new Int32Array(0)
+  private rows = 0
+  /** The log: stamps in increasing order, and the row each stamped; an entry re-stamped since is stale. */
+  private stamps = new Float64Array(0)
+  private logRows = new Int32Array(0)
+  private logLength = 0
+
+  /** The row of `id` at `version` (the same text, else the same instant), or -1. */
+  private find(id: string, version: string): number {
+    const first = this.firstRow.get(id)
+    if (first === undefined) return NO_ROW
+    // The same text is the common case; the instant decides otherwise ("…00Z" is "…00.000Z").
+    for (let r = first; r !== NO_ROW; r = this.next[r] as number)
+      if (this.versionTexts[r] === version) return r
+    const key = versionKey(version)
+    for (let r = first; r !== NO_ROW; r = this.next[r] as number)
+      if (versionKey(this.versionTexts[r] as string) === key) return r
+    return NO_ROW
+  }
+
+  private view(r: number): VersionRow {
+    return {
+      id: this.ids[r] as string,
+      type: this.typeCodes.names[this.types[r] as number] as string,
+      version: this.versionTexts[r] as string,
+      spec: this.specCodes.names[this.specs[r] as number] as string,
+      src: this.srcs[r] as string | null,
+      raw: this.raws.get(r) ?? null,
+      added: this.added[r] as number,
+    }
+  }
 
   row(id: string, version: string): VersionRow | undefined {
-    const list = this.byId.get(id)
-    if (list === undefined) return undefined
-    // The same text is the common case; the instant decides otherwise ("…00Z" is "…00.000Z").
-    for (const r of list) if (r.version === version) return r
-    const key = versionKey(version)
-    return list.find((r) => versionKey(r.version) === key)
+    const r = this.find(id, version)
+    return r === NO_ROW ? undefined : this.view(r)
   }
 
   /** The object's versions, oldest first. */
   versions(id: string): readonly VersionRow[] {
-    return this.byId.get(id) ?? []
+    const out: VersionRow[] = []
+    const first = this.firstRow.get(id)
+    if (first !== undefined)
+      for (let r = first; r !== NO_ROW; r = this.next[r] as number) out.push(this.view(r))
+    return out
+  }
+
+  /** The same string as a key of the rows when there is one: ids repeat as versions and as source refs. */
+  private shared(id: string): string {
+    const first = this.firstRow.get(id)
+    return first === undefined ? id : (this.ids[first] as string)
+  }
+
+  private append(t: RowTuple): number {
+    const [id, type, version, spec, src, raw, added] = t
+    const r = this.rows++
+    this.types = room(this.types, this.rows)
+    this.specs = room(this.specs, this.rows)
+    this.added = room(this.added, this.rows)
+    this.next = room(this.next, this.rows)
+    this.ids.push(this.shared(id))
+    this.versionTexts.push(version)
+    this.srcs.push(src === null ? null : this.shared(src))
+    if (raw !== null) this.raws.set(r, raw)
+    this.types[r] = this.typeCodes.code(type)
+    this.specs[r] = this.specCodes.code(spec)
+    this.added[r] = added
+    this.next[r] = NO_ROW
+    // Linked in version order, after the versions that compare equal (as a stable sort would place it).
+    const first = this.firstRow.get(id)
+    if (first === undefined || compareVersions(version, this.versionTexts[first] as string) < 0) {
+      if (first !== undefined) this.next[r] = first
+      this.firstRow.set(id, r)
+      return r
+    }
+    let at = first
+    for (;;) {
+      const after = this.next[at] as number
+      if (after === NO_ROW || compareVersions(version, this.versionTexts[after] as string) < 0) break
+      at = after
+    }
+    this.next[r] = this.next[at] as number
+    this.next[at] = r
+    return r
   }
 
   apply(t: RowTuple): void {
-    const [id, type, version, spec, src, raw, added] = t
-    let row = this.row(id, version)
-    if (row === undefined) {
-      row = { id, type, version, spec, src, raw, added }
-      const list = this.byId.get(id)
-      if (list === undefined) this.byId.set(id, [row])
-      else {
-        list.push(row)
-        list.sort((a, b) => compareVersions(a.version, b.version))
-      }
-    } else {
-      row.raw = raw
-      if (row.added === added) return
-      row.added = added
+    const [id, , version, , , raw, added] = t
+    let r = this.find(id, version)
+    if (r === NO_ROW) r = this.append(t)
+    else {
+      if (raw === null) this.raws.delete(r)
+      else this.raws.set(r, raw)
+      if (this.added[r] === added) return
+      this.added[r] = added
     }
-    this.stamps.push(added)
-    this.logRows.push(row)
+    this.stamps = room(this.stamps, this.logLength + 1)
+    this.logRows = room(this.logRows, this.logLength + 1)
+    this.stamps[this.logLength] = added
+    this.logRows[this.logLength] = r
+    this.logLength++
+  }
+
+  /** Entries in the log of (re)stamps, stale ones included. */
+  get logSize(): number {
+    return this.logLength
   }
 
   /** Index of the first log entry added strictly after `micros`. */
   firstAfter(micros: number): number {
     let lo = 0
-    let hi = this.stamps.length
+    let hi = this.logLength
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
       if ((this.stamps[mid] as number) <= micros) lo = mid + 1
@@ -92,11 +205,26 @@ export class WorkspaceVersions {
 
   /** True when log entry `i` is the row's current stamp (not superseded by a re-stamp). */
   live(i: number): boolean {
-    return this.logRows[i]?.added === this.stamps[i]
+    return i < this.logLength && this.added[this.logRows[i] as number] === this.stamps[i]
+  }
+
+  /** The row of log entry `i`. */
+  logRow(i: number): VersionRow {
+    return this.view(this.logRows[i] as number)
+  }
+
+  /** Live log entries as tuples, in log order (a checkpoint's image). */
+  *liveTuples(): Iterable<RowTuple> {
+    for (let i = 0; i < this.logLength; i++) {
+      if (!this.live(i)) continue
+      const r = this.logRows[i] as number
+      const v = this.view(r)
+      yield [v.id, v.type, v.version, v.spec, v.src, v.raw, v.added]
+    }
   }
 
   get size(): number {
-    return this.byId.size
+    return this.firstRow.size
   }
 }
 
@@ -104,13 +232,10 @@ export class StixVersions implements Ledger<VersionsEntry> {
   readonly name = STIX_VERSIONS_LEDGER
   private readonly workspaces = new Map<string, WorkspaceVersions>()
   /**
-   * Rows read back from a checkpoint or the log hold a new string per field; type, version and spec repeat
-   * across objects, so their rows share one (about 100 bytes a row after a restart).
+   * Rows read back from a checkpoint or the log hold a new string per field; versions often repeat across
+   * objects (one bundle's `modified`), so their rows share one. Types and specs are codes in the columns.
    */
-  private readonly strings = new RepeatedStrings()
-  private readonly types = this.strings.key('type')
-  private readonly versionStrings = this.strings.key('version')
-  private readonly specs = this.strings.key('spec')
+  private readonly versionStrings = new RepeatedStrings().key('version')
   /** The next free stamp: stamps are handed out before commit and never reused, gaps allowed. */
   private nextStamp = 0
 
@@ -144,9 +269,7 @@ export class StixVersions implements Ledger<VersionsEntry> {
       this.workspaces.set(entry.w, w)
     }
     for (const t of entry.rows) {
-      t[1] = this.types.of(t[1])
       t[2] = this.versionStrings.of(t[2])
-      t[3] = this.specs.of(t[3])
       w.apply(t)
       if (t[6] >= this.nextStamp) this.nextStamp = t[6] + 1
     }
@@ -156,10 +279,8 @@ export class StixVersions implements Ledger<VersionsEntry> {
     const CHUNK = 1000
     for (const [id, w] of this.workspaces) {
       let rows: RowTuple[] = []
-      for (let i = 0; i < w.logRows.length; i++) {
-        if (!w.live(i)) continue
-        const r = w.logRows[i] as VersionRow
-        rows.push([r.id, r.type, r.version, r.spec, r.src, r.raw, r.added])
+      for (const tuple of w.liveTuples()) {
+        rows.push(tuple)
         if (rows.length === CHUNK) {
           yield { w: id, rows }
           rows = []

@@ -73,8 +73,9 @@ function versionMatches(w: WorkspaceVersions, row: VersionRow, q: ObjectQuery): 
   const v = q.versions
   if (v.all) return true
   const list = w.versions(row.id)
-  if (v.last && list.at(-1) === row) return true
-  if (v.first && list[0] === row) return true
+  // Rows are views: the same version is the same version text (one row per instant).
+  if (v.last && list.at(-1)?.version === row.version) return true
+  if (v.first && list[0]?.version === row.version) return true
   return v.exact.size > 0 && v.exact.has(timestampKey(row.version) ?? row.version)
 }
 
@@ -85,8 +86,7 @@ function* candidates(w: WorkspaceVersions, q: ObjectQuery): Iterable<VersionRow>
     yield* rows.sort((a, b) => a.added - b.added)
     return
   }
-  for (let i = w.firstAfter(q.after); i < w.stamps.length; i++)
-    if (w.live(i)) yield w.logRows[i] as VersionRow
+  for (let i = w.firstAfter(q.after); i < w.logSize; i++) if (w.live(i)) yield w.logRow(i)
 }
 
 /** One page of versions matching `q` in workspace versions `w`, read against `graph` (one consistent version). */
