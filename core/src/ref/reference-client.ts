@@ -2,9 +2,10 @@
  * The projector's view of the reference platform: it POSTs a stored write request and reads back the same
  * envelope `POST /v1/ref/writes` answers, or a run of them to the batch form `POST /v1/ref/writes/batch`
  * (projection-batch.ts). The HTTP client is an undici pool of keep-alive connections (one per request the
- * projector may have in flight): cheaper per request than the global fetch.
+ * projector may have in flight): cheaper per request than the global fetch. undici is loaded on the first
+ * request: ~12 MB of resident code that a server without a reference never needs.
  */
-import { Pool } from 'undici'
+import type { Pool } from 'undici'
 
 export interface ReferenceAnswer {
   status: number
@@ -26,13 +27,17 @@ export const BATCH_SUFFIX = '/batch'
  */
 export function httpReference(endpoint: string, token: string | null, connections = 16): ReferenceClient {
   const url = new URL(endpoint)
-  const pool = new Pool(url.origin, { connections, pipelining: 1 })
+  let pool: Promise<Pool> | null = null
+  const connect = () => {
+    pool ??= import('undici').then((undici) => new undici.Pool(url.origin, { connections, pipelining: 1 }))
+    return pool
+  }
   const path = url.pathname
   const batchPath = `${url.pathname.replace(/\/$/, '')}${BATCH_SUFFIX}`
   const headers: Record<string, string> = { 'content-type': 'application/json' }
   if (token !== null) headers.authorization = `Bearer ${token}`
   const send = async (target: string, body: string, signal: AbortSignal): Promise<ReferenceAnswer> => {
-    const response = await pool.request({ method: 'POST', path: target, headers, body, signal })
+    const response = await (await connect()).request({ method: 'POST', path: target, headers, body, signal })
     const text = await response.body.text()
     let parsed: unknown = null
     try {

@@ -5,7 +5,6 @@
  * `GET /health/ready`, `POST /v1/ref/parity/snapshot` and `GET /v1/ref/writes/journal`, found beside the
  * write endpoint (`…/v1/ref/writes`); another platform needs an adapter that answers the same three.
  */
-import { request } from 'undici'
 import type { JournalEntry } from './journal.js'
 import type { ParityInputs, ParitySnapshot } from './parity.js'
 
@@ -36,6 +35,8 @@ export function httpReferenceProbe(writeEndpoint: string, token: string | null):
   const at = (path: string) => new URL(path, writeEndpoint)
   /** A JSON answer, or an error naming the URL path and what went wrong (never the token). */
   const call = async (url: URL, init: { method: 'GET' | 'POST'; body?: unknown }, timeoutMs: number) => {
+    // Loaded on first use, as the write client does (reference-client.ts).
+    const { request } = await import('undici')
     const response = await request(url, {
       method: init.method,
       headers,
