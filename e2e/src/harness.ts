@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Agent, request as undiciRequest } from 'undici'
 import { afterAll } from 'vitest'
+import { holdsPort } from './port-owner.js'
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const serverMain = join(repoRoot, 'host', 'dist', 'main.js')
@@ -132,7 +133,7 @@ export async function boltEnv(): Promise<Record<string, string>> {
   return { SERVICE_BOLT_ENABLED: 'true', SERVICE_BOLT_PORT: String(await freePort()) }
 }
 
-export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(options: StartOptions = {}, attempt = 1): Promise<RunningServer> {
   const port = options.port ?? (await freePort())
   const env: Record<string, string> = { ...baseEnv(port) }
   for (const [key, value] of Object.entries(options.env ?? {})) {
@@ -208,11 +209,15 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const deadline = Date.now() + (options.timeoutMs ?? 20_000)
     for (;;) {
       if (child.exitCode !== null) {
+        // Another test's server took the port between freePort and our bind: try another one.
+        if (options.port === undefined && attempt < 3 && err.includes('cannot listen on'))
+          return startServer(options, attempt + 1)
         throw new Error(`server exited with ${child.exitCode} before it was ready:\n${err}${out}`)
       }
       try {
         const ready = await request('/health/ready', { token: null })
-        if (ready.status === 200) break
+        // Answered by our child, not by another test's server on the same port.
+        if (ready.status === 200 && holdsPort(child.pid, port)) break
       } catch {
         // not listening yet
       }
