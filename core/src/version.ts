@@ -14,5 +14,16 @@ export const RECORD_FORMAT = 'JsonLinesV1'
  * (incompatible storage) instead of misreading it.
  */
 export const TEMPORAL_RECORD_FORMAT = 'JsonLinesV2'
+/**
+ * V3 adds the payload file: checkpoint cells `{"$payload":[offset,bytes]}` referring to long values kept in
+ * `payloads.dat` (issue 39), the manifest's `payloads` entry giving its durable length. The first checkpoint
+ * that writes a payload raises the manifest to V3 (V3 carries everything V2 does), so an older build refuses the
+ * directory instead of loading references it cannot resolve.
+ */
+export const PAYLOAD_RECORD_FORMAT = 'JsonLinesV3'
 /** Record formats this build reads. */
-export const READABLE_RECORD_FORMATS: readonly string[] = [RECORD_FORMAT, TEMPORAL_RECORD_FORMAT]
+export const READABLE_RECORD_FORMATS: readonly string[] = [
+  RECORD_FORMAT,
+  TEMPORAL_RECORD_FORMAT,
+  PAYLOAD_RECORD_FORMAT,
+]

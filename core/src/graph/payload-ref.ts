@@ -50,3 +50,26 @@ export function externalized(
   const { offset, bytes } = payloads.append(value)
   return new PayloadRef(payloads, offset, bytes)
 }
+
+/** A reference as a checkpoint cell: `{"$payload":[offset,bytes]}` (record format JsonLinesV3; never in the log). */
+export interface PayloadCell {
+  $payload: [number, number]
+}
+
+export const payloadCell = (ref: PayloadAddress): PayloadCell => ({ $payload: [ref.offset, ref.bytes] })
+
+export function isPayloadCell(value: unknown): value is PayloadCell {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const address = (value as { $payload?: unknown }).$payload
+  return (
+    Array.isArray(address) &&
+    address.length === 2 &&
+    Number.isSafeInteger(address[0]) &&
+    Number.isSafeInteger(address[1]) &&
+    (address[0] as number) >= 0 &&
+    (address[1] as number) >= 0
+  )
+}
+
+/** A stored slot: a value, or a reference to one in the payload file. */
+export type PropertySlot = PropertyValue | PayloadRef

@@ -23,16 +23,16 @@ export class PropertyMap implements Map<number, PropertyValue> {
   }
 
   /** From parallel key and value lists whose keys are known to be distinct (decoded records). */
-  static fromDistinct(keys: readonly number[], values: readonly PropertyValue[]): PropertyMap {
+  static fromDistinct(keys: readonly number[], values: readonly Slot[]): PropertyMap {
     const map = new PropertyMap()
     if (keys.length > SCAN_LIMIT) {
-      for (let i = 0; i < keys.length; i++) map.set(keys[i] as number, values[i] as PropertyValue)
+      for (let i = 0; i < keys.length; i++) map.setSlot(keys[i] as number, values[i] as Slot)
       return map
     }
     const flat = new Array<number | Slot>(keys.length * 2)
     for (let i = 0; i < keys.length; i++) {
       flat[2 * i] = keys[i] as number
-      flat[2 * i + 1] = values[i] as PropertyValue
+      flat[2 * i + 1] = values[i] as Slot
     }
     map.flat = flat
     return map
@@ -89,6 +89,10 @@ export class PropertyMap implements Map<number, PropertyValue> {
   }
 
   set(key: number, value: PropertyValue): this {
+    return this.setSlot(key, value)
+  }
+
+  private setSlot(key: number, value: Slot): this {
     if (this.hashed !== undefined) {
       this.hashed.set(key, value)
       return this
@@ -134,6 +138,29 @@ export class PropertyMap implements Map<number, PropertyValue> {
     const flat = this.flat
     for (let i = 0; i < flat.length; i += 2)
       callback.call(thisArg, resolved(flat[i + 1] as Slot), flat[i] as number, this)
+  }
+
+  /** Every key with its raw slot (a `PayloadRef` unread): the checkpoint walk never reads a payload back. */
+  forEachSlot(callback: (slot: Slot, key: number) => void, thisArg?: unknown): void {
+    if (this.hashed !== undefined) {
+      for (const [key, value] of this.hashed) callback.call(thisArg, value, key)
+      return
+    }
+    const flat = this.flat
+    for (let i = 0; i < flat.length; i += 2) callback.call(thisArg, flat[i + 1] as Slot, flat[i] as number)
+  }
+
+  /** Puts `ref` in `key`'s slot if the slot still holds `value` (a later write keeps its own value). */
+  swapToRef(key: number, value: string, ref: PayloadRef): boolean {
+    if (this.hashed !== undefined) {
+      if (this.hashed.get(key) !== value) return false
+      this.hashed.set(key, ref)
+      return true
+    }
+    const at = this.slot(key)
+    if (at < 0 || this.flat[at + 1] !== value) return false
+    this.flat[at + 1] = ref
+    return true
   }
 
   /**

@@ -32,7 +32,28 @@ export class RelPropertyColumns {
     return out
   }
 
-  set(id: number, key: number, value: PropertyValue): void {
+  /** The relationship's raw slots (references unread), or undefined when it has none: the checkpoint walk. */
+  slotsOf(id: number): Map<number, PropertyValue | PayloadRef> | undefined {
+    if (this.byKey.size === 0) return undefined
+    let out: Map<number, PropertyValue | PayloadRef> | undefined
+    for (const [key, column] of this.byKey) {
+      const value = column[id]
+      if (value === undefined) continue
+      out ??= new Map()
+      out.set(key, value)
+    }
+    return out
+  }
+
+  /** Puts `ref` in the slot if it still holds `value` (see PropertyMap.swapToRef). */
+  swapToRef(id: number, key: number, value: string, ref: PayloadRef): boolean {
+    const column = this.byKey.get(key)
+    if (column === undefined || column[id] !== value) return false
+    column[id] = ref
+    return true
+  }
+
+  set(id: number, key: number, value: PropertyValue | PayloadRef): void {
     let column = this.byKey.get(key)
     if (column === undefined) {
       column = []

@@ -6,7 +6,7 @@ import { type CommitOp, type CommitRecord, CREATED, decodeValue, type EncodedVal
 import { IdList } from './id-list.js'
 import { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
-import type { PayloadStore } from './payload-ref.js'
+import type { PayloadRef, PayloadStore, PropertySlot } from './payload-ref.js'
 import { PropertyMap } from './property-map.js'
 import { RelPropertyColumns } from './rel-property-columns.js'
 import { Transaction } from './transaction.js'
@@ -89,6 +89,23 @@ export class GraphStore implements GraphReader {
   /** A new map of the relationship's properties (they are stored by key, not per relationship). */
   relProps(id: number): ReadonlyMap<number, PropertyValue> | undefined {
     return this.relProperties.of(id)
+  }
+
+  /** The relationship's raw property slots, references unread (the checkpoint walk). */
+  relSlots(id: number): ReadonlyMap<number, PropertySlot> | undefined {
+    return this.relProperties.slotsOf(id)
+  }
+
+  /**
+   * After a checkpoint wrote `value` to the payload file: the slot takes `ref` if it still holds that value
+   * (a write since keeps its own), and cached label columns drop the text.
+   */
+  swapToPayload(kind: 'node' | 'rel', id: number, key: number, value: string, ref: PayloadRef): boolean {
+    if (kind === 'rel') return this.relProperties.swapToRef(id, key, value, ref)
+    const props = this.nodes[id]?.props
+    if (!(props instanceof PropertyMap) || !props.swapToRef(key, value, ref)) return false
+    this.columns.clear()
+    return true
   }
 
   relProperty(id: number, key: number): PropertyValue | undefined {
@@ -219,7 +236,7 @@ export class GraphStore implements GraphReader {
     id: number,
     labels: readonly number[],
     keys: readonly number[],
-    values: readonly PropertyValue[],
+    values: readonly PropertySlot[],
   ): void {
     this.addNode(id, this.labelSet(labels), PropertyMap.fromDistinct(keys, values))
   }
@@ -234,7 +251,7 @@ export class GraphStore implements GraphReader {
     type: number,
     startId: number,
     endId: number,
-    props: Map<number, PropertyValue> | undefined,
+    props: Map<number, PropertySlot> | undefined,
   ): void {
     if (this.relType(id) >= 0) throw corrupt(`relationship ${id} already exists`)
     this.mustNode(startId)

@@ -8,6 +8,8 @@ export interface CheckpointSource {
   graphLines(): Iterable<CheckpointPiece>
   /** Encoded up front, in one go: sessions, history, ledgers and feature state may change meanwhile. */
   stateLines(): Iterable<string>
+  /** The image's checkpoint is durable (or failed): values it moved to the payload file may leave the heap. */
+  imageEnded?(durable: boolean): void
 }
 
 /** Told how each checkpoint ended, for /health. */
@@ -140,7 +142,13 @@ export class Checkpointer {
         yield* graph
         yield* rest
       }
-      await storage.checkpoint(sequence, lines(), () => new Promise((r) => setImmediate(r)))
+      let durable = false
+      try {
+        await storage.checkpoint(sequence, lines(), () => new Promise((r) => setImmediate(r)))
+        durable = true
+      } finally {
+        this.source.imageEnded?.(durable)
+      }
     } finally {
       this.image = null
       this.gate.exitRead()

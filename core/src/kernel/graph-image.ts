@@ -1,11 +1,22 @@
 import type { GraphCatalog } from '../graph/catalog.js'
 import { type CommitOp, decodeValue, encodeValue } from '../graph/commit.js'
 import { Dictionary } from '../graph/dictionary.js'
+import {
+  isPayloadCell,
+  type PayloadCell,
+  PayloadRef,
+  type PayloadSource,
+  type PropertySlot,
+  payloadCell,
+  resolved,
+} from '../graph/payload-ref.js'
+import { PropertyMap } from '../graph/property-map.js'
 import { RepeatedStrings } from '../graph/repeated-strings.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
 import { ownValue, recordOf, setOwn } from '../own-key.js'
 import { type ColumnLine, SLICE_POINT } from '../storage/checkpoint-encoder.js'
+import type { PayloadSpill } from './payload-spill.js'
 
 /** Records per checkpoint line: few, large JSON.parse calls recover far faster than one per record. */
 const BATCH = 4096
@@ -45,7 +56,7 @@ export interface NodeColumns {
 export type PropertyColumnImage =
   | { int: (number | string | null)[] }
   | { str: (string | null)[] }
-  | { any: (ReturnType<typeof encodeValue> | null)[] }
+  | { any: (ReturnType<typeof encodeValue> | PayloadCell | null)[] }
 
 /**
  * Relationships as columns: recovery parses a few arrays of numbers per batch instead of one object per
@@ -62,7 +73,7 @@ export interface RelationshipColumns {
   start: ArrayLike<number>
   end: ArrayLike<number>
   /** Properties of the relationships that have some, by position in the batch. */
-  props: Record<string, Record<string, ReturnType<typeof encodeValue>>>
+  props: Record<string, Record<string, ReturnType<typeof encodeValue> | PayloadCell>>
   created: ArrayLike<number>
 }
 
@@ -70,9 +81,32 @@ export interface RelationshipColumns {
 export type CreatedSeq = (workspace: string, kind: 'node' | 'rel') => SeqLookup
 type SeqLookup = { get(id: number): number }
 
-function props(store: GraphStore, map: ReadonlyMap<number, PropertyValue> | undefined) {
+/**
+ * A slot as the image holds it: with a spill (the file store), long strings go to the payload file and
+ * references stay references; without one (PostgreSQL keeps values resident), every value is resolved.
+ */
+function imageSlot(
+  spill: PayloadSpill | null,
+  store: GraphStore,
+  kind: 'node' | 'rel',
+  id: number,
+  key: number,
+  slot: PropertySlot,
+): PropertySlot {
+  return spill === null ? resolved(slot) : spill.slot(store, kind, id, key, slot)
+}
+
+const encodeSlot = (slot: PropertySlot) =>
+  slot instanceof PayloadRef ? payloadCell(slot) : encodeValue(slot)
+
+function relProps(store: GraphStore, id: number, spill: PayloadSpill | null) {
+  const slots = store.relSlots(id)
+  if (slots === undefined || slots.size === 0) return undefined
   return recordOf(
-    [...(map ?? [])].map(([key, value]) => [store.names.name(key), encodeValue(value)] as const),
+    [...slots].map(
+      ([key, slot]) =>
+        [store.names.name(key), encodeSlot(imageSlot(spill, store, 'rel', id, key, slot))] as const,
+    ),
   )
 }
 
@@ -83,6 +117,7 @@ function props(store: GraphStore, map: ReadonlyMap<number, PropertyValue> | unde
 export function* graphImage(
   catalog: GraphCatalog,
   createdSeq: CreatedSeq,
+  spill: PayloadSpill | null = null,
 ): Iterable<GraphImageLine | typeof SLICE_POINT> {
   for (const workspace of catalog.workspaceIds()) {
     const store = catalog.workspace(workspace)
@@ -93,23 +128,23 @@ export function* graphImage(
       next_relationship_id: store.nextRelId,
     }
     const nodeCreated = createdSeq(workspace, 'node')
-    let nodes = new NodeColumnsWriter(workspace)
+    let nodes = new NodeColumnsWriter(workspace, spill)
     for (let id = 0; id < store.nextNodeId; ) {
       id = fillNodes(store, nodes, nodeCreated, id)
       if (nodes.size === BATCH) {
         yield nodes.line()
-        nodes = new NodeColumnsWriter(workspace)
+        nodes = new NodeColumnsWriter(workspace, spill)
       } else if (id < store.nextNodeId) yield SLICE_POINT
     }
     if (nodes.size > 0) yield nodes.line()
     // Relationship columns are filled in typed arrays, handed over as they are (no array per column to grow).
     const relCreated = createdSeq(workspace, 'rel')
-    let rels = new RelationshipBatch(workspace)
+    let rels = new RelationshipBatch(workspace, spill)
     for (let id = 0; id < store.nextRelId; ) {
       id = fillRelationships(store, rels, relCreated, id)
       if (rels.size === BATCH) {
         yield rels.line()
-        rels = new RelationshipBatch(workspace)
+        rels = new RelationshipBatch(workspace, spill)
       } else if (id < store.nextRelId) yield SLICE_POINT
     }
     if (rels.size > 0) yield rels.line()
@@ -164,7 +199,10 @@ class RelationshipBatch {
   private readonly props: RelationshipColumns['props'] = {}
   size = 0
 
-  constructor(private readonly workspace: string) {}
+  constructor(
+    private readonly workspace: string,
+    private readonly spill: PayloadSpill | null,
+  ) {}
 
   add(store: GraphStore, id: number, created: number): void {
     const at = this.size++
@@ -180,8 +218,8 @@ class RelationshipBatch {
     this.start[at] = store.relStart(id)
     this.end[at] = store.relEnd(id)
     this.created[at] = created
-    const p = store.relProps(id)
-    if (p !== undefined && p.size > 0) this.props[at] = props(store, p)
+    const p = relProps(store, id, this.spill)
+    if (p !== undefined) this.props[at] = p
   }
 
   line(): RelationshipColumns {
@@ -242,9 +280,13 @@ class NodeColumnsWriter {
   /** The node being added, for `addCell`: fields, not a closure per node (allocations are scavenges). */
   private at = 0
   private order: KeyOrderNode = this.keyOrderOf
-  private names: GraphStore['names'] | null = null
+  private store: GraphStore | null = null
+  private nodeId = 0
 
-  constructor(workspace: string) {
+  constructor(
+    workspace: string,
+    private readonly spill: PayloadSpill | null,
+  ) {
     this.out = {
       kind: 'graph_nodes',
       workspace,
@@ -284,8 +326,11 @@ class NodeColumnsWriter {
     this.out.labels.push(labelSet)
     this.at = at
     this.order = this.keyOrderOf
-    this.names = names
-    props.forEach(this.addCell, this)
+    this.store = store
+    this.nodeId = id
+    // Raw slots: a value already in the payload file is written as its reference, never read back.
+    if (props instanceof PropertyMap) props.forEachSlot(this.addCell, this)
+    else props.forEach(this.addCell, this)
     const order = this.order
     if (order.number < 0) {
       order.number = listNumber(
@@ -296,11 +341,12 @@ class NodeColumnsWriter {
     this.out.keys.push(order.number)
   }
 
-  private addCell(value: PropertyValue, key: number): void {
+  private addCell(slot: PropertySlot, key: number): void {
     this.order = this.order.next(key)
+    const value = imageSlot(this.spill, this.store!, 'node', this.nodeId, key, slot)
     let column = this.columnOf.get(key)
     if (column === undefined) {
-      const name = this.names!.name(key)
+      const name = this.store!.names.name(key)
       column = {
         kind: typeof value === 'bigint' ? 'int' : typeof value === 'string' ? 'str' : 'any',
         values: [],
@@ -343,7 +389,8 @@ class KeyOrderNode {
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 
-function cell(kind: 'int' | 'str' | 'any', value: PropertyValue): unknown {
+function cell(kind: 'int' | 'str' | 'any', value: PropertySlot): unknown {
+  if (value instanceof PayloadRef) return payloadCell(value)
   if (kind === 'int') {
     const v = value as bigint
     return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v.toString()
@@ -364,14 +411,28 @@ function demote(column: PropertyColumn): void {
 
 const listNumber = (lists: Dictionary<string[]>, items: string[]) => lists.number(items.join('\u0000'), items)
 
-function decodeCell(column: PropertyColumnImage, at: number): PropertyValue | undefined {
+function decodeCell(
+  column: PropertyColumnImage,
+  at: number,
+  payloads: PayloadSource | null,
+): PropertySlot | undefined {
   if ('int' in column) {
     const v = column.int[at]
     return v === null || v === undefined ? undefined : BigInt(v)
   }
   if ('str' in column) return column.str[at] ?? undefined
   const v = column.any[at]
-  return v === null || v === undefined ? undefined : decodeValue(v)
+  return v === null || v === undefined ? undefined : decodeSlot(v, payloads)
+}
+
+/** An `any` cell or relationship property: a payload reference becomes a `PayloadRef`, read only when used. */
+function decodeSlot(
+  cell: ReturnType<typeof encodeValue> | PayloadCell,
+  payloads: PayloadSource | null,
+): PropertySlot {
+  if (!isPayloadCell(cell)) return decodeValue(cell)
+  if (payloads === null) throw new Error('checkpoint references the payload file, but none is open')
+  return new PayloadRef(payloads, cell.$payload[0], cell.$payload[1])
 }
 
 /** The creation-sequence column of a workspace's records, so a loader can write it without a call per record. */
@@ -387,6 +448,8 @@ export type CreatedColumn = (
 export class GraphImageLoader {
   private readonly counters = new Map<string, { node: number; rel: number }>()
   private strings = new RepeatedStrings()
+  /** The payload file the image's references point into (set by the file store before its lines load). */
+  payloads: PayloadSource | null = null
 
   constructor(
     private readonly catalog: GraphCatalog,
@@ -414,9 +477,9 @@ export class GraphImageLoader {
       for (let i = 0; i < line.id.length; i++) {
         const keys = keyOrders[line.keys[i]!]!
         const cols = columns[line.keys[i]!]!
-        const values = new Array<PropertyValue>(keys.length)
+        const values = new Array<PropertySlot>(keys.length)
         for (let k = 0; k < keys.length; k++) {
-          const value = decodeCell(cols[k]!, i)
+          const value = decodeCell(cols[k]!, i, this.payloads)
           if (value === undefined) throw new Error(`checkpoint node ${line.id[i]} lacks a value for its key`)
           values[k] = typeof value === 'string' ? interners[line.keys[i]!]![k]!.of(value) : value
         }
@@ -437,7 +500,7 @@ export class GraphImageLoader {
             ? undefined
             : new Map(
                 Object.entries(encoded).map(
-                  ([k, v]) => [store.names.id(k), this.shared(k, decodeValue(v))] as const,
+                  ([k, v]) => [store.names.id(k), this.shared(k, decodeSlot(v, this.payloads))] as const,
                 ),
               )
         const id = line.id[i]!
@@ -454,7 +517,7 @@ export class GraphImageLoader {
     })
   }
 
-  private shared(key: string, value: PropertyValue): PropertyValue {
+  private shared(key: string, value: PropertySlot): PropertySlot {
     return typeof value === 'string' ? this.strings.key(key).of(value) : value
   }
 

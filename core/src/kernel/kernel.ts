@@ -16,6 +16,11 @@ import { CommitHooks } from './commit-hooks.js'
 import { isWriteCall } from './cypher-call.js'
 import { KernelErrors } from './errors.js'
 import { checkpointPiece, graphImage } from './graph-image.js'
+import { PayloadSpill } from './payload-spill.js'
+
+/** Strings of this many UTF-8 bytes or more go to the payload file at a checkpoint (file store). */
+const DEFAULT_PAYLOAD_MIN_BYTES = 256
+
 import { Histories } from './histories.js'
 import { type Ledger, type LedgerEntry, LedgerRegistry } from './ledger.js'
 import { graphWalBody, recover, recoveryFacts, reloadDurable } from './recovery.js'
@@ -57,6 +62,8 @@ export class Kernel implements GraphAccess {
   readonly now: () => number
   private readonly gate = new VisibilityGate()
   private storage: DurableStore | null = null
+  /** The payload spill of the checkpoint image being written, if any. */
+  private spill: PayloadSpill | null = null
   /** The follower's apply loop and read-your-writes waiting. */
   private readonly replicas: Replication
   private current: EngineState = 'open'
@@ -118,7 +125,11 @@ export class Kernel implements GraphAccess {
     this.checkpointer = new Checkpointer(
       () => this.storage,
       this.gate,
-      { graphLines: () => this.graphLines(), stateLines: () => this.stateLines() },
+      {
+        graphLines: () => this.graphLines(),
+        stateLines: () => this.stateLines(),
+        imageEnded: (durable) => this.imageEnded(durable),
+      },
       {
         failed: (error) => {
           this.faults.checkpointFailed(error)
@@ -512,10 +523,25 @@ export class Kernel implements GraphAccess {
   }
 
   private *graphLines(): Iterable<CheckpointPiece> {
-    for (const line of graphImage(this.catalog, (workspace, kind) =>
-      this.histories.createdAt(workspace, kind),
+    const payloads = this.storage?.payloads
+    const minBytes = this.options.storage?.payloadMinBytes ?? DEFAULT_PAYLOAD_MIN_BYTES
+    const spill = payloads === undefined || minBytes <= 0 ? null : new PayloadSpill(payloads, minBytes)
+    this.spill = spill
+    for (const line of graphImage(
+      this.catalog,
+      (workspace, kind) => this.histories.createdAt(workspace, kind),
+      spill,
     ))
       yield checkpointPiece(line)
+  }
+
+  /** After a checkpoint: the values its image moved to the payload file leave the heap, if it is durable. */
+  private imageEnded(durable: boolean): void {
+    const spill = this.spill
+    this.spill = null
+    if (spill === null) return
+    if (durable) spill.durable()
+    else spill.abandon()
   }
 
   private *stateLines(): Iterable<string> {

@@ -79,6 +79,7 @@ export async function recover(
         version: SERVICE_VERSION,
         ...(storage.segmentBytes === undefined ? {} : { segmentBytes: storage.segmentBytes }),
         ...(storage.walArchiveDir === undefined ? {} : { walArchiveDir: storage.walArchiveDir }),
+        ...(storage.payloadCacheBytes === undefined ? {} : { payloadCacheBytes: storage.payloadCacheBytes }),
       },
       replay.sink,
     )
@@ -121,6 +122,9 @@ function replaySink(targets: RecoveryTargets): { sink: ReplaySink; finish: () =>
   const applyRecord = recordApplier(targets)
   return {
     sink: {
+      usePayloads: (file) => {
+        loader.payloads = file
+      },
       loadCheckpointLine: (text) => {
         const line = JSON.parse(text) as { kind: string }
         if (line.kind === 'ledger') ledgers.apply([line as unknown as LedgerEntry])

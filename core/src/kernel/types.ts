@@ -25,6 +25,13 @@ export interface StorageOptions {
   checkpointOnClose?: boolean
   /** The durable store in PostgreSQL instead of `dir` (write-ahead log, checkpoints, ownership). */
   postgres?: PostgresStoreOptions
+  /**
+   * File store only: a checkpoint moves string values of at least this many UTF-8 bytes to the payload file
+   * (SERVICE_STORAGE_PAYLOAD_MIN_BYTES, default 256); 0 keeps every value resident.
+   */
+  payloadMinBytes?: number
+  /** File store only: bound of the payload read cache in bytes (SERVICE_STORAGE_PAYLOAD_CACHE_BYTES). */
+  payloadCacheBytes?: number
 }
 
 export interface PostgresStoreOptions {

@@ -2,12 +2,15 @@ import type { EngineError } from '../errors.js'
 import type { BackupSource } from './backup/backup-source.js'
 import type { CheckpointPiece } from './checkpoint-encoder.js'
 import type { DurabilityReport, RecoveryReport } from './durability.js'
+import type { PayloadFile } from './payload-file.js'
 import type { WalRecord } from './wal-record.js'
 import type { Appended, WalListener } from './wal-writer.js'
 
 export interface ReplaySink {
   /** One record line of a checkpoint image, as the engine wrote it. */
   loadCheckpointLine(line: string): void
+  /** The payload file the checkpoint's references point into, before its first line (file store only). */
+  usePayloads?(file: PayloadFile): void
   /** One committed transaction from the write-ahead log, in sequence order. */
   applyRecord(record: WalRecord): void
 }
@@ -56,6 +59,8 @@ export interface TailListener {
  */
 export interface DurableStore {
   readonly recovery: RecoveryFigures
+  /** Where a checkpoint moves long values (the file store; PostgreSQL keeps every value resident). */
+  readonly payloads?: PayloadFile
   /** The newest sequence of the log; after a failure, the last durable one. */
   readonly lastSeq: number
   readonly durableSeq: number

@@ -12,6 +12,12 @@ export interface ManifestComponent {
   bytes: number
 }
 
+/** The payload file (issue 39): its name and the bytes of it the checkpoints reference (synced before the switch). */
+export interface ManifestPayloads {
+  path: string
+  bytes: number
+}
+
 /** Manifest V1: the reference's fields (value-wrapped ids and times) plus our component list. */
 export interface Manifest {
   storage_version: string
@@ -20,6 +26,8 @@ export interface Manifest {
   updated_at: { value: string }
   record_format: string
   components: ManifestComponent[]
+  /** Present once a checkpoint wrote a payload (record format JsonLinesV3). */
+  payloads?: ManifestPayloads
 }
 
 export const MANIFEST_FILE = 'manifest.json'
@@ -83,6 +91,16 @@ export function readManifest(dir: string): Manifest | null {
       throw new EngineError('STORAGE_RECOVERY_FAILED', `manifest ${path} lists a malformed component`)
     }
   }
+  const payloads = parsed.payloads
+  if (
+    payloads !== undefined &&
+    (payloads === null ||
+      blank(payloads.path) ||
+      payloads.path.includes('/') ||
+      !Number.isSafeInteger(payloads.bytes) ||
+      payloads.bytes < 0)
+  )
+    throw new EngineError('STORAGE_RECOVERY_FAILED', `manifest ${path} has a malformed payloads entry`)
   return { ...(parsed as Manifest), components }
 }
 

@@ -24,6 +24,8 @@ import { writeAllAt } from './positional-write.js'
  * in full) or a write torn by a crash: either way nothing durable references them, and `open` cuts them off.
  * Every read checks the record's length and checksum, so a corrupted payload is reported, never returned.
  */
+/** The payload file's name in a storage directory (one generation: it is only appended to). */
+export const PAYLOAD_FILE = 'payloads.dat'
 export const PAYLOAD_MAGIC = Buffer.from('SVCPAYL1', 'latin1')
 const HEADER_BYTES = PAYLOAD_MAGIC.length
 const RECORD_HEADER_BYTES = 8

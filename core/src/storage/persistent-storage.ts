@@ -11,6 +11,7 @@ import {
 import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
+import { PAYLOAD_RECORD_FORMAT } from '../version.js'
 import { fsyncDirectory } from './atomic-file.js'
 import { type BackupSource, captureFileStore } from './backup/backup-source.js'
 import { type CheckpointPiece, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
@@ -26,6 +27,7 @@ import {
   writeManifest,
   writeManifestAsync,
 } from './manifest.js'
+import { PAYLOAD_FILE, PAYLOAD_MAGIC, PayloadFile } from './payload-file.js'
 import { type ManifestHolder, RecordFormatGate } from './record-format-gate.js'
 import { WalArchive } from './wal-archive.js'
 import { listSegments, scanWal, WAL_DIR, type WalDamage } from './wal-reader.js'
@@ -43,7 +45,13 @@ export interface PersistentStorageOptions {
   warn?: (message: string) => void
   /** SERVICE_STORAGE_WAL_ARCHIVE_DIR: where sealed segments are kept for point-in-time recovery. */
   walArchiveDir?: string
+  /** SERVICE_STORAGE_PAYLOAD_CACHE_BYTES: bound of the payload file's read cache. */
+  payloadCacheBytes?: number
 }
+
+export { PAYLOAD_FILE } from './payload-file.js'
+
+const DEFAULT_PAYLOAD_CACHE_BYTES = 64 * 1024 * 1024
 
 export type { RecoveryFigures, ReplaySink } from './durable-store.js'
 
@@ -72,6 +80,7 @@ export class PersistentStorage implements DurableStore {
   private constructor(
     private readonly options: Required<Omit<PersistentStorageOptions, 'warn' | 'walArchiveDir'>> &
       Pick<PersistentStorageOptions, 'warn' | 'walArchiveDir'>,
+    readonly payloads: PayloadFile,
     private readonly lock: DirectoryLock,
     /** The manifest every write of it starts from (the record-format gate raises its format in place). */
     private readonly held: ManifestHolder,
@@ -94,11 +103,13 @@ export class PersistentStorage implements DurableStore {
       checkpointEveryBytes: 64 * 1024 * 1024,
       checkpointEveryMs: 10 * 60 * 1000,
       now: Date.now,
+      payloadCacheBytes: DEFAULT_PAYLOAD_CACHE_BYTES,
       ...input,
     }
     const started = performance.now()
     mkdirSync(options.dir, { recursive: true })
     const lock = acquireDirectoryLock(options.dir, options.version)
+    let payloads: PayloadFile | null = null
     try {
       const warnings: string[] = []
       const warn = (message: string) => {
@@ -121,7 +132,15 @@ export class PersistentStorage implements DurableStore {
         writeManifest(options.dir, manifest)
       }
 
-      const image = loadLatestCheckpoint(options.dir, manifest, sink, warn)
+      // Cut to what the manifest references: payloads appended by a checkpoint that never switched, or torn.
+      const opening = PayloadFile.open(join(options.dir, PAYLOAD_FILE), {
+        durableBytes: manifest.payloads?.bytes ?? PAYLOAD_MAGIC.length,
+        cacheBytes: options.payloadCacheBytes,
+      })
+      payloads = opening.file
+      if (opening.droppedBytes > 0)
+        warn(`cut ${opening.droppedBytes} unreferenced bytes from the end of ${PAYLOAD_FILE}`)
+      const image = loadLatestCheckpoint(options.dir, manifest, payloads, sink, warn)
       let afterSeq = image.afterSeq
       const { checkpointRecords, loaded, componentsValid, candidates } = image
       if (candidates > 0 && loaded === null) {
@@ -174,7 +193,7 @@ export class PersistentStorage implements DurableStore {
         warnings,
         elapsedMs: Math.round(performance.now() - started),
       }
-      const storage = new PersistentStorage(options, lock, held, wal, recovery, format)
+      const storage = new PersistentStorage(options, payloads, lock, held, wal, recovery, format)
       opened = storage
       storage.archive = archive
       // Segments sealed before this start (the last run's tail after a crash) are archived now.
@@ -190,6 +209,7 @@ export class PersistentStorage implements DurableStore {
       storage.walBytesAtCheckpoint = storage.walBytes()
       return storage
     } catch (error) {
+      payloads?.close()
       lock.release()
       throw error
     }
@@ -257,7 +277,7 @@ export class PersistentStorage implements DurableStore {
    */
   reloadDurable(sink: ReplaySink): number {
     const upTo = this.wal.durableSeq
-    const { afterSeq } = loadLatestCheckpoint(this.options.dir, this.manifest, sink, () => {})
+    const { afterSeq } = loadLatestCheckpoint(this.options.dir, this.manifest, this.payloads, sink, () => {})
     if (afterSeq > upTo) throw new Error(`checkpoint at ${afterSeq} is past the durable sequence ${upTo}`)
     const scan = scanWal(this.options.dir, afterSeq, (record) => {
       if (record.seq <= upTo) sink.applyRecord(record)
@@ -399,6 +419,9 @@ export class PersistentStorage implements DurableStore {
       pause,
       () => this.assertLogUnchanged(wal),
     )
+    // Every payload the image references is on disk before the manifest names the image.
+    const payloadBytes = await this.payloads.sync()
+    this.assertLogUnchanged(wal)
     const current = this.manifest.components.find((c) => c.name === 'checkpoint')
     const previous = this.manifest.components.find((c) => c.name === 'previous_checkpoint')
     const components: ManifestComponent[] = [
@@ -406,8 +429,16 @@ export class PersistentStorage implements DurableStore {
     ]
     if (current !== undefined && current.path !== file.name)
       components.push({ ...current, name: 'previous_checkpoint' })
+    const holdsPayloads = payloadBytes > PAYLOAD_MAGIC.length
     const written: Manifest = {
       ...this.manifest,
+      // The first payload raises the format, so an older build refuses the directory.
+      ...(holdsPayloads
+        ? {
+            record_format: PAYLOAD_RECORD_FORMAT,
+            payloads: { path: PAYLOAD_FILE, bytes: payloadBytes },
+          }
+        : {}),
       updated_at: { value: new Date(this.options.now()).toISOString() },
       components,
     }
@@ -479,6 +510,7 @@ export class PersistentStorage implements DurableStore {
         await this.archive.catchUp(null)
       }
     } finally {
+      this.payloads.close()
       this.lock.release()
     }
   }
@@ -514,9 +546,11 @@ interface CheckpointImage {
 function loadLatestCheckpoint(
   dir: string,
   manifest: Manifest,
+  payloads: PayloadFile,
   sink: ReplaySink,
   warn: (message: string) => void,
 ): CheckpointImage {
+  sink.usePayloads?.(payloads)
   const candidates = ['checkpoint', 'previous_checkpoint'].flatMap((n) =>
     manifest.components.filter((c) => c.name === n),
   )

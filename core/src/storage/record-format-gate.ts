@@ -1,4 +1,4 @@
-import { TEMPORAL_RECORD_FORMAT } from '../version.js'
+import { RECORD_FORMAT, TEMPORAL_RECORD_FORMAT } from '../version.js'
 import { type Manifest, writeManifest } from './manifest.js'
 
 /**
@@ -28,7 +28,8 @@ export class RecordFormatGate {
   ) {}
 
   readonly beforeLine = (line: string): void => {
-    if (this.holder.manifest.record_format === TEMPORAL_RECORD_FORMAT || !holdsTemporalValue(line)) return
+    // Only V1 is raised: V2 has temporal values already, and V3 (payloads) carries everything V2 does.
+    if (this.holder.manifest.record_format !== RECORD_FORMAT || !holdsTemporalValue(line)) return
     this.holder.manifest = { ...this.holder.manifest, record_format: TEMPORAL_RECORD_FORMAT }
     writeManifest(this.dir, this.holder.manifest)
   }

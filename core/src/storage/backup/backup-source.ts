@@ -53,6 +53,9 @@ export function captureFileStore(view: FileStoreView): BackupSource {
       if (c.sequence > view.durableSeq) throw new Error(`checkpoint ${c.path} is past the durable sequence`)
       add(`${CHECKPOINT_DIR}/${c.path}`, join(view.dir, CHECKPOINT_DIR, c.path))
     }
+    // The payload file's prefix the checkpoints reference (later appends are not durable state).
+    const payloads = view.manifest.payloads
+    if (payloads !== undefined) add(payloads.path, join(view.dir, payloads.path), payloads.bytes)
     // Segments wholly at or below the oldest checkpoint are not needed (compaction may be removing them).
     const keepAbove = components.length === 0 ? 0 : Math.min(...components.map((c) => c.sequence))
     const segments = listSegments(view.dir)

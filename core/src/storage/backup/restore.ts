@@ -6,6 +6,7 @@ import { EngineError } from '../../errors.js'
 import { fsyncDirectory } from '../atomic-file.js'
 import { CHECKPOINT_DIR } from '../checkpoint.js'
 import { MANIFEST_FILE } from '../manifest.js'
+import { PAYLOAD_FILE } from '../payload-file.js'
 import { WAL_DIR } from '../wal-reader.js'
 import { BACKUP_FORMAT, BACKUP_MANIFEST, type BackupManifest } from './backup-archive.js'
 import { readTar, type TarEntrySink } from './tar.js'
@@ -13,7 +14,7 @@ import { readTar, type TarEntrySink } from './tar.js'
 const corrupt = (message: string) => new EngineError('BACKUP_CORRUPT', message)
 /** The only names a file-store archive may hold: nothing can be written outside the target. */
 const ALLOWED = new RegExp(
-  `^(${MANIFEST_FILE}|${CHECKPOINT_DIR}/[A-Za-z0-9._-]+|${WAL_DIR}/segment-\\d{20}\\.jsonl)$`,
+  `^(${MANIFEST_FILE}|${PAYLOAD_FILE.replace('.', '\\.')}|${CHECKPOINT_DIR}/[A-Za-z0-9._-]+|${WAL_DIR}/segment-\\d{20}\\.jsonl)$`,
 )
 /** A restore's staging directory beside its target; one left behind marks a restore that did not finish. */
 export const stagingDirOf = (target: string) => join(dirname(target), `.${basename(target)}.restoring`)
