@@ -45,6 +45,8 @@ export function engineOptions(settings: Settings, logger: Logger): Parameters<ty
       strictRecovery: settings.storage.strictRecovery,
       segmentBytes: settings.storage.segmentBytes,
       checkpointEveryBytes: settings.storage.checkpointEveryBytes,
+      payloadMinBytes: settings.storage.payloadMinBytes,
+      payloadCacheBytes: settings.storage.payloadCacheBytes,
       ...(settings.storage.walArchiveDir === null ? {} : { walArchiveDir: settings.storage.walArchiveDir }),
       ...(settings.storage.postgres === null ? {} : { postgres: settings.storage.postgres }),
     },

@@ -51,6 +51,8 @@ describe('loadSettings', () => {
       maxWarmAdjacencyEntries: 65536,
       segmentBytes: 64 * 1024 * 1024,
       checkpointEveryBytes: 64 * 1024 * 1024,
+      payloadMinBytes: 256,
+      payloadCacheBytes: 64 * 1024 * 1024,
       walArchiveDir: null,
       postgres: null,
       readYourWritesTimeoutMs: 5_000,

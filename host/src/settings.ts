@@ -43,6 +43,10 @@ export interface Settings {
     /** WAL segment size and checkpoint cadence (advanced; small values make faults reachable in tests). */
     segmentBytes: number
     checkpointEveryBytes: number
+    /** File store: strings of this many UTF-8 bytes or more go to the payload file at a checkpoint (0: none). */
+    payloadMinBytes: number
+    /** File store: bound of the payload file's read cache, in bytes. */
+    payloadCacheBytes: number
     /** Where every sealed WAL segment is kept for point-in-time recovery (file store), or null. */
     walArchiveDir: string | null
     /** The durable store in PostgreSQL instead of `dir`, with this process's role. */
@@ -284,6 +288,8 @@ export function loadSettings(
       maxWarmAdjacencyEntries: r.integer('SERVICE_STORAGE_MAX_WARM_ADJACENCY_ENTRIES', 65_536, 1),
       segmentBytes: r.integer('SERVICE_STORAGE_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
       checkpointEveryBytes: r.integer('SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES', 64 * 1024 * 1024, 4096),
+      payloadMinBytes: r.integer('SERVICE_STORAGE_PAYLOAD_MIN_BYTES', 256, 0),
+      payloadCacheBytes: r.integer('SERVICE_STORAGE_PAYLOAD_CACHE_BYTES', 64 * 1024 * 1024, 0),
       walArchiveDir: walArchiveDir === undefined ? null : abs(walArchiveDir),
       postgres,
       readYourWritesTimeoutMs: r.integer('SERVICE_READ_YOUR_WRITES_TIMEOUT_MS', 5_000, 1, 60_000),

@@ -7,6 +7,8 @@ import type { BackupManifest } from '../storage/backup/backup-archive.js'
 import { type ArchiveReplay, type RestorePoint, replayArchive } from '../storage/backup/pitr.js'
 import { restoreFileArchive } from '../storage/backup/restore.js'
 import { snapshotStorage } from '../storage/inspect.js'
+import { readManifest } from '../storage/manifest.js'
+import { checkPayloadFile } from '../storage/payload-file.js'
 import { loadIntoPostgres } from '../storage/postgres/pg-backup.js'
 import { redactPostgresUrl } from '../storage/postgres/pg-connect.js'
 import { openEngine } from './open-engine.js'
@@ -142,6 +144,9 @@ export async function verifyBackup(
 
 /** Opens the whole engine on a directory under strict recovery (every ledger and state replayed) and closes it. */
 export async function recoverStore(dir: string): Promise<StoreRecovery> {
+  // Recovery reads no payload: every record the checkpoints reference is checked here.
+  const payloads = readManifest(dir)?.payloads
+  if (payloads !== undefined) checkPayloadFile(join(dir, payloads.path), payloads.bytes)
   return recoveredBy({
     mode: 'persistent',
     dir,

@@ -107,6 +107,9 @@ export function snapshotStorage(dir: string, destination: string): StorageInspec
       const parsed = readManifest(dir)
       for (const c of parsed?.components ?? [])
         place(join(dir, CHECKPOINT_DIR, c.path), join(destination, CHECKPOINT_DIR, c.path), true)
+      // Only appended to: a copy holds at least the prefix the manifest read above references.
+      if (parsed?.payloads !== undefined)
+        place(join(dir, parsed.payloads.path), join(destination, parsed.payloads.path), false)
       const segments = listSegments(dir)
       for (const [i, s] of segments.entries())
         place(s.path, join(destination, WAL_DIR, s.name), i < segments.length - 1)

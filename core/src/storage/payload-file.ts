@@ -192,6 +192,48 @@ export class PayloadFile {
   }
 }
 
+/**
+ * Checks every record of the first `durableBytes` of the payload file at `path` (length and checksum): what
+ * restore and verify run, since recovery itself reads no payload. Throws `STORAGE_PAYLOAD_CORRUPT`.
+ */
+export function checkPayloadFile(path: string, durableBytes: number): void {
+  const damaged = (message: string) =>
+    new EngineError('STORAGE_PAYLOAD_CORRUPT', `payload file ${path}: ${message}`)
+  if (!existsSync(path)) throw damaged(`is missing (the checkpoint references ${durableBytes} bytes)`)
+  const fd = openSync(path, 'r')
+  try {
+    const size = fstatSync(fd).size
+    if (size < durableBytes) throw damaged(`holds ${size} bytes, the checkpoint references ${durableBytes}`)
+    const magic = Buffer.alloc(HEADER_BYTES)
+    readSync(fd, magic, 0, HEADER_BYTES, 0)
+    if (!magic.equals(PAYLOAD_MAGIC)) throw damaged('has no payload header')
+    const whole = wholeRecordsEnd(fd, durableBytes)
+    if (whole !== durableBytes) throw damaged(`the record at offset ${whole} does not check out`)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** A payload reference in a checkpoint line: unescaped, so never the text of a string property. */
+const PAYLOAD_TAG = '{"$payload":['
+
+/**
+ * A checkpoint line with every payload reference replaced by its value read from `file`: for a store that
+ * keeps every value resident (loading a file store into PostgreSQL). Lines without one come back as they are.
+ */
+export function resolvePayloadCells(line: string, file: PayloadFile): string {
+  if (!line.includes(PAYLOAD_TAG)) return line
+  const resolve = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(resolve)
+    if (value === null || typeof value !== 'object') return value
+    const address = (value as { $payload?: unknown }).$payload
+    if (Array.isArray(address) && Object.keys(value).length === 1)
+      return file.read({ offset: address[0] as number, bytes: address[1] as number })
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]))
+  }
+  return JSON.stringify(resolve(JSON.parse(line)))
+}
+
 function readFully(fd: number, buffer: Buffer, position: number): number {
   let got = 0
   while (got < buffer.length) {

@@ -421,6 +421,9 @@ export class PersistentStorage implements DurableStore {
     )
     // Every payload the image references is on disk before the manifest names the image.
     const payloadBytes = await this.payloads.sync()
+    // Fault injection for e2e/src/payload-kill.test.ts only: die with the payloads synced, the manifest not switched.
+    if (process.env.SERVICE_FAULT_KILL_AFTER_PAYLOAD_SYNC === '1' && payloadBytes > PAYLOAD_MAGIC.length)
+      process.kill(process.pid, 'SIGKILL')
     this.assertLogUnchanged(wal)
     const current = this.manifest.components.find((c) => c.name === 'checkpoint')
     const previous = this.manifest.components.find((c) => c.name === 'previous_checkpoint')

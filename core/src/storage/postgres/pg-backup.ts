@@ -18,6 +18,7 @@ import { RECORD_FORMAT, TEMPORAL_RECORD_FORMAT } from '../../version.js'
 import type { BackupFile, BackupSource } from '../backup/backup-source.js'
 import { CHECKPOINT_DIR, checkpointName } from '../checkpoint.js'
 import { MANIFEST_FILE, type Manifest, newManifest, readManifest } from '../manifest.js'
+import { PayloadFile, resolvePayloadCells } from '../payload-file.js'
 import { holdsTemporalValue } from '../record-format-gate.js'
 import { listSegments, segmentName, WAL_DIR } from '../wal-reader.js'
 import { decodeWalRecord } from '../wal-record.js'
@@ -202,6 +203,15 @@ async function loadCheckpoint(
   sequence: number,
 ): Promise<number> {
   const digest = createHash('sha256')
+  // PostgreSQL keeps every value resident: payload references are resolved into the lines it stores.
+  const stored = createHash('sha256')
+  const payloads =
+    manifest.payloads === undefined
+      ? null
+      : PayloadFile.open(join(dir, manifest.payloads.path), {
+          durableBytes: manifest.payloads.bytes,
+          cacheBytes: 0,
+        }).file
   let buffer = ''
   let chunk = 0
   let records = 0
@@ -221,8 +231,9 @@ async function loadCheckpoint(
       continue
     }
     if (held !== null) {
-      const text = `${held}\n`
-      digest.update(text)
+      digest.update(`${held}\n`)
+      const text = `${payloads === null ? held : resolvePayloadCells(held, payloads)}\n`
+      stored.update(text)
       buffer += text
       records++
       if (buffer.length >= LOAD_CHARS) await flush()
@@ -230,6 +241,7 @@ async function loadCheckpoint(
     held = line
   }
   if (buffer.length > 0) await flush()
+  payloads?.close()
   const sha256 = digest.digest('hex')
   const trailer = JSON.parse(held ?? '{}') as { end?: { records?: number; sha256?: string } }
   if (trailer.end?.records !== records || trailer.end.sha256 !== sha256) {
@@ -237,7 +249,7 @@ async function loadCheckpoint(
   }
   await client.query(
     'INSERT INTO service_checkpoint (sequence, created_at, records, sha256, complete) VALUES ($1, $2, $3, $4, true)',
-    [sequence, new Date(createdAt || manifest.updated_at.value), records, sha256],
+    [sequence, new Date(createdAt || manifest.updated_at.value), records, stored.digest('hex')],
   )
   return sequence
 }
