@@ -14,14 +14,12 @@ import {
   nodeFields,
 } from './node-text.js'
 import { relationshipDocument } from './relationship-text.js'
+import { inSlices } from './slices.js'
 import { analyze, analyzeWithContent } from './tokenizer.js'
 import { VectorIndex } from './vector-index.js'
 
 /** Stale nodes past which a background catch-up starts (see `onCommit`). */
 const STALE_BACKGROUND = 50_000
-
-/** Nodes embedded per slice when a whole workspace is (re-)embedded, between event-loop turns. */
-const EMBED_SLICE = 2000
 
 const NOTHING = { stems: [], content: [] }
 const NO_STEMS: readonly string[] = []
@@ -280,19 +278,18 @@ export class SeedIndex implements DerivedIndex {
    * Indexes every workspace in slices between event-loop turns: after attach (a recovered graph) and after
    * long runs of writes. One pass at a time; reads catch up synchronously whatever is left.
    */
-  warm(slice = 5000): Promise<void> {
+  warm(): Promise<void> {
     if (this.warming !== null) return this.warming
     // Cleared after it settles (a microtask later even when there was nothing to do), never before it is set.
-    const run = this.warmAll(slice).finally(() => {
+    const run = this.warmAll().finally(() => {
       this.warming = null
     })
     this.warming = run
     return run
   }
 
-  private async warmAll(slice: number): Promise<void> {
-    for (const ws of this.workspaces.values())
-      while (!this.catchUp(ws, slice)) await new Promise((r) => setImmediate(r))
+  private async warmAll(): Promise<void> {
+    for (const ws of this.workspaces.values()) await inSlices((nodes) => this.catchUp(ws, nodes))
   }
 
   /** Nodes whose entry is not current yet, without catching up (operators, tests). */
@@ -351,19 +348,19 @@ export class SeedIndex implements DerivedIndex {
     if (provider === null) return
     const vectors = ws.vectors
     const ids = [...ws.bm25.docIds()]
-    ws.embedding = (async () => {
-      for (let i = 0; i < ids.length; i += EMBED_SLICE) {
-        if (ws.vectors !== vectors) return // superseded by a newer provider
-        const texts = new Map<number, string>()
-        for (const id of ids.slice(i, i + EMBED_SLICE)) {
-          const node = ws.store.node(id)
-          if (node !== undefined && ws.bm25.has(id)) texts.set(id, embeddingText(nodeFields(ws.store, node)))
-        }
-        if (provider.embedSync) this.embedNow(ws, texts)
-        else for (const [id, text] of texts) ws.pending.set(id, text)
-        await new Promise((r) => setImmediate(r))
+    let next = 0
+    ws.embedding = inSlices((count) => {
+      if (ws.vectors !== vectors) return true // superseded by a newer provider
+      const texts = new Map<number, string>()
+      for (const id of ids.slice(next, next + count)) {
+        const node = ws.store.node(id)
+        if (node !== undefined && ws.bm25.has(id)) texts.set(id, embeddingText(nodeFields(ws.store, node)))
       }
-    })()
+      next += count
+      if (provider.embedSync) this.embedNow(ws, texts)
+      else for (const [id, text] of texts) ws.pending.set(id, text)
+      return next >= ids.length
+    })
   }
 
   /** Waits for a whole-workspace pass, then embeds queued texts (remote providers). */
