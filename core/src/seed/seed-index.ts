@@ -97,6 +97,8 @@ export class WorkspaceSeedIndex {
   private maxDegreeCache: number | null = null
   /** Settles when a whole-workspace embedding pass (after a provider arrived) is done. */
   embedding: Promise<void> = Promise.resolve()
+  /** Nodes that pass has still to embed. */
+  embeddingLeft = 0
   /** Nodes touched by commits since the last catch-up (below `rebuildFrom`). */
   readonly stale = new NodeQueue()
   /** Next node id of a pending whole-graph pass; +Infinity when none is pending. */
@@ -300,6 +302,23 @@ export class SeedIndex implements DerivedIndex {
     return rebuild + ws.stale.size
   }
 
+  /**
+   * What background indexing has still to do, over every workspace: nodes and relationships not indexed yet,
+   * and nodes not embedded yet (a pass after the provider arrived, or texts queued for a remote one).
+   */
+  backlog(): { index: number; embeddings: number } {
+    let index = 0
+    let embeddings = 0
+    for (const [id, ws] of this.workspaces) {
+      const relations = Number.isFinite(ws.rebuildRelationsFrom)
+        ? Math.max(0, ws.store.nextRelId - ws.rebuildRelationsFrom)
+        : 0
+      index += this.staleNodes(id) + relations + ws.staleRelations.size
+      embeddings += ws.embeddingLeft + ws.pending.size
+    }
+    return { index, embeddings }
+  }
+
   /** One node's entry as the store now has it: indexed, re-indexed or removed. */
   private refresh(ws: WorkspaceSeedIndex, id: number, texts: Map<number, string>): void {
     const node = ws.store.node(id)
@@ -349,14 +368,16 @@ export class SeedIndex implements DerivedIndex {
     const vectors = ws.vectors
     const ids = [...ws.bm25.docIds()]
     let next = 0
+    ws.embeddingLeft = ids.length
     ws.embedding = inSlices((count) => {
-      if (ws.vectors !== vectors) return true // superseded by a newer provider
+      if (ws.vectors !== vectors) return true // superseded by a newer provider (it counts its own)
       const texts = new Map<number, string>()
       for (const id of ids.slice(next, next + count)) {
         const node = ws.store.node(id)
         if (node !== undefined && ws.bm25.has(id)) texts.set(id, embeddingText(nodeFields(ws.store, node)))
       }
       next += count
+      ws.embeddingLeft = Math.max(0, ids.length - next)
       if (provider.embedSync) this.embedNow(ws, texts)
       else for (const [id, text] of texts) ws.pending.set(id, text)
       return next >= ids.length
