@@ -112,6 +112,8 @@ export interface FusionPlan {
   lexical: { id: number; score: number }[]
   /** The memory kinds the objective asks for (empty or absent: any). */
   answerKinds?: ReadonlySet<string>
+  /** Memory kinds the answer lies beyond: one more bit of coverage after the relation kinds' (recall-rank.ts). */
+  waypointKinds?: ReadonlySet<string>
 }
 
 /** One score per candidate (see the module comment), then the order: kept lexical ranks first. */
@@ -120,8 +122,9 @@ export function fuse(reader: GraphReader, plan: FusionPlan, all: Candidate[]): C
   const hub = hubDegree(keys.memory < 0 ? 0 : reader.labelCount(keys.memory))
   let most = 0
   for (const c of all) most = Math.max(most, c.received)
-  const kinds = plan.relations.kinds.size
+  const waypoints = [...(plan.waypointKinds ?? [])]
   const names = [...plan.relations.kinds.keys()]
+  const kinds = names.length + (waypoints.length > 0 ? 1 : 0)
   const wText = kinds > 0 ? W_TEXT_RELATIONAL : W_TEXT
   const answerKinds = plan.answerKinds
   /** Candidates with a validity interval: versions of a fact rather than things. */
@@ -136,9 +139,13 @@ export function fuse(reader: GraphReader, plan: FusionPlan, all: Candidate[]): C
     const relation = (W_RELATION * coverage * (1 + proximity)) / 2
     if (proximity > 0) c.reasons.push('graph_proximity')
     if (coverage > 0)
-      for (let i = 0; i < names.length; i++)
+      for (let i = 0; i < kinds; i++)
         if (c.cover & (1 << Math.min(i, 30))) {
-          const kind = names[i] as string
+          const kind = names[i]
+          if (kind === undefined) {
+            c.reasons.push(`waypoint:${waypoints.join(',')}`)
+            continue
+          }
           const ev = plan.relations.evidence.get(kind)
           c.reasons.push(
             `relation_match:${kind}${ev === undefined ? '' : ` (objective word "${ev.word}"${ev.via === 'vector' ? ', word-vector neighbour' : ''})`}`,

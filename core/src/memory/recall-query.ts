@@ -10,7 +10,7 @@ import {
   relationshipRecallable,
   type WalkResult,
 } from './recall.js'
-import { answerKinds, workspaceMemoryKinds } from './recall-answer-kind.js'
+import { answerKinds, waypointKinds, workspaceMemoryKinds } from './recall-answer-kind.js'
 import { compileFilters, NO_FILTERS, type RecallFilters } from './recall-filters.js'
 import { type RankPlan, rankRecall, type TextEvidence } from './recall-rank.js'
 import {
@@ -157,6 +157,8 @@ export async function runRecall(
       )
         explicit.push(node)
     }
+    const memoryKinds = workspaceMemoryKinds(store)
+    const answer = answerKinds(q.objective, memoryKinds)
     const plan: RankPlan = {
       limits: q.limits,
       offset: q.offset,
@@ -170,7 +172,8 @@ export async function runRecall(
       filters: filter,
       asksPast: asksAboutPast(q.objective, q.nowMs),
       pastWindow: pastYears(q.objective, q.nowMs),
-      answerKinds: answerKinds(q.objective, workspaceMemoryKinds(store)),
+      answerKinds: answer,
+      waypointKinds: waypointKinds(q.objective, memoryKinds, answer),
       ...(filter.active ? { relationshipAllowed: filter.relationship } : {}),
     }
     return rankRecall(store, plan)
