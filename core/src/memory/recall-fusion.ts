@@ -36,6 +36,11 @@ export const OUT_OF_VALIDITY = 0.5
  * OUT_OF_VALIDITY of it; a memory without a validity interval is not a version and keeps its score.
  */
 export const PAST_VERSION = 1.5
+/**
+ * Under a question about the past that does not type its answer, a memory without a validity interval (not a
+ * version of anything) keeps this share: the person a "where did X live before" names is context for the answer.
+ */
+export const PAST_CONTEXT = 0.5
 /** Text (share of the best hit) at which the objective names a memory: seeds spread from there, hubs keep rank. */
 export const NAMED_TEXT = 0.5
 /** A memory is a hub past this share of the workspace's memories (and past HUB_MIN_DEGREE relationships). */
@@ -127,6 +132,7 @@ export function fuse(reader: GraphReader, plan: FusionPlan, all: Candidate[]): C
   const kinds = names.length + (waypoints.length > 0 ? 1 : 0)
   const wText = kinds > 0 ? W_TEXT_RELATIONAL : W_TEXT
   const answerKinds = plan.answerKinds
+  const untyped = answerKinds === undefined || answerKinds.size === 0
   /** Candidates with a validity interval: versions of a fact rather than things. */
   const versions = new Set<number>()
   for (const c of all) {
@@ -172,7 +178,10 @@ export function fuse(reader: GraphReader, plan: FusionPlan, all: Candidate[]): C
     const until = keys.valid_until < 0 ? undefined : props?.get(keys.valid_until)
     if (timeOf(from) !== null || timeOf(until) !== null) versions.add(c.id)
     if (plan.asksPast && validity.state !== 'future') {
-      validityFactor = pastFactor(from, until, validity.state === 'ended', plan.pastWindow ?? null)
+      validityFactor = pastFactor(from, until, validity.state === 'ended', plan.pastWindow ?? null, untyped)
+      // The version asked about is one of what the objective names, reached through the graph: another person's
+      // old address that shares a word is not preferred over the named person's current one.
+      if (validityFactor > 1 && proximity === 0) validityFactor = 1
       if (validityFactor > 1) c.reasons.push('valid_at_the_time_asked')
     }
     const deg = degree(reader, c.id)
@@ -211,10 +220,13 @@ function pastFactor(
   until: PropertyValue | undefined,
   ended: boolean,
   window: { start: number; end: number } | null,
+  untyped: boolean,
 ): number {
   const start = timeOf(from)
   const end = timeOf(until)
-  if (start === null && end === null) return 1
+  // "Where did X live before the move" asks for a version of a fact, not for X: what has no validity interval
+  // is context. A question typing its answer ("who led X before") asks for that kind, versions or not.
+  if (start === null && end === null) return untyped ? PAST_CONTEXT : 1
   if (window === null) return ended ? PAST_VERSION : 1
   const overlaps = (start ?? -Infinity) < window.end && (end ?? Infinity) > window.start
   return overlaps ? PAST_VERSION : OUT_OF_VALIDITY

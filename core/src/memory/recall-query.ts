@@ -106,7 +106,10 @@ export async function runRecall(
   const provider = seed.embeddings.provider
   if (provider !== null && kinds.length > 0)
     await widenWithVectors(relations, q.objective, kinds, provider, q.signal)
-  const text = withoutRelationWords(q.objective, relations)
+  const asksPast = asksAboutPast(q.objective, q.nowMs)
+  // A question about a fact's time ("where did X work in 2022") asks about the fact, whose text carries the
+  // verb: its relation words stay in the text query, so the versions that say it outrank a walk across the kind.
+  const text = asksPast ? q.objective : withoutRelationWords(q.objective, relations)
   const objective = await seed.objectiveHits(q.workspace, text, limit, accept, q.signal)
   const shared = objective.corrections.map((c) => `term_correction:${c.word}->${c.term}`)
   const evidence = new Map<number, TextEvidence>()
@@ -170,7 +173,7 @@ export async function runRecall(
       relations,
       shared,
       filters: filter,
-      asksPast: asksAboutPast(q.objective, q.nowMs),
+      asksPast,
       pastWindow: pastYears(q.objective, q.nowMs),
       answerKinds: answer,
       waypointKinds: waypointKinds(q.objective, memoryKinds, answer),
