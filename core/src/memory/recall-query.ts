@@ -100,7 +100,12 @@ export async function runRecall(
     return false
   }
   const limit = Math.max(TEXT_POOL_MIN, q.offset + q.limits.max_items + TEXT_POOL_MIN)
-  const kinds = await readGraph(q.workspace, (store) => [...workspaceKinds(view(store))])
+  const [kinds, memoryKinds] = await readGraph(q.workspace, (store) => [
+    [...workspaceKinds(view(store))],
+    workspaceMemoryKinds(view(store)),
+  ])
+  const answer = answerKinds(q.objective, memoryKinds)
+  const waypoints = waypointKinds(q.objective, memoryKinds, answer)
   const relations =
     kinds.length === 0 ? { ...NO_RELATION, words: new Set<string>() } : matchRelations(q.objective, kinds)
   const provider = seed.embeddings.provider
@@ -160,8 +165,15 @@ export async function runRecall(
       )
         explicit.push(node)
     }
-    const memoryKinds = workspaceMemoryKinds(store)
-    const answer = answerKinds(q.objective, memoryKinds)
+    // A memory of a waypoint kind is a way to the answer, not where the walk starts: "team" matches every team,
+    // and each would pass its members on as if they were in the anchor's. It still ranks on its text.
+    if (waypoints.kinds.size > 0) {
+      const kindKey = store.names.lookup('kind')
+      for (const h of hits) {
+        const kind = kindKey < 0 ? undefined : store.node(h.id)?.props.get(kindKey)
+        if (typeof kind === 'string' && waypoints.kinds.has(kind)) h.seed = false
+      }
+    }
     const plan: RankPlan = {
       limits: q.limits,
       offset: q.offset,
@@ -176,7 +188,7 @@ export async function runRecall(
       asksPast,
       pastWindow: pastYears(q.objective, q.nowMs),
       answerKinds: answer,
-      waypointKinds: waypointKinds(q.objective, memoryKinds, answer),
+      waypointKinds: waypoints.kinds,
       ...(filter.active ? { relationshipAllowed: filter.relationship } : {}),
     }
     return rankRecall(store, plan)
