@@ -54,7 +54,9 @@ describe('the kind of memory an objective asks for', () => {
       kinds: new Set(['team']),
       words: new Set(['team']),
     })
-    expect(waypoints('What decisions came out of the meetings about Falcon?').kinds).toEqual(new Set(['meeting']))
+    expect(waypoints('What decisions came out of the meetings about Falcon?').kinds).toEqual(
+      new Set(['meeting']),
+    )
     // The answer kind is not its own waypoint; an untyped lookup has none.
     expect(waypoints('Which team is Ada a member of?').kinds.size).toBe(0)
     expect(waypoints('Pull up my notes on the Falcon launch project').kinds.size).toBe(0)

@@ -289,7 +289,10 @@ describe('what the objective asks for', () => {
       valid_from: '2019-01-01T00:00:00Z',
       valid_until: '2023-05-01T00:00:00Z',
     })
-    const now = await g.remember('Noor Okafor works at Globex', { kind: 'fact', valid_from: '2023-05-01T00:00:00Z' })
+    const now = await g.remember('Noor Okafor works at Globex', {
+      kind: 'fact',
+      valid_from: '2023-05-01T00:00:00Z',
+    })
     await g.relate(person, project, 'works-on')
     await g.relate(earlier, person, 'about')
     await g.relate(now, person, 'about')

@@ -269,7 +269,12 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
 }
 
 /** Whether memory `id` is of one of the waypoint kinds (one property read, only for objectives naming one). */
-function isWaypoint(reader: GraphReader, kindKey: number, id: number, waypoints: ReadonlySet<string>): boolean {
+function isWaypoint(
+  reader: GraphReader,
+  kindKey: number,
+  id: number,
+  waypoints: ReadonlySet<string>,
+): boolean {
   const kind = kindKey < 0 ? undefined : reader.node(id)?.props.get(kindKey)
   return typeof kind === 'string' && waypoints.has(kind)
 }
