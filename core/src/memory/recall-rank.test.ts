@@ -19,6 +19,21 @@ async function graph() {
   return memoryGraph(engine)
 }
 
+/** A person and two versions of one fact about them: the earlier ended in 2023 and is replaced by the current. */
+async function versionedFact(g: Awaited<ReturnType<typeof graph>>, earlierText: string, nowText: string) {
+  const person = await g.remember('Noor Okafor', { kind: 'person' })
+  const earlier = await g.remember(earlierText, {
+    kind: 'fact',
+    valid_from: '2019-01-01T00:00:00Z',
+    valid_until: '2023-05-01T00:00:00Z',
+  })
+  const now = await g.remember(nowText, { kind: 'fact', valid_from: '2023-05-01T00:00:00Z' })
+  await g.relate(earlier, person, 'about')
+  await g.relate(now, person, 'about')
+  await g.relate(now, earlier, 'replaces')
+  return { person, earlier, now }
+}
+
 const ids = (res: { items: Item[] }) => res.items.map((i: Item) => i.record.id)
 
 describe('relation words', () => {
@@ -254,19 +269,11 @@ describe('what the objective asks for', () => {
 
   it('prefers, for a question about the past, the version valid then', async () => {
     const g = await graph()
-    const person = await g.remember('Noor Okafor', { kind: 'person' })
-    const earlier = await g.remember('Noor Okafor is employed by Acme', {
-      kind: 'fact',
-      valid_from: '2019-01-01T00:00:00Z',
-      valid_until: '2023-05-01T00:00:00Z',
-    })
-    const now = await g.remember('Noor Okafor is employed by Globex', {
-      kind: 'fact',
-      valid_from: '2023-05-01T00:00:00Z',
-    })
-    await g.relate(earlier, person, 'about')
-    await g.relate(now, person, 'about')
-    await g.relate(now, earlier, 'replaces')
+    const { earlier, now } = await versionedFact(
+      g,
+      'Noor Okafor is employed by Acme',
+      'Noor Okafor is employed by Globex',
+    )
     // Asked about now: the current version first, the ended one demoted and marked.
     const current = await g.recall('Noor Okafor employed by', [])
     expect(ids(current).indexOf(now)).toBeLessThan(ids(current).indexOf(earlier))
@@ -282,21 +289,13 @@ describe('what the objective asks for', () => {
 
   it('reads a relation word as part of the fact when a past question asks when it held', async () => {
     const g = await graph()
-    const person = await g.remember('Noor Okafor', { kind: 'person' })
+    const { person, earlier, now } = await versionedFact(
+      g,
+      'Noor Okafor works at Acme',
+      'Noor Okafor works at Globex',
+    )
     const project = await g.remember('Project Granite rollout', { kind: 'project' })
-    const earlier = await g.remember('Noor Okafor works at Acme', {
-      kind: 'fact',
-      valid_from: '2019-01-01T00:00:00Z',
-      valid_until: '2023-05-01T00:00:00Z',
-    })
-    const now = await g.remember('Noor Okafor works at Globex', {
-      kind: 'fact',
-      valid_from: '2023-05-01T00:00:00Z',
-    })
     await g.relate(person, project, 'works-on')
-    await g.relate(earlier, person, 'about')
-    await g.relate(now, person, 'about')
-    await g.relate(now, earlier, 'replaces')
     // "work" names the kind works-on, but the question asks where she worked then: the version valid in 2022
     // first, above the project the relation walk reaches and the person (no validity: context).
     const res = await g.recall('Where did Noor Okafor work in 2022?', [])
