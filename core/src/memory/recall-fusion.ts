@@ -10,8 +10,10 @@ import type { RelationMatch } from './recall-relations.js'
  *
  * - text: objective-hit score / the best hit's (W_TEXT_RELATIONAL when the objective names a relation kind);
  *   proximity: activation received / the most any memory received; coverage: the share of the objective's
- *   relation kinds on the path, divided by 1 + its turns (recall-rank.ts), times the hub factors on the path.
- * - validity: OUT_OF_VALIDITY outside the validity interval, unless the objective asks about the past.
+ *   relation kinds on the path (and of the waypoint kind, when the question names one), divided by 1 + its turns
+ *   (recall-rank.ts), times the hub factors on the path.
+ * - validity: OUT_OF_VALIDITY outside the validity interval, unless the objective asks about the past; then the
+ *   version valid at the time asked takes PAST_VERSION and what is not a version PAST_CONTEXT (`pastFactor`).
  * - hub: a memory linked to a large share of the workspace (the user's own record, a whole team) is context,
  *   not an answer: `hubFactor` of its degree, unless the objective names it (explicit seed or a strong hit).
  * - confidence: CONFIDENCE_FLOOR + (1 - CONFIDENCE_FLOOR) x the memory's confidence (1 when absent).
