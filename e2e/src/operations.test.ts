@@ -107,6 +107,8 @@ describe('operations surface', () => {
       'service_ref_write_authority',
       'process_cpu_seconds_total',
       'service_http_request_duration_seconds_bucket',
+      'service_seed_index_backlog',
+      'service_seed_embedding_backlog',
     ]) {
       expect(res.text).toContain(`\n${name}`)
     }

@@ -143,7 +143,8 @@ export const SETTINGS_CATALOG: readonly SettingGroup[] = [
       ['SERVICE_STORAGE_SEGMENT_BYTES', '`67108864`'],
       ['SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES', '`67108864`'],
     ],
-    meaning: 'WAL segment size and the log growth that starts a checkpoint (minimum 4096).',
+    meaning:
+      'WAL segment size and the log growth that starts a checkpoint (minimum 4096); a store whose checkpoint image is larger than twice this waits for half its image of log instead.',
   },
   {
     section: 'Storage',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { GraphStore } from '../graph/store.js'
-import { answerKinds, workspaceMemoryKinds } from './recall-answer-kind.js'
+import { answerKinds, waypointKinds, workspaceMemoryKinds } from './recall-answer-kind.js'
 
 const KINDS = new Set([
   'person',
@@ -46,5 +46,21 @@ describe('the kind of memory an objective asks for', () => {
     more.createNode([label], new Map([[kind, 'team']]))
     store.publish(more.prepare(), 2)
     expect([...workspaceMemoryKinds(store)].sort()).toEqual(['person', 'team'])
+  })
+
+  it('reads waypoint kinds: the other kinds a typed question names, with the words that name them', () => {
+    const waypoints = (objective: string) => waypointKinds(objective, KINDS, answerKinds(objective, KINDS))
+    expect(waypoints('Who else is in the same team as Ada?')).toEqual({
+      kinds: new Set(['team']),
+      words: new Set(['team']),
+    })
+    expect(waypoints('What decisions came out of the meetings about Falcon?').kinds).toEqual(
+      new Set(['meeting']),
+    )
+    // The answer kind is not its own waypoint; an untyped lookup has none.
+    expect(waypoints('Which team is Ada a member of?').kinds.size).toBe(0)
+    expect(waypoints('Pull up my notes on the Falcon launch project').kinds.size).toBe(0)
+    // A word of a longer kind names no kind.
+    expect(waypoints('Who used the attack on the pattern?').kinds.size).toBe(0)
   })
 })

@@ -64,3 +64,33 @@ export function answerKinds(objective: string, kinds: ReadonlySet<string>): Set<
   }
   return out
 }
+
+/**
+ * Waypoint kinds: the other memory kinds a typed question names ("who else is in the same team as Y" names
+ * `team`, "what decisions came out of the meetings about X" names `meeting`). The answer lies beyond a memory of
+ * that kind, which is context, not the answer: the walk credits the far end of a path through one
+ * (recall-rank.ts). Only for a question that types its answer (a lookup "notes on the X project" names the thing
+ * it wants), and never the answer kinds themselves. The words naming them say how, not what: like relation
+ * words they leave the text query, so every team does not seed the walk for "the same team as Y".
+ */
+export function waypointKinds(
+  objective: string,
+  kinds: ReadonlySet<string>,
+  answer: ReadonlySet<string>,
+): { kinds: Set<string>; words: Set<string> } {
+  const out = { kinds: new Set<string>(), words: new Set<string>() }
+  if (answer.size === 0) return out
+  const words = contentWords(objective).map((w) => [w, relationRoot(w)] as const)
+  for (const kind of kinds) {
+    if (answer.has(kind)) continue
+    const kindWords = contentWords(kind)
+    if (kindWords.length !== 1) continue
+    const root = relationRoot(kindWords[0] as string)
+    for (const [word, r] of words)
+      if (rootsMeet(r, root)) {
+        out.kinds.add(kind)
+        out.words.add(word)
+      }
+  }
+  return out
+}

@@ -10,8 +10,10 @@ import type { RelationMatch } from './recall-relations.js'
  *
  * - text: objective-hit score / the best hit's (W_TEXT_RELATIONAL when the objective names a relation kind);
  *   proximity: activation received / the most any memory received; coverage: the share of the objective's
- *   relation kinds on the path, divided by 1 + its turns (recall-rank.ts), times the hub factors on the path.
- * - validity: OUT_OF_VALIDITY outside the validity interval, unless the objective asks about the past.
+ *   relation kinds on the path (and of the waypoint kind, when the question names one), divided by 1 + its turns
+ *   (recall-rank.ts), times the hub factors on the path.
+ * - validity: OUT_OF_VALIDITY outside the validity interval, unless the objective asks about the past; then the
+ *   version valid at the time asked takes PAST_VERSION and what is not a version PAST_CONTEXT (`pastFactor`).
  * - hub: a memory linked to a large share of the workspace (the user's own record, a whole team) is context,
  *   not an answer: `hubFactor` of its degree, unless the objective names it (explicit seed or a strong hit).
  * - confidence: CONFIDENCE_FLOOR + (1 - CONFIDENCE_FLOOR) x the memory's confidence (1 when absent).
@@ -36,6 +38,11 @@ export const OUT_OF_VALIDITY = 0.5
  * OUT_OF_VALIDITY of it; a memory without a validity interval is not a version and keeps its score.
  */
 export const PAST_VERSION = 1.5
+/**
+ * Under a question about the past that does not type its answer, a memory without a validity interval (not a
+ * version of anything) keeps this share: the person a "where did X live before" names is context for the answer.
+ */
+export const PAST_CONTEXT = 0.5
 /** Text (share of the best hit) at which the objective names a memory: seeds spread from there, hubs keep rank. */
 export const NAMED_TEXT = 0.5
 /** A memory is a hub past this share of the workspace's memories (and past HUB_MIN_DEGREE relationships). */
@@ -112,6 +119,8 @@ export interface FusionPlan {
   lexical: { id: number; score: number }[]
   /** The memory kinds the objective asks for (empty or absent: any). */
   answerKinds?: ReadonlySet<string>
+  /** Memory kinds the answer lies beyond: one more bit of coverage after the relation kinds' (recall-rank.ts). */
+  waypointKinds?: ReadonlySet<string>
 }
 
 /** One score per candidate (see the module comment), then the order: kept lexical ranks first. */
@@ -120,10 +129,12 @@ export function fuse(reader: GraphReader, plan: FusionPlan, all: Candidate[]): C
   const hub = hubDegree(keys.memory < 0 ? 0 : reader.labelCount(keys.memory))
   let most = 0
   for (const c of all) most = Math.max(most, c.received)
-  const kinds = plan.relations.kinds.size
+  const waypoints = [...(plan.waypointKinds ?? [])]
   const names = [...plan.relations.kinds.keys()]
+  const kinds = names.length + (waypoints.length > 0 ? 1 : 0)
   const wText = kinds > 0 ? W_TEXT_RELATIONAL : W_TEXT
   const answerKinds = plan.answerKinds
+  const untyped = answerKinds === undefined || answerKinds.size === 0
   /** Candidates with a validity interval: versions of a fact rather than things. */
   const versions = new Set<number>()
   for (const c of all) {
@@ -136,9 +147,13 @@ export function fuse(reader: GraphReader, plan: FusionPlan, all: Candidate[]): C
     const relation = (W_RELATION * coverage * (1 + proximity)) / 2
     if (proximity > 0) c.reasons.push('graph_proximity')
     if (coverage > 0)
-      for (let i = 0; i < names.length; i++)
+      for (let i = 0; i < kinds; i++)
         if (c.cover & (1 << Math.min(i, 30))) {
-          const kind = names[i] as string
+          const kind = names[i]
+          if (kind === undefined) {
+            c.reasons.push(`waypoint:${waypoints.join(',')}`)
+            continue
+          }
           const ev = plan.relations.evidence.get(kind)
           c.reasons.push(
             `relation_match:${kind}${ev === undefined ? '' : ` (objective word "${ev.word}"${ev.via === 'vector' ? ', word-vector neighbour' : ''})`}`,
@@ -165,7 +180,10 @@ export function fuse(reader: GraphReader, plan: FusionPlan, all: Candidate[]): C
     const until = keys.valid_until < 0 ? undefined : props?.get(keys.valid_until)
     if (timeOf(from) !== null || timeOf(until) !== null) versions.add(c.id)
     if (plan.asksPast && validity.state !== 'future') {
-      validityFactor = pastFactor(from, until, validity.state === 'ended', plan.pastWindow ?? null)
+      validityFactor = pastFactor(from, until, validity.state === 'ended', plan.pastWindow ?? null, untyped)
+      // The version asked about is one of what the objective names, reached through the graph: another person's
+      // old address that shares a word is not preferred over the named person's current one.
+      if (validityFactor > 1 && proximity === 0) validityFactor = 1
       if (validityFactor > 1) c.reasons.push('valid_at_the_time_asked')
     }
     const deg = degree(reader, c.id)
@@ -204,10 +222,13 @@ function pastFactor(
   until: PropertyValue | undefined,
   ended: boolean,
   window: { start: number; end: number } | null,
+  untyped: boolean,
 ): number {
   const start = timeOf(from)
   const end = timeOf(until)
-  if (start === null && end === null) return 1
+  // "Where did X live before the move" asks for a version of a fact, not for X: what has no validity interval
+  // is context. A question typing its answer ("who led X before") asks for that kind, versions or not.
+  if (start === null && end === null) return untyped ? PAST_CONTEXT : 1
   if (window === null) return ended ? PAST_VERSION : 1
   const overlaps = (start ?? -Infinity) < window.end && (end ?? Infinity) > window.start
   return overlaps ? PAST_VERSION : OUT_OF_VALIDITY

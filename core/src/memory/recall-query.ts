@@ -10,7 +10,7 @@ import {
   relationshipRecallable,
   type WalkResult,
 } from './recall.js'
-import { answerKinds, workspaceMemoryKinds } from './recall-answer-kind.js'
+import { answerKinds, waypointKinds, workspaceMemoryKinds } from './recall-answer-kind.js'
 import { compileFilters, NO_FILTERS, type RecallFilters } from './recall-filters.js'
 import { type RankPlan, rankRecall, type TextEvidence } from './recall-rank.js'
 import {
@@ -100,13 +100,21 @@ export async function runRecall(
     return false
   }
   const limit = Math.max(TEXT_POOL_MIN, q.offset + q.limits.max_items + TEXT_POOL_MIN)
-  const kinds = await readGraph(q.workspace, (store) => [...workspaceKinds(view(store))])
+  const [kinds, memoryKinds] = await readGraph(q.workspace, (store) => [
+    [...workspaceKinds(view(store))],
+    workspaceMemoryKinds(view(store)),
+  ])
+  const answer = answerKinds(q.objective, memoryKinds)
+  const waypoints = waypointKinds(q.objective, memoryKinds, answer)
   const relations =
     kinds.length === 0 ? { ...NO_RELATION, words: new Set<string>() } : matchRelations(q.objective, kinds)
   const provider = seed.embeddings.provider
   if (provider !== null && kinds.length > 0)
     await widenWithVectors(relations, q.objective, kinds, provider, q.signal)
-  const text = withoutRelationWords(q.objective, relations)
+  const asksPast = asksAboutPast(q.objective, q.nowMs)
+  // A question about a fact's time ("where did X work in 2022") asks about the fact, whose text carries the
+  // verb: its relation words stay in the text query, so the versions that say it outrank a walk across the kind.
+  const text = asksPast ? q.objective : withoutRelationWords(q.objective, relations)
   const objective = await seed.objectiveHits(q.workspace, text, limit, accept, q.signal)
   const shared = objective.corrections.map((c) => `term_correction:${c.word}->${c.term}`)
   const evidence = new Map<number, TextEvidence>()
@@ -157,6 +165,15 @@ export async function runRecall(
       )
         explicit.push(node)
     }
+    // A memory of a waypoint kind is a way to the answer, not where the walk starts: "team" matches every team,
+    // and each would pass its members on as if they were in the anchor's. It still ranks on its text.
+    if (waypoints.kinds.size > 0) {
+      const kindKey = store.names.lookup('kind')
+      for (const h of hits) {
+        const kind = kindKey < 0 ? undefined : store.node(h.id)?.props.get(kindKey)
+        if (typeof kind === 'string' && waypoints.kinds.has(kind)) h.seed = false
+      }
+    }
     const plan: RankPlan = {
       limits: q.limits,
       offset: q.offset,
@@ -168,9 +185,10 @@ export async function runRecall(
       relations,
       shared,
       filters: filter,
-      asksPast: asksAboutPast(q.objective, q.nowMs),
+      asksPast,
       pastWindow: pastYears(q.objective, q.nowMs),
-      answerKinds: answerKinds(q.objective, workspaceMemoryKinds(store)),
+      answerKinds: answer,
+      waypointKinds: waypoints.kinds,
       ...(filter.active ? { relationshipAllowed: filter.relationship } : {}),
     }
     return rankRecall(store, plan)

@@ -19,6 +19,21 @@ async function graph() {
   return memoryGraph(engine)
 }
 
+/** A person and two versions of one fact about them: the earlier ended in 2023 and is replaced by the current. */
+async function versionedFact(g: Awaited<ReturnType<typeof graph>>, earlierText: string, nowText: string) {
+  const person = await g.remember('Noor Okafor', { kind: 'person' })
+  const earlier = await g.remember(earlierText, {
+    kind: 'fact',
+    valid_from: '2019-01-01T00:00:00Z',
+    valid_until: '2023-05-01T00:00:00Z',
+  })
+  const now = await g.remember(nowText, { kind: 'fact', valid_from: '2023-05-01T00:00:00Z' })
+  await g.relate(earlier, person, 'about')
+  await g.relate(now, person, 'about')
+  await g.relate(now, earlier, 'replaces')
+  return { person, earlier, now }
+}
+
 const ids = (res: { items: Item[] }) => res.items.map((i: Item) => i.record.id)
 
 describe('relation words', () => {
@@ -254,19 +269,11 @@ describe('what the objective asks for', () => {
 
   it('prefers, for a question about the past, the version valid then', async () => {
     const g = await graph()
-    const person = await g.remember('Noor Okafor', { kind: 'person' })
-    const earlier = await g.remember('Noor Okafor is employed by Acme', {
-      kind: 'fact',
-      valid_from: '2019-01-01T00:00:00Z',
-      valid_until: '2023-05-01T00:00:00Z',
-    })
-    const now = await g.remember('Noor Okafor is employed by Globex', {
-      kind: 'fact',
-      valid_from: '2023-05-01T00:00:00Z',
-    })
-    await g.relate(earlier, person, 'about')
-    await g.relate(now, person, 'about')
-    await g.relate(now, earlier, 'replaces')
+    const { earlier, now } = await versionedFact(
+      g,
+      'Noor Okafor is employed by Acme',
+      'Noor Okafor is employed by Globex',
+    )
     // Asked about now: the current version first, the ended one demoted and marked.
     const current = await g.recall('Noor Okafor employed by', [])
     expect(ids(current).indexOf(now)).toBeLessThan(ids(current).indexOf(earlier))
@@ -278,5 +285,52 @@ describe('what the objective asks for', () => {
     // "before": the version that ended.
     const before = await g.recall('Noor Okafor employed by before', [])
     expect(ids(before)[0]).toBe(earlier)
+  })
+
+  it('reads a relation word as part of the fact when a past question asks when it held', async () => {
+    const g = await graph()
+    const { person, earlier, now } = await versionedFact(
+      g,
+      'Noor Okafor works at Acme',
+      'Noor Okafor works at Globex',
+    )
+    const project = await g.remember('Project Granite rollout', { kind: 'project' })
+    await g.relate(person, project, 'works-on')
+    // "work" names the kind works-on, but the question asks where she worked then: the version valid in 2022
+    // first, above the project the relation walk reaches and the person (no validity: context).
+    const res = await g.recall('Where did Noor Okafor work in 2022?', [])
+    const order = ids(res)
+    expect(order[0]).toBe(earlier)
+    expect(order.indexOf(earlier)).toBeLessThan(order.indexOf(project))
+    expect(order).toContain(now)
+    expect(order.indexOf(earlier)).toBeLessThan(order.indexOf(person))
+    // Asked now, "work" is the relation again: who works on what.
+    const who = await g.recall('Who works on Granite rollout?', [])
+    expect(ids(who)[0]).toBe(person)
+  })
+
+  it('credits the far end of a path through a waypoint kind the question names, not the waypoint', async () => {
+    const g = await graph()
+    const ada = await g.remember('Ada Schultz', { kind: 'person' })
+    const platform = await g.remember('Platform team\nruns the build farm', { kind: 'team' })
+    const other = await g.remember('Design team\ndraws things', { kind: 'team' })
+    const mate = await g.remember('Bruno Tanaka', { kind: 'person' })
+    const stranger = await g.remember('Hugo Kowalski', { kind: 'person' })
+    const project = await g.remember('Project Cedar audit', { kind: 'project' })
+    const colleague = await g.remember('Felix Dufour', { kind: 'person' })
+    await g.relate(ada, platform, 'member-of')
+    await g.relate(mate, platform, 'member-of')
+    await g.relate(stranger, other, 'member-of')
+    await g.relate(ada, project, 'works-on')
+    await g.relate(colleague, project, 'works-on')
+    const res = await g.recall('Who else is in the same team as Ada Schultz?', [])
+    const order = ids(res)
+    // Through Ada's team, not another team the word "team" matches, nor a project she shares.
+    expect(order.indexOf(mate)).toBeGreaterThan(-1)
+    expect(order.indexOf(mate)).toBeLessThan(order.indexOf(colleague))
+    if (order.includes(stranger)) expect(order.indexOf(mate)).toBeLessThan(order.indexOf(stranger))
+    const reached = res.items.find((i: Item) => i.record.id === mate)
+    expect(reached.selection_path.memory_ids).toEqual([ada, platform, mate])
+    expect(reached.selection_reasons).toContain('waypoint:team')
   })
 })

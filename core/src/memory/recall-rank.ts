@@ -76,6 +76,8 @@ export interface RankPlan extends WalkPlan {
   pastWindow?: { start: number; end: number } | null
   /** The memory kinds the objective asks for (recall-answer-kind.ts). */
   answerKinds?: ReadonlySet<string>
+  /** Memory kinds the answer lies beyond (recall-answer-kind.ts `waypointKinds`). */
+  waypointKinds?: ReadonlySet<string>
 }
 
 export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
@@ -84,6 +86,10 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
   const keys = recordKeys(reader)
   const filters = plan.filters
   const kindBits = new Map([...plan.relations.kinds.keys()].map((k, i) => [k, 1 << Math.min(i, 30)]))
+  // Passing through a memory of a waypoint kind counts as one more of the objective's relations met (fusion's
+  // coverage): the far end of "Y -member-of-> team <-member-of- Z" answers "who is in the same team as Y".
+  const waypoints = plan.waypointKinds ?? new Set<string>()
+  const waypointBit = waypoints.size > 0 ? 1 << Math.min(plan.relations.kinds.size, 30) : 0
   const candidates = new Map<number, Candidate>()
   const best = plan.hits[0]?.score ?? 0
   const candidate = (id: number, depth: number, parent: Candidate | null, via: number | null) => {
@@ -167,6 +173,7 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
     bit: number
     kind: string | null
     out: boolean
+    waypoint: boolean
   }[] = []
   walking: for (let d = 1; d <= limits.max_depth && frontier.length > 0; d++) {
     const next: Candidate[] = []
@@ -179,6 +186,8 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
       // A hub the objective does not name is context: paths through it are weak.
       const named = from.explicit || (textOf.get(from.id)?.score ?? 0) >= NAMED_TEXT * best
       const passes = named ? 1 : hubFactor(fromDegree, hub)
+      // Only a walked memory is a waypoint: a seed of that kind is what the text found, not a way to the answer.
+      const through = waypointBit !== 0 && from.depth > 0 && isWaypoint(reader, keys.kind, from.id, waypoints)
       edges.length = 0
       let sum = 0
       for (const rel of memoryRelationshipsOf(reader, from.id)) {
@@ -222,7 +231,8 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
           other,
           rel,
           weight,
-          bit: strength > 0 ? (kindBits.get(kind as string) ?? 0) : 0,
+          bit: (strength > 0 ? (kindBits.get(kind as string) ?? 0) : 0) | (through ? waypointBit : 0),
+          waypoint: through,
           kind: typeof kind === 'string' ? kind : null,
           out: start === from.id,
         })
@@ -258,17 +268,30 @@ export function rankRecall(reader: GraphReader, plan: RankPlan): WalkResult {
   return page(reader, plan, order, outcomes, depth, cost)
 }
 
+/** Whether memory `id` is of one of the waypoint kinds (one property read, only for objectives naming one). */
+function isWaypoint(
+  reader: GraphReader,
+  kindKey: number,
+  id: number,
+  waypoints: ReadonlySet<string>,
+): boolean {
+  const kind = kindKey < 0 ? undefined : reader.node(id)?.props.get(kindKey)
+  return typeof kind === 'string' && waypoints.has(kind)
+}
+
 /** `to` is reached from `from` across `e`: its path, the relations met on it, and its turns. */
 function takePath(
   to: Candidate,
   from: Candidate,
-  e: { rel: number; bit: number; kind: string | null; out: boolean },
+  e: { rel: number; bit: number; kind: string | null; out: boolean; waypoint: boolean },
   passes: number,
 ): void {
   to.parent = from
   to.via = e.rel
   to.cover = from.cover | e.bit
-  to.turns = from.turns + (from.depth > 0 && e.kind === from.lastKind && e.out !== from.lastOut ? 1 : 0)
+  // Turning at a waypoint is the point of it (Y -member-of-> team <-member-of- Z): not a sibling's detour.
+  const turn = from.depth > 0 && !e.waypoint && e.kind === from.lastKind && e.out !== from.lastOut
+  to.turns = from.turns + (turn ? 1 : 0)
   to.through = from.through * passes
   to.lastKind = e.kind
   to.lastOut = e.out

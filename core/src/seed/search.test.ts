@@ -222,6 +222,24 @@ describe('SeedSearch', () => {
     expect(seed.stats().documents).toBe(29)
   })
 
+  it('reports its background backlog: nodes to index, then nodes to embed once a provider arrives', async () => {
+    engine = await openEngine()
+    const seed = engine.seed
+    await seed.warm()
+    await create(Array.from({ length: 40 }, (_, i) => ({ labels: ['Tool'], props: { name: `drill ${i}` } })))
+    expect(seed.backlog()).toEqual({ index: 40, embeddings: 0 })
+    await seed.warm()
+    expect(seed.backlog()).toEqual({ index: 0, embeddings: 0 })
+    // A provider arriving re-embeds every indexed node in slices; the first slice runs at once.
+    seed.embeddings.set(new HashedNgramProvider(16))
+    const left = seed.backlog().embeddings
+    expect(left).toBeGreaterThanOrEqual(0)
+    expect(left).toBeLessThan(40)
+    await seed.embeddingsSettled()
+    expect(seed.backlog()).toEqual({ index: 0, embeddings: 0 })
+    expect(seed.stats().vectors).toBe(40)
+  })
+
   it('warm() indexes what writes left stale, also when it last ran with nothing to do', async () => {
     engine = await openEngine()
     const seed = engine.seed // attached to an empty engine: its first warm-up had nothing to do

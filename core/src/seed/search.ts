@@ -143,6 +143,11 @@ export class SeedSearch implements ObjectiveSearch {
     return this.index.staleNodes(workspaceId)
   }
 
+  /** What background indexing has left over every workspace (for /metrics: a restart's rebuild shows progress). */
+  backlog(): { index: number; embeddings: number } {
+    return this.index.backlog()
+  }
+
   /** Waits until every indexed node of the workspace has its vector (after a provider arrived). */
   async embeddingsSettled(workspaceId = DEFAULT_WORKSPACE_ID): Promise<void> {
     const ws = this.index.workspace(workspaceId)

@@ -14,14 +14,12 @@ import {
   nodeFields,
 } from './node-text.js'
 import { relationshipDocument } from './relationship-text.js'
+import { inSlices } from './slices.js'
 import { analyze, analyzeWithContent } from './tokenizer.js'
 import { VectorIndex } from './vector-index.js'
 
 /** Stale nodes past which a background catch-up starts (see `onCommit`). */
 const STALE_BACKGROUND = 50_000
-
-/** Nodes embedded per slice when a whole workspace is (re-)embedded, between event-loop turns. */
-const EMBED_SLICE = 2000
 
 const NOTHING = { stems: [], content: [] }
 const NO_STEMS: readonly string[] = []
@@ -99,6 +97,8 @@ export class WorkspaceSeedIndex {
   private maxDegreeCache: number | null = null
   /** Settles when a whole-workspace embedding pass (after a provider arrived) is done. */
   embedding: Promise<void> = Promise.resolve()
+  /** Nodes that pass has still to embed. */
+  embeddingLeft = 0
   /** Nodes touched by commits since the last catch-up (below `rebuildFrom`). */
   readonly stale = new NodeQueue()
   /** Next node id of a pending whole-graph pass; +Infinity when none is pending. */
@@ -280,19 +280,18 @@ export class SeedIndex implements DerivedIndex {
    * Indexes every workspace in slices between event-loop turns: after attach (a recovered graph) and after
    * long runs of writes. One pass at a time; reads catch up synchronously whatever is left.
    */
-  warm(slice = 5000): Promise<void> {
+  warm(): Promise<void> {
     if (this.warming !== null) return this.warming
     // Cleared after it settles (a microtask later even when there was nothing to do), never before it is set.
-    const run = this.warmAll(slice).finally(() => {
+    const run = this.warmAll().finally(() => {
       this.warming = null
     })
     this.warming = run
     return run
   }
 
-  private async warmAll(slice: number): Promise<void> {
-    for (const ws of this.workspaces.values())
-      while (!this.catchUp(ws, slice)) await new Promise((r) => setImmediate(r))
+  private async warmAll(): Promise<void> {
+    for (const ws of this.workspaces.values()) await inSlices((nodes) => this.catchUp(ws, nodes))
   }
 
   /** Nodes whose entry is not current yet, without catching up (operators, tests). */
@@ -301,6 +300,23 @@ export class SeedIndex implements DerivedIndex {
     if (ws === undefined) return 0
     const rebuild = Number.isFinite(ws.rebuildFrom) ? Math.max(0, ws.store.nextNodeId - ws.rebuildFrom) : 0
     return rebuild + ws.stale.size
+  }
+
+  /**
+   * What background indexing has still to do, over every workspace: nodes and relationships not indexed yet,
+   * and nodes not embedded yet (a pass after the provider arrived, or texts queued for a remote one).
+   */
+  backlog(): { index: number; embeddings: number } {
+    let index = 0
+    let embeddings = 0
+    for (const [id, ws] of this.workspaces) {
+      const relations = Number.isFinite(ws.rebuildRelationsFrom)
+        ? Math.max(0, ws.store.nextRelId - ws.rebuildRelationsFrom)
+        : 0
+      index += this.staleNodes(id) + relations + ws.staleRelations.size
+      embeddings += ws.embeddingLeft + ws.pending.size
+    }
+    return { index, embeddings }
   }
 
   /** One node's entry as the store now has it: indexed, re-indexed or removed. */
@@ -351,19 +367,21 @@ export class SeedIndex implements DerivedIndex {
     if (provider === null) return
     const vectors = ws.vectors
     const ids = [...ws.bm25.docIds()]
-    ws.embedding = (async () => {
-      for (let i = 0; i < ids.length; i += EMBED_SLICE) {
-        if (ws.vectors !== vectors) return // superseded by a newer provider
-        const texts = new Map<number, string>()
-        for (const id of ids.slice(i, i + EMBED_SLICE)) {
-          const node = ws.store.node(id)
-          if (node !== undefined && ws.bm25.has(id)) texts.set(id, embeddingText(nodeFields(ws.store, node)))
-        }
-        if (provider.embedSync) this.embedNow(ws, texts)
-        else for (const [id, text] of texts) ws.pending.set(id, text)
-        await new Promise((r) => setImmediate(r))
+    let next = 0
+    ws.embeddingLeft = ids.length
+    ws.embedding = inSlices((count) => {
+      if (ws.vectors !== vectors) return true // superseded by a newer provider (it counts its own)
+      const texts = new Map<number, string>()
+      for (const id of ids.slice(next, next + count)) {
+        const node = ws.store.node(id)
+        if (node !== undefined && ws.bm25.has(id)) texts.set(id, embeddingText(nodeFields(ws.store, node)))
       }
-    })()
+      next += count
+      ws.embeddingLeft = Math.max(0, ids.length - next)
+      if (provider.embedSync) this.embedNow(ws, texts)
+      else for (const [id, text] of texts) ws.pending.set(id, text)
+      return next >= ids.length
+    })
   }
 
   /** Waits for a whole-workspace pass, then embeds queued texts (remote providers). */

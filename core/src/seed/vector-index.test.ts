@@ -40,7 +40,7 @@ describe('VectorIndex int8 codes', () => {
     const dims = 100
     const vectors = Array.from({ length: 300 }, () => Float32Array.from({ length: dims }, random))
     const index = new VectorIndex(dims, 4) // grows on the way
-    vectors.forEach((vector, id) => index.set(id * 3, vector)) // sparse node ids
+    for (const [id, vector] of vectors.entries()) index.set(id * 3, vector) // sparse node ids
     const unit = (x: Float32Array) => {
       const norm = Math.hypot(...x)
       return Float32Array.from(x, (c) => c / norm)

@@ -49,6 +49,28 @@ describe('WAL record encoding', () => {
 })
 
 describe('PersistentStorage', () => {
+  it('waits for half its checkpoint image of log before the next checkpoint, when that is more than the setting', async () => {
+    const dir = freshDir()
+    const { s } = await open(dir, new Collect(), true, { checkpointEveryBytes: 4096 })
+    try {
+      await writeN(s, 10)
+      // An image of ~200 KB: the next checkpoint waits for ~100 KB of log, not 4 KB.
+      const line = JSON.stringify({ pad: 'x'.repeat(1000) })
+      await s.checkpoint(
+        s.lastSeq,
+        Array.from({ length: 200 }, () => line),
+      )
+      expect(s.shouldCheckpoint()).toBe(false)
+      const padded = (n: number) => ({ pad: 'y'.repeat(1000), n })
+      for (let i = 0; i < 20; i++) await s.append('test', padded(i)).durable // ~20 KB: past 4 KB
+      expect(s.shouldCheckpoint()).toBe(false)
+      for (let i = 0; i < 100; i++) await s.append('test', padded(i)).durable // past ~100 KB
+      expect(s.shouldCheckpoint()).toBe(true)
+    } finally {
+      await s.close()
+    }
+  })
+
   it('keeps record format JsonLinesV1 until a line holds a temporal value, then raises it before writing it', async () => {
     const dir = freshDir()
     const format = () => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).record_format

@@ -1,9 +1,12 @@
 import { parseSeedRequest, type SeedSearch } from '@service/core/seed'
 import { ENGINE_PLUGIN } from '@service/plugin-engine'
 import { errorResponses } from '@service/plugin-errors'
+// The `operations` decorator's type (its metrics registry), when that plugin is registered.
+import type {} from '@service/plugin-operations'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { startEmbeddings } from './embeddings.js'
+import { seedMetrics } from './metrics.js'
 import { SeedSearchBody, SeedSearchResponse } from './schemas.js'
 
 export interface SeedPluginOptions {
@@ -15,6 +18,8 @@ async function seedPlugin(app: FastifyInstance, options: SeedPluginOptions): Pro
   const seed = app.engine.seed
   startEmbeddings(seed.embeddings, options.env ?? process.env)
   app.decorate('seedSearch', seed)
+  // With the operations plugin: the index's background work as gauges (a restart of a big store rebuilds it).
+  if (app.hasDecorator('operations')) seedMetrics(app.operations.metrics.registry, () => seed.backlog())
 
   app.post<{ Body: SeedSearchBody }>(
     '/v1/seed/search',
