@@ -35,6 +35,15 @@ async function seeded(dir: string, options: { payloadCacheBytes?: number } = {})
   return engine
 }
 
+/** A closed store whose checkpoint holds the seeded values in its payload file. */
+async function checkpointedStore(): Promise<string> {
+  const dir = tempDir()
+  const engine = await seeded(dir)
+  await engine.checkpoint()
+  await engine.close()
+  return dir
+}
+
 const expectedRows = () => Array.from({ length: 50 }, (_, i) => [i, long(i), `s${i}`])
 
 describe('a checkpoint moves long values to the payload file', () => {
@@ -79,10 +88,7 @@ describe('a checkpoint moves long values to the payload file', () => {
   })
 
   it('cuts payloads past the manifest length (a torn write or a checkpoint that never switched)', async () => {
-    const dir = tempDir()
-    let engine = await seeded(dir)
-    await engine.checkpoint()
-    await engine.close()
+    const dir = await checkpointedStore()
     const path = join(dir, PAYLOAD_FILE)
     const durable = statSync(path).size
     // A torn record at the end: a header promising more than is there.
@@ -90,7 +96,7 @@ describe('a checkpoint moves long values to the payload file', () => {
     torn.writeUInt32LE(1000, 0)
     writeFileSync(path, Buffer.concat([readFileSync(path), torn]))
     const warnings: string[] = []
-    engine = await openEngine({
+    const engine = await openEngine({
       storage: { mode: 'persistent', dir },
       onWarning: (message) => warnings.push(message),
     })
@@ -101,16 +107,13 @@ describe('a checkpoint moves long values to the payload file', () => {
   })
 
   it('reports a corrupted payload as STORAGE_PAYLOAD_CORRUPT instead of returning it', async () => {
-    const dir = tempDir()
-    let engine = await seeded(dir)
-    await engine.checkpoint()
-    await engine.close()
+    const dir = await checkpointedStore()
     const path = join(dir, PAYLOAD_FILE)
     const bytes = readFileSync(path)
     // Flip a byte inside the first record's text.
     bytes.writeUInt8(bytes.readUInt8(PAYLOAD_MAGIC.length + 11) ^ 0xff, PAYLOAD_MAGIC.length + 11)
     writeFileSync(path, bytes)
-    engine = await openEngine({ storage: { mode: 'persistent', dir } })
+    const engine = await openEngine({ storage: { mode: 'persistent', dir } })
     await expect(engine.read('MATCH (n:D {i: 0}) RETURN n.text', {}, ws)).rejects.toMatchObject({
       code: 'STORAGE_PAYLOAD_CORRUPT',
     })
@@ -120,10 +123,7 @@ describe('a checkpoint moves long values to the payload file', () => {
   })
 
   it('an older build refuses the directory once it holds payloads', async () => {
-    const dir = tempDir()
-    const engine = await seeded(dir)
-    await engine.checkpoint()
-    await engine.close()
+    const dir = await checkpointedStore()
     const manifest = manifestOf(dir)
     expect(manifest.record_format).toBe(PAYLOAD_RECORD_FORMAT)
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, record_format: 'JsonLinesV99' }))
@@ -168,10 +168,7 @@ describe('a checkpoint moves long values to the payload file', () => {
   })
 
   it('resolves references back into values for a store that keeps them resident', async () => {
-    const dir = tempDir()
-    const engine = await seeded(dir)
-    await engine.checkpoint()
-    await engine.close()
+    const dir = await checkpointedStore()
     const manifest = manifestOf(dir)
     const lines = readFileSync(join(dir, 'checkpoints', manifest.components[0].path), 'utf8').split('\n')
     const { file } = PayloadFile.open(join(dir, PAYLOAD_FILE), {
