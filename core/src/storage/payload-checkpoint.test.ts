@@ -180,4 +180,39 @@ describe('a checkpoint moves long values to the payload file', () => {
     expect(resolved).not.toContain('$payload')
     for (const i of [0, 17, 49, 99]) expect(resolved).toContain(JSON.stringify(long(i)))
   })
+
+  it('a cache far smaller than the values still answers seed search as before the checkpoint', async () => {
+    const dir = tempDir()
+    const words = ['modbus', 'firmware', 'phishing', 'ransomware', 'beacon', 'exfiltration']
+    const description = (i: number) =>
+      `${words[i % words.length]} report ${i}: ${'details of the observed activity '.repeat(12)}`
+    let engine = await openEngine({ storage: { mode: 'persistent', dir, checkpointEveryBytes: 1e12 } })
+    await engine.write(
+      'UNWIND range(0, 29) AS i CREATE (:Report {name: "r" + i, description: $d[i]})',
+      { d: Array.from({ length: 30 }, (_, i) => description(i)) },
+      ws,
+    )
+    const search = async () => {
+      await engine.seed.warm()
+      const out = []
+      for (const objective of words)
+        out.push(
+          (
+            await engine.seed.search({ objective, mode: 'full_text', top_k: 5, workspace_id: 'w' })
+          ).candidates.map((c) => [c.node_id, c.score.toFixed(9)]),
+        )
+      return out
+    }
+    const before = await search()
+    expect(before.every((hits) => hits.length === 5)).toBe(true)
+    await engine.checkpoint()
+    await engine.close()
+    expect(manifestOf(dir).payloads.bytes).toBeGreaterThan(30 * 400)
+    engine = await openEngine({ storage: { mode: 'persistent', dir, payloadCacheBytes: 512 } })
+    expect(await search()).toEqual(before)
+    expect(
+      (await engine.read('MATCH (n:Report {name: "r4"}) RETURN n.description', {}, ws)).data?.rows,
+    ).toEqual([[description(4)]])
+    await engine.close()
+  })
 })
