@@ -150,7 +150,7 @@ export const SETTINGS_CATALOG: readonly SettingGroup[] = [
     section: 'Storage',
     vars: [
       ['SERVICE_STORAGE_PAYLOAD_MIN_BYTES', '`256`'],
-      ['SERVICE_STORAGE_PAYLOAD_CACHE_BYTES', '`67108864`'],
+      ['SERVICE_STORAGE_PAYLOAD_CACHE_BYTES', '`16777216`'],
     ],
     meaning:
       'File store: a checkpoint moves string values of at least this many UTF-8 bytes to the payload file (`payloads.dat`) and keeps a reference in memory (0 keeps every value resident); reads go through a cache bounded by the second setting. The first payload raises the directory to record format JsonLinesV3.',

@@ -52,7 +52,7 @@ describe('loadSettings', () => {
       segmentBytes: 64 * 1024 * 1024,
       checkpointEveryBytes: 64 * 1024 * 1024,
       payloadMinBytes: 256,
-      payloadCacheBytes: 64 * 1024 * 1024,
+      payloadCacheBytes: 16 * 1024 * 1024,
       walArchiveDir: null,
       postgres: null,
       readYourWritesTimeoutMs: 5_000,

@@ -289,7 +289,7 @@ export function loadSettings(
       segmentBytes: r.integer('SERVICE_STORAGE_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
       checkpointEveryBytes: r.integer('SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES', 64 * 1024 * 1024, 4096),
       payloadMinBytes: r.integer('SERVICE_STORAGE_PAYLOAD_MIN_BYTES', 256, 0),
-      payloadCacheBytes: r.integer('SERVICE_STORAGE_PAYLOAD_CACHE_BYTES', 64 * 1024 * 1024, 0),
+      payloadCacheBytes: r.integer('SERVICE_STORAGE_PAYLOAD_CACHE_BYTES', 16 * 1024 * 1024, 0),
       walArchiveDir: walArchiveDir === undefined ? null : abs(walArchiveDir),
       postgres,
       readYourWritesTimeoutMs: r.integer('SERVICE_READ_YOUR_WRITES_TIMEOUT_MS', 5_000, 1, 60_000),

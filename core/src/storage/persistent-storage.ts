@@ -53,7 +53,8 @@ export interface PersistentStorageOptions {
 
 export { PAYLOAD_FILE } from './payload-file.js'
 
-const DEFAULT_PAYLOAD_CACHE_BYTES = 64 * 1024 * 1024
+/** 16 MiB: lookups and exports of thousands of objects fit; a restart's seed rebuild streams through it. */
+const DEFAULT_PAYLOAD_CACHE_BYTES = 16 * 1024 * 1024
 
 export type { RecoveryFigures, ReplaySink } from './durable-store.js'
 
