@@ -81,7 +81,7 @@ describe('operations surface', () => {
       version: '0.3.1',
       storage_compatibility: {
         supported_versions: ['V1'],
-        supported_record_formats: ['JsonLinesV1', 'JsonLinesV2'],
+        supported_record_formats: ['JsonLinesV1', 'JsonLinesV2', 'JsonLinesV3'],
         active_storage_version: null,
         active_record_format: null,
       },
