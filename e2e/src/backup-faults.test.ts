@@ -43,17 +43,19 @@ async function droppingProxy(port: number, limit: number): Promise<{ url: string
 /** The server's open descriptors into the store: the live WAL segment only, once no backup holds files. */
 function storeFds(server: RunningServer): string[] {
   const fds = `/proc/${server.process.pid}/fd`
-  return readdirSync(fds)
-    .map((fd) => {
-      try {
-        return readlinkSync(join(fds, fd))
-      } catch {
-        return ''
-      }
-    })
-    .filter((target) => target.startsWith(join(scratch, 'live')))
-    // The payload file is open for the server's whole life (values are read from it on demand).
-    .filter((target) => !target.endsWith('/payloads.dat'))
+  return (
+    readdirSync(fds)
+      .map((fd) => {
+        try {
+          return readlinkSync(join(fds, fd))
+        } catch {
+          return ''
+        }
+      })
+      .filter((target) => target.startsWith(join(scratch, 'live')))
+      // The payload file is open for the server's whole life (values are read from it on demand).
+      .filter((target) => !target.endsWith('/payloads.dat'))
+  )
 }
 
 describe('backup and restore faults (the real process)', () => {
