@@ -49,7 +49,10 @@ export class IdList {
 }
 
 /** A copy of `array` at least `atLeast` long (doubling), the rest zero. */
-export function grown<T extends Int32Array | Uint8Array>(array: T, atLeast: number): T {
+export function grown<T extends Int32Array | Uint8Array | Uint16Array | Float64Array>(
+  array: T,
+  atLeast: number,
+): T {
   let size = Math.max(16, array.length * 2)
   while (size < atLeast) size *= 2
   const bigger = new (array.constructor as new (length: number) => T)(size)

@@ -6,6 +6,7 @@
  * Entries commit in the same WAL record as the import that wrote them, and every checkpoint carries the
  * image, so date_added is stable across restarts and recovery.
  */
+import { grown } from '../graph/id-list.js'
 import { RepeatedStrings } from '../graph/repeated-strings.js'
 import type { Ledger } from '../kernel/ledger.js'
 import { compareVersions, timestampKey } from './timestamps.js'
@@ -39,13 +40,9 @@ const versionKey = (version: string) => timestampKey(version) ?? version
 
 const NO_ROW = -1
 
-/** A typed column with room for `need` entries (doubling). */
-function room<T extends Float64Array | Int32Array | Uint16Array>(column: T, need: number): T {
-  if (need <= column.length) return column
-  const wider = new (column.constructor as new (length: number) => T)(Math.max(need, column.length * 2, 64))
-  wider.set(column)
-  return wider
-}
+/** `column`, or a doubled copy of it when it has no room for `need` entries. */
+const room = <T extends Float64Array | Int32Array | Uint16Array>(column: T, need: number): T =>
+  need <= column.length ? column : grown(column, need)
 
 /** Small dictionary of repeated names (STIX types, spec versions) as 16-bit codes. */
 class Codes {
