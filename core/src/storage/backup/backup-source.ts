@@ -1,5 +1,6 @@
-import { closeSync, createReadStream, fstatSync, openSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, read } from 'node:fs'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { CHECKPOINT_DIR } from '../checkpoint.js'
 import { MANIFEST_FILE, type Manifest } from '../manifest.js'
 import { listSegments, WAL_DIR } from '../wal-reader.js'
@@ -37,9 +38,16 @@ export interface FileStoreView {
  */
 export function captureFileStore(view: FileStoreView): BackupSource {
   const fds: number[] = []
-  // Idempotent: the archive's end and the stream's close both release.
+  // Idempotent: the archive's end and the stream's close both release. Each descriptor is closed on its own,
+  // so one that fails cannot keep the rest open.
   const release = () => {
-    for (const fd of fds.splice(0)) closeSync(fd)
+    for (const fd of fds.splice(0)) {
+      try {
+        closeSync(fd)
+      } catch {
+        // Already closed: nothing is left to give back.
+      }
+    }
   }
   try {
     const files: BackupFile[] = []
@@ -85,13 +93,25 @@ async function* bytesOf(buffer: Buffer): AsyncIterable<Buffer> {
   yield buffer
 }
 
+const readAt = promisify(read)
+const CHUNK_BYTES = 1 << 20
+
 function fileOf(name: string, fd: number, size: number): BackupFile {
-  return {
-    name,
-    size,
-    read: () =>
-      size === 0
-        ? bytesOf(Buffer.alloc(0))
-        : createReadStream('', { fd, start: 0, end: size - 1, autoClose: false, highWaterMark: 1 << 20 }),
+  return { name, size, read: () => (size === 0 ? bytesOf(Buffer.alloc(0)) : chunksOf(fd, size)) }
+}
+
+/**
+ * The first `size` bytes of `fd` by positional reads. Not an fs.ReadStream: destroying one (a client that
+ * hangs up mid-file) closes its descriptor even with autoClose off, and the later `release` then closed a
+ * number the process may already have reused. Here only `release` closes, and never during a read: the
+ * archive's generator runs its `finally` only between reads.
+ */
+async function* chunksOf(fd: number, size: number): AsyncIterable<Buffer> {
+  for (let at = 0; at < size; ) {
+    const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size - at))
+    const { bytesRead } = await readAt(fd, buffer, 0, buffer.length, at)
+    if (bytesRead === 0) return
+    at += bytesRead
+    yield bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead)
   }
 }

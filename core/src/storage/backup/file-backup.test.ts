@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -96,6 +96,23 @@ describe('file-store online backup', () => {
     expect(second.sequence).toBe(5)
     await archiveBytes(second.stream)
     await expect(gate.start(null, Date.now)).rejects.toThrow(/ephemeral/)
+    await s.close()
+  })
+
+  it('a file abandoned mid-read keeps its descriptor until release, which closes only its own', async () => {
+    const dir = join(fresh(), 'live')
+    const { s } = await open(dir)
+    await writeN(s, 0, 40)
+    const source = s.backupSource()
+    const segment = source.files.find((f) => f.name.startsWith('wal/'))
+    if (segment === undefined) throw new Error('no segment in the backup')
+    for await (const _ of segment.read()) break
+    await new Promise((r) => setTimeout(r, 20))
+    // A descriptor the process opens meanwhile may take any number a reader gave back; release must not close it.
+    const other = openSync(join(dir, 'manifest.json'), 'r')
+    source.release()
+    expect(() => fstatSync(other)).not.toThrow()
+    closeSync(other)
     await s.close()
   })
 })
