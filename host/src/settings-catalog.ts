@@ -424,7 +424,7 @@ export const SETTINGS_CATALOG: readonly SettingGroup[] = [
     section: 'Logs and runtime',
     vars: [['SERVICE_HEAP_GROWING_PERCENT', '`100`']],
     meaning:
-      "How far the JS heap may grow past its live size before a full collection (percent); `0` leaves V8's heuristic (up to 4x, i.e. more RSS after bulk imports).",
+      "How far the JS heap may grow past its live size before a full collection (percent); above `0` the server also collects once it is idle after bulk work (a restart, a large import), giving that memory back; `0` leaves V8's heuristic (up to 4x, i.e. more RSS after bulk imports).",
   },
   {
     section: 'Logs and runtime',

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest'
+import { HEAP_RELEASE_DEFAULTS, type HeapProbe, HeapRelease, processHeapProbe } from './heap-release.js'
+
+const MB = 1024 * 1024
+
+/** A heap that grows by hand and halves its garbage on each collection; the loop's busy share set by hand. */
+function fakeProbe(live: number) {
+  const state = { used: live, live, busy: 0, collections: 0 }
+  const probe: HeapProbe = {
+    heapUsed: () => state.used,
+    busyShare: () => state.busy,
+    collect: () => {
+      state.collections++
+      state.used = state.live
+    },
+  }
+  return { state, probe }
+}
+
+describe('heap release after bulk work', () => {
+  it('collects once the loop is quiet and the heap grew past both thresholds, then counts from what is live', () => {
+    const { state, probe } = fakeProbe(100 * MB)
+    const release = new HeapRelease(probe)
+    state.used = 300 * MB
+    state.busy = 0.6
+    expect(release.tick()).toBe(false)
+    state.busy = 0.01
+    state.live = 120 * MB
+    expect(release.tick()).toBe(true)
+    expect(state.collections).toBe(2)
+    // Growth is measured from the live size the collection left (120 MB).
+    state.used = 170 * MB
+    expect(release.tick()).toBe(false)
+    state.used = 190 * MB
+    expect(release.tick()).toBe(true)
+  })
+
+  it('leaves small growth alone, in bytes and as a share', () => {
+    const { state, probe } = fakeProbe(400 * MB)
+    const release = new HeapRelease(probe)
+    state.used = 400 * MB + HEAP_RELEASE_DEFAULTS.minGrowthBytes // 16 % of 400 MB: under the share
+    expect(release.tick()).toBe(false)
+    const small = fakeProbe(10 * MB)
+    const other = new HeapRelease(small.probe)
+    small.state.used = 60 * MB // 500 % but under the byte floor
+    expect(other.tick()).toBe(false)
+    expect(state.collections + small.state.collections).toBe(0)
+  })
+
+  it('follows the heap down when V8 collected on its own', () => {
+    const { state, probe } = fakeProbe(300 * MB)
+    const release = new HeapRelease(probe)
+    state.used = 100 * MB
+    expect(release.tick()).toBe(false)
+    state.used = 190 * MB // +90 MB over the new baseline of 100 MB
+    expect(release.tick()).toBe(true)
+  })
+
+  it('reaches the real collector and frees what is no longer referenced', () => {
+    const probe = processHeapProbe()
+    expect(probe).not.toBeNull()
+    let garbage: number[][] | null = Array.from({ length: 2000 }, () =>
+      Array.from({ length: 1000 }, (_, i) => i),
+    )
+    const before = probe?.heapUsed() ?? 0
+    garbage = null
+    probe?.collect()
+    expect(garbage).toBeNull()
+    expect(probe?.heapUsed() ?? before).toBeLessThan(before - 8 * MB)
+    expect(probe?.busyShare()).toBeGreaterThanOrEqual(0)
+  })
+})
