@@ -82,4 +82,34 @@ describe('word vectors', () => {
     const viaChild = new built.WordVectorModel(built.loadWordVectorsSync({ path: source, cacheDir }, true))
     expect(Array.from(viaChild.embedOne(text))).toEqual(Array.from(here.embedOne(text)))
   })
+
+  it('reads the codes of words past the resident ones from the cache file, embedding exactly the same', () => {
+    const cacheDir = join(dir, 'cache-g')
+    const resident = loadWordVectorsSync({ path: source, cacheDir })
+    expect(resident.cold).toBeNull()
+    const split = loadWordVectorsSync({ path: source, cacheDir, hotWords: 2 })
+    expect(split.codes.length).toBe(2 * split.dims)
+    expect(split.cold).not.toBeNull()
+    const all = new WordVectorModel(resident)
+    const some = new WordVectorModel(split)
+    for (const text of ['Malware and ransomware, then phishing', 'phishing phishing ransomware', 'the'])
+      expect(Array.from(some.embedOne(text))).toEqual(Array.from(all.embedOne(text)))
+    // Read again from its kept rows: the same.
+    expect(Array.from(some.embedOne('phishing'))).toEqual(Array.from(all.embedOne('phishing')))
+  })
+
+  it('keeps the cold codes readable after the loader worker ends (the built module)', async () => {
+    const built = (await import(
+      new URL('../../../dist/seed/embeddings/word-vectors.js', import.meta.url).href
+    )) as typeof import('./word-vectors.js')
+    const cacheDir = join(dir, 'cache-h')
+    const loaded = await built.loadWordVectors({ path: source, cacheDir, hotWords: 2 })
+    expect(loaded.cold).not.toBeNull()
+    await new Promise((r) => setTimeout(r, 100))
+    const text = 'phishing and ransomware'
+    const resident = new WordVectorModel(loadWordVectorsSync({ path: source, cacheDir }))
+    expect(Array.from(new built.WordVectorModel(loaded).embedOne(text))).toEqual(
+      Array.from(resident.embedOne(text)),
+    )
+  })
 })

@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
@@ -26,11 +35,28 @@ export interface PackedWordVectors {
   vocabulary: PackedVocabulary
   /** Per-word dequantisation scale. */
   scales: Float32Array
-  /** word count * dims int8 codes. */
+  /** int8 codes of the first `codes.length / dims` words; the rest are in `cold`, when there is a rest. */
   codes: Int8Array
   /** Per-word SIF weight, derived from the rank (not stored in the cache). */
   weights: Float32Array
+  /** Where the codes of the words past the resident ones are read on demand: the cache file, held open. */
+  cold: ColdCodes | null
 }
+
+/** The cache file the cold codes are read from: its descriptor, where the codes start, and what it holds. */
+export interface ColdCodes {
+  fd: number
+  offset: number
+  file: string
+  key: string
+}
+
+/**
+ * Words whose codes stay resident. The vocabulary is in frequency order and text follows Zipf's law, so the
+ * first 64k words cover nearly every token read; the other ~250k (25 MB of codes) are read from the cache
+ * file when a rare word comes up, through ColdRows' small cache.
+ */
+export const DEFAULT_HOT_WORDS = 65_536
 
 /** SIF smoothing constant: frequent words weigh little, rare content words close to 1. */
 const SIF_A = 1e-3
@@ -73,7 +99,14 @@ export function packWinkJson(json: string, maxWords = Number.POSITIVE_INFINITY):
     scales[i] = scale
     for (let d = 0; d < dims; d++) codes[i * dims + d] = Math.round((v[d] as number) / scale)
   })
-  return { dims, vocabulary: packVocabulary(words), scales, codes, weights: sifWeights(words.length) }
+  return {
+    dims,
+    vocabulary: packVocabulary(words),
+    scales,
+    codes,
+    weights: sifWeights(words.length),
+    cold: null,
+  }
 }
 
 function encodeCache(p: PackedWordVectors, key: string): Buffer {
@@ -90,29 +123,61 @@ function encodeCache(p: PackedWordVectors, key: string): Buffer {
   return Buffer.concat([lens, header, words, scales, codes])
 }
 
-function decodeCache(buf: Buffer, key: string): PackedWordVectors | null {
-  if (buf.length < 8) return null
-  const hl = buf.readUInt32LE(0)
-  const wl = buf.readUInt32LE(4)
-  const header = JSON.parse(buf.subarray(8, 8 + hl).toString()) as {
-    format: number
-    key: string
-    dims: number
-    count: number
+/** Exactly `length` bytes of `fd` at `position` (a short file reads short: the header check then fails). */
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.alloc(length)
+  let done = 0
+  while (done < length) {
+    const n = readSync(fd, buffer, done, length - done, position + done)
+    if (n === 0) return buffer.subarray(0, done)
+    done += n
   }
+  return buffer
+}
+
+/**
+ * Reads a cache file: header, words, scales and the codes of the first `hotWords` words. When more words
+ * follow, the descriptor stays open for ColdRows (for the life of the process, as the model does); a file
+ * replaced meanwhile by a newer conversion stays readable through it.
+ */
+interface CacheHeader {
+  format: number
+  key: string
+  dims: number
+  count: number
+}
+
+/** The header of a cache file and its length, or null when it is not one of this format and key. */
+function headerOf(fd: number, key: string): { header: CacheHeader; hl: number; wl: number } | null {
+  const lens = readAt(fd, 0, 8)
+  if (lens.length < 8) return null
+  const hl = lens.readUInt32LE(0)
+  const wl = lens.readUInt32LE(4)
+  const header = JSON.parse(readAt(fd, 8, hl).toString()) as CacheHeader
   if (header.format !== CACHE_FORMAT || header.key !== key) return null
+  return { header, hl, wl }
+}
+
+function decodeCache(fd: number, file: string, key: string, hotWords: number): PackedWordVectors | null {
+  const head = headerOf(fd, key)
+  if (head === null) return null
+  const { header, hl, wl } = head
   let at = 8 + hl
-  const text = wl === 0 ? '' : `${buf.subarray(at, at + wl).toString()}\n`
+  const text = wl === 0 ? '' : `${readAt(fd, at, wl).toString()}\n`
   at += wl
-  // Copies: the file buffer's offset need not be 4-aligned for a Float32Array view.
+  // Copies: the file's offsets need not be 4-aligned for a Float32Array view.
   const scales = new Float32Array(header.count)
-  Buffer.from(scales.buffer).set(buf.subarray(at, at + header.count * 4))
+  Buffer.from(scales.buffer).set(readAt(fd, at, header.count * 4))
   at += header.count * 4
-  const codes = new Int8Array(header.count * header.dims)
-  Buffer.from(codes.buffer).set(buf.subarray(at, at + codes.length))
+  const hot = Math.min(header.count, hotWords)
+  const codes = new Int8Array(hot * header.dims)
+  const read = readAt(fd, at, codes.length)
+  if (read.length !== codes.length) return null
+  Buffer.from(codes.buffer).set(read)
   const vocabulary = vocabularyFromText(text)
   if (vocabularySize(vocabulary) !== header.count) return null
-  return { dims: header.dims, vocabulary, scales, codes, weights: sifWeights(header.count) }
+  const cold = hot < header.count ? { fd, offset: at, file, key } : null
+  return { dims: header.dims, vocabulary, scales, codes, weights: sifWeights(header.count), cold }
 }
 
 export interface WordVectorSource {
@@ -121,13 +186,25 @@ export interface WordVectorSource {
   /** Where the converted cache lives (default `<tmpdir>/service-seed-embeddings`). */
   cacheDir?: string | undefined
   maxWords?: number | undefined
+  /** Words whose codes stay in memory (default DEFAULT_HOT_WORDS); the rest are read from the cache file. */
+  hotWords?: number | undefined
 }
 
-function readCache(file: string, key: string): PackedWordVectors | null {
+function readCache(file: string, key: string, hotWords: number): PackedWordVectors | null {
+  let fd: number
   try {
-    return decodeCache(readFileSync(file), key)
+    fd = openSync(file, 'r')
   } catch {
-    return null // no cache yet, or unreadable: rebuild it
+    return null // no cache yet: build it
+  }
+  let packed: PackedWordVectors | null = null
+  try {
+    packed = decodeCache(fd, file, key, hotWords)
+    return packed
+  } catch {
+    return null // unreadable: rebuild it
+  } finally {
+    if (packed?.cold == null) closeSync(fd)
   }
 }
 
@@ -153,10 +230,11 @@ export function loadWordVectorsSync(source: WordVectorSource, inChild = false): 
   const key = `${st.size}:${Math.floor(st.mtimeMs)}:${source.maxWords ?? 'all'}`
   const dir = source.cacheDir ?? join(tmpdir(), 'service-seed-embeddings')
   const file = join(dir, `glove-100d-v${CACHE_FORMAT}.bin`)
-  const cached = readCache(file, key)
+  const hotWords = source.hotWords ?? DEFAULT_HOT_WORDS
+  const cached = readCache(file, key, hotWords)
   if (cached !== null) return cached
   if (inChild && convertInChildProcess(source)) {
-    const converted = readCache(file, key)
+    const converted = readCache(file, key, hotWords)
     if (converted !== null) return converted
   }
   const packed = packWinkJson(readFileSync(source.path, 'utf8'), source.maxWords)
@@ -166,9 +244,21 @@ export function loadWordVectorsSync(source: WordVectorSource, inChild = false): 
     writeFileSync(tmp, encodeCache(packed, key))
     renameSync(tmp, file)
   } catch {
-    // a read-only cache directory only costs the conversion on every start
+    // a read-only cache directory only costs the conversion on every start (with every code resident)
+    return packed
   }
-  return packed
+  return readCache(file, key, hotWords) ?? packed
+}
+
+/** Opens `cold.file` in this thread for `cold`; false when it no longer holds the conversion `cold.key`. */
+function reopenCold(cold: ColdCodes): boolean {
+  const fd = openSync(cold.file, 'r')
+  if (headerOf(fd, cold.key) === null) {
+    closeSync(fd)
+    return false
+  }
+  cold.fd = fd
+  return true
 }
 
 /**
@@ -188,8 +278,15 @@ import(workerData.moduleUrl).then((m) => {
   return new Promise((resolve, reject) => {
     const worker = new Worker(code, { eval: true, workerData: { moduleUrl, source } })
     worker.once('message', (p: PackedWordVectors) => {
-      resolve(p)
       void worker.terminate()
+      // The worker's descriptors close with it: this thread opens the cache file again and checks it is the
+      // same conversion; if it was replaced meanwhile, it loads here (rare, and blocking only then).
+      try {
+        if (p.cold === null || reopenCold(p.cold)) resolve(p)
+        else resolve(loadWordVectorsSync(source))
+      } catch (error) {
+        reject(error)
+      }
     })
     worker.once('error', reject)
     worker.once('exit', (code) => {
@@ -202,12 +299,17 @@ export class WordVectorModel implements EmbeddingProvider {
   readonly id: string
   readonly dimensions: number
 
+  private readonly hot: number
+  private readonly cold: ColdRows | null
+
   constructor(
     private readonly packed: PackedWordVectors,
     name = 'glove-100d',
   ) {
     this.id = `local:${name}`
     this.dimensions = packed.dims
+    this.hot = packed.codes.length / packed.dims
+    this.cold = packed.cold === null ? null : new ColdRows(packed.cold.fd, packed.cold.offset, packed.dims)
   }
 
   get vocabularySize(): number {
@@ -225,8 +327,13 @@ export class WordVectorModel implements EmbeddingProvider {
     for (const [i, n] of counts) {
       // Sub-linear term frequency: a word repeated in a long description should not dominate it.
       const w = (weights[i] as number) * (scales[i] as number) * (1 + Math.log(n))
-      const base = i * dims
-      for (let d = 0; d < dims; d++) out[d] = (out[d] as number) + w * (codes[base + d] as number)
+      if (i < this.hot) {
+        const base = i * dims
+        for (let d = 0; d < dims; d++) out[d] = (out[d] as number) + w * (codes[base + d] as number)
+      } else if (this.cold !== null) {
+        const row = this.cold.row(i)
+        for (let d = 0; d < dims; d++) out[d] = (out[d] as number) + w * (row[d] as number)
+      }
     }
     return out
   }
@@ -237,5 +344,34 @@ export class WordVectorModel implements EmbeddingProvider {
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
     return Promise.resolve(this.embedSync(texts))
+  }
+}
+
+/** Codes of rare words, read from the cache file on demand; the most recent ROWS_KEPT stay in memory. */
+class ColdRows {
+  private static readonly ROWS_KEPT = 16_384
+  private readonly rows = new Map<number, Int8Array>()
+
+  constructor(
+    private readonly fd: number,
+    private readonly offset: number,
+    private readonly dims: number,
+  ) {}
+
+  row(rank: number): Int8Array {
+    const kept = this.rows.get(rank)
+    if (kept !== undefined) {
+      // Map order is insertion order: moving a hit to the end makes the first key the least recently used.
+      this.rows.delete(rank)
+      this.rows.set(rank, kept)
+      return kept
+    }
+    const bytes = readAt(this.fd, this.offset + rank * this.dims, this.dims)
+    // A cache file cut short since it was checked reads as a word without a vector, never as garbage.
+    const row = new Int8Array(this.dims)
+    if (bytes.length === this.dims) row.set(new Int8Array(bytes.buffer, bytes.byteOffset, this.dims))
+    if (this.rows.size >= ColdRows.ROWS_KEPT) this.rows.delete(this.rows.keys().next().value as number)
+    this.rows.set(rank, row)
+    return row
   }
 }
