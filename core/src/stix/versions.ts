@@ -7,9 +7,10 @@
  * image, so date_added is stable across restarts and recovery.
  */
 import { grown } from '../graph/id-list.js'
-import { RepeatedStrings } from '../graph/repeated-strings.js'
 import type { Ledger } from '../kernel/ledger.js'
+import { StixIdTable } from './stix-id-table.js'
 import { compareVersions, timestampKey } from './timestamps.js'
+import { VersionColumn } from './version-column.js'
 
 export const STIX_VERSIONS_LEDGER = 'stix.versions'
 
@@ -64,15 +65,21 @@ class Codes {
 /**
  * One workspace's versions, as columns: one row per version (an import writes one per object, so at millions
  * of objects a row object, a list per id and log entries of objects were ~210 bytes of heap each besides the
- * strings; these columns are ~80). An object's versions are chained in version order from its first row;
- * the log of (re)stamps is two typed arrays in increasing `added`. Rows are handed out as `VersionRow` views.
+ * strings; then columns of ~80 bytes with the id, version and source-ref strings beside them, ~110 more).
+ * Ids are keys of a StixIdTable and versions a VersionColumn, so a row is ~60 bytes, all in typed arrays. An
+ * object's versions are chained in version order from its first row; the log of (re)stamps is two typed
+ * arrays in increasing `added`. Rows are handed out as `VersionRow` views.
  */
 export class WorkspaceVersions {
-  /** Row of each object's oldest version. */
-  private readonly firstRow = new Map<string, number>()
-  private readonly ids: string[] = []
-  private readonly versionTexts: string[] = []
-  private readonly srcs: (string | null)[] = []
+  private readonly ids = new StixIdTable()
+  /** Row of each id key's oldest version, -1 for an id seen only as a source ref. */
+  private firstRow = new Int32Array(0)
+  /** Objects with at least one row. */
+  private objects = 0
+  /** Id key of each row, and of its source ref (-1: none). */
+  private keys = new Int32Array(0)
+  private srcKeys = new Int32Array(0)
+  private readonly versionTexts = new VersionColumn()
   /** Text of the versions the graph does not hold (few): by row. */
   private readonly raws = new Map<number, string>()
   private readonly typeCodes = new Codes()
@@ -88,26 +95,33 @@ export class WorkspaceVersions {
   private logRows = new Int32Array(0)
   private logLength = 0
 
+  /** The row of the oldest version of `id`, or -1. */
+  private first(id: string): number {
+    const key = this.ids.find(id)
+    return key === NO_ROW ? NO_ROW : (this.firstRow[key] as number)
+  }
+
   /** The row of `id` at `version` (the same text, else the same instant), or -1. */
   private find(id: string, version: string): number {
-    const first = this.firstRow.get(id)
-    if (first === undefined) return NO_ROW
+    const first = this.first(id)
+    if (first === NO_ROW) return NO_ROW
     // The same text is the common case; the instant decides otherwise ("…00Z" is "…00.000Z").
     for (let r = first; r !== NO_ROW; r = this.next[r] as number)
-      if (this.versionTexts[r] === version) return r
+      if (this.versionTexts.text(r) === version) return r
     const key = versionKey(version)
     for (let r = first; r !== NO_ROW; r = this.next[r] as number)
-      if (versionKey(this.versionTexts[r] as string) === key) return r
+      if (versionKey(this.versionTexts.text(r)) === key) return r
     return NO_ROW
   }
 
   private view(r: number): VersionRow {
+    const src = this.srcKeys[r] as number
     return {
-      id: this.ids[r] as string,
+      id: this.ids.id(this.keys[r] as number),
       type: this.typeCodes.names[this.types[r] as number] as string,
-      version: this.versionTexts[r] as string,
+      version: this.versionTexts.text(r),
       spec: this.specCodes.names[this.specs[r] as number] as string,
-      src: this.srcs[r] as string | null,
+      src: src === NO_ROW ? null : this.ids.id(src),
       raw: this.raws.get(r) ?? null,
       added: this.added[r] as number,
     }
@@ -121,16 +135,19 @@ export class WorkspaceVersions {
   /** The object's versions, oldest first. */
   versions(id: string): readonly VersionRow[] {
     const out: VersionRow[] = []
-    const first = this.firstRow.get(id)
-    if (first !== undefined)
-      for (let r = first; r !== NO_ROW; r = this.next[r] as number) out.push(this.view(r))
+    for (let r = this.first(id); r !== NO_ROW; r = this.next[r] as number) out.push(this.view(r))
     return out
   }
 
-  /** The same string as a key of the rows when there is one: ids repeat as versions and as source refs. */
-  private shared(id: string): string {
-    const first = this.firstRow.get(id)
-    return first === undefined ? id : (this.ids[first] as string)
+  /** The key of `id`, a new one with no rows yet when it is new. */
+  private keyOf(id: string): number {
+    const key = this.ids.key(id)
+    if (key >= this.firstRow.length) {
+      const from = this.firstRow.length
+      this.firstRow = grown(this.firstRow, key + 1)
+      this.firstRow.fill(NO_ROW, from)
+    }
+    return key
   }
 
   private append(t: RowTuple): number {
@@ -140,25 +157,29 @@ export class WorkspaceVersions {
     this.specs = room(this.specs, this.rows)
     this.added = room(this.added, this.rows)
     this.next = room(this.next, this.rows)
-    this.ids.push(this.shared(id))
-    this.versionTexts.push(version)
-    this.srcs.push(src === null ? null : this.shared(src))
+    this.keys = room(this.keys, this.rows)
+    this.srcKeys = room(this.srcKeys, this.rows)
+    const key = this.keyOf(id)
+    this.keys[r] = key
+    this.srcKeys[r] = src === null ? NO_ROW : this.keyOf(src)
+    this.versionTexts.set(r, version)
     if (raw !== null) this.raws.set(r, raw)
     this.types[r] = this.typeCodes.code(type)
     this.specs[r] = this.specCodes.code(spec)
     this.added[r] = added
     this.next[r] = NO_ROW
     // Linked in version order, after the versions that compare equal (as a stable sort would place it).
-    const first = this.firstRow.get(id)
-    if (first === undefined || compareVersions(version, this.versionTexts[first] as string) < 0) {
-      if (first !== undefined) this.next[r] = first
-      this.firstRow.set(id, r)
+    const first = this.firstRow[key] as number
+    if (first === NO_ROW) this.objects++
+    if (first === NO_ROW || compareVersions(version, this.versionTexts.text(first)) < 0) {
+      this.next[r] = first
+      this.firstRow[key] = r
       return r
     }
     let at = first
     for (;;) {
       const after = this.next[at] as number
-      if (after === NO_ROW || compareVersions(version, this.versionTexts[after] as string) < 0) break
+      if (after === NO_ROW || compareVersions(version, this.versionTexts.text(after)) < 0) break
       at = after
     }
     this.next[r] = this.next[at] as number
@@ -221,18 +242,13 @@ export class WorkspaceVersions {
   }
 
   get size(): number {
-    return this.firstRow.size
+    return this.objects
   }
 }
 
 export class StixVersions implements Ledger<VersionsEntry> {
   readonly name = STIX_VERSIONS_LEDGER
   private readonly workspaces = new Map<string, WorkspaceVersions>()
-  /**
-   * Rows read back from a checkpoint or the log hold a new string per field; versions often repeat across
-   * objects (one bundle's `modified`), so their rows share one. Types and specs are codes in the columns.
-   */
-  private readonly versionStrings = new RepeatedStrings().key('version')
   /** The next free stamp: stamps are handed out before commit and never reused, gaps allowed. */
   private nextStamp = 0
 
@@ -266,7 +282,6 @@ export class StixVersions implements Ledger<VersionsEntry> {
       this.workspaces.set(entry.w, w)
     }
     for (const t of entry.rows) {
-      t[2] = this.versionStrings.of(t[2])
       w.apply(t)
       if (t[6] >= this.nextStamp) this.nextStamp = t[6] + 1
     }
