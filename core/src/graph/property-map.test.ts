@@ -69,4 +69,26 @@ describe('PropertyMap', () => {
     expect(m.get(1)).toBe('v1')
     expect([...m.keys()]).toEqual(keys)
   })
+  it('keeps maps of the same keys independent though they share one shape', () => {
+    const a = PropertyMap.fromDistinct([5, 6], ['a5', 'a6'])
+    const b = PropertyMap.fromDistinct([5, 6], ['b5', 'b6'])
+    const c = PropertyMap.copyOf(a)
+    a.set(7, 'a7')
+    b.delete(5)
+    c.set(6, ['list'])
+    expect([...a]).toEqual([
+      [5, 'a5'],
+      [6, 'a6'],
+      [7, 'a7'],
+    ])
+    expect([...b]).toEqual([[6, 'b6']])
+    expect([...c]).toEqual([
+      [5, 'a5'],
+      [6, ['list']],
+    ])
+    const d = PropertyMap.fromDistinct([5, 6], ['d5', 'd6'])
+    d.set(7, 'd7')
+    expect(a.get(7)).toBe('a7')
+    expect(d.get(7)).toBe('d7')
+  })
 })

@@ -5,20 +5,56 @@ type Slot = PropertyValue | PayloadRef
 
 /** Past this many keys a hash map answers lookups faster than a scan. */
 const SCAN_LIMIT = 24
+/** Shapes kept for sharing; past this, a new key sequence gets a shape of its own (a pathological key set). */
+const MAX_SHAPES = 100_000
+let shapes = 0
 
 /**
- * A node's properties as one flat array `[key0, value0, key1, value1, …]`: the published store holds one per
- * node, and a V8 `Map` costs about 200 bytes before its first entry (most nodes have a handful of keys).
+ * A sequence of property keys, shared by every map holding exactly those keys in that order (V8's hidden
+ * classes, for the same reason): the nodes of one kind have the same keys, so each keeps only its values.
+ */
+class Shape {
+  private next: Map<number, Shape> | undefined
+
+  constructor(readonly keys: readonly number[]) {}
+
+  /** This shape with `key` appended. */
+  with(key: number): Shape {
+    let shape = this.next?.get(key)
+    if (shape === undefined) {
+      shape = new Shape([...this.keys, key])
+      if (shapes < MAX_SHAPES) {
+        shapes++
+        this.next ??= new Map()
+        this.next.set(key, shape)
+      }
+    }
+    return shape
+  }
+
+  static of(keys: readonly number[]): Shape {
+    let shape = EMPTY
+    for (const key of keys) shape = shape.with(key)
+    return shape
+  }
+}
+
+const EMPTY = new Shape([])
+
+/**
+ * A node's properties as a shared Shape of keys and an array of values: the published store holds one per
+ * node, and a V8 `Map` costs about 200 bytes before its first entry (most nodes have a handful of keys); a
+ * flat `[key0, value0, …]` array of its own cost 8 bytes more per key than the values alone.
  * It is a `Map<number, PropertyValue>` to every reader (same methods, insertion order, `set` keeps a key's
  * place); a node with very many keys switches to a real `Map` so lookups stay O(1). A long string may sit in
  * the payload file (`externalize`): its slot holds a `PayloadRef` and every read resolves it.
  */
 export class PropertyMap implements Map<number, PropertyValue> {
-  private flat: (number | Slot)[]
+  private shape: Shape = EMPTY
+  private vals: Slot[] = []
   private hashed: Map<number, Slot> | undefined
 
   constructor(entries?: Iterable<readonly [number, PropertyValue]>) {
-    this.flat = []
     if (entries !== undefined) for (const [key, value] of entries) this.set(key, value)
   }
 
@@ -29,12 +65,8 @@ export class PropertyMap implements Map<number, PropertyValue> {
       for (let i = 0; i < keys.length; i++) map.setSlot(keys[i] as number, values[i] as Slot)
       return map
     }
-    const flat = new Array<number | Slot>(keys.length * 2)
-    for (let i = 0; i < keys.length; i++) {
-      flat[2 * i] = keys[i] as number
-      flat[2 * i + 1] = values[i] as Slot
-    }
-    map.flat = flat
+    map.shape = Shape.of(keys)
+    map.vals = values.length === keys.length ? values.slice() : values.slice(0, keys.length)
     return map
   }
 
@@ -48,31 +80,33 @@ export class PropertyMap implements Map<number, PropertyValue> {
       const copy = (value: Slot) => (Array.isArray(value) ? value.slice() : value)
       if (source.hashed !== undefined)
         map.hashed = new Map([...source.hashed].map(([key, value]) => [key, copy(value)] as const))
-      else map.flat = source.flat.map((slot, i) => (i % 2 === 0 ? slot : copy(slot as Slot)))
+      else {
+        map.shape = source.shape
+        map.vals = source.vals.map(copy)
+      }
       return map
     }
     if (source.size > SCAN_LIMIT) {
       for (const [key, value] of source) map.set(key, Array.isArray(value) ? value.slice() : value)
       return map
     }
-    const flat = new Array<number | Slot>(source.size * 2)
-    let at = 0
+    const keys: number[] = []
+    const vals: Slot[] = []
     source.forEach((value, key) => {
-      flat[at++] = key
-      flat[at++] = Array.isArray(value) ? value.slice() : value
+      keys.push(key)
+      vals.push(Array.isArray(value) ? value.slice() : value)
     })
-    map.flat = flat
+    map.shape = Shape.of(keys)
+    map.vals = vals
     return map
   }
 
   get size(): number {
-    return this.hashed === undefined ? this.flat.length >> 1 : this.hashed.size
+    return this.hashed === undefined ? this.vals.length : this.hashed.size
   }
 
   private slot(key: number): number {
-    const flat = this.flat
-    for (let i = 0; i < flat.length; i += 2) if (flat[i] === key) return i
-    return -1
+    return this.shape.keys.indexOf(key)
   }
 
   get(key: number): PropertyValue | undefined {
@@ -81,7 +115,7 @@ export class PropertyMap implements Map<number, PropertyValue> {
       return value === undefined ? undefined : resolved(value)
     }
     const at = this.slot(key)
-    return at < 0 ? undefined : resolved(this.flat[at + 1] as Slot)
+    return at < 0 ? undefined : resolved(this.vals[at] as Slot)
   }
 
   has(key: number): boolean {
@@ -98,17 +132,19 @@ export class PropertyMap implements Map<number, PropertyValue> {
       return this
     }
     const at = this.slot(key)
-    if (at >= 0) this.flat[at + 1] = value
-    else if (this.flat.length >> 1 < SCAN_LIMIT)
+    if (at >= 0) this.vals[at] = value
+    else if (this.vals.length < SCAN_LIMIT) {
       // A new array of exactly the new size: push would grow the list to 17 slots, and the store keeps
       // these for the life of the node.
-      this.flat = this.flat.length === 0 ? [key, value] : [...this.flat, key, value]
-    else {
+      this.shape = this.shape.with(key)
+      this.vals = this.vals.length === 0 ? [value] : [...this.vals, value]
+    } else {
       this.hashed = new Map()
-      for (let i = 0; i < this.flat.length; i += 2)
-        this.hashed.set(this.flat[i] as number, this.flat[i + 1] as Slot)
+      const keys = this.shape.keys
+      for (let i = 0; i < keys.length; i++) this.hashed.set(keys[i] as number, this.vals[i] as Slot)
       this.hashed.set(key, value)
-      this.flat = []
+      this.shape = EMPTY
+      this.vals = []
     }
     return this
   }
@@ -117,12 +153,14 @@ export class PropertyMap implements Map<number, PropertyValue> {
     if (this.hashed !== undefined) return this.hashed.delete(key)
     const at = this.slot(key)
     if (at < 0) return false
-    this.flat.splice(at, 2)
+    this.shape = Shape.of(this.shape.keys.filter((k) => k !== key))
+    this.vals = this.vals.filter((_, i) => i !== at)
     return true
   }
 
   clear(): void {
-    this.flat = []
+    this.shape = EMPTY
+    this.vals = []
     this.hashed = undefined
   }
 
@@ -135,9 +173,10 @@ export class PropertyMap implements Map<number, PropertyValue> {
       for (const [key, value] of this.hashed) callback.call(thisArg, resolved(value), key, this)
       return
     }
-    const flat = this.flat
-    for (let i = 0; i < flat.length; i += 2)
-      callback.call(thisArg, resolved(flat[i + 1] as Slot), flat[i] as number, this)
+    const keys = this.shape.keys
+    const vals = this.vals
+    for (let i = 0; i < vals.length; i++)
+      callback.call(thisArg, resolved(vals[i] as Slot), keys[i] as number, this)
   }
 
   /** Every key with its raw slot (a `PayloadRef` unread): the checkpoint walk never reads a payload back. */
@@ -146,8 +185,9 @@ export class PropertyMap implements Map<number, PropertyValue> {
       for (const [key, value] of this.hashed) callback.call(thisArg, value, key)
       return
     }
-    const flat = this.flat
-    for (let i = 0; i < flat.length; i += 2) callback.call(thisArg, flat[i + 1] as Slot, flat[i] as number)
+    const keys = this.shape.keys
+    const vals = this.vals
+    for (let i = 0; i < vals.length; i++) callback.call(thisArg, vals[i] as Slot, keys[i] as number)
   }
 
   /** Puts `ref` in `key`'s slot if the slot still holds `value` (a later write keeps its own value). */
@@ -158,8 +198,8 @@ export class PropertyMap implements Map<number, PropertyValue> {
       return true
     }
     const at = this.slot(key)
-    if (at < 0 || this.flat[at + 1] !== value) return false
-    this.flat[at + 1] = ref
+    if (at < 0 || this.vals[at] !== value) return false
+    this.vals[at] = ref
     return true
   }
 
@@ -175,7 +215,7 @@ export class PropertyMap implements Map<number, PropertyValue> {
       return out
     }
     if (this.hashed !== undefined) for (const [key, value] of this.hashed) this.hashed.set(key, swap(value))
-    else for (let i = 1; i < this.flat.length; i += 2) this.flat[i] = swap(this.flat[i] as Slot)
+    else for (let i = 0; i < this.vals.length; i++) this.vals[i] = swap(this.vals[i] as Slot)
     return moved
   }
 
@@ -186,14 +226,15 @@ export class PropertyMap implements Map<number, PropertyValue> {
     }
     // Live, not a snapshot: whoever owns one (the store, or the transaction that created the node) never
     // changes it while iterating it.
-    const flat = this.flat
-    for (let i = 0; i < flat.length; i += 2) yield [flat[i] as number, resolved(flat[i + 1] as Slot)]
+    const keys = this.shape.keys
+    const vals = this.vals
+    for (let i = 0; i < vals.length; i++) yield [keys[i] as number, resolved(vals[i] as Slot)]
   }
 
   *keys(): MapIterator<number> {
     // Without resolving values: a payload reference is read only when its value is.
     if (this.hashed !== undefined) yield* this.hashed.keys()
-    else for (let i = 0; i < this.flat.length; i += 2) yield this.flat[i] as number
+    else yield* this.shape.keys
   }
 
   *values(): MapIterator<PropertyValue> {
