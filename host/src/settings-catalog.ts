@@ -153,7 +153,7 @@ export const SETTINGS_CATALOG: readonly SettingGroup[] = [
       ['SERVICE_STORAGE_PAYLOAD_CACHE_BYTES', '`16777216`'],
     ],
     meaning:
-      'File store: a checkpoint moves string values of at least this many UTF-8 bytes to the payload file (`payloads.dat`) and keeps a reference in memory (0 keeps every value resident); reads go through a cache bounded by the second setting. The first payload raises the directory to record format JsonLinesV3.',
+      'File store: a checkpoint moves string values of at least this many UTF-8 bytes to the payload file (`payloads.dat`) and keeps a reference in memory (0 keeps every value resident); reads go through a cache bounded by the second setting (the heap its entries take, the text of each value and ~100 bytes of bookkeeping); a scan of every value (the seed index rebuilt after a restart) reads past it. The first payload raises the directory to record format JsonLinesV3.',
   },
   {
     section: 'Storage',

@@ -9,6 +9,8 @@ export interface PayloadAddress {
 /** Reads a value back by its address: the payload file behind its bounded cache. */
 export interface PayloadSource {
   read(address: PayloadAddress): string
+  /** The same value, left out of the cache: a scan over every payload (an index rebuild) would flush it. */
+  peek?(address: PayloadAddress): string
 }
 
 /** Writes values once and reads them back (the payload file: `append` and `read`). */
@@ -30,6 +32,11 @@ export class PayloadRef implements PayloadAddress {
 
   value(): string {
     return this.source.read(this)
+  }
+
+  /** The value, read past the cache when not in it (see PayloadSource.peek). */
+  peek(): string {
+    return this.source.peek?.(this) ?? this.source.read(this)
   }
 }
 

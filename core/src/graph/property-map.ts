@@ -1,4 +1,4 @@
-import { externalized, type PayloadRef, type PayloadStore, resolved } from './payload-ref.js'
+import { externalized, PayloadRef, type PayloadStore, resolved } from './payload-ref.js'
 import type { PropertyValue } from './types.js'
 
 type Slot = PropertyValue | PayloadRef
@@ -116,6 +116,12 @@ export class PropertyMap implements Map<number, PropertyValue> {
     }
     const at = this.slot(key)
     return at < 0 ? undefined : resolved(this.vals[at] as Slot)
+  }
+
+  /** `get` for a reader passing through every node once: a value in the payload file is not cached. */
+  peek(key: number): PropertyValue | undefined {
+    const value = this.hashed !== undefined ? this.hashed.get(key) : this.vals[this.slot(key)]
+    return value instanceof PayloadRef ? value.peek() : value
   }
 
   has(key: number): boolean {

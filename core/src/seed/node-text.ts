@@ -1,3 +1,4 @@
+import { PropertyMap } from '../graph/property-map.js'
 import type { GraphReader, NodeRecord, PropertyValue } from '../graph/types.js'
 import { memoize } from '../memo.js'
 import { MEMORY_LABEL, MEMORY_SEARCH_KEYS } from '../memory/layout.js'
@@ -9,6 +10,13 @@ export const nodeElementId = (id: number): string => `node--${id}`
 function prop(reader: GraphReader, node: NodeRecord, key: string): PropertyValue | undefined {
   const id = reader.names.lookup(key)
   return id < 0 ? undefined : node.props.get(id)
+}
+
+/** `prop` for a value only the index reads (the raw STIX text), left out of the payload cache. */
+function scanned(reader: GraphReader, node: NodeRecord, key: string): PropertyValue | undefined {
+  const id = reader.names.lookup(key)
+  if (id < 0) return undefined
+  return node.props instanceof PropertyMap ? node.props.peek(id) : node.props.get(id)
 }
 
 /** Rejected and tombstoned records are never seeds (FACTS §4 candidate rule). */
@@ -73,9 +81,11 @@ export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
   const isMemory = memory >= 0 && node.labels.includes(memory)
   if (!isMemory) for (const label of node.labels) f.labels.push(labelWords(reader.names.name(label)))
   if (isMemory) return memoryFields(reader, node, f)
-  for (const [key, value] of node.props) {
+  // Keys first: a value left out (the raw STIX JSON, often in the payload file) is never read here.
+  for (const key of node.props.keys()) {
     const name = reader.names.name(key)
     if (NOT_TEXT.has(name)) continue
+    const value = node.props.get(key)
     if (name === 'name')
       f.name.unshift(...strings(value)) // first, whatever the property order: the title
     else (NAME_KEYS.has(name) ? f.name : f.body).push(...strings(value))
@@ -85,7 +95,7 @@ export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
   if (typeof stixId === 'string') f.ids.push(stixId)
   const external = prop(reader, node, 'external_id')
   if (typeof external === 'string') f.ids.push(external)
-  const raw = prop(reader, node, 'stix_raw')
+  const raw = scanned(reader, node, 'stix_raw')
   if (typeof raw === 'string') {
     try {
       const o = JSON.parse(raw) as RawStix

@@ -26,6 +26,19 @@ const open = (options: { durableBytes?: number; cacheBytes?: number } = {}) =>
   PayloadFile.open(path, { cacheBytes: 1 << 20, ...options })
 
 describe('payload file', () => {
+  it('peeks past the cache: the value, and nothing kept (a scan leaves the cache as it was)', async () => {
+    const { file } = open()
+    const kept = file.append('kept')
+    const scanned = file.append('scanned')
+    await file.sync()
+    expect(file.read(kept)).toBe('kept')
+    const before = file.cacheStats().bytes
+    expect(file.peek(scanned)).toBe('scanned')
+    expect(file.peek(kept)).toBe('kept')
+    expect(file.cacheStats().bytes).toBe(before)
+    file.close()
+  })
+
   it('reads back what it appended, across a reopen at the durable size', async () => {
     const { file } = open()
     const texts = ['{"type":"indicator"}', 'é and 漢字 survive', '', 'x'.repeat(100_000)]
@@ -145,17 +158,22 @@ describe('payload file', () => {
 })
 
 describe('payload cache', () => {
-  it('keeps the most recently used values within its byte bound', () => {
-    const cache = new PayloadCache(10)
+  it('keeps the most recently used values within its bound, counting what each costs in the heap', () => {
+    // Each ASCII entry of 4 characters costs 4 + 100 bytes of heap: two fit in 210, not three.
+    const cache = new PayloadCache(210)
     cache.set(1, 'aaaa', 4)
     cache.set(2, 'bbbb', 4)
     expect(cache.get(1)).toBe('aaaa') // 1 is now the most recent
-    cache.set(3, 'cccc', 4) // over 10: evicts 2, the least recent
+    cache.set(3, 'cccc', 4) // over 210: evicts 2, the least recent
     expect(cache.get(2)).toBeUndefined()
     expect(cache.get(1)).toBe('aaaa')
     expect(cache.get(3)).toBe('cccc')
-    cache.set(4, 'x'.repeat(11), 11) // larger than the bound: not kept, nothing evicted
+    cache.set(4, 'x'.repeat(111), 111) // larger than the bound: not kept, nothing evicted
     expect(cache.get(4)).toBeUndefined()
-    expect(cache.stats()).toEqual({ bytes: 8, limit: 10, hits: 3, misses: 2 })
+    expect(cache.stats()).toEqual({ bytes: 208, limit: 210, hits: 3, misses: 2 })
+    // Not ASCII: two bytes a character in V8, whatever its UTF-8 length.
+    const wide = new PayloadCache(1000)
+    wide.set(1, 'é'.repeat(100), 200)
+    expect(wide.stats().bytes).toBe(300)
   })
 })

@@ -155,6 +155,10 @@ export class PayloadFile {
     return text
   }
 
+  peek(address: PayloadAddress): string {
+    return this.cache.get(address.offset) ?? this.readRecord(address)
+  }
+
   private readRecord({ offset, bytes }: PayloadAddress): string {
     if (
       !Number.isSafeInteger(offset) ||
