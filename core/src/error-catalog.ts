@@ -37,6 +37,10 @@ export const ERROR_CATALOG = {
   BACKUP_CORRUPT: 'invalid',
   RESTORE_TARGET_NOT_EMPTY: 'conflict',
   RESTORE_POINT_BEFORE_BACKUP: 'invalid',
+  // The offline CSV importer (import-csv)
+  IMPORT_TARGET_NOT_EMPTY: 'conflict',
+  IMPORT_INPUT_INVALID: 'invalid',
+  IMPORT_TOO_MANY_BAD_ROWS: 'invalid',
   WAL_ARCHIVE_GAP: 'unavailable',
   WAL_ARCHIVE_CORRUPT: 'unavailable',
   INTERNAL: 'internal',

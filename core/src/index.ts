@@ -38,6 +38,13 @@ export type {
 export { decodeValue, encodeValue, GraphCatalog, GraphStore, Transaction } from './graph/index.js'
 export { type GraphSchemaSummary, summarizeSchema } from './graph/schema-summary.js'
 export type { Boundary, TimelineNode } from './history/timeline.js'
+export {
+  type CsvImportOptions,
+  type CsvImportSummary,
+  DEFAULT_BAD_TOLERANCE,
+  type InputGroup,
+  importCsv,
+} from './import/csv-import.js'
 export type {
   BeginOptions,
   ExplicitTransaction,

@@ -1,0 +1,171 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { describe, expect, it } from 'vitest'
+import { EngineError } from '../errors.js'
+import { openEngine } from '../runtime/index.js'
+import { PAYLOAD_RECORD_FORMAT } from '../version.js'
+import { importCsv } from './csv-import.js'
+
+function scratch() {
+  const root = mkdtempSync(join(tmpdir(), 'import-csv-'))
+  const file = (name: string, text: string | Buffer) => {
+    const path = join(root, name)
+    writeFileSync(path, text)
+    return path
+  }
+  return { root, dir: join(root, 'store'), report: join(root, 'import.report'), file }
+}
+
+async function rows(dir: string, query: string) {
+  const engine = await openEngine({ storage: { mode: 'persistent', dir } })
+  try {
+    return (await engine.read(query, {})).data?.rows
+  } finally {
+    await engine.close()
+  }
+}
+
+describe('import-csv builds a store the engine opens', () => {
+  it('imports nodes in id spaces and relationships between them, with typed properties', async () => {
+    const s = scratch()
+    const people = s.file(
+      'people.csv',
+      'id:ID(Person),name,age:int,score:float,ok:boolean,tags:string[],born:date,:LABEL\n' +
+        'p1,Ada,36,1.5,true,a;b,1815-12-10,Admin\n' +
+        'p2,"Bob, Jr.",41,,false,,,\n',
+    )
+    // the same id text in another id space is another node
+    const companies = s.file('companies.csv.gz', gzipSync('id:ID(Company),name\np1,Acme\n'))
+    const works = s.file('works.csv', ':START_ID(Person),:END_ID(Company),since:int\np1,p1,2001\np2,p1,\n')
+    const summary = await importCsv({
+      dir: s.dir,
+      nodes: [
+        { files: [people], labels: ['Person'] },
+        { files: [companies], labels: ['Company'] },
+      ],
+      relationships: [{ files: [works], type: 'WORKS_AT' }],
+      reportPath: s.report,
+    })
+    expect(summary).toMatchObject({ nodes: 3, relationships: 2, rows: 5, rejected: 0 })
+    expect(
+      await rows(
+        s.dir,
+        'MATCH (p:Person) RETURN p.id, p.name, p.age, p.score, p.ok, p.tags, toString(p.born), labels(p) ORDER BY p.id',
+      ),
+    ).toEqual([
+      ['p1', 'Ada', 36, 1.5, true, ['a', 'b'], '1815-12-10', ['Person', 'Admin']],
+      ['p2', 'Bob, Jr.', 41, null, false, null, null, ['Person']],
+    ])
+    expect(
+      await rows(
+        s.dir,
+        'MATCH (p:Person)-[w:WORKS_AT]->(c:Company) RETURN p.name, w.since, c.name ORDER BY p.name',
+      ),
+    ).toEqual([
+      ['Ada', 2001, 'Acme'],
+      ['Bob, Jr.', null, 'Acme'],
+    ])
+  })
+
+  it('reports bad rows and imports the rest', async () => {
+    const s = scratch()
+    const nodes = s.file('n.csv', 'id:ID,n:int\na,1\na,2\nb,abc\nc,3\n,4\nd\n')
+    const rels = s.file('r.csv', ':START_ID,:END_ID,:TYPE\na,c,R\na,zz,R\nc,a,\n')
+    const summary = await importCsv({
+      dir: s.dir,
+      nodes: [{ files: [nodes], labels: ['N'] }],
+      relationships: [{ files: [rels] }],
+      reportPath: s.report,
+    })
+    expect(summary).toMatchObject({
+      nodes: 2,
+      relationships: 1,
+      rejected: 6,
+      rejected_by_kind: {
+        duplicate_id: 1,
+        type_error: 1,
+        bad_id: 1,
+        field_count: 1,
+        dangling_relationship: 1,
+        missing_type: 1,
+      },
+    })
+    const report = readFileSync(s.report, 'utf8')
+    expect(report).toContain(`${nodes}:3: duplicate_id: id "a" is already taken`)
+    expect(report).toContain(`${nodes}:4: type_error: n: "abc" is not an integer`)
+    expect(report).toContain(`${rels}:3: dangling_relationship: :END_ID "zz" names no node`)
+    expect(await rows(s.dir, 'MATCH (n:N) RETURN n.id, n.n ORDER BY n.id')).toEqual([
+      ['a', 1],
+      ['c', 3],
+    ])
+  })
+
+  it('stops past the bad-row tolerance and leaves the directory empty', async () => {
+    const s = scratch()
+    mkdirSync(s.dir)
+    const nodes = s.file('n.csv', 'id:ID,n:int\na,x\nb,y\n')
+    await expect(
+      importCsv({
+        dir: s.dir,
+        nodes: [{ files: [nodes] }],
+        relationships: [],
+        reportPath: s.report,
+        badTolerance: 1,
+      }),
+    ).rejects.toMatchObject({ code: 'IMPORT_TOO_MANY_BAD_ROWS' })
+    expect(readdirSync(s.dir)).toEqual([])
+  })
+
+  it('refuses a non-empty target and an unknown header type', async () => {
+    const s = scratch()
+    mkdirSync(s.dir)
+    writeFileSync(join(s.dir, 'keep'), 'x')
+    const nodes = s.file('n.csv', 'id:ID\na\n')
+    const refused = importCsv({
+      dir: s.dir,
+      nodes: [{ files: [nodes] }],
+      relationships: [],
+      reportPath: s.report,
+    })
+    await expect(refused).rejects.toBeInstanceOf(EngineError)
+    await expect(refused).rejects.toMatchObject({ code: 'IMPORT_TARGET_NOT_EMPTY' })
+    const bad = s.file('bad.csv', 'id:ID,n:integer\na,1\n')
+    await expect(
+      importCsv({
+        dir: join(s.root, 'other'),
+        nodes: [{ files: [bad] }],
+        relationships: [],
+        reportPath: s.report,
+      }),
+    ).rejects.toMatchObject({
+      code: 'IMPORT_INPUT_INVALID',
+      message: expect.stringMatching(/unknown type "integer"/),
+    })
+  })
+
+  it('reads a header file followed by data files, and a tab delimiter; long strings go to the payload file', async () => {
+    const s = scratch()
+    const long = 'é'.repeat(200)
+    const header = s.file('h.tsv', 'id:ID\ttext\n')
+    const part1 = s.file('p1.tsv', `a\t${long}\n`)
+    const part2 = s.file('p2.tsv', 'b\tshort\n')
+    const summary = await importCsv({
+      dir: s.dir,
+      nodes: [{ files: [header, part1, part2], labels: ['T'] }],
+      relationships: [],
+      reportPath: s.report,
+      format: { delimiter: '\t' },
+    })
+    expect(summary).toMatchObject({ nodes: 2, rejected: 0 })
+    expect(summary.payload_bytes).toBeGreaterThan(400)
+    expect(JSON.parse(readFileSync(join(s.dir, 'manifest.json'), 'utf8')).record_format).toBe(
+      PAYLOAD_RECORD_FORMAT,
+    )
+    expect(await rows(s.dir, 'MATCH (t:T) RETURN t.id, t.text ORDER BY t.id')).toEqual([
+      ['a', long],
+      ['b', 'short'],
+    ])
+  })
+})

@@ -1,0 +1,65 @@
+import { createReadStream } from 'node:fs'
+import type { Readable } from 'node:stream'
+import { createGunzip } from 'node:zlib'
+import { parse } from 'csv-parse'
+
+/** How the input files are written: neo4j-admin's `--delimiter`, `--quote` and `--array-delimiter`. */
+export interface CsvFormat {
+  delimiter: string
+  quote: string
+  arrayDelimiter: string
+}
+
+export const DEFAULT_CSV_FORMAT: CsvFormat = { delimiter: ',', quote: '"', arrayDelimiter: ';' }
+
+/** One parsed record of an input group: its file, its 1-based record number in that file, its fields. */
+export interface CsvRow {
+  file: string
+  row: number
+  fields: string[]
+}
+
+const GZIP_MAGIC = [0x1f, 0x8b]
+
+/** The file's bytes, inflated when it is gzip (by its name or its first two bytes). */
+async function openInput(file: string): Promise<Readable> {
+  const head = await new Promise<Buffer>((resolve, reject) => {
+    const probe = createReadStream(file, { start: 0, end: 1 })
+    const parts: Buffer[] = []
+    probe.on('data', (chunk) => parts.push(chunk as Buffer))
+    probe.on('error', reject)
+    probe.on('end', () => resolve(Buffer.concat(parts)))
+  })
+  const raw = createReadStream(file, { highWaterMark: 1 << 20 })
+  const gzip = file.endsWith('.gz') || (head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1])
+  return gzip ? raw.pipe(createGunzip()).on('error', (e) => raw.destroy(e)) : raw
+}
+
+/**
+ * The records of an input group in order, streamed (memory holds one chunk of text, never a file). As in
+ * neo4j-admin, the group's first record is its header: the first line of the first file (which may hold
+ * nothing else); the files after it hold data only.
+ */
+export async function* readGroup(files: readonly string[], format: CsvFormat): AsyncGenerator<CsvRow> {
+  for (const file of files) {
+    const input = await openInput(file)
+    const parser = parse({
+      delimiter: format.delimiter,
+      quote: format.quote === '' ? false : format.quote,
+      bom: true,
+      // a row with too few or too many fields is reported as a bad row, not a parse failure
+      relax_column_count: true,
+      skip_empty_lines: true,
+    })
+    input.on('error', (error) => parser.destroy(error))
+    input.pipe(parser)
+    let row = 0
+    try {
+      for await (const fields of parser as AsyncIterable<string[]>) yield { file, row: ++row, fields }
+    } catch (error) {
+      throw new Error(`${file}: ${(error as Error).message}`)
+    } finally {
+      input.destroy()
+    }
+  }
+}
