@@ -6,6 +6,7 @@ import { downloadBackup, restoreCommand, restorePointOf, verifyCommand } from '.
 import { DEV_LICENSE_MODULES, devLicenseDir, devLicenseReport, issueDevLicense } from './dev-license.js'
 import { ExitCode } from './exit-codes.js'
 import { importFile } from './import-command.js'
+import { importCsvCommand } from './import-csv-command.js'
 import { serveMcpStdio } from './mcp-stdio.js'
 import { openapiDocument, registeredRoutes } from './routes.js'
 import { serve, settingsOrExit } from './run.js'
@@ -25,6 +26,13 @@ commands:
   import FILE [--url URL] [--workspace ID] [--batch-bytes N]
                                      import a large STIX bundle file through a running server, in ordered
                                      batches, with a progress bar (token: SERVICE_HTTP_AUTH_TOKEN)
+  import-csv --nodes [LABELS=]FILES … [--relationships [TYPE=]FILES …] --storage-dir DIR
+             [--delimiter C] [--array-delimiter C] [--quote C] [--report FILE] [--bad-tolerance N]
+                                     build a new store in an EMPTY directory from CSV files with neo4j-admin
+                                     headers (id:ID(Group), :LABEL, :START_ID, :END_ID, :TYPE, name:int, …),
+                                     writing its checkpoint directly; FILES are comma-separated (the first
+                                     holds the header), .gz accepted; rejected rows go to the report (default
+                                     ./import.report), and past N of them (default 1000) nothing is imported
   backup --out FILE [--url URL]      download an online backup (GET /v1/admin/backup) with a progress bar
                                      (token: SERVICE_HTTP_ADMIN_AUTH_TOKEN)
   restore BACKUP (--storage-dir DIR | --postgres-url URL) [--until-seq N | --until-time T] [--wal-archive DIR]
@@ -64,6 +72,13 @@ async function main(argv: string[]): Promise<void> {
       'wal-archive': { type: 'string' },
       'until-seq': { type: 'string' },
       'until-time': { type: 'string' },
+      nodes: { type: 'string', multiple: true },
+      relationships: { type: 'string', multiple: true },
+      delimiter: { type: 'string' },
+      'array-delimiter': { type: 'string' },
+      quote: { type: 'string' },
+      report: { type: 'string' },
+      'bad-tolerance': { type: 'string' },
     },
   })
   const command = values.help ? 'help' : (positionals[0] ?? 'start')
@@ -109,6 +124,19 @@ async function main(argv: string[]): Promise<void> {
         token,
         workspaceId: values.workspace,
         batchBytes: Number(values['batch-bytes'] ?? 8 * 1024 * 1024),
+      })
+      return
+    }
+    case 'import-csv': {
+      process.exitCode = await importCsvCommand({
+        nodes: values.nodes ?? [],
+        relationships: values.relationships ?? [],
+        storageDir: values['storage-dir'],
+        delimiter: values.delimiter,
+        arrayDelimiter: values['array-delimiter'],
+        quote: values.quote,
+        report: values.report,
+        badTolerance: values['bad-tolerance'],
       })
       return
     }
