@@ -13,6 +13,7 @@ export interface ImportCsvArgs {
   quote?: string | undefined
   report?: string | undefined
   badTolerance?: string | undefined
+  idType?: string | undefined
 }
 
 /** Refusals the operator fixes by changing the command or the input (exit 2). */
@@ -74,8 +75,12 @@ function parsedOptions(args: ImportCsvArgs): Options | string {
   const tolerance = args.badTolerance === undefined ? DEFAULT_BAD_TOLERANCE : Number(args.badTolerance)
   if (!(Number.isSafeInteger(tolerance) && tolerance >= 0) && tolerance !== Number.POSITIVE_INFINITY)
     return `--bad-tolerance must be a non-negative integer or Infinity, not ${JSON.stringify(args.badTolerance)}`
+  const idType = (args.idType ?? 'string').toLowerCase()
+  if (idType !== 'string' && idType !== 'integer')
+    return `--id-type must be string or integer, not ${JSON.stringify(args.idType)}`
   return {
     dir: resolve(args.storageDir),
+    idType,
     nodes: args.nodes.map((v) => inputGroup(v, 'nodes')),
     relationships: args.relationships.map((v) => inputGroup(v, 'relationships')),
     format: { delimiter, arrayDelimiter, quote },

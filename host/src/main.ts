@@ -27,7 +27,8 @@ commands:
                                      import a large STIX bundle file through a running server, in ordered
                                      batches, with a progress bar (token: SERVICE_HTTP_AUTH_TOKEN)
   import-csv --nodes [LABELS=]FILES … [--relationships [TYPE=]FILES …] --storage-dir DIR
-             [--delimiter C] [--array-delimiter C] [--quote C] [--report FILE] [--bad-tolerance N]
+             [--delimiter C] [--array-delimiter C] [--quote C] [--id-type string|integer]
+             [--report FILE] [--bad-tolerance N]
                                      build a new store in an EMPTY directory from CSV files with neo4j-admin
                                      headers (id:ID(Group), :LABEL, :START_ID, :END_ID, :TYPE, name:int, …),
                                      writing its checkpoint directly; FILES are comma-separated (the first
@@ -79,6 +80,7 @@ async function main(argv: string[]): Promise<void> {
       quote: { type: 'string' },
       report: { type: 'string' },
       'bad-tolerance': { type: 'string' },
+      'id-type': { type: 'string' },
     },
   })
   const command = values.help ? 'help' : (positionals[0] ?? 'start')
@@ -137,6 +139,7 @@ async function main(argv: string[]): Promise<void> {
         quote: values.quote,
         report: values.report,
         badTolerance: values['bad-tolerance'],
+        idType: values['id-type'],
       })
       return
     }

@@ -102,6 +102,26 @@ describe('import-csv builds a store the engine opens', () => {
     ])
   })
 
+  it('keeps integer ids as integers with idType integer, and 07 and 7 are one id', async () => {
+    const s = scratch()
+    const nodes = s.file('n.csv', 'uid:ID(P),name\n7,seven\n07,again\nx,bad\n8,eight\n')
+    const rels = s.file('r.csv', ':START_ID(P),:END_ID(P)\n007,8\n')
+    const summary = await importCsv({
+      dir: s.dir,
+      nodes: [{ files: [nodes], labels: ['P'] }],
+      relationships: [{ files: [rels], type: 'R' }],
+      reportPath: s.report,
+      idType: 'integer',
+    })
+    expect(summary).toMatchObject({
+      nodes: 2,
+      relationships: 1,
+      rejected_by_kind: { duplicate_id: 1, bad_id: 1 },
+    })
+    expect(readFileSync(s.report, 'utf8')).toContain(':ID "x" is not an integer')
+    expect(await rows(s.dir, 'MATCH (a:P)-[:R]->(b:P) RETURN a.uid, b.uid, a.uid + 1')).toEqual([[7, 8, 8]])
+  })
+
   it('stops past the bad-row tolerance and leaves the directory empty', async () => {
     const s = scratch()
     mkdirSync(s.dir)

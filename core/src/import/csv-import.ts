@@ -24,6 +24,8 @@ export interface CsvImportOptions {
   nodes: InputGroup[]
   relationships: InputGroup[]
   format?: Partial<CsvFormat>
+  /** neo4j-admin's `--id-type`: ids are any text (default), or integers kept as integer id properties. */
+  idType?: 'string' | 'integer'
   /** Rejected rows allowed before the import stops (neo4j-admin's `--bad-tolerance`; default 1000). */
   badTolerance?: number
   /** Where rejected rows are listed. */
@@ -51,6 +53,7 @@ export interface CsvImportSummary {
 
 export const DEFAULT_BAD_TOLERANCE = 1000
 const PROGRESS_ROWS = 16384
+const INTEGER_ID = /^[+-]?\d{1,18}$/
 const TEMPORAL_TYPES = new Set(['date', 'datetime', 'localdatetime', 'time', 'localtime'])
 
 /**
@@ -70,7 +73,7 @@ export async function importCsv(options: CsvImportOptions): Promise<CsvImportSum
   let image: ImageFile | null = null
   try {
     image = new ImageFile(options.dir, options.now ?? new Date(), options.payloadMinBytes ?? 256)
-    const run = new ImportRun(image, report, format, options.onProgress)
+    const run = new ImportRun(image, report, format, options.idType ?? 'string', options.onProgress)
     for (const group of options.nodes) await run.group(group, 'nodes')
     for (const group of options.relationships) await run.group(group, 'relationships')
     run.end()
@@ -145,6 +148,7 @@ class ImportRun {
     private readonly image: ImageFile,
     private readonly report: ImportReport,
     private readonly format: CsvFormat,
+    private readonly idType: 'string' | 'integer',
     private readonly onProgress: ((rows: number, rejected: number) => void) | undefined,
   ) {
     this.nodes = new NodeImageBatch(DEFAULT_WORKSPACE_ID, image.payloads)
@@ -200,8 +204,10 @@ class ImportRun {
     for (const { at, spec } of columns) {
       const text = row.fields[at]!
       let value: PropertyValue | undefined
-      if (spec.role === 'id') value = text === '' ? undefined : text
-      else {
+      if (spec.role === 'id') {
+        const key = this.idKey(text)
+        value = key === null ? undefined : this.idType === 'integer' ? BigInt(key) : key
+      } else {
         try {
           value = fieldValue(text, spec.type, spec.array, this.format.arrayDelimiter)
         } catch (error) {
@@ -225,9 +231,9 @@ class ImportRun {
     const id = this.nextNode
     if (header.id >= 0) {
       const spec = header.columns[header.id] as Extract<ColumnSpec, { role: 'id' }>
-      const key = row.fields[header.id]!
-      if (key === '') {
-        this.report.reject('bad_id', row.file, row.row, 'the :ID field is empty')
+      const key = this.idKey(row.fields[header.id]!)
+      if (key === null) {
+        this.report.reject('bad_id', row.file, row.row, this.badId(':ID', row.fields[header.id]!))
         return
       }
       let space = this.ids.get(spec.space)
@@ -289,13 +295,26 @@ class ImportRun {
     }
   }
 
+  /** The id map's key for an id field (integer ids in canonical form, so `07` and `7` meet); null if none. */
+  private idKey(text: string): string | null {
+    if (this.idType === 'string') return text === '' ? null : text
+    const t = text.trim()
+    return INTEGER_ID.test(t) ? BigInt(t).toString() : null
+  }
+
+  private badId(role: string, text: string): string {
+    return text.trim() === ''
+      ? `the ${role} field is empty`
+      : `${role} ${JSON.stringify(text)} is not an integer (--id-type integer)`
+  }
+
   /** The node a `:START_ID`/`:END_ID` field names; reports the row when there is none. */
   private endpoint(row: CsvRow, header: Header, at: number): number | undefined {
     const spec = header.columns[at] as Extract<ColumnSpec, { role: 'start' | 'end' }>
-    const key = row.fields[at]!
+    const key = this.idKey(row.fields[at]!)
     const role = spec.role === 'start' ? ':START_ID' : ':END_ID'
-    if (key === '') {
-      this.report.reject('bad_id', row.file, row.row, `the ${role} field is empty`)
+    if (key === null) {
+      this.report.reject('bad_id', row.file, row.row, this.badId(role, row.fields[at]!))
       return undefined
     }
     const node = this.ids.get(spec.space)?.get(key)
