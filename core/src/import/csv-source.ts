@@ -35,12 +35,15 @@ async function openInput(file: string): Promise<Readable> {
   return gzip ? raw.pipe(createGunzip()).on('error', (e) => raw.destroy(e)) : raw
 }
 
+/** Rows handed over at once: the consumer walks them synchronously, not one promise per row. */
+const BATCH_ROWS = 2048
+
 /**
- * The records of an input group in order, streamed (memory holds one chunk of text, never a file). As in
- * neo4j-admin, the group's first record is its header: the first line of the first file (which may hold
- * nothing else); the files after it hold data only.
+ * The records of an input group in order, in batches, streamed (memory holds a chunk of text and a batch of
+ * rows, never a file). As in neo4j-admin, the group's first record is its header: the first line of the first
+ * file (which may hold nothing else); the files after it hold data only.
  */
-export async function* readGroup(files: readonly string[], format: CsvFormat): AsyncGenerator<CsvRow> {
+export async function* readGroup(files: readonly string[], format: CsvFormat): AsyncGenerator<CsvRow[]> {
   for (const file of files) {
     const input = await openInput(file)
     const parser = parse({
@@ -51,15 +54,46 @@ export async function* readGroup(files: readonly string[], format: CsvFormat): A
       relax_column_count: true,
       skip_empty_lines: true,
     })
-    input.on('error', (error) => parser.destroy(error))
-    input.pipe(parser)
+    let batch: CsvRow[] = []
     let row = 0
+    let ended = false
+    let failure: Error | null = null
+    let wake: (() => void) | null = null
+    const notify = () => {
+      const w = wake
+      wake = null
+      w?.()
+    }
+    parser.on('data', (fields: string[]) => {
+      batch.push({ file, row: ++row, fields })
+      if (batch.length >= BATCH_ROWS) parser.pause()
+      notify()
+    })
+    parser.on('end', () => {
+      ended = true
+      notify()
+    })
+    const fail = (error: Error) => {
+      failure ??= error
+      notify()
+    }
+    parser.on('error', fail)
+    input.on('error', fail)
+    input.pipe(parser)
     try {
-      for await (const fields of parser as AsyncIterable<string[]>) yield { file, row: ++row, fields }
-    } catch (error) {
-      throw new Error(`${file}: ${(error as Error).message}`)
+      for (;;) {
+        if (failure !== null) throw new Error(`${file}: ${(failure as Error).message}`)
+        if (batch.length > 0) {
+          const out = batch
+          batch = []
+          parser.resume()
+          yield out
+        } else if (ended) break
+        else await new Promise<void>((resolve) => (wake = resolve))
+      }
     } finally {
       input.destroy()
+      parser.destroy()
     }
   }
 }
