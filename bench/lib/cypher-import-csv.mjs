@@ -26,7 +26,10 @@ export async function importCsvOffline(nodes, relationships) {
     const nodeGroups = Object.entries(GRAPH_SCHEMA.nodes).map(([label, columns]) => ({
       labels: [label],
       files: [
-        header(label, columns.map((c) => (c[0] === 'uid' ? `uid:ID(${label})` : typed(c)))),
+        header(
+          label,
+          columns.map((c) => (c[0] === 'uid' ? `uid:ID(${label})` : typed(c))),
+        ),
         files.get(label).file,
       ],
     }))
@@ -52,9 +55,11 @@ export async function importCsvOffline(nodes, relationships) {
     // An import that dropped rows must not pass for a fast one: the store opened on it holds every row.
     const engine = await openEngine({ storage: { mode: 'persistent', dir } })
     const count = async (query) => (await engine.read(query, {})).data?.rows[0]?.[0]
-    const loaded = (await count('MATCH (n) RETURN count(n)')) + (await count('MATCH ()-[r]->() RETURN count(r)'))
+    const loaded =
+      (await count('MATCH (n) RETURN count(n)')) + (await count('MATCH ()-[r]->() RETURN count(r)'))
     await engine.close()
-    if (loaded !== rows || summary.rows !== rows) throw new Error(`import-csv loaded ${loaded} records of ${rows} rows`)
+    if (loaded !== rows || summary.rows !== rows)
+      throw new Error(`import-csv loaded ${loaded} records of ${rows} rows`)
     return { ms, rows }
   } finally {
     rmSync(root, { recursive: true, force: true })

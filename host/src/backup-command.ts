@@ -8,8 +8,8 @@ import {
   restoreBackupToPostgres,
   verifyBackup,
 } from '@service/core'
-import cliProgress from 'cli-progress'
 import { ExitCode } from './exit-codes.js'
+import { progressBar } from './progress-bar.js'
 
 /**
  * `backup --url URL --out FILE`: downloads GET /v1/admin/backup into FILE with a progress bar on stderr
@@ -30,16 +30,7 @@ export async function downloadBackup(options: { url: string; token: string; out:
     return 1
   }
   const sequence = response.headers.get('x-service-backup-seq')
-  const bar = new cliProgress.SingleBar(
-    {
-      format: 'backup at sequence {sequence} | {mb} MB | {rate} MB/s',
-      hideCursor: true,
-      stream: process.stderr,
-      noTTYOutput: true,
-      notTTYSchedule: 2000,
-    },
-    cliProgress.Presets.shades_classic,
-  )
+  const bar = progressBar('backup at sequence {sequence} | {mb} MB | {rate} MB/s')
   const started = performance.now()
   let bytes = 0
   const figures = () => ({

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import cliProgress from 'cli-progress'
+import { progressBar } from './progress-bar.js'
 
 export interface ImportOptions {
   file: string
@@ -52,16 +52,7 @@ export async function importFile(options: ImportOptions): Promise<number> {
     return 2
   }
   const parts = batches(bundle.objects, options.batchBytes)
-  const bar = new cliProgress.SingleBar(
-    {
-      format: 'importing [{bar}] {value}/{total} objects | {rate} obj/s | eta {eta_formatted}',
-      hideCursor: true,
-      stream: process.stderr,
-      noTTYOutput: true,
-      notTTYSchedule: 2000,
-    },
-    cliProgress.Presets.shades_classic,
-  )
+  const bar = progressBar('importing [{bar}] {value}/{total} objects | {rate} obj/s | eta {eta_formatted}')
   const totals: Record<string, number> = {}
   const started = performance.now()
   let done = 0

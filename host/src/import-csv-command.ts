@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { DEFAULT_BAD_TOLERANCE, EngineError, type InputGroup, importCsv } from '@service/core'
-import cliProgress from 'cli-progress'
 import { ExitCode } from './exit-codes.js'
+import { progressBar } from './progress-bar.js'
 
 export interface ImportCsvArgs {
   nodes: string[]
@@ -29,16 +29,7 @@ export async function importCsvCommand(args: ImportCsvArgs): Promise<number> {
     process.stderr.write(`service-http-server import-csv: ${options}\n`)
     return ExitCode.Config
   }
-  const bar = new cliProgress.SingleBar(
-    {
-      format: 'import-csv | {rows} rows | {rate} rows/s | {rejected} rejected',
-      hideCursor: true,
-      stream: process.stderr,
-      noTTYOutput: true,
-      notTTYSchedule: 2000,
-    },
-    cliProgress.Presets.shades_classic,
-  )
+  const bar = progressBar('import-csv | {rows} rows | {rate} rows/s | {rejected} rejected')
   const started = performance.now()
   bar.start(0, 0, { rows: 0, rate: 0, rejected: 0 })
   try {

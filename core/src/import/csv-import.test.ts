@@ -18,6 +18,16 @@ function scratch() {
   return { root, dir: join(root, 'store'), report: join(root, 'import.report'), file }
 }
 
+/** Imports one nodes group and one relationships group into `s.dir`. */
+function importPair(
+  s: ReturnType<typeof scratch>,
+  nodes: { files: string[]; labels?: string[] },
+  rels: { files: string[]; type?: string },
+  extra: Partial<Parameters<typeof importCsv>[0]> = {},
+) {
+  return importCsv({ dir: s.dir, nodes: [nodes], relationships: [rels], reportPath: s.report, ...extra })
+}
+
 async function rows(dir: string, query: string) {
   const engine = await openEngine({ storage: { mode: 'persistent', dir } })
   try {
@@ -73,12 +83,7 @@ describe('import-csv builds a store the engine opens', () => {
     const s = scratch()
     const nodes = s.file('n.csv', 'id:ID,n:int\na,1\na,2\nb,abc\nc,3\n,4\nd\n')
     const rels = s.file('r.csv', ':START_ID,:END_ID,:TYPE\na,c,R\na,zz,R\nc,a,\n')
-    const summary = await importCsv({
-      dir: s.dir,
-      nodes: [{ files: [nodes], labels: ['N'] }],
-      relationships: [{ files: [rels] }],
-      reportPath: s.report,
-    })
+    const summary = await importPair(s, { files: [nodes], labels: ['N'] }, { files: [rels] })
     expect(summary).toMatchObject({
       nodes: 2,
       relationships: 1,
@@ -106,13 +111,12 @@ describe('import-csv builds a store the engine opens', () => {
     const s = scratch()
     const nodes = s.file('n.csv', 'uid:ID(P),name\n7,seven\n07,again\nx,bad\n8,eight\n')
     const rels = s.file('r.csv', ':START_ID(P),:END_ID(P)\n007,8\n')
-    const summary = await importCsv({
-      dir: s.dir,
-      nodes: [{ files: [nodes], labels: ['P'] }],
-      relationships: [{ files: [rels], type: 'R' }],
-      reportPath: s.report,
-      idType: 'integer',
-    })
+    const summary = await importPair(
+      s,
+      { files: [nodes], labels: ['P'] },
+      { files: [rels], type: 'R' },
+      { idType: 'integer' },
+    )
     expect(summary).toMatchObject({
       nodes: 2,
       relationships: 1,
