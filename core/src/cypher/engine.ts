@@ -4,9 +4,11 @@ import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
+import type { CsvImportPolicy } from './csv/location.js'
+import { collectCsv } from './csv/run.js'
 import { type DetachedValue, detach, detachedBytes } from './detached.js'
 import { budgetError, CypherError } from './errors.js'
-import { runBatched } from './executor/batched-write.js'
+import { type BatchProgress, runBatched } from './executor/batched-write.js'
 import {
   type CypherBudgets,
   DEFAULT_BUDGETS,
@@ -23,7 +25,7 @@ import {
   validationError,
 } from './outcome.js'
 import { bindParams } from './params.js'
-import { type BatchedPlan, type Plan, planQuery } from './planner.js'
+import { type BatchedPlan, type CsvPlan, type Plan, planQuery } from './planner.js'
 import { builtinRegistry, type ProcedureDef, type ProcedureRegistry } from './procedures/index.js'
 import { toJson } from './result.js'
 import { SchemaCatalog } from './schema/catalog.js'
@@ -80,6 +82,10 @@ export interface CypherEngineOptions {
    * that ends within them is answered whole. 0: every streamed read answers with its cursor (tests).
    */
   streamPrefetchRows?: number
+  /** Where LOAD CSV may read (SERVICE_CYPHER_IMPORT_DIR, SERVICE_CYPHER_IMPORT_ALLOWED_URLS); nowhere when absent. */
+  csvImport?: CsvImportPolicy
+  /** Each committed batch of a `CALL { … } IN TRANSACTIONS` run, with the caller's `context` (progress logs). */
+  onBatch?: (progress: BatchProgress & { workspaceId: string }, context: unknown) => void
 }
 
 const STREAM_PREFETCH_ROWS = 1000
@@ -145,7 +151,7 @@ export class CypherEngine {
     try {
       const plan = this.plan(request.query)
       // Batches wait between their commits; schema commands wait for their journal record.
-      if (plan.batched !== undefined || plan.schema !== undefined) return undefined
+      if (plan.batched !== undefined || plan.schema !== undefined || plan.csv !== undefined) return undefined
     } catch {
       // the run below reports the compile error
     }
@@ -173,6 +179,14 @@ export class CypherEngine {
     if (plan.mode === 'explain') return this.explainOnly(plan)
     const params = this.bind(plan, request)
     const store = this.catalog.workspace(workspaceId)
+    if (plan.csv !== undefined) {
+      const csv = plan.csv
+      // In the writer's turn even for a read: the file's rows all see one version of the graph.
+      return store.exclusive(
+        async () =>
+          await this.loadCsv(store, workspaceId, plan, csv, params, signal, deadline, context, request.rows),
+      )
+    }
     if (!plan.isWrite) {
       const ctx = this.context(store, undefined, params, signal, deadline, workspaceId)
       const outcome = this.collect(plan, ctx, request.rows)
@@ -280,10 +294,10 @@ export class CypherEngine {
         )
       if (plan.mode === 'explain') return this.explainOnly(plan)
       // Each commits on its own (batches, a journaled schema change): only as an auto-commit query.
-      if (plan.batched !== undefined || plan.schema !== undefined)
+      if (plan.batched !== undefined || plan.schema !== undefined || plan.csv !== undefined)
         throw new CypherError(
           'IMPLICIT_TRANSACTION_REQUIRED',
-          `${plan.batched ? 'CALL { … } IN TRANSACTIONS' : 'a schema command'} can only run in an implicit (auto-commit) transaction`,
+          `${plan.batched ? 'CALL { … } IN TRANSACTIONS' : plan.csv ? 'LOAD CSV' : 'a schema command'} can only run in an implicit (auto-commit) transaction`,
           'runtime',
         )
       const params = this.bind(plan, request)
@@ -351,6 +365,28 @@ export class CypherEngine {
     )
   }
 
+  /** `LOAD CSV … AS row …` in one transaction (a read: on the graph), the file read as the rows run. */
+  private async loadCsv(
+    store: GraphStore,
+    workspaceId: string,
+    plan: Plan,
+    csv: CsvPlan,
+    params: Map<string, Value>,
+    signal: AbortSignal | undefined,
+    deadline: number | undefined,
+    context: unknown,
+    rowForm: RowForm | undefined,
+  ): Promise<CypherOutcome> {
+    const tx = plan.isWrite ? store.begin() : undefined
+    const ctx = this.context(tx ?? store, tx, params, signal, deadline, workspaceId)
+    const rows = await collectCsv(csv, ctx, this.options.csvImport ?? {}, this.budgets.maxReturnedRecords)
+    const outcome = this.outcome(plan, rows, ctx, rowForm)
+    outcome.classification = tx ? 'write' : 'read'
+    const commit = tx?.prepare()
+    if (tx && commit && commit.ops.length > 0) await this.publish(store, workspaceId, tx, commit, context)
+    return outcome
+  }
+
   /** `… CALL { … } IN TRANSACTIONS OF n ROWS …`, batch by batch (executor/batched-write.ts). */
   private async writeBatched(
     store: GraphStore,
@@ -370,6 +406,9 @@ export class CypherEngine {
         await this.options.awaitDurable?.(context)
       },
       maxReturnedRecords: this.budgets.maxReturnedRecords,
+      csvImport: this.options.csvImport ?? {},
+      progress:
+        this.options.onBatch && ((progress) => this.options.onBatch?.({ ...progress, workspaceId }, context)),
     })
     const outcome = this.outcome(plan, rows, ctx, rowForm)
     outcome.classification = 'write'

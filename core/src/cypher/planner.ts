@@ -9,13 +9,16 @@ import {
   type SingleQuery,
 } from './ast.js'
 import { type Eval, ExpressionCompiler, type Matcher } from './compile-expr.js'
+import type { CsvSourcePlan } from './csv/source.js'
 import { type CypherError, runtimeError } from './errors.js'
 import { type CallEnv, compileCall } from './executor/call.js'
 import {
+  chain,
   type ExecContext,
   load,
   type Row,
   type RowCounter,
+  type Stage,
   type StageFactory,
   scan,
 } from './executor/context.js'
@@ -69,10 +72,20 @@ export interface Plan {
   readonly schema: { command: SchemaCommand; options: (ctx: ExecContext) => Value } | undefined
   /** Set for `… CALL { … } IN TRANSACTIONS …`: the engine runs it in batches, each batch its own commit. */
   readonly batched: BatchedPlan | undefined
+  /** Set when the query starts with LOAD CSV: the engine feeds the file's rows (async) into `open`'s stage. */
+  readonly csv: CsvPlan | undefined
   /** Set for a read whose rows pass through one by one from a resumable source: a cursor can stream it. */
   readonly stream: StreamPlan | undefined
   /** Runs the query; `sink` receives each result row and returns false to stop. */
   run(ctx: ExecContext, sink: (values: Value[]) => boolean): void
+}
+
+/** `LOAD CSV … AS row <rest>`: the source, and the rest of the query as a stage each file row is pushed into. */
+export interface CsvPlan {
+  source: CsvSourcePlan
+  /** The pipeline after LOAD CSV; `sink` receives each result row and returns false to stop. */
+  open(ctx: ExecContext, sink: (values: Value[]) => boolean): Stage
+  blankRow(): Row
 }
 
 /**
@@ -92,6 +105,8 @@ export interface StreamPlan {
  * the joined rows at the end.
  */
 export interface BatchedPlan {
+  /** `LOAD CSV … AS row` as the first clause: its rows are the input of `prefix`, read as the batches go. */
+  csv: CsvSourcePlan | undefined
   prefix: StageFactory[]
   join: SubqueryJoin
   batchSize(row: Row, ctx: ExecContext): number
@@ -142,6 +157,7 @@ const OPERATOR_NAMES: Record<Clause['kind'], string> = {
   call: 'ProcedureCall',
   subqueryCall: 'SubqueryForeach',
   foreach: 'Foreach',
+  loadCsv: 'LoadCSV',
   finish: 'EmptyResult',
   schema: 'SchemaCommand',
 }
@@ -180,6 +196,8 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
   readonly calledModes = new Set<string>()
   /** Set for EXPLAIN/PROFILE: the operators of the top-level pipeline, in order. */
   private operators: PlanOperator[] | undefined
+  /** Set while the query after a leading LOAD CSV compiles: its first clause gets rows, not one empty row. */
+  private csvLeads = false
   /** How the clause being compiled counts its rows (see feedsAggregation). */
   rowCounter: RowCounter = load
 
@@ -241,10 +259,20 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     const batched = batchedAt >= 0 && write ? this.buildBatched(clauses, batchedAt) : undefined
     const schema =
       clauses.length === 1 && clauses[0]?.kind === 'schema' ? this.buildSchema(clauses[0]) : undefined
+    const leading =
+      !batched && clauses[0]?.kind === 'loadCsv' ? this.loadCsv(clauses, new Scope()) : undefined
     const union: CompiledUnion =
       batched || schema
         ? { parts: [], columns: batched?.columns ?? [], distinct: false }
-        : this.compileUnion(query, new Scope(), write, true)
+        : leading
+          ? this.compileUnion(
+              { parts: [{ ...(query.parts[0] as SingleQuery), clauses: clauses.slice(1) }], unionAll: [] },
+              leading.scope,
+              write,
+              true,
+            )
+          : this.compileUnion(query, new Scope(), write, true)
+    this.csvLeads = false
     const params = [...new Set([...collectParams(query), ...this.implicitParams])]
     const explain = this.explain
     const blank = () => this.blankRow()
@@ -261,7 +289,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
           : 'r'
     const single = union.parts.length === 1 ? union.parts[0] : undefined
     const stream: StreamPlan | undefined =
-      single?.streams === true && !write && query.explain === undefined && single.returns
+      single?.streams === true && !leading && !write && query.explain === undefined && single.returns
         ? { factories: single.factories, slots: single.slots, blankRow: blank }
         : undefined
     return {
@@ -275,12 +303,40 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       use: query.use,
       queryType,
       batched: batched?.plan,
+      csv:
+        leading && single
+          ? { source: leading.source, open: (ctx, sink) => openPart(single, ctx, sink), blankRow: blank }
+          : undefined,
       schema,
       run(ctx, sink) {
-        if (batched || schema) throw new Error('batched and schema plans run through the engine')
+        if (batched || schema || leading)
+          throw new Error('batched, LOAD CSV and schema plans run through the engine')
         runUnion(union, ctx, blank(), (values) => sink(values))
       },
     }
+  }
+
+  /**
+   * `LOAD CSV … AS row` leading `clauses`: the source (its URL sees no variables) and the scope the rest of
+   * the query compiles in. The clauses after it must not fuse a scan or stand alone: they run once per file row.
+   */
+  private loadCsv(clauses: Clause[], scope: Scope): { source: CsvSourcePlan; scope: Scope } {
+    const clause = clauses[0] as Clause & { kind: 'loadCsv' }
+    if (clauses.length === 1)
+      this.report('INVALID_CLAUSE_COMPOSITION', 'a query cannot end with LOAD CSV', clause.start)
+    const url = this.exprs.compile(clause.url, new Scope())
+    const slot = this.allocSlot()
+    this.csvLeads = true
+    const source: CsvSourcePlan = {
+      url,
+      slot,
+      headers: clause.headers,
+      delimiter: clause.terminator ?? ',',
+      count: feedsAggregation(clauses, 0) ? scan : load,
+    }
+    if (scope.has(clause.variable))
+      this.report('VARIABLE_ALREADY_BOUND', `variable '${clause.variable}' is already defined`, clause.start)
+    return { source, scope: scope.with(clause.variable, { slot, kind: 'value' }) }
   }
 
   /** A schema command: a query of its own; its OPTIONS map is constant. */
@@ -313,11 +369,18 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
   /** `… CALL { … } IN TRANSACTIONS …` at `at`: the reads before, the subquery, the clauses after. */
   private buildBatched(clauses: Clause[], at: number): { plan: BatchedPlan; columns: string[] } {
     const call = clauses[at] as Clause & { kind: 'subqueryCall' }
-    const before = clauses.slice(0, at)
+    let before = clauses.slice(0, at)
     const after = clauses.slice(at + 1)
     const span = (list: Clause[]) => ({ start: list[0]?.start ?? 0, end: list[list.length - 1]?.end ?? 0 })
     let scope = new Scope()
     let prefix: StageFactory[] = []
+    let csv: CsvSourcePlan | undefined
+    if (before[0]?.kind === 'loadCsv') {
+      const leading = this.loadCsv(clauses, scope)
+      csv = leading.source
+      scope = leading.scope
+      before = before.slice(1)
+    }
     if (before.length > 0) {
       if (
         before.some((clause) =>
@@ -333,6 +396,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       prefix = part.factories
       scope = part.scope
     }
+    this.csvLeads = false
     const compiled = compileSubqueryCall(this, call, scope, true)
     let statusSlot: number | undefined
     if (call.reportStatus !== undefined) {
@@ -376,6 +440,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     }
     const blankRow = () => this.blankRow()
     const plan: BatchedPlan = {
+      csv,
       prefix,
       join: compiled.join,
       batchSize,
@@ -426,7 +491,10 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     // A standalone call may be followed by ORDER BY / SKIP / LIMIT alone (`SHOW INDEXES YIELD * ORDER BY name`).
     const tail = clauses.slice(1).every(isSortTail)
     const standalone =
-      top && tail && (clauses[0]?.kind === 'call' || (clauses.length === 1 && clauses[0]?.kind === 'schema'))
+      top &&
+      !this.csvLeads &&
+      tail &&
+      (clauses[0]?.kind === 'call' || (clauses.length === 1 && clauses[0]?.kind === 'schema'))
     for (let index = 0; index < clauses.length; index++) {
       const clause = clauses[index] as Clause
       const endsStandalone = standalone && index > 0 && index === clauses.length - 1
@@ -436,7 +504,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       const outer = this.rowCounter
       this.rowCounter = feedsAggregation(clauses, index) ? scan : load
       // Fused scans start from an empty row: only at the top of the outermost query.
-      const fusable = top && !write
+      const fusable = top && !write && !this.csvLeads
       const result: ClauseResult & { streams?: boolean; resumable?: boolean } =
         (index === 0 && fusable
           ? fusedCountStore(this, clause, following, scope, () =>
@@ -508,6 +576,17 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
             clause.start,
           )
         return { factories: [], scope }
+      case 'loadCsv':
+        // A leading one is planned by build(); elsewhere its rows would have to come from an awaited file.
+        this.report(
+          'INVALID_CLAUSE_COMPOSITION',
+          'LOAD CSV must be the first clause of the query (this engine reads no file in the middle of one)',
+          clause.start,
+        )
+        return {
+          factories: [],
+          scope: scope.with(clause.variable, { slot: this.allocSlot(), kind: 'value' }),
+        }
       case 'foreach':
         return compileForeach(this, clause, scope, (body, inner) => this.buildBody(body, inner, write))
       case 'finish':
@@ -724,3 +803,12 @@ function feedsAggregation(clauses: readonly Clause[], index: number): boolean {
 }
 
 const aggregates = (expr: Expr): boolean => isAggregateCall(expr) || children(expr).some(aggregates)
+
+/** The pipeline of a single-part query opened as a stage: returned rows go to `sink` as their column values. */
+function openPart(part: CompiledPart, ctx: ExecContext, sink: (values: Value[]) => boolean): Stage {
+  const final: Stage = {
+    push: (row) => !part.returns || sink(part.slots.map((slot) => row[slot] as Value)),
+    finish() {},
+  }
+  return chain(part.factories, ctx, final)
+}

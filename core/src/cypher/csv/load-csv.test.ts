@@ -1,0 +1,214 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { GraphCatalog } from '../../graph/catalog.js'
+import { CypherEngine, type CypherEngineOptions } from '../engine.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'load-csv-'))
+writeFileSync(join(dir, 'people.csv'), 'name,age,city\nAda,36,London\n"Smith, Jo",,"say ""hi"""\nBo,41\n')
+writeFileSync(join(dir, 'plain.csv'), 'a,b\n"",c\n"multi\nline",d\n')
+writeFileSync(join(dir, 'tabs.tsv'), 'x\ty\n1\t2\n')
+writeFileSync(join(dir, 'people.csv.gz'), gzipSync('name\nAda\nBo\n'))
+writeFileSync(join(dir, 'zipped.bin'), gzipSync('name\nCy\n'))
+writeFileSync(join(dir, 'numbers.csv'), Array.from({ length: 2500 }, (_, i) => `${i}`).join('\n'))
+
+function engine(options: CypherEngineOptions = {}) {
+  return new CypherEngine(new GraphCatalog(), { csvImport: { importDir: dir }, ...options })
+}
+
+async function rows(e: CypherEngine, query: string, mode: 'auto' | 'read' = 'auto') {
+  const result = await e.run({ query, mode })
+  if (result.status !== 'Success')
+    throw new Error(`${result.validation_errors[0]?.code}: ${result.validation_errors[0]?.message}`)
+  return result.data?.rows
+}
+
+async function failure(e: CypherEngine, query: string) {
+  const outcome = await e.execute({ query, mode: 'auto' })
+  return { code: outcome.error?.code, message: outcome.error?.message }
+}
+
+describe('LOAD CSV', () => {
+  it('reads rows as lists of strings; an unquoted empty field is null, a quoted one an empty string', async () => {
+    expect(await rows(engine(), "LOAD CSV FROM 'file:///plain.csv' AS row RETURN row")).toEqual([
+      [['a', 'b']],
+      [['', 'c']],
+      [['multi\nline', 'd']],
+    ])
+    expect(
+      await rows(engine(), "LOAD CSV FROM 'file:///people.csv' AS row RETURN row[1] SKIP 2 LIMIT 1"),
+    ).toEqual([[null]])
+  })
+
+  it('WITH HEADERS: maps by header; RFC 4180 quotes; a missing field is null', async () => {
+    expect(
+      await rows(
+        engine(),
+        "LOAD CSV WITH HEADERS FROM 'file:///people.csv' AS p RETURN p.name, p.age, p.city, toInteger(p.age) + 1",
+      ),
+    ).toEqual([
+      ['Ada', '36', 'London', 37],
+      ['Smith, Jo', null, 'say "hi"', null],
+      ['Bo', '41', null, 42],
+    ])
+  })
+
+  it("FIELDTERMINATOR, '\\t' included", async () => {
+    expect(
+      await rows(engine(), "LOAD CSV FROM 'file:///tabs.tsv' AS r FIELDTERMINATOR '\\t' RETURN r"),
+    ).toEqual([[['x', 'y']], [['1', '2']]])
+    expect(
+      (await failure(engine(), "LOAD CSV FROM 'file:///tabs.tsv' AS r FIELDTERMINATOR ';;' RETURN r")).code,
+    ).toBe('INVALID_ARGUMENT_VALUE')
+  })
+
+  it('gunzips by the .gz name and by the magic bytes', async () => {
+    expect(
+      await rows(engine(), "LOAD CSV WITH HEADERS FROM 'file:///people.csv.gz' AS p RETURN p.name"),
+    ).toEqual([['Ada'], ['Bo']])
+    expect(
+      await rows(engine(), "LOAD CSV WITH HEADERS FROM 'file:///zipped.bin' AS p RETURN p.name"),
+    ).toEqual([['Cy']])
+  })
+
+  it('linenumber() and file() name the row being read; null outside LOAD CSV', async () => {
+    expect(
+      await rows(
+        engine(),
+        'LOAD CSV WITH HEADERS FROM $url AS p RETURN p.name, linenumber(), file()',
+        'auto',
+      ).catch((e: Error) => e.message),
+    ).toContain('PARAMETER_MISSING')
+    const e = engine()
+    const result = await e.run({
+      query: 'LOAD CSV WITH HEADERS FROM $url AS p RETURN p.name, linenumber(), file()',
+      params: { url: 'file:///people.csv' },
+      mode: 'auto',
+    })
+    expect(result.data?.rows).toEqual([
+      ['Ada', 2, 'file:///people.csv'],
+      ['Smith, Jo', 3, 'file:///people.csv'],
+      ['Bo', 4, 'file:///people.csv'],
+    ])
+    expect(await rows(e, 'RETURN linenumber(), file()')).toEqual([[null, null]])
+  })
+
+  it('is a read on the read-only door when it does not write; a write when it does', async () => {
+    const e = engine()
+    expect(await rows(e, "LOAD CSV FROM 'file:///numbers.csv' AS r RETURN count(*)", 'read')).toEqual([
+      [2500],
+    ])
+    expect(await rows(e, "LOAD CSV FROM 'file:///numbers.csv' AS r RETURN r[0] LIMIT 2", 'read')).toEqual([
+      ['0'],
+      ['1'],
+    ])
+    const refused = await e.run({
+      query: "LOAD CSV FROM 'file:///tabs.tsv' AS r CREATE (:T {x: r[0]})",
+      mode: 'read',
+    })
+    expect(refused.validation_errors[0]?.code).toBe('WRITE_PERMISSION_REQUIRED')
+    const written = await e.run({
+      query: "LOAD CSV WITH HEADERS FROM 'file:///people.csv' AS p CREATE (:Person {name: p.name})",
+      mode: 'write',
+    })
+    expect(written.mutation_summary.created_nodes).toBe(3)
+    expect(await rows(e, 'MATCH (p:Person) RETURN p.name ORDER BY p.name')).toEqual([
+      ['Ada'],
+      ['Bo'],
+      ['Smith, Jo'],
+    ])
+  })
+
+  it('streams into CALL { … } IN TRANSACTIONS: each batch commits, progress is reported', async () => {
+    const batches: number[] = []
+    const e = engine({ onBatch: (progress) => batches.push(progress.rows) })
+    const result = await e.run({
+      query: `LOAD CSV FROM 'file:///numbers.csv' AS r WITH toInteger(r[0]) AS n, linenumber() AS line
+              CALL { WITH n, line CREATE (:N {n: n, line: line}) } IN TRANSACTIONS OF 1000 ROWS`,
+      mode: 'write',
+    })
+    expect(result.status).toBe('Success')
+    expect(result.mutation_summary.created_nodes).toBe(2500)
+    expect(batches).toEqual([1000, 2000, 2500])
+    expect(await rows(e, 'MATCH (x:N) WHERE x.n = 41 RETURN x.line')).toEqual([[42]])
+    const counted = await rows(
+      e,
+      `LOAD CSV FROM 'file:///numbers.csv' AS r CALL { WITH r MATCH (x:N {n: toInteger(r[0])}) SET x.seen = true }
+       IN TRANSACTIONS OF 500 ROWS RETURN count(*) AS rows`,
+    )
+    expect(counted).toEqual([[2500]])
+  })
+
+  it('refuses what it cannot do with clear errors', async () => {
+    expect(
+      await failure(engine(), "USING PERIODIC COMMIT 500 LOAD CSV FROM 'file:///a.csv' AS r CREATE (:A)"),
+    ).toEqual({ code: 'CYPHER_SYNTAX_ERROR', message: expect.stringContaining('IN TRANSACTIONS') })
+    expect((await failure(engine(), "MATCH (n) LOAD CSV FROM 'file:///tabs.tsv' AS r RETURN r")).code).toBe(
+      'INVALID_CLAUSE_COMPOSITION',
+    )
+    expect((await failure(engine(), "LOAD CSV FROM 'file:///tabs.tsv' AS r")).message).toContain('LOAD CSV')
+    const none = await failure(
+      new CypherEngine(new GraphCatalog()),
+      "LOAD CSV FROM 'file:///tabs.tsv' AS r RETURN r",
+    )
+    expect(none).toEqual({
+      code: 'LOAD_CSV_NOT_ALLOWED',
+      message: expect.stringContaining('SERVICE_CYPHER_IMPORT_DIR'),
+    })
+    expect((await failure(engine(), "LOAD CSV FROM 'file:///missing.csv' AS r RETURN r")).code).toBe(
+      'EXTERNAL_RESOURCE_FAILED',
+    )
+    expect((await failure(engine(), 'LOAD CSV FROM 42 AS r RETURN r')).code).toBe('INVALID_ARGUMENT_TYPE')
+  })
+})
+
+describe('LOAD CSV from http(s)', () => {
+  let server: Server
+  let base: string
+  const hits: string[] = []
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      hits.push(req.url ?? '')
+      if (req.url === '/data/people.csv') res.end('name\nAda\n')
+      else if (req.url === '/data/people.csv.gz') res.end(gzipSync('name\nZed\n'))
+      else if (req.url === '/data/moved.csv') res.writeHead(302, { location: '/secret.csv' }).end()
+      else res.writeHead(404).end()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  it('fetches a URL under an allowed prefix, streaming (gzip too)', async () => {
+    const e = engine({ csvImport: { allowedUrls: [`${base}/data/`] } })
+    expect(await rows(e, `LOAD CSV WITH HEADERS FROM '${base}/data/people.csv' AS p RETURN p.name`)).toEqual([
+      ['Ada'],
+    ])
+    expect(
+      await rows(e, `LOAD CSV WITH HEADERS FROM '${base}/data/people.csv.gz' AS p RETURN p.name`),
+    ).toEqual([['Zed']])
+    expect((await failure(e, `LOAD CSV FROM '${base}/data/nope.csv' AS r RETURN r`)).code).toBe(
+      'EXTERNAL_RESOURCE_FAILED',
+    )
+  })
+
+  it('never contacts an address that is not allowed, nor follows a redirect', async () => {
+    hits.length = 0
+    const e = engine({ csvImport: { allowedUrls: [`${base}/data/`] } })
+    expect((await failure(e, `LOAD CSV FROM '${base}/secret.csv' AS r RETURN r`)).code).toBe(
+      'LOAD_CSV_NOT_ALLOWED',
+    )
+    expect((await failure(engine(), `LOAD CSV FROM '${base}/data/people.csv' AS r RETURN r`)).code).toBe(
+      'LOAD_CSV_NOT_ALLOWED',
+    )
+    expect(hits).toEqual([])
+    expect((await failure(e, `LOAD CSV FROM '${base}/data/moved.csv' AS r RETURN r`)).code).toBe(
+      'EXTERNAL_RESOURCE_FAILED',
+    )
+    expect(hits).toEqual(['/data/moved.csv'])
+  })
+})
