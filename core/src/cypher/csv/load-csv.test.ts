@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GraphCatalog } from '../../graph/catalog.js'
 import { CypherEngine, type CypherEngineOptions } from '../engine.js'
+import { neo4jStatusCode } from '../neo4j-status.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'load-csv-'))
 writeFileSync(join(dir, 'people.csv'), 'name,age,city\nAda,36,London\n"Smith, Jo",,"say ""hi"""\nBo,41\n')
@@ -163,6 +164,9 @@ describe('LOAD CSV', () => {
       'EXTERNAL_RESOURCE_FAILED',
     )
     expect((await failure(engine(), 'LOAD CSV FROM 42 AS r RETURN r')).code).toBe('INVALID_ARGUMENT_TYPE')
+    // Bolt reports both as Neo4j does.
+    for (const code of ['LOAD_CSV_NOT_ALLOWED', 'EXTERNAL_RESOURCE_FAILED'])
+      expect(neo4jStatusCode(code)).toBe('Neo.ClientError.Statement.ExternalResourceFailed')
   })
 })
 
