@@ -10,6 +10,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { type BatchCount, killMidBatches } from './batch-kill.js'
 import { type RunningServer, startServer } from './harness.js'
 
 interface Envelope {
@@ -38,7 +39,7 @@ function fixture() {
   return { root, importDir }
 }
 
-async function people(server: RunningServer) {
+async function people(server: RunningServer): Promise<BatchCount> {
   const res = await server.request<Envelope>('/v1/cypher/read', {
     body: { query: 'MATCH (p:Person) RETURN count(p), min(p.id), max(p.id)' },
   })
@@ -56,31 +57,8 @@ describe('LOAD CSV', () => {
       SERVICE_LOG_LEVEL: 'warn',
     }
     try {
-      let server = await startServer({ env, timeoutMs: 60_000 })
-      const load = server
-        .request<Envelope>('/v1/cypher/write', { body: { query: LOAD } })
-        .catch(() => undefined)
-      // Kill once a few batches are acknowledged (visible), while most of the file is still to come.
-      let seen = 0
-      for (let i = 0; i < 4_000 && seen < 3 * BATCH; i++) {
-        seen = (await people(server)).count
-        if (seen < 3 * BATCH) await new Promise((r) => setTimeout(r, 5))
-      }
-      await server.kill()
-      await load
-      expect(seen).toBeGreaterThanOrEqual(3 * BATCH)
-      server = await startServer({ env, timeoutMs: 60_000 })
-      try {
-        const after = await people(server)
-        expect(after.count).toBeGreaterThanOrEqual(seen)
-        expect(after.count % BATCH).toBe(0)
-        expect(after.min).toBe(1)
-        expect(after.max).toBe(after.count)
-        if (after.count === ROWS)
-          process.stdout.write('the load finished before the kill: only the batch check applied\n')
-      } finally {
-        await server.stop()
-      }
+      // Killed once a few batches are acknowledged (visible), while most of the file is still to come.
+      await killMidBatches({ env, write: LOAD, count: people, minSeen: 3 * BATCH, batch: BATCH, total: ROWS })
     } finally {
       rmSync(root, { recursive: true, force: true })
     }

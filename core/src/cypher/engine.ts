@@ -90,6 +90,18 @@ export interface CypherEngineOptions {
 
 const STREAM_PREFETCH_ROWS = 1000
 
+/** A query run in its workspace's writer turn (batched, LOAD CSV), with what it carries from the request. */
+interface Turn {
+  store: GraphStore
+  workspaceId: string
+  plan: Plan
+  params: Map<string, Value>
+  signal: AbortSignal | undefined
+  deadline: number | undefined
+  context: unknown
+  rowForm: RowForm | undefined
+}
+
 /**
  * Runs Cypher against a catalog of workspace graphs. Reads execute synchronously on the published
  * version (so they see exactly one version); writes go through the workspace's single-writer queue,
@@ -179,12 +191,21 @@ export class CypherEngine {
     if (plan.mode === 'explain') return this.explainOnly(plan)
     const params = this.bind(plan, request)
     const store = this.catalog.workspace(workspaceId)
-    if (plan.csv !== undefined) {
-      const csv = plan.csv
-      // In the writer's turn even for a read: the file's rows all see one version of the graph.
-      return store.exclusive(
-        async () =>
-          await this.loadCsv(store, workspaceId, plan, csv, params, signal, deadline, context, request.rows),
+    const { csv, batched } = plan
+    if (csv !== undefined || batched !== undefined) {
+      const turn: Turn = {
+        store,
+        workspaceId,
+        plan,
+        params,
+        signal,
+        deadline,
+        context,
+        rowForm: request.rows,
+      }
+      // In the writer's turn, even a LOAD CSV that only reads: the file's rows all see one version of the graph.
+      return store.exclusive(async () =>
+        batched ? await this.writeBatched(turn, batched) : await this.loadCsv(turn, csv as CsvPlan),
       )
     }
     if (!plan.isWrite) {
@@ -205,24 +226,6 @@ export class CypherEngine {
         outcome.classification = 'write'
         return outcome
       })
-    }
-    if (plan.batched !== undefined) {
-      const batched = plan.batched
-      const rowForm = request.rows
-      return store.exclusive(
-        async () =>
-          await this.writeBatched(
-            store,
-            workspaceId,
-            plan,
-            batched,
-            params,
-            signal,
-            deadline,
-            context,
-            rowForm,
-          ),
-      )
     }
     if (now)
       return this.write(store, workspaceId, plan, params, request.rows, signal, deadline, context, true)
@@ -366,17 +369,8 @@ export class CypherEngine {
   }
 
   /** `LOAD CSV … AS row …` in one transaction (a read: on the graph), the file read as the rows run. */
-  private async loadCsv(
-    store: GraphStore,
-    workspaceId: string,
-    plan: Plan,
-    csv: CsvPlan,
-    params: Map<string, Value>,
-    signal: AbortSignal | undefined,
-    deadline: number | undefined,
-    context: unknown,
-    rowForm: RowForm | undefined,
-  ): Promise<CypherOutcome> {
+  private async loadCsv(turn: Turn, csv: CsvPlan): Promise<CypherOutcome> {
+    const { store, workspaceId, plan, params, signal, deadline, context, rowForm } = turn
     const tx = plan.isWrite ? store.begin() : undefined
     const ctx = this.context(tx ?? store, tx, params, signal, deadline, workspaceId)
     const rows = await collectCsv(csv, ctx, this.options.csvImport ?? {}, this.budgets.maxReturnedRecords)
@@ -388,17 +382,8 @@ export class CypherEngine {
   }
 
   /** `… CALL { … } IN TRANSACTIONS OF n ROWS …`, batch by batch (executor/batched-write.ts). */
-  private async writeBatched(
-    store: GraphStore,
-    workspaceId: string,
-    plan: Plan,
-    batched: BatchedPlan,
-    params: Map<string, Value>,
-    signal: AbortSignal | undefined,
-    deadline: number | undefined,
-    context: unknown,
-    rowForm: RowForm | undefined,
-  ): Promise<CypherOutcome> {
+  private async writeBatched(turn: Turn, batched: BatchedPlan): Promise<CypherOutcome> {
+    const { store, workspaceId, plan, params, signal, deadline, context, rowForm } = turn
     const { rows, ctx } = await runBatched(batched, store, {
       context: (graph, tx, stats) => this.context(graph, tx, params, signal, deadline, workspaceId, stats),
       commit: async (tx, record) => {

@@ -76,12 +76,8 @@ async function resolveFile(text: string, importDir: string | undefined): Promise
 }
 
 function allowedRemote(text: string, policy: CsvImportPolicy): URL {
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    throw importRefused(`'${text}' is not a valid URL`)
-  }
+  const url = parseUrl(text)
+  if (url === undefined) throw importRefused(`'${text}' is not a valid URL`)
   const allowed = (policy.allowedUrls ?? []).some((prefix) => underPrefix(url, prefix))
   if (!allowed)
     throw importRefused(
@@ -92,14 +88,18 @@ function allowedRemote(text: string, policy: CsvImportPolicy): URL {
 
 /** Same scheme, host and port, and a path under the prefix's: `https://a.org` never admits `https://a.org.evil`. */
 function underPrefix(url: URL, prefix: string): boolean {
-  let base: URL
-  try {
-    base = new URL(prefix)
-  } catch {
-    return false
-  }
+  const base = parseUrl(prefix)
+  if (base === undefined) return false
   if (url.origin !== base.origin || url.username !== '' || url.password !== '') return false
   const path = base.pathname
   if (path === '/' || url.pathname === path) return true
   return url.pathname.startsWith(path.endsWith('/') ? path : `${path}/`)
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text)
+  } catch {
+    return undefined
+  }
 }
