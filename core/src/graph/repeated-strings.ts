@@ -2,6 +2,8 @@
 const SAMPLE = 1024
 /** A key whose values are this often already seen is worth interning. */
 const REPEATING = 0.5
+/** Longer lists are left as they are: a long list repeating whole is rare, and its key costs its length. */
+const LIST_MAX = 16
 
 /**
  * One shared string per repeated value while a checkpoint loads (issue 39, step 4). `JSON.parse` makes a new
@@ -13,6 +15,7 @@ const REPEATING = 0.5
  */
 export class RepeatedStrings {
   private readonly table = new Map<string, string>()
+  private readonly lists = new Map<string, readonly string[]>()
   private readonly keys = new Map<string, KeyStrings>()
 
   /** Distinct strings held. */
@@ -24,7 +27,7 @@ export class RepeatedStrings {
   key(key: string): KeyStrings {
     let strings = this.keys.get(key)
     if (strings === undefined) {
-      strings = new KeyStrings(this.table)
+      strings = new KeyStrings(this.table, this.lists)
       this.keys.set(key, strings)
     }
     return strings
@@ -37,7 +40,38 @@ export class KeyStrings {
   /** Still interning: the key's values repeat (or too few were seen to tell). */
   interning = true
 
-  constructor(private readonly table: Map<string, string>) {}
+  private listsSeen = 0
+  private listRepeats = 0
+  /** Still sharing lists: the key's list values repeat (or too few were seen to tell). */
+  sharingLists = true
+
+  constructor(
+    private readonly table: Map<string, string>,
+    private readonly lists: Map<string, readonly string[]>,
+  ) {}
+
+  /**
+   * `list`, or the equal list of strings seen before while this key's lists repeat (`indicator_types`,
+   * `labels`: a restart made one array per record). A shared list is frozen: the store never changes a
+   * value in place (a write replaces it), and a path that tried would fail loudly, not change every record
+   * holding it.
+   */
+  list<T>(list: T[]): T[] {
+    if (!this.sharingLists || list.length > LIST_MAX || !list.every((v) => typeof v === 'string')) return list
+    this.listsSeen++
+    const key = JSON.stringify(list)
+    const known = this.lists.get(key)
+    if (known !== undefined) {
+      this.listRepeats++
+      return known as unknown as T[]
+    }
+    if (this.listsSeen >= SAMPLE && this.listRepeats < this.listsSeen * REPEATING) this.sharingLists = false
+    else {
+      for (let i = 0; i < list.length; i++) (list as unknown[])[i] = this.of(list[i] as string)
+      this.lists.set(key, Object.freeze(list) as unknown as readonly string[])
+    }
+    return list
+  }
 
   /** `value`, or the equal string seen before while this key's values repeat. */
   of(value: string): string {

@@ -481,7 +481,13 @@ export class GraphImageLoader {
         for (let k = 0; k < keys.length; k++) {
           const value = decodeCell(cols[k]!, i, this.payloads)
           if (value === undefined) throw new Error(`checkpoint node ${line.id[i]} lacks a value for its key`)
-          values[k] = typeof value === 'string' ? interners[line.keys[i]!]![k]!.of(value) : value
+          const interner = interners[line.keys[i]!]![k]!
+          values[k] =
+            typeof value === 'string'
+              ? interner.of(value)
+              : Array.isArray(value)
+                ? interner.list(value)
+                : value
         }
         store.restoreNode(line.id[i]!, labelSets[line.labels[i]!]!, keys, values)
         const seq = line.created[i] ?? 0
@@ -518,7 +524,8 @@ export class GraphImageLoader {
   }
 
   private shared(key: string, value: PropertySlot): PropertySlot {
-    return typeof value === 'string' ? this.strings.key(key).of(value) : value
+    if (typeof value === 'string') return this.strings.key(key).of(value)
+    return Array.isArray(value) ? this.strings.key(key).list(value) : value
   }
 
   finish(): void {
