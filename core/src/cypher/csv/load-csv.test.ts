@@ -174,10 +174,26 @@ describe('LOAD CSV from http(s)', () => {
   let server: Server
   let base: string
   const hits: string[] = []
+  /** The order things happen in the streaming test: a batch committed, the rest of the body sent. */
+  const events: string[] = []
+  let firstBatch: () => void = () => {}
   beforeAll(async () => {
     server = createServer((req, res) => {
       hits.push(req.url ?? '')
-      if (req.url === '/data/people.csv') res.end('name\nAda\n')
+      if (req.url === '/data/slow.csv') {
+        // Half the body, then the rest only once a batch has committed (or after 3 s, for a reader that waits
+        // for the whole file, which the order of events then shows).
+        res.write(Array.from({ length: 1500 }, (_, i) => `${i}\n`).join(''))
+        const rest = () => {
+          events.push('rest sent')
+          res.end(Array.from({ length: 1000 }, (_, i) => `${1500 + i}\n`).join(''))
+        }
+        const timer = setTimeout(rest, 3000)
+        firstBatch = () => {
+          clearTimeout(timer)
+          rest()
+        }
+      } else if (req.url === '/data/people.csv') res.end('name\nAda\n')
       else if (req.url === '/data/people.csv.gz') res.end(gzipSync('name\nZed\n'))
       else if (req.url === '/data/moved.csv') res.writeHead(302, { location: '/secret.csv' }).end()
       else res.writeHead(404).end()
@@ -198,6 +214,22 @@ describe('LOAD CSV from http(s)', () => {
     expect((await failure(e, `LOAD CSV FROM '${base}/data/nope.csv' AS r RETURN r`)).code).toBe(
       'EXTERNAL_RESOURCE_FAILED',
     )
+  })
+
+  it('streams: the first batch commits before the rest of the file has arrived', async () => {
+    const e = engine({
+      csvImport: { allowedUrls: [`${base}/data/`] },
+      onBatch: (progress) => {
+        events.push(`batch ${progress.batch}`)
+        if (progress.batch === 1) firstBatch()
+      },
+    })
+    const result = await e.run({
+      query: `LOAD CSV FROM '${base}/data/slow.csv' AS r CALL (r) { CREATE (:S {n: r[0]}) } IN TRANSACTIONS OF 1000 ROWS`,
+      mode: 'write',
+    })
+    expect(result.mutation_summary.created_nodes).toBe(2500)
+    expect(events).toEqual(['batch 1', 'rest sent', 'batch 2', 'batch 3'])
   })
 
   it('never contacts an address that is not allowed, nor follows a redirect', async () => {
