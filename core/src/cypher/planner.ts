@@ -13,7 +13,6 @@ import type { CsvSourcePlan } from './csv/source.js'
 import { type CypherError, runtimeError } from './errors.js'
 import { type CallEnv, compileCall } from './executor/call.js'
 import {
-  chain,
   type ExecContext,
   load,
   type Row,
@@ -31,7 +30,7 @@ import {
   type SubqueryEnv,
   type SubqueryJoin,
 } from './executor/subquery.js'
-import { type CompiledPart, type CompiledUnion, runUnion } from './executor/union.js'
+import { type CompiledPart, type CompiledUnion, openPart, runUnion } from './executor/union.js'
 import {
   compileCreatePart,
   compileDelete,
@@ -327,6 +326,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     const url = this.exprs.compile(clause.url, new Scope())
     const slot = this.allocSlot()
     this.csvLeads = true
+    this.operators?.push(this.operatorOf(clause, OPERATOR_NAMES.loadCsv))
     const source: CsvSourcePlan = {
       url,
       slot,
@@ -350,13 +350,17 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     return { command, options: (ctx) => (options ? options(blank(), ctx) : null) }
   }
 
+  /** An explained operator: its name and the clause's text (shortened). */
+  private operatorOf(clause: Clause, operator: string): PlanOperator {
+    const text = this.text.slice(clause.start, clause.end)
+    return { operator, details: text.length > 120 ? `${text.slice(0, 117)}...` : text }
+  }
+
   /** Names the clause as an operator and counts the rows it emits (into ctx.profileRows, when set). */
   private profiled(clause: Clause, result: ClauseResult): StageFactory {
     const operators = this.operators as PlanOperator[]
     const index = operators.length
-    const text = this.text.slice(clause.start, clause.end)
-    const operator = result.fused ? 'FusedScan' : OPERATOR_NAMES[clause.kind]
-    operators.push({ operator, details: text.length > 120 ? `${text.slice(0, 117)}...` : text })
+    operators.push(this.operatorOf(clause, result.fused ? 'FusedScan' : OPERATOR_NAMES[clause.kind]))
     return (ctx, next) => ({
       push(row) {
         if (ctx.profileRows) ctx.profileRows[index] = (ctx.profileRows[index] ?? 0) + 1
@@ -803,12 +807,3 @@ function feedsAggregation(clauses: readonly Clause[], index: number): boolean {
 }
 
 const aggregates = (expr: Expr): boolean => isAggregateCall(expr) || children(expr).some(aggregates)
-
-/** The pipeline of a single-part query opened as a stage: returned rows go to `sink` as their column values. */
-function openPart(part: CompiledPart, ctx: ExecContext, sink: (values: Value[]) => boolean): Stage {
-  const final: Stage = {
-    push: (row) => !part.returns || sink(part.slots.map((slot) => row[slot] as Value)),
-    finish() {},
-  }
-  return chain(part.factories, ctx, final)
-}

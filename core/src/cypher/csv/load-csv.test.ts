@@ -96,6 +96,11 @@ describe('LOAD CSV', () => {
       ['Bo', 4, 'file:///people.csv'],
     ])
     expect(await rows(e, 'RETURN linenumber(), file()')).toEqual([[null, null]])
+    const explained = await e.execute({
+      query: "EXPLAIN LOAD CSV FROM 'file:///x.csv' AS r RETURN r",
+      mode: 'auto',
+    })
+    expect(explained.explained?.operators.map((op) => op.operator)).toEqual(['LoadCSV', 'ProduceResults'])
   })
 
   it('is a read on the read-only door when it does not write; a write when it does', async () => {
