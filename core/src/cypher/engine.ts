@@ -84,6 +84,12 @@ export interface CypherEngineOptions {
   streamPrefetchRows?: number
   /** Where LOAD CSV may read (SERVICE_CYPHER_IMPORT_DIR, SERVICE_CYPHER_IMPORT_ALLOWED_URLS); nowhere when absent. */
   csvImport?: CsvImportPolicy
+  /**
+   * Resolves at a moment when every published commit is durable. A LOAD CSV read waits for it in its writer's
+   * turn (no commit of its workspace can publish after that until it ends), so over its many event-loop turns
+   * it reads durable state only, without holding the read gate (which would hold back every writer).
+   */
+  awaitReadable?: () => Promise<void>
   /** Each committed batch of a `CALL { … } IN TRANSACTIONS` run, with the caller's `context` (progress logs). */
   onBatch?: (progress: BatchProgress & { workspaceId: string }, context: unknown) => void
 }
@@ -372,6 +378,7 @@ export class CypherEngine {
   private async loadCsv(turn: Turn, csv: CsvPlan): Promise<CypherOutcome> {
     const { store, workspaceId, plan, params, signal, deadline, context, rowForm } = turn
     const tx = plan.isWrite ? store.begin() : undefined
+    if (tx === undefined) await this.options.awaitReadable?.()
     const ctx = this.context(tx ?? store, tx, params, signal, deadline, workspaceId)
     const rows = await collectCsv(csv, ctx, this.options.csvImport ?? {}, this.budgets.maxReturnedRecords)
     const outcome = this.outcome(plan, rows, ctx, rowForm)
@@ -398,6 +405,15 @@ export class CypherEngine {
     const outcome = this.outcome(plan, rows, ctx, rowForm)
     outcome.classification = 'write'
     return outcome
+  }
+
+  /** True for a read that runs over many event-loop turns in its writer's turn (LOAD CSV), see awaitReadable. */
+  readsOverTurns(query: string): boolean {
+    try {
+      return this.plan(query).csv !== undefined
+    } catch {
+      return false // the run reports the compile error
+    }
   }
 
   /** Parses and plans with the LRU cache; compile errors propagate as CypherError. */

@@ -99,6 +99,10 @@ export class Kernel implements GraphAccess {
       beforePublish: (commit, workspaceId, _sequence, context) =>
         this.logCommit(commit, workspaceId, context as PendingDurability | undefined),
       ...(options.cypherImport ? { csvImport: options.cypherImport } : {}),
+      awaitReadable: async () => {
+        await this.gate.enterRead()
+        this.gate.exitRead()
+      },
       onBatch: (progress, context) =>
         options.onCypherBatch?.({
           ...progress,
@@ -362,6 +366,8 @@ export class Kernel implements GraphAccess {
   }
 
   private async runRead(request: CypherRequest, options: RunOptions): Promise<CypherResult> {
+    // LOAD CSV reads over many turns: it finds its durable moment in its writer's turn (awaitReadable above).
+    if (this.cypherEngine.readsOverTurns(request.query)) return await this.cypherEngine.run(request, options)
     await this.gate.enterRead()
     try {
       // Reads execute synchronously inside run(), on a version with no non-durable commit in it.
