@@ -258,14 +258,17 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     const batched = batchedAt >= 0 && write ? this.buildBatched(clauses, batchedAt) : undefined
     const schema =
       clauses.length === 1 && clauses[0]?.kind === 'schema' ? this.buildSchema(clauses[0]) : undefined
-    const leading =
-      !batched && clauses[0]?.kind === 'loadCsv' ? this.loadCsv(clauses, new Scope()) : undefined
+    const csvAt = batched ? -1 : clauses.findIndex((clause) => clause.kind === 'loadCsv')
+    const leading = csvAt >= 0 ? this.loadCsv(clauses, csvAt) : undefined
     const union: CompiledUnion =
       batched || schema
         ? { parts: [], columns: batched?.columns ?? [], distinct: false }
         : leading
           ? this.compileUnion(
-              { parts: [{ ...(query.parts[0] as SingleQuery), clauses: clauses.slice(1) }], unionAll: [] },
+              {
+                parts: [{ ...(query.parts[0] as SingleQuery), clauses: clauses.slice(csvAt + 1) }],
+                unionAll: [],
+              },
               leading.scope,
               write,
               true,
@@ -316,23 +319,27 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
   }
 
   /**
-   * `LOAD CSV … AS row` leading `clauses`: the source (its URL sees no variables) and the scope the rest of
-   * the query compiles in. The clauses after it must not fuse a scan or stand alone: they run once per file row.
+   * The LOAD CSV at `at` of `clauses`: the reads before it (each row they give names a file by the URL), the
+   * source, and the scope the clauses after it compile in. Those must not fuse a scan or stand alone: they run
+   * once per file row.
    */
-  private loadCsv(clauses: Clause[], scope: Scope): { source: CsvSourcePlan; scope: Scope } {
-    const clause = clauses[0] as Clause & { kind: 'loadCsv' }
-    if (clauses.length === 1)
+  private loadCsv(clauses: Clause[], at: number): { source: CsvSourcePlan; scope: Scope } {
+    const clause = clauses[at] as Clause & { kind: 'loadCsv' }
+    if (at === clauses.length - 1)
       this.report('INVALID_CLAUSE_COMPOSITION', 'a query cannot end with LOAD CSV', clause.start)
-    const url = this.exprs.compile(clause.url, new Scope())
+    const reads = this.readsBefore(clauses.slice(0, at), 'LOAD CSV', clause.start, new Scope())
+    const scope = reads.scope
+    const url = this.exprs.compile(clause.url, scope)
     const slot = this.allocSlot()
     this.csvLeads = true
     this.operators?.push(this.operatorOf(clause, OPERATOR_NAMES.loadCsv))
     const source: CsvSourcePlan = {
+      before: reads.factories,
       url,
       slot,
       headers: clause.headers,
       delimiter: clause.terminator ?? ',',
-      count: feedsAggregation(clauses, 0) ? scan : load,
+      count: feedsAggregation(clauses, at) ? scan : load,
     }
     if (scope.has(clause.variable))
       this.report('VARIABLE_ALREADY_BOUND', `variable '${clause.variable}' is already defined`, clause.start)
@@ -370,6 +377,25 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     })
   }
 
+  /** The clauses before `what` (LOAD CSV, a batched CALL), which feed it rows: they may only read. */
+  private readsBefore(
+    clauses: Clause[],
+    what: string,
+    at: number,
+    scope: Scope,
+  ): { factories: StageFactory[]; scope: Scope } {
+    if (clauses.length === 0) return { factories: [], scope }
+    const span = (list: Clause[]) => ({ start: list[0]?.start ?? 0, end: list[list.length - 1]?.end ?? 0 })
+    if (
+      clauses.some((clause) =>
+        isWriteQuery({ parts: [{ clauses: [clause], ...span([clause]) }], unionAll: [] }),
+      )
+    )
+      this.report('INVALID_CLAUSE_COMPOSITION', `the clauses before ${what} cannot write`, at)
+    const part = this.buildSingle({ clauses, ...span(clauses) }, false, scope, false, true)
+    return { factories: part.factories, scope: part.scope }
+  }
+
   /** `… CALL { … } IN TRANSACTIONS …` at `at`: the reads before, the subquery, the clauses after. */
   private buildBatched(clauses: Clause[], at: number): { plan: BatchedPlan; columns: string[] } {
     const call = clauses[at] as Clause & { kind: 'subqueryCall' }
@@ -377,29 +403,17 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     const after = clauses.slice(at + 1)
     const span = (list: Clause[]) => ({ start: list[0]?.start ?? 0, end: list[list.length - 1]?.end ?? 0 })
     let scope = new Scope()
-    let prefix: StageFactory[] = []
     let csv: CsvSourcePlan | undefined
-    if (before[0]?.kind === 'loadCsv') {
-      const leading = this.loadCsv(clauses, scope)
+    const csvAt = before.findIndex((clause) => clause.kind === 'loadCsv')
+    if (csvAt >= 0) {
+      const leading = this.loadCsv(clauses, csvAt)
       csv = leading.source
       scope = leading.scope
-      before = before.slice(1)
+      before = before.slice(csvAt + 1)
     }
-    if (before.length > 0) {
-      if (
-        before.some((clause) =>
-          isWriteQuery({ parts: [{ clauses: [clause], ...span([clause]) }], unionAll: [] }),
-        )
-      )
-        this.report(
-          'INVALID_CLAUSE_COMPOSITION',
-          'the clauses before CALL { … } IN TRANSACTIONS cannot write',
-          call.start,
-        )
-      const part = this.buildSingle({ clauses: before, ...span(before) }, false, scope, false, true)
-      prefix = part.factories
-      scope = part.scope
-    }
+    const reads = this.readsBefore(before, 'CALL { … } IN TRANSACTIONS', call.start, scope)
+    const prefix = reads.factories
+    scope = reads.scope
     this.csvLeads = false
     const compiled = compileSubqueryCall(this, call, scope, true)
     let statusSlot: number | undefined
@@ -581,10 +595,10 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
           )
         return { factories: [], scope }
       case 'loadCsv':
-        // A leading one is planned by build(); elsewhere its rows would have to come from an awaited file.
+        // The query's one LOAD CSV is planned by build(); another would read a file inside a running pipeline.
         this.report(
           'INVALID_CLAUSE_COMPOSITION',
-          'LOAD CSV must be the first clause of the query (this engine reads no file in the middle of one)',
+          'a query may hold one LOAD CSV, in its outermost part (not in a subquery, FOREACH or UNION)',
           clause.start,
         )
         return {

@@ -1,4 +1,11 @@
 export type { CsvImportPolicy, CsvLocation } from './location.js'
 export { resolveCsvLocation } from './location.js'
 export { type CsvReadOptions, type CsvRecord, readCsv } from './reader.js'
-export { type CsvPosition, type CsvRow, type CsvSourcePlan, csvRows } from './source.js'
+export {
+  type CsvPosition,
+  type CsvRow,
+  type CsvSourcePlan,
+  csvRows,
+  type LoadedRow,
+  loadCsvRows,
+} from './source.js'

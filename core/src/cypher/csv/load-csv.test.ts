@@ -67,6 +67,37 @@ describe('LOAD CSV', () => {
     ).toBe('INVALID_ARGUMENT_VALUE')
   })
 
+  it('reads after other reads: each of their rows names a file', async () => {
+    const e = engine()
+    await e.run({ query: "CREATE (:Src {url: 'file:///tabs.tsv'})", mode: 'write' })
+    expect(
+      await rows(
+        e,
+        `UNWIND ['file:///tabs.tsv', 'file:///people.csv.gz'] AS f LOAD CSV FROM f AS r
+         RETURN f, r[0], linenumber() ORDER BY f, linenumber()`,
+      ),
+    ).toEqual([
+      ['file:///people.csv.gz', 'name', 1],
+      ['file:///people.csv.gz', 'Ada', 2],
+      ['file:///people.csv.gz', 'Bo', 3],
+      ['file:///tabs.tsv', 'x\ty', 1],
+      ['file:///tabs.tsv', '1\t2', 2],
+    ])
+    expect(
+      await rows(e, "MATCH (s:Src) LOAD CSV FROM s.url AS r FIELDTERMINATOR '\t' RETURN s.url, r[1]"),
+    ).toEqual([
+      ['file:///tabs.tsv', 'y'],
+      ['file:///tabs.tsv', '2'],
+    ])
+    const loaded = await e.run({
+      query: `WITH $file AS f LOAD CSV FROM f AS r WITH r, f WHERE r[0] <> '0'
+              CALL (r, f) { CREATE (:Line {n: r[0], from: f}) } IN TRANSACTIONS OF 1000 ROWS`,
+      params: { file: 'file:///numbers.csv' },
+      mode: 'write',
+    })
+    expect(loaded.mutation_summary.created_nodes).toBe(2499)
+  })
+
   it('gunzips by the .gz name and by the magic bytes', async () => {
     expect(
       await rows(engine(), "LOAD CSV WITH HEADERS FROM 'file:///people.csv.gz' AS p RETURN p.name"),
@@ -153,9 +184,18 @@ describe('LOAD CSV', () => {
     expect(
       await failure(engine(), "USING PERIODIC COMMIT 500 LOAD CSV FROM 'file:///a.csv' AS r CREATE (:A)"),
     ).toEqual({ code: 'CYPHER_SYNTAX_ERROR', message: expect.stringContaining('IN TRANSACTIONS') })
-    expect((await failure(engine(), "MATCH (n) LOAD CSV FROM 'file:///tabs.tsv' AS r RETURN r")).code).toBe(
-      'INVALID_CLAUSE_COMPOSITION',
-    )
+    expect(
+      (await failure(engine(), "CREATE (:X) WITH 1 AS one LOAD CSV FROM 'file:///tabs.tsv' AS r RETURN r"))
+        .message,
+    ).toContain('the clauses before LOAD CSV cannot write')
+    expect(
+      (
+        await failure(
+          engine(),
+          "LOAD CSV FROM 'file:///tabs.tsv' AS a LOAD CSV FROM 'file:///tabs.tsv' AS b RETURN b",
+        )
+      ).code,
+    ).toBe('INVALID_CLAUSE_COMPOSITION')
     expect((await failure(engine(), "LOAD CSV FROM 'file:///tabs.tsv' AS r")).message).toContain('LOAD CSV')
     const none = await failure(
       new CypherEngine(new GraphCatalog()),

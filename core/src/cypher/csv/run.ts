@@ -1,9 +1,9 @@
 import { budgetError } from '../errors.js'
-import { type ExecContext, tick } from '../executor/context.js'
+import type { ExecContext } from '../executor/context.js'
 import type { CsvPlan } from '../planner.js'
 import type { Value } from '../values.js'
 import type { CsvImportPolicy } from './location.js'
-import { csvRows } from './source.js'
+import { loadCsvRows } from './source.js'
 
 /**
  * Runs a query that starts with LOAD CSV in one transaction (or on the graph, for a read): each file row is
@@ -22,15 +22,9 @@ export async function collectCsv(
     if (rows.length > maxReturned) throw budgetError('returned_records', rows.length, maxReturned)
     return true
   })
-  const blank = csv.blankRow()
-  const slot = csv.source.slot
   try {
-    for await (const { value, position } of csvRows(csv.source, ctx, blank, policy)) {
-      csv.source.count(ctx)
-      tick(ctx)
+    for await (const { row, position } of loadCsvRows(csv.source, ctx, csv.blankRow(), policy)) {
       ctx.csv = position
-      const row = blank.slice()
-      row[slot] = value
       if (!head.push(row)) break
     }
     head.finish()

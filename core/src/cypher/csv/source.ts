@@ -1,12 +1,21 @@
 import type { Eval } from '../compile-expr.js'
 import { CypherError } from '../errors.js'
-import type { ExecContext, RowCounter } from '../executor/context.js'
+import {
+  chain,
+  type ExecContext,
+  type Row,
+  type RowCounter,
+  type StageFactory,
+  tick,
+} from '../executor/context.js'
 import type { Value } from '../values.js'
 import { type CsvImportPolicy, resolveCsvLocation } from './location.js'
 import { readCsv } from './reader.js'
 
-/** A compiled `LOAD CSV [WITH HEADERS] FROM url AS variable [FIELDTERMINATOR t]`, the first clause of a query. */
+/** A compiled `[reads] LOAD CSV [WITH HEADERS] FROM url AS variable [FIELDTERMINATOR t]`. */
 export interface CsvSourcePlan {
+  /** The reads before LOAD CSV: each row they give is joined with every row of the file its URL names. */
+  before: StageFactory[]
   url: Eval
   /** The slot `variable` lives in. */
   slot: number
@@ -28,6 +37,40 @@ export interface CsvRow {
   position: CsvPosition
 }
 
+/** A row for the clauses after LOAD CSV (the variable set), and where in which file it was read. */
+export interface LoadedRow {
+  row: Row
+  position: CsvPosition
+}
+
+/**
+ * The rows LOAD CSV gives, read as they are asked for: for each row of the reads before it (one empty row when
+ * there are none), every row of the file its URL names, counted against the budgets and the clock.
+ */
+export async function* loadCsvRows(
+  source: CsvSourcePlan,
+  ctx: ExecContext,
+  blank: Row,
+  policy: CsvImportPolicy,
+): AsyncGenerator<LoadedRow> {
+  const inputs: Row[] = []
+  const head = chain(source.before, ctx, {
+    push: (row) => inputs.push(row) > 0,
+    finish() {},
+  })
+  head.push(blank)
+  head.finish()
+  for (const input of inputs) {
+    for await (const { value, position } of csvRows(source, ctx, input, policy)) {
+      source.count(ctx)
+      tick(ctx)
+      const row = input.slice()
+      row[source.slot] = value
+      yield { row, position }
+    }
+  }
+}
+
 /**
  * The rows of the source, read as they are asked for. `ctx` evaluates the URL (parameters may name it) and
  * carries the abort signal; the caller counts and runs each row.
@@ -35,10 +78,10 @@ export interface CsvRow {
 export async function* csvRows(
   source: CsvSourcePlan,
   ctx: ExecContext,
-  blank: Value[],
+  input: Row,
   policy: CsvImportPolicy,
 ): AsyncGenerator<CsvRow> {
-  const url = source.url(blank, ctx)
+  const url = source.url(input, ctx)
   if (typeof url !== 'string')
     throw new CypherError('INVALID_ARGUMENT_TYPE', 'LOAD CSV FROM needs a string URL', 'runtime')
   const location = await resolveCsvLocation(url, policy)

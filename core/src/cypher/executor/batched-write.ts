@@ -2,7 +2,7 @@ import type { CommitRecord } from '../../graph/commit.js'
 import type { GraphStore } from '../../graph/store.js'
 import type { Transaction } from '../../graph/transaction.js'
 import type { GraphReader } from '../../graph/types.js'
-import { type CsvImportPolicy, csvRows } from '../csv/index.js'
+import { type CsvImportPolicy, loadCsvRows } from '../csv/index.js'
 import { budgetError, CypherError } from '../errors.js'
 import type { BatchedPlan } from '../planner.js'
 import type { Value } from '../values.js'
@@ -13,7 +13,6 @@ import {
   type MutationSummary,
   type Row,
   type Stage,
-  tick,
 } from './context.js'
 
 /** What a batched write needs from the engine: contexts on a version, and the commit of one transaction. */
@@ -116,13 +115,8 @@ export async function runBatched(
   const csv = batched.csv
   if (csv === undefined) head.push(batched.blankRow())
   else {
-    const blank = batched.blankRow()
-    for await (const { value, position } of csvRows(csv, reads, blank, host.csvImport)) {
-      csv.count(reads)
-      tick(reads)
+    for await (const { row, position } of loadCsvRows(csv, reads, batched.blankRow(), host.csvImport)) {
       reads.csv = position
-      const row = blank.slice()
-      row[csv.slot] = value
       head.push(row)
       if (pending.length < size) continue
       while (pending.length >= size) await runBatch(pending.splice(0, size))
