@@ -13,6 +13,7 @@ const dir = mkdtempSync(join(tmpdir(), 'load-csv-'))
 writeFileSync(join(dir, 'people.csv'), 'name,age,city\nAda,36,London\n"Smith, Jo",,"say ""hi"""\nBo,41\n')
 writeFileSync(join(dir, 'plain.csv'), 'a,b\n"",c\n"multi\nline",d\n')
 writeFileSync(join(dir, 'tabs.tsv'), 'x\ty\n1\t2\n')
+writeFileSync(join(dir, 'broken.csv'), 'a,b\n"never closed,1\n')
 writeFileSync(join(dir, 'people.csv.gz'), gzipSync('name\nAda\nBo\n'))
 writeFileSync(join(dir, 'zipped.bin'), gzipSync('name\nCy\n'))
 writeFileSync(join(dir, 'numbers.csv'), Array.from({ length: 2500 }, (_, i) => `${i}`).join('\n'))
@@ -209,6 +210,10 @@ describe('LOAD CSV', () => {
       'EXTERNAL_RESOURCE_FAILED',
     )
     expect((await failure(engine(), 'LOAD CSV FROM 42 AS r RETURN r')).code).toBe('INVALID_ARGUMENT_TYPE')
+    expect(await failure(engine(), "LOAD CSV FROM 'file:///broken.csv' AS r RETURN r")).toEqual({
+      code: 'EXTERNAL_RESOURCE_FAILED',
+      message: expect.stringContaining("'file:///broken.csv'"),
+    })
     // Bolt reports both as Neo4j does.
     for (const code of ['LOAD_CSV_NOT_ALLOWED', 'EXTERNAL_RESOURCE_FAILED'])
       expect(neo4jStatusCode(code)).toBe('Neo.ClientError.Statement.ExternalResourceFailed')
