@@ -1,8 +1,8 @@
 export type { CsvImportPolicy, CsvLocation } from './location.js'
 export { resolveCsvLocation } from './location.js'
+export type { CsvPosition } from './position.js'
 export { type CsvReadOptions, type CsvRecord, readCsv } from './reader.js'
 export {
-  type CsvPosition,
   type CsvRow,
   type CsvSourcePlan,
   csvRows,

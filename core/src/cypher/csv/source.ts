@@ -10,6 +10,7 @@ import {
 } from '../executor/context.js'
 import type { Value } from '../values.js'
 import { type CsvImportPolicy, resolveCsvLocation } from './location.js'
+import type { CsvPosition } from './position.js'
 import { readCsv } from './reader.js'
 
 /** A compiled `[reads] LOAD CSV [WITH HEADERS] FROM url AS variable [FIELDTERMINATOR t]`. */
@@ -23,12 +24,6 @@ export interface CsvSourcePlan {
   delimiter: string
   /** How each row counts against the budgets (loaded, or scanned when an aggregation consumes it). */
   count: RowCounter
-}
-
-/** Where LOAD CSV is in its file: what `file()` and `linenumber()` answer. */
-export interface CsvPosition {
-  file: string
-  line: number
 }
 
 /** One row of the file: the variable's value (a list of strings, or a map by header) and its position. */

@@ -1,7 +1,7 @@
 import { EngineError } from '../../errors.js'
 import type { Transaction } from '../../graph/transaction.js'
 import type { GraphReader } from '../../graph/types.js'
-import type { CsvPosition } from '../csv/source.js'
+import type { CsvPosition } from '../csv/position.js'
 import { budgetError, CypherError } from '../errors.js'
 import type { ProcedureHost } from '../procedures/host.js'
 import type { Value } from '../values.js'
