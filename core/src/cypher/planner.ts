@@ -407,7 +407,8 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     const csvAt = before.findIndex((clause) => clause.kind === 'loadCsv')
     if (csvAt >= 0) {
       const leading = this.loadCsv(clauses, csvAt)
-      csv = leading.source
+      // The file's rows pass on into batches, held a batch at a time: work (scanned), not a result's rows.
+      csv = { ...leading.source, count: scan }
       scope = leading.scope
       before = before.slice(csvAt + 1)
     }

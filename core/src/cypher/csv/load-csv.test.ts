@@ -161,6 +161,17 @@ describe('LOAD CSV', () => {
     ])
   })
 
+  it('counts a batched load as work, not as rows a result holds', async () => {
+    const e = engine({ budgets: { maxLoadedRecords: 1000, maxMutations: 5000 } })
+    const loaded = await e.run({
+      query: `LOAD CSV FROM 'file:///numbers.csv' AS r CALL (r) { CREATE (:M {n: r[0]}) } IN TRANSACTIONS OF 2000 ROWS`,
+      mode: 'write',
+    })
+    expect(loaded.mutation_summary.created_nodes).toBe(2500)
+    const read = await e.run({ query: "LOAD CSV FROM 'file:///numbers.csv' AS r RETURN r", mode: 'read' })
+    expect(read.validation_errors[0]?.code).toBe('QUERY_BUDGET_EXCEEDED')
+  })
+
   it('streams into CALL { … } IN TRANSACTIONS: each batch commits, progress is reported', async () => {
     const batches: number[] = []
     const e = engine({ onBatch: (progress) => batches.push(progress.rows) })
