@@ -16,7 +16,13 @@ import { fsyncDirectory } from './atomic-file.js'
 import { type BackupSource, captureFileStore } from './backup/backup-source.js'
 import { type CheckpointPiece, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
 import type { DurabilityReport } from './durability.js'
-import type { DurableStore, RecoveryFigures, ReplaySink, ReplicationReport } from './durable-store.js'
+import {
+  checkpointAfterBytes,
+  type DurableStore,
+  type RecoveryFigures,
+  type ReplaySink,
+  type ReplicationReport,
+} from './durable-store.js'
 import { acquireDirectoryLock, type DirectoryLock } from './lock.js'
 import { cutToDurablePrefix, probeStorage } from './log-resume.js'
 import {
@@ -33,8 +39,6 @@ import { WalArchive } from './wal-archive.js'
 import { listSegments, scanWal, WAL_DIR, type WalDamage } from './wal-reader.js'
 import { type Appended, type WalListener, WalWriter } from './wal-writer.js'
 
-/** A checkpoint starts once the log since the last one is this share of its image (or the setting, if more). */
-const CHECKPOINT_REPLAY_SHARE = 0.5
 export interface PersistentStorageOptions {
   dir: string
   requireFsync: boolean
@@ -373,16 +377,9 @@ export class PersistentStorage implements DurableStore {
     return sinceBytes >= this.checkpointAfterBytes() || age >= this.options.checkpointEveryMs
   }
 
-  /**
-   * Log growth that starts the next checkpoint: the setting, or half the current image when that is more.
-   * A fixed amount made a growing store write its whole image again every 64 MB of log: quadratic work over
-   * a bulk load (2 million objects imported at a third of the 200k rate). Growing with the image keeps the
-   * checkpoints of a load geometric (their total ~3x the final image) and the replay after a crash at most
-   * half an image of log.
-   */
   private checkpointAfterBytes(): number {
     const image = this.manifest.components.find((c) => c.name === 'checkpoint')?.bytes ?? 0
-    return Math.max(this.options.checkpointEveryBytes, Math.floor(image * CHECKPOINT_REPLAY_SHARE))
+    return checkpointAfterBytes(this.options.checkpointEveryBytes, image)
   }
 
   /**
