@@ -56,6 +56,7 @@ export type { StorageFaultReport } from './kernel/storage-fault-recovery.js'
 export type {
   CallOptions,
   CommittedWrite,
+  CypherBatchProgress,
   CypherCall,
   DerivedIndex,
   EngineState,

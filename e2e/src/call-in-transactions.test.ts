@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { type BatchCount, killMidBatches } from './batch-kill.js'
 import { type RunningServer, startServer } from './harness.js'
 import type { CypherEnvelope } from './kill9-support.js'
 
@@ -14,9 +15,7 @@ const ROWS = 40_000
 const BATCH = 200
 const WRITE = `UNWIND range(1, ${ROWS}) AS i CALL (i) { CREATE (:Batch {i: i}) } IN TRANSACTIONS OF ${BATCH} ROWS`
 
-async function batchCount(
-  server: RunningServer,
-): Promise<{ count: number; min: number | null; max: number | null }> {
+async function batchCount(server: RunningServer): Promise<BatchCount> {
   const res = await server.request<CypherEnvelope>('/v1/cypher/read', {
     body: { query: 'MATCH (b:Batch) RETURN count(b) AS c, min(b.i) AS lo, max(b.i) AS hi' },
   })
@@ -45,32 +44,8 @@ describe('CALL { } IN TRANSACTIONS under kill -9', () => {
   it('keeps whole batches only', async () => {
     const { root, env } = persistentEnv('batches-')
     try {
-      let server = await startServer({ env, timeoutMs: 60_000 })
-      const write = server
-        .request<CypherEnvelope>('/v1/cypher/write', { body: { query: WRITE } })
-        .catch(() => undefined)
       // Kill once some batches are durable and visible, while the rest are still to come.
-      let seen = 0
-      for (let i = 0; i < 2_000 && seen === 0; i++) {
-        seen = (await batchCount(server)).count
-        if (seen === 0) await new Promise((r) => setTimeout(r, 5))
-      }
-      await server.kill()
-      await write
-      expect(seen).toBeGreaterThan(0)
-      server = await startServer({ env, timeoutMs: 60_000 })
-      try {
-        const after = await batchCount(server)
-        // Every batch seen before the kill was durable, and only whole batches are there, in order.
-        expect(after.count).toBeGreaterThanOrEqual(seen)
-        expect(after.count % BATCH).toBe(0)
-        expect(after.min).toBe(1)
-        expect(after.max).toBe(after.count)
-        if (after.count === ROWS)
-          process.stdout.write('the write finished before the kill: only the batch check applied\n')
-      } finally {
-        await server.stop()
-      }
+      await killMidBatches({ env, write: WRITE, count: batchCount, minSeen: 1, batch: BATCH, total: ROWS })
     } finally {
       rmSync(root, { recursive: true, force: true })
     }

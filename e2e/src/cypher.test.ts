@@ -141,7 +141,7 @@ describe('Cypher over HTTP', () => {
 
   it('refuses unsupported syntax with a precise code', async () => {
     for (const query of [
-      "LOAD CSV FROM 'file:///x' AS row RETURN row",
+      'START n=node(1) RETURN n',
       "CREATE USER bob SET PASSWORD 'secret'",
       'USING PERIODIC COMMIT LOAD CSV FROM "x" AS r RETURN r',
     ]) {
@@ -149,6 +149,15 @@ describe('Cypher over HTTP', () => {
       expect(['Rejected', 'ValidationFailed']).toContain(res.json.result.status)
       expect(res.json.result.validation_errors[0]!.code).toMatch(/UNSUPPORTED|SYNTAX/)
     }
+  })
+
+  it('refuses LOAD CSV while no import directory is set, naming the setting', async () => {
+    const res = await cypher('read', { query: "LOAD CSV FROM 'file:///x.csv' AS row RETURN row" })
+    expect(res.json.result.status).toBe('Rejected')
+    expect(res.json.result.validation_errors[0]).toMatchObject({
+      code: 'LOAD_CSV_NOT_ALLOWED',
+      message: expect.stringContaining('SERVICE_CYPHER_IMPORT_DIR'),
+    })
   })
 
   it('binds parameters as values, never as text', async () => {

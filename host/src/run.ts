@@ -60,6 +60,23 @@ export function engineOptions(settings: Settings, logger: Logger): Parameters<ty
       maxStreamedRecords: settings.bolt.maxStreamedRecords,
     },
     onWarning: (message) => logger.warn({ event: 'storage_warning' }, message),
+    cypherImport: {
+      ...(settings.cypherImport.importDir === null ? {} : { importDir: settings.cypherImport.importDir }),
+      allowedUrls: settings.cypherImport.allowedUrls,
+    },
+    // CALL { … } IN TRANSACTIONS (a LOAD CSV load, say): one line per durable batch.
+    onCypherBatch: (progress) =>
+      logger.info(
+        {
+          event: 'cypher_batch_committed',
+          workspace: progress.workspaceId,
+          batch: progress.batch,
+          rows: progress.rows,
+          elapsed_ms: progress.elapsedMs,
+          ...(progress.correlationId === undefined ? {} : { correlation_id: progress.correlationId }),
+        },
+        'batch committed',
+      ),
     ref: {
       maxOperations: settings.ref.syncMaxOperations,
       outboxCapacity: settings.ref.syncMaxReplayIdentities,

@@ -382,6 +382,19 @@ export const SETTINGS_CATALOG: readonly SettingGroup[] = [
     vars: [['SERVICE_BOLT_READ_ADDRESSES', UNSET]],
     meaning: '`host:port` list of read followers that `ROUTE` names as `READ` on a PostgreSQL primary.',
   },
+  // Cypher import
+  {
+    section: 'Cypher import (LOAD CSV)',
+    vars: [['SERVICE_CYPHER_IMPORT_DIR', UNSET]],
+    meaning:
+      "The directory `LOAD CSV FROM 'file:///name.csv'` reads from (`name.csv` in it, as Neo4j's import directory); `..` and symbolic links that lead out of it are refused. Unset: every file URL is refused (`LOAD_CSV_NOT_ALLOWED`). gzip files are read as such.",
+  },
+  {
+    section: 'Cypher import (LOAD CSV)',
+    vars: [['SERVICE_CYPHER_IMPORT_ALLOWED_URLS', UNSET]],
+    meaning:
+      'Comma-separated http(s) URL prefixes `LOAD CSV` may fetch (same scheme, host and port, path under the prefix); no request goes to any other address and redirects are not followed. Unset: every URL is refused.',
+  },
   // Seed search embeddings
   {
     section: 'Seed search embeddings',

@@ -311,6 +311,27 @@ describe('Bolt settings', () => {
     expect(set.readAddresses).toEqual(['f1:7687', '[::1]:7688'])
   })
 
+  it('reads where LOAD CSV may read: a directory made absolute, URL prefixes that must be http(s)', () => {
+    expect(loadSettings(base, '/srv').cypherImport).toEqual({ importDir: null, allowedUrls: [] })
+    const set = loadSettings(
+      {
+        ...base,
+        SERVICE_CYPHER_IMPORT_DIR: 'import',
+        SERVICE_CYPHER_IMPORT_ALLOWED_URLS: 'https://data.example.org/exports/, http://10.0.0.5:8080',
+      },
+      '/srv',
+    ).cypherImport
+    expect(set).toEqual({
+      importDir: join('/srv', 'import'),
+      allowedUrls: ['https://data.example.org/exports/', 'http://10.0.0.5:8080'],
+    })
+    const problems = problemsOf({ ...base, SERVICE_CYPHER_IMPORT_ALLOWED_URLS: 'file:///etc, nope' }).join(
+      '\n',
+    )
+    expect(problems).toContain("SERVICE_CYPHER_IMPORT_ALLOWED_URLS entry 'file:///etc'")
+    expect(problems).toContain("SERVICE_CYPHER_IMPORT_ALLOWED_URLS entry 'nope'")
+  })
+
   it('names every bad value, and a Bolt port that is the HTTP port', () => {
     const problems = problemsOf({
       ...base,

@@ -3,6 +3,7 @@ import { MEMORY_PERMISSIONS, type MemoryPermission } from '@service/core'
 import { WorkspaceSelection } from '@service/core/taxii'
 import { PackError, parseEnabledPacks } from '@service/plugin-provider-host'
 import { type BoltSettings, readBoltSettings } from './bolt-settings.js'
+import { type CypherImportSettings, readCypherImportSettings } from './cypher-import-settings.js'
 import { EnvReader, SettingsError } from './env-reader.js'
 import { type McpSettings, readMcpSettings } from './mcp-settings.js'
 import { type PostgresSettings, readPostgresSettings, redactPostgresUrl } from './postgres-settings.js'
@@ -70,6 +71,8 @@ export interface Settings {
   mcp: McpSettings
   /** The Bolt listener (Neo4j drivers and tools) on the HTTP bind host. */
   bolt: BoltSettings
+  /** Where Cypher's LOAD CSV may read: a directory, allowed URL prefixes. */
+  cypherImport: CypherImportSettings
   /** Seed search's embedding provider (the seed plugin reads the same variables when it starts it). */
   seed: SeedSettings
   ref: {
@@ -308,6 +311,7 @@ export function loadSettings(
     },
     mcp: readMcpSettings(r, host, authToken),
     bolt: readBoltSettings(r, httpPort),
+    cypherImport: readCypherImportSettings(r, abs),
     seed: readSeedSettings(r, env),
     ref: {
       syncMaxOperations: r.integer('SERVICE_OPENCTI_SYNC_MAX_OPERATIONS', 512, 1),

@@ -173,6 +173,14 @@ export type RemoveItem =
 export type Clause =
   | ({ kind: 'match'; optional: boolean; pattern: PatternPart[]; where: Expr | undefined } & Span)
   | ({ kind: 'unwind'; expr: Expr; variable: string } & Span)
+  /** `LOAD CSV [WITH HEADERS] FROM url AS variable [FIELDTERMINATOR 'c']`. */
+  | ({
+      kind: 'loadCsv'
+      headers: boolean
+      url: Expr
+      variable: string
+      terminator: string | undefined
+    } & Span)
   | ({ kind: 'with'; projection: Projection; where: Expr | undefined } & Span)
   | ({ kind: 'return'; projection: Projection } & Span)
   | ({ kind: 'create'; pattern: PatternPart[] } & Span)

@@ -4,9 +4,11 @@ import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
+import type { CsvImportPolicy } from './csv/location.js'
+import { collectCsv } from './csv/run.js'
 import { type DetachedValue, detach, detachedBytes } from './detached.js'
 import { budgetError, CypherError } from './errors.js'
-import { runBatched } from './executor/batched-write.js'
+import { type BatchProgress, runBatched } from './executor/batched-write.js'
 import {
   type CypherBudgets,
   DEFAULT_BUDGETS,
@@ -23,7 +25,7 @@ import {
   validationError,
 } from './outcome.js'
 import { bindParams } from './params.js'
-import { type BatchedPlan, type Plan, planQuery } from './planner.js'
+import { type BatchedPlan, type CsvPlan, type Plan, planQuery } from './planner.js'
 import { builtinRegistry, type ProcedureDef, type ProcedureRegistry } from './procedures/index.js'
 import { toJson } from './result.js'
 import { SchemaCatalog } from './schema/catalog.js'
@@ -80,9 +82,31 @@ export interface CypherEngineOptions {
    * that ends within them is answered whole. 0: every streamed read answers with its cursor (tests).
    */
   streamPrefetchRows?: number
+  /** Where LOAD CSV may read (SERVICE_CYPHER_IMPORT_DIR, SERVICE_CYPHER_IMPORT_ALLOWED_URLS); nowhere when absent. */
+  csvImport?: CsvImportPolicy
+  /**
+   * Resolves at a moment when every published commit is durable. A LOAD CSV read waits for it in its writer's
+   * turn (no commit of its workspace can publish after that until it ends), so over its many event-loop turns
+   * it reads durable state only, without holding the read gate (which would hold back every writer).
+   */
+  awaitReadable?: () => Promise<void>
+  /** Each committed batch of a `CALL { … } IN TRANSACTIONS` run, with the caller's `context` (progress logs). */
+  onBatch?: (progress: BatchProgress & { workspaceId: string }, context: unknown) => void
 }
 
 const STREAM_PREFETCH_ROWS = 1000
+
+/** A query run in its workspace's writer turn (batched, LOAD CSV), with what it carries from the request. */
+interface Turn {
+  store: GraphStore
+  workspaceId: string
+  plan: Plan
+  params: Map<string, Value>
+  signal: AbortSignal | undefined
+  deadline: number | undefined
+  context: unknown
+  rowForm: RowForm | undefined
+}
 
 /**
  * Runs Cypher against a catalog of workspace graphs. Reads execute synchronously on the published
@@ -145,7 +169,7 @@ export class CypherEngine {
     try {
       const plan = this.plan(request.query)
       // Batches wait between their commits; schema commands wait for their journal record.
-      if (plan.batched !== undefined || plan.schema !== undefined) return undefined
+      if (plan.batched !== undefined || plan.schema !== undefined || plan.csv !== undefined) return undefined
     } catch {
       // the run below reports the compile error
     }
@@ -173,6 +197,23 @@ export class CypherEngine {
     if (plan.mode === 'explain') return this.explainOnly(plan)
     const params = this.bind(plan, request)
     const store = this.catalog.workspace(workspaceId)
+    const { csv, batched } = plan
+    if (csv !== undefined || batched !== undefined) {
+      const turn: Turn = {
+        store,
+        workspaceId,
+        plan,
+        params,
+        signal,
+        deadline,
+        context,
+        rowForm: request.rows,
+      }
+      // In the writer's turn, even a LOAD CSV that only reads: the file's rows all see one version of the graph.
+      return store.exclusive(async () =>
+        batched ? await this.writeBatched(turn, batched) : await this.loadCsv(turn, csv as CsvPlan),
+      )
+    }
     if (!plan.isWrite) {
       const ctx = this.context(store, undefined, params, signal, deadline, workspaceId)
       const outcome = this.collect(plan, ctx, request.rows)
@@ -191,24 +232,6 @@ export class CypherEngine {
         outcome.classification = 'write'
         return outcome
       })
-    }
-    if (plan.batched !== undefined) {
-      const batched = plan.batched
-      const rowForm = request.rows
-      return store.exclusive(
-        async () =>
-          await this.writeBatched(
-            store,
-            workspaceId,
-            plan,
-            batched,
-            params,
-            signal,
-            deadline,
-            context,
-            rowForm,
-          ),
-      )
     }
     if (now)
       return this.write(store, workspaceId, plan, params, request.rows, signal, deadline, context, true)
@@ -280,10 +303,10 @@ export class CypherEngine {
         )
       if (plan.mode === 'explain') return this.explainOnly(plan)
       // Each commits on its own (batches, a journaled schema change): only as an auto-commit query.
-      if (plan.batched !== undefined || plan.schema !== undefined)
+      if (plan.batched !== undefined || plan.schema !== undefined || plan.csv !== undefined)
         throw new CypherError(
           'IMPLICIT_TRANSACTION_REQUIRED',
-          `${plan.batched ? 'CALL { … } IN TRANSACTIONS' : 'a schema command'} can only run in an implicit (auto-commit) transaction`,
+          `${plan.batched ? 'CALL { … } IN TRANSACTIONS' : plan.csv ? 'LOAD CSV' : 'a schema command'} can only run in an implicit (auto-commit) transaction`,
           'runtime',
         )
       const params = this.bind(plan, request)
@@ -351,18 +374,23 @@ export class CypherEngine {
     )
   }
 
+  /** `LOAD CSV … AS row …` in one transaction (a read: on the graph), the file read as the rows run. */
+  private async loadCsv(turn: Turn, csv: CsvPlan): Promise<CypherOutcome> {
+    const { store, workspaceId, plan, params, signal, deadline, context, rowForm } = turn
+    const tx = plan.isWrite ? store.begin() : undefined
+    if (tx === undefined) await this.options.awaitReadable?.()
+    const ctx = this.context(tx ?? store, tx, params, signal, deadline, workspaceId)
+    const rows = await collectCsv(csv, ctx, this.options.csvImport ?? {}, this.budgets.maxReturnedRecords)
+    const outcome = this.outcome(plan, rows, ctx, rowForm)
+    outcome.classification = tx ? 'write' : 'read'
+    const commit = tx?.prepare()
+    if (tx && commit && commit.ops.length > 0) await this.publish(store, workspaceId, tx, commit, context)
+    return outcome
+  }
+
   /** `… CALL { … } IN TRANSACTIONS OF n ROWS …`, batch by batch (executor/batched-write.ts). */
-  private async writeBatched(
-    store: GraphStore,
-    workspaceId: string,
-    plan: Plan,
-    batched: BatchedPlan,
-    params: Map<string, Value>,
-    signal: AbortSignal | undefined,
-    deadline: number | undefined,
-    context: unknown,
-    rowForm: RowForm | undefined,
-  ): Promise<CypherOutcome> {
+  private async writeBatched(turn: Turn, batched: BatchedPlan): Promise<CypherOutcome> {
+    const { store, workspaceId, plan, params, signal, deadline, context, rowForm } = turn
     const { rows, ctx } = await runBatched(batched, store, {
       context: (graph, tx, stats) => this.context(graph, tx, params, signal, deadline, workspaceId, stats),
       commit: async (tx, record) => {
@@ -370,10 +398,22 @@ export class CypherEngine {
         await this.options.awaitDurable?.(context)
       },
       maxReturnedRecords: this.budgets.maxReturnedRecords,
+      csvImport: this.options.csvImport ?? {},
+      progress:
+        this.options.onBatch && ((progress) => this.options.onBatch?.({ ...progress, workspaceId }, context)),
     })
     const outcome = this.outcome(plan, rows, ctx, rowForm)
     outcome.classification = 'write'
     return outcome
+  }
+
+  /** True for a read that runs over many event-loop turns in its writer's turn (LOAD CSV), see awaitReadable. */
+  readsOverTurns(query: string): boolean {
+    try {
+      return this.plan(query).csv !== undefined
+    } catch {
+      return false // the run reports the compile error
+    }
   }
 
   /** Parses and plans with the LRU cache; compile errors propagate as CypherError. */

@@ -199,6 +199,9 @@ export const MORE_FUNCTIONS: Record<string, FunctionDef> = {
     fn: ([x]) => (x === null ? null : Number.isNaN(number('isNaN', x as Value))),
   },
   randomuuid: { min: 0, max: 0, fn: () => randomUUID() },
+  // The row LOAD CSV is reading: its line (integer) and its file's URL; null outside LOAD CSV, as in Neo4j.
+  linenumber: { min: 0, max: 0, fn: (_args, ctx) => (ctx.csv ? BigInt(ctx.csv.line) : null) },
+  file: { min: 0, max: 0, fn: (_args, ctx) => ctx.csv?.file ?? null },
   'vector.similarity.cosine': {
     min: 2,
     max: 2,

@@ -1,4 +1,5 @@
 export { isWriteQuery, type Query } from './ast.js'
+export type { CsvImportPolicy } from './csv/location.js'
 export {
   DetachedNode,
   DetachedPath,

@@ -11,6 +11,8 @@ const BY_CODE: Readonly<Record<string, string>> = {
   INVALID_UNICODE_LITERAL: 'Neo.ClientError.Statement.SyntaxError',
   INVALID_NUMBER_LITERAL: 'Neo.ClientError.Statement.SyntaxError',
   UNSUPPORTED_CYPHER_FEATURE: 'Neo.ClientError.Statement.FeatureNotSupported' as const,
+  EXTERNAL_RESOURCE_FAILED: 'Neo.ClientError.Statement.ExternalResourceFailed',
+  LOAD_CSV_NOT_ALLOWED: 'Neo.ClientError.Statement.ExternalResourceFailed',
 
   VARIABLE_ALREADY_BOUND: 'Neo.ClientError.Statement.SemanticError',
   UNDEFINED_VARIABLE: 'Neo.ClientError.Statement.SemanticError',

@@ -90,9 +90,23 @@ describe('parser', () => {
   })
 
   it('rejects unsupported features with their position', () => {
-    expect(failure("LOAD CSV FROM 'x' AS l RETURN l").code).toBe('UNSUPPORTED_CYPHER_FEATURE')
-    expect(failure('MATCH (n) LOAD CSV FROM "x" AS l RETURN n').position?.column).toBe(11)
-    expect(failure('USING PERIODIC COMMIT CREATE ()').code).toBe('UNSUPPORTED_CYPHER_FEATURE')
+    expect(failure('START n=node(1) RETURN n').code).toBe('UNSUPPORTED_CYPHER_FEATURE')
+    expect(failure('MATCH (n) START m=node(1) RETURN n').position?.column).toBe(11)
+    // Neo4j 5 calls PERIODIC COMMIT a syntax error and points at IN TRANSACTIONS.
+    const periodic = failure("USING PERIODIC COMMIT LOAD CSV FROM 'file:///a.csv' AS r CREATE ()")
+    expect(periodic.code).toBe('CYPHER_SYNTAX_ERROR')
+    expect(periodic.message).toContain('CALL { … } IN TRANSACTIONS')
+  })
+
+  it('parses LOAD CSV with its options', () => {
+    const clause = parseQuery("LOAD CSV WITH HEADERS FROM $url AS row FIELDTERMINATOR '\\t' RETURN row", {
+      maxExpressionDepth: 64,
+    }).parts[0]?.clauses[0]
+    expect(clause).toMatchObject({ kind: 'loadCsv', headers: true, variable: 'row', terminator: '\t' })
+    expect(failure("LOAD CSV FROM 'a' row RETURN row").code).toBe('CYPHER_SYNTAX_ERROR')
+    expect(failure("LOAD CSV FROM 'a' AS row FIELDTERMINATOR '\"' RETURN row").code).toBe(
+      'INVALID_ARGUMENT_VALUE',
+    )
   })
 
   it('rejects integer literals outside 64 bits', () => {

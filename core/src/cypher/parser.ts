@@ -77,7 +77,6 @@ const SHOW_QUALIFIERS = new Set([
 
 /** Features outside the subset, reported with UNSUPPORTED_CYPHER_FEATURE at their position. */
 const UNSUPPORTED: Record<string, string> = {
-  LOAD: 'LOAD CSV',
   USING: 'USING (hints and PERIODIC COMMIT)',
   DROP: 'DROP (of a database or user)',
   START: 'START',
@@ -181,6 +180,35 @@ class QueryParser extends SchemaParser {
     return { clauses, start, end: this.lastEnd() }
   }
 
+  /** `LOAD CSV [WITH HEADERS] FROM url AS variable [FIELDTERMINATOR 'c']`: the terminator is one character. */
+  private parseLoadCsv(): Clause {
+    const start = this.next().start
+    this.expectKeyword('CSV')
+    let headers = false
+    if (this.acceptKeyword('WITH')) {
+      this.expectKeyword('HEADERS')
+      headers = true
+    }
+    this.expectKeyword('FROM')
+    const url = this.parseExpr()
+    this.expectKeyword('AS')
+    const variable = this.expectName('a variable')
+    let terminator: string | undefined
+    if (this.acceptKeyword('FIELDTERMINATOR')) {
+      const token = this.peek()
+      if (token.kind !== 'string') throw this.unexpected('a string (the field terminator)')
+      this.next()
+      if ([...token.text].length !== 1 || token.text === '"' || token.text === '\n' || token.text === '\r')
+        throw this.errorAt(
+          'INVALID_ARGUMENT_VALUE',
+          `FIELDTERMINATOR must be one character other than a quote or line break, not '${token.text}'`,
+          token.start,
+        )
+      terminator = token.text
+    }
+    return { kind: 'loadCsv', headers, url, variable, terminator, start, end: this.lastEnd() }
+  }
+
   private parseClause(): Clause {
     const token = this.peek()
     const start = token.start
@@ -189,6 +217,12 @@ class QueryParser extends SchemaParser {
       const schema = this.parseSchemaCommand()
       if (schema !== undefined) return schema
     }
+    if (word === 'USING' && this.isKeyword('PERIODIC', 1))
+      throw this.errorAt(
+        'CYPHER_SYNTAX_ERROR',
+        'USING PERIODIC COMMIT is Neo4j 4 syntax and no longer supported: use CALL { … } IN TRANSACTIONS OF n ROWS',
+        start,
+      )
     const unsupported = UNSUPPORTED[word]
     if (unsupported !== undefined) {
       throw this.errorAt('UNSUPPORTED_CYPHER_FEATURE', `${unsupported} is not supported`, start)
@@ -232,6 +266,8 @@ class QueryParser extends SchemaParser {
         const variable = this.expectName('a variable')
         return { kind: 'unwind', expr, variable, start, end: this.lastEnd() }
       }
+      case 'LOAD':
+        return this.parseLoadCsv()
       case 'WITH': {
         this.next()
         const projection = this.parseProjection()

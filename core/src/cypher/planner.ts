@@ -9,6 +9,7 @@ import {
   type SingleQuery,
 } from './ast.js'
 import { type Eval, ExpressionCompiler, type Matcher } from './compile-expr.js'
+import type { CsvSourcePlan } from './csv/source.js'
 import { type CypherError, runtimeError } from './errors.js'
 import { type CallEnv, compileCall } from './executor/call.js'
 import {
@@ -16,6 +17,7 @@ import {
   load,
   type Row,
   type RowCounter,
+  type Stage,
   type StageFactory,
   scan,
 } from './executor/context.js'
@@ -28,7 +30,7 @@ import {
   type SubqueryEnv,
   type SubqueryJoin,
 } from './executor/subquery.js'
-import { type CompiledPart, type CompiledUnion, runUnion } from './executor/union.js'
+import { type CompiledPart, type CompiledUnion, openPart, runUnion } from './executor/union.js'
 import {
   compileCreatePart,
   compileDelete,
@@ -69,10 +71,20 @@ export interface Plan {
   readonly schema: { command: SchemaCommand; options: (ctx: ExecContext) => Value } | undefined
   /** Set for `… CALL { … } IN TRANSACTIONS …`: the engine runs it in batches, each batch its own commit. */
   readonly batched: BatchedPlan | undefined
+  /** Set when the query starts with LOAD CSV: the engine feeds the file's rows (async) into `open`'s stage. */
+  readonly csv: CsvPlan | undefined
   /** Set for a read whose rows pass through one by one from a resumable source: a cursor can stream it. */
   readonly stream: StreamPlan | undefined
   /** Runs the query; `sink` receives each result row and returns false to stop. */
   run(ctx: ExecContext, sink: (values: Value[]) => boolean): void
+}
+
+/** `LOAD CSV … AS row <rest>`: the source, and the rest of the query as a stage each file row is pushed into. */
+export interface CsvPlan {
+  source: CsvSourcePlan
+  /** The pipeline after LOAD CSV; `sink` receives each result row and returns false to stop. */
+  open(ctx: ExecContext, sink: (values: Value[]) => boolean): Stage
+  blankRow(): Row
 }
 
 /**
@@ -92,6 +104,8 @@ export interface StreamPlan {
  * the joined rows at the end.
  */
 export interface BatchedPlan {
+  /** `LOAD CSV … AS row` as the first clause: its rows are the input of `prefix`, read as the batches go. */
+  csv: CsvSourcePlan | undefined
   prefix: StageFactory[]
   join: SubqueryJoin
   batchSize(row: Row, ctx: ExecContext): number
@@ -142,6 +156,7 @@ const OPERATOR_NAMES: Record<Clause['kind'], string> = {
   call: 'ProcedureCall',
   subqueryCall: 'SubqueryForeach',
   foreach: 'Foreach',
+  loadCsv: 'LoadCSV',
   finish: 'EmptyResult',
   schema: 'SchemaCommand',
 }
@@ -180,6 +195,8 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
   readonly calledModes = new Set<string>()
   /** Set for EXPLAIN/PROFILE: the operators of the top-level pipeline, in order. */
   private operators: PlanOperator[] | undefined
+  /** Set while the query after a leading LOAD CSV compiles: its first clause gets rows, not one empty row. */
+  private csvLeads = false
   /** How the clause being compiled counts its rows (see feedsAggregation). */
   rowCounter: RowCounter = load
 
@@ -241,10 +258,23 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     const batched = batchedAt >= 0 && write ? this.buildBatched(clauses, batchedAt) : undefined
     const schema =
       clauses.length === 1 && clauses[0]?.kind === 'schema' ? this.buildSchema(clauses[0]) : undefined
+    const csvAt = batched ? -1 : clauses.findIndex((clause) => clause.kind === 'loadCsv')
+    const leading = csvAt >= 0 ? this.loadCsv(clauses, csvAt) : undefined
     const union: CompiledUnion =
       batched || schema
         ? { parts: [], columns: batched?.columns ?? [], distinct: false }
-        : this.compileUnion(query, new Scope(), write, true)
+        : leading
+          ? this.compileUnion(
+              {
+                parts: [{ ...(query.parts[0] as SingleQuery), clauses: clauses.slice(csvAt + 1) }],
+                unionAll: [],
+              },
+              leading.scope,
+              write,
+              true,
+            )
+          : this.compileUnion(query, new Scope(), write, true)
+    this.csvLeads = false
     const params = [...new Set([...collectParams(query), ...this.implicitParams])]
     const explain = this.explain
     const blank = () => this.blankRow()
@@ -261,7 +291,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
           : 'r'
     const single = union.parts.length === 1 ? union.parts[0] : undefined
     const stream: StreamPlan | undefined =
-      single?.streams === true && !write && query.explain === undefined && single.returns
+      single?.streams === true && !leading && !write && query.explain === undefined && single.returns
         ? { factories: single.factories, slots: single.slots, blankRow: blank }
         : undefined
     return {
@@ -275,12 +305,45 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       use: query.use,
       queryType,
       batched: batched?.plan,
+      csv:
+        leading && single
+          ? { source: leading.source, open: (ctx, sink) => openPart(single, ctx, sink), blankRow: blank }
+          : undefined,
       schema,
       run(ctx, sink) {
-        if (batched || schema) throw new Error('batched and schema plans run through the engine')
+        if (batched || schema || leading)
+          throw new Error('batched, LOAD CSV and schema plans run through the engine')
         runUnion(union, ctx, blank(), (values) => sink(values))
       },
     }
+  }
+
+  /**
+   * The LOAD CSV at `at` of `clauses`: the reads before it (each row they give names a file by the URL), the
+   * source, and the scope the clauses after it compile in. Those must not fuse a scan or stand alone: they run
+   * once per file row.
+   */
+  private loadCsv(clauses: Clause[], at: number): { source: CsvSourcePlan; scope: Scope } {
+    const clause = clauses[at] as Clause & { kind: 'loadCsv' }
+    if (at === clauses.length - 1)
+      this.report('INVALID_CLAUSE_COMPOSITION', 'a query cannot end with LOAD CSV', clause.start)
+    const reads = this.readsBefore(clauses.slice(0, at), 'LOAD CSV', clause.start, new Scope())
+    const scope = reads.scope
+    const url = this.exprs.compile(clause.url, scope)
+    const slot = this.allocSlot()
+    this.csvLeads = true
+    this.operators?.push(this.operatorOf(clause, OPERATOR_NAMES.loadCsv))
+    const source: CsvSourcePlan = {
+      before: reads.factories,
+      url,
+      slot,
+      headers: clause.headers,
+      delimiter: clause.terminator ?? ',',
+      count: feedsAggregation(clauses, at) ? scan : load,
+    }
+    if (scope.has(clause.variable))
+      this.report('VARIABLE_ALREADY_BOUND', `variable '${clause.variable}' is already defined`, clause.start)
+    return { source, scope: scope.with(clause.variable, { slot, kind: 'value' }) }
   }
 
   /** A schema command: a query of its own; its OPTIONS map is constant. */
@@ -294,13 +357,17 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     return { command, options: (ctx) => (options ? options(blank(), ctx) : null) }
   }
 
+  /** An explained operator: its name and the clause's text (shortened). */
+  private operatorOf(clause: Clause, operator: string): PlanOperator {
+    const text = this.text.slice(clause.start, clause.end)
+    return { operator, details: text.length > 120 ? `${text.slice(0, 117)}...` : text }
+  }
+
   /** Names the clause as an operator and counts the rows it emits (into ctx.profileRows, when set). */
   private profiled(clause: Clause, result: ClauseResult): StageFactory {
     const operators = this.operators as PlanOperator[]
     const index = operators.length
-    const text = this.text.slice(clause.start, clause.end)
-    const operator = result.fused ? 'FusedScan' : OPERATOR_NAMES[clause.kind]
-    operators.push({ operator, details: text.length > 120 ? `${text.slice(0, 117)}...` : text })
+    operators.push(this.operatorOf(clause, result.fused ? 'FusedScan' : OPERATOR_NAMES[clause.kind]))
     return (ctx, next) => ({
       push(row) {
         if (ctx.profileRows) ctx.profileRows[index] = (ctx.profileRows[index] ?? 0) + 1
@@ -310,29 +377,45 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     })
   }
 
+  /** The clauses before `what` (LOAD CSV, a batched CALL), which feed it rows: they may only read. */
+  private readsBefore(
+    clauses: Clause[],
+    what: string,
+    at: number,
+    scope: Scope,
+  ): { factories: StageFactory[]; scope: Scope } {
+    if (clauses.length === 0) return { factories: [], scope }
+    const span = (list: Clause[]) => ({ start: list[0]?.start ?? 0, end: list[list.length - 1]?.end ?? 0 })
+    if (
+      clauses.some((clause) =>
+        isWriteQuery({ parts: [{ clauses: [clause], ...span([clause]) }], unionAll: [] }),
+      )
+    )
+      this.report('INVALID_CLAUSE_COMPOSITION', `the clauses before ${what} cannot write`, at)
+    const part = this.buildSingle({ clauses, ...span(clauses) }, false, scope, false, true)
+    return { factories: part.factories, scope: part.scope }
+  }
+
   /** `… CALL { … } IN TRANSACTIONS …` at `at`: the reads before, the subquery, the clauses after. */
   private buildBatched(clauses: Clause[], at: number): { plan: BatchedPlan; columns: string[] } {
     const call = clauses[at] as Clause & { kind: 'subqueryCall' }
-    const before = clauses.slice(0, at)
+    let before = clauses.slice(0, at)
     const after = clauses.slice(at + 1)
     const span = (list: Clause[]) => ({ start: list[0]?.start ?? 0, end: list[list.length - 1]?.end ?? 0 })
     let scope = new Scope()
-    let prefix: StageFactory[] = []
-    if (before.length > 0) {
-      if (
-        before.some((clause) =>
-          isWriteQuery({ parts: [{ clauses: [clause], ...span([clause]) }], unionAll: [] }),
-        )
-      )
-        this.report(
-          'INVALID_CLAUSE_COMPOSITION',
-          'the clauses before CALL { … } IN TRANSACTIONS cannot write',
-          call.start,
-        )
-      const part = this.buildSingle({ clauses: before, ...span(before) }, false, scope, false, true)
-      prefix = part.factories
-      scope = part.scope
+    let csv: CsvSourcePlan | undefined
+    const csvAt = before.findIndex((clause) => clause.kind === 'loadCsv')
+    if (csvAt >= 0) {
+      const leading = this.loadCsv(clauses, csvAt)
+      // The file's rows pass on into batches, held a batch at a time: work (scanned), not a result's rows.
+      csv = { ...leading.source, count: scan }
+      scope = leading.scope
+      before = before.slice(csvAt + 1)
     }
+    const reads = this.readsBefore(before, 'CALL { … } IN TRANSACTIONS', call.start, scope)
+    const prefix = reads.factories
+    scope = reads.scope
+    this.csvLeads = false
     const compiled = compileSubqueryCall(this, call, scope, true)
     let statusSlot: number | undefined
     if (call.reportStatus !== undefined) {
@@ -376,6 +459,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     }
     const blankRow = () => this.blankRow()
     const plan: BatchedPlan = {
+      csv,
       prefix,
       join: compiled.join,
       batchSize,
@@ -426,7 +510,10 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     // A standalone call may be followed by ORDER BY / SKIP / LIMIT alone (`SHOW INDEXES YIELD * ORDER BY name`).
     const tail = clauses.slice(1).every(isSortTail)
     const standalone =
-      top && tail && (clauses[0]?.kind === 'call' || (clauses.length === 1 && clauses[0]?.kind === 'schema'))
+      top &&
+      !this.csvLeads &&
+      tail &&
+      (clauses[0]?.kind === 'call' || (clauses.length === 1 && clauses[0]?.kind === 'schema'))
     for (let index = 0; index < clauses.length; index++) {
       const clause = clauses[index] as Clause
       const endsStandalone = standalone && index > 0 && index === clauses.length - 1
@@ -436,7 +523,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
       const outer = this.rowCounter
       this.rowCounter = feedsAggregation(clauses, index) ? scan : load
       // Fused scans start from an empty row: only at the top of the outermost query.
-      const fusable = top && !write
+      const fusable = top && !write && !this.csvLeads
       const result: ClauseResult & { streams?: boolean; resumable?: boolean } =
         (index === 0 && fusable
           ? fusedCountStore(this, clause, following, scope, () =>
@@ -508,6 +595,17 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
             clause.start,
           )
         return { factories: [], scope }
+      case 'loadCsv':
+        // The query's one LOAD CSV is planned by build(); another would read a file inside a running pipeline.
+        this.report(
+          'INVALID_CLAUSE_COMPOSITION',
+          'a query may hold one LOAD CSV, in its outermost part (not in a subquery, FOREACH or UNION)',
+          clause.start,
+        )
+        return {
+          factories: [],
+          scope: scope.with(clause.variable, { slot: this.allocSlot(), kind: 'value' }),
+        }
       case 'foreach':
         return compileForeach(this, clause, scope, (body, inner) => this.buildBody(body, inner, write))
       case 'finish':

@@ -46,6 +46,8 @@ interface PendingDurability {
   epoch: number
   durables: Promise<void>[]
   commits: { seq: number; tx: string; workspace: string; ops: CommitRecord['ops'] }[]
+  /** The request's, for the progress of its batches. */
+  correlationId?: string | undefined
 }
 
 /**
@@ -96,6 +98,16 @@ export class Kernel implements GraphAccess {
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
       beforePublish: (commit, workspaceId, _sequence, context) =>
         this.logCommit(commit, workspaceId, context as PendingDurability | undefined),
+      ...(options.cypherImport ? { csvImport: options.cypherImport } : {}),
+      awaitReadable: async () => {
+        await this.gate.enterRead()
+        this.gate.exitRead()
+      },
+      onBatch: (progress, context) =>
+        options.onCypherBatch?.({
+          ...progress,
+          correlationId: (context as PendingDurability | undefined)?.correlationId,
+        }),
       // A batched write (CALL { } IN TRANSACTIONS) waits for each batch's commit to be durable.
       awaitDurable: (context) => {
         const durables = (context as PendingDurability | undefined)?.durables
@@ -354,6 +366,8 @@ export class Kernel implements GraphAccess {
   }
 
   private async runRead(request: CypherRequest, options: RunOptions): Promise<CypherResult> {
+    // LOAD CSV reads over many turns: it finds its durable moment in its writer's turn (awaitReadable above).
+    if (this.cypherEngine.readsOverTurns(request.query)) return await this.cypherEngine.run(request, options)
     await this.gate.enterRead()
     try {
       // Reads execute synchronously inside run(), on a version with no non-durable commit in it.
@@ -365,7 +379,12 @@ export class Kernel implements GraphAccess {
 
   /** At once when the workspace's writer is idle, else in its turn; no async frame of its own. May throw. */
   private runWrite(call: CypherCall, request: CypherRequest, options: RunOptions): Promise<CypherResult> {
-    const pending: PendingDurability = { epoch: this.epoch, durables: [], commits: [] }
+    const pending: PendingDurability = {
+      epoch: this.epoch,
+      durables: [],
+      commits: [],
+      correlationId: call.correlationId,
+    }
     options.context = pending
     let now: ReturnType<CypherEngine['executeWriteNow']>
     try {

@@ -1,4 +1,4 @@
-import type { CypherBudgets, CypherMode, RowForm } from '../cypher/index.js'
+import type { CsvImportPolicy, CypherBudgets, CypherMode, RowForm } from '../cypher/index.js'
 import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
@@ -58,6 +58,20 @@ export interface KernelOptions {
   onWarning?: (message: string) => void
   /** Bound on retained record versions (before-images); older history is dropped past it. */
   historyMaxVersions?: number
+  /** Where Cypher's LOAD CSV may read (a directory, allowed URL prefixes); nowhere when absent. */
+  cypherImport?: CsvImportPolicy
+  /** Each committed batch of a `CALL { … } IN TRANSACTIONS` write (the request log's progress lines). */
+  onCypherBatch?: (progress: CypherBatchProgress) => void
+}
+
+/** A committed batch: its number, the input rows committed so far, the time since the run began. */
+export interface CypherBatchProgress {
+  workspaceId: string
+  batch: number
+  rows: number
+  elapsedMs: number
+  /** The request's correlation id, when it gave one. */
+  correlationId: string | undefined
 }
 
 export type EngineState = 'open' | 'closing' | 'closed'

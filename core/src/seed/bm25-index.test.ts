@@ -29,6 +29,20 @@ describe('Bm25Index (BM25F)', () => {
     expect(lexicalScore(d1)).toBeGreaterThan(lexicalScore(idf))
   })
 
+  it('keeps the exact length of a field past 65,535 tokens, and removing it leaves the scores as before', () => {
+    const i = new Bm25Index()
+    i.upsert(1, body('modbus write modbus coil'))
+    i.upsert(2, body('firmware update'))
+    const before = i.search(['modbus']).get(1)
+    const long = Array.from({ length: 70_000 }, (_, k) => `w${k % 50}`).join(' ')
+    i.upsert(3, body(`modbus ${long}`))
+    // Its length counts whole: with a clamped length the long document would score above its due.
+    const withLong = i.search(['modbus'])
+    expect(withLong.get(3)).toBeLessThan(withLong.get(1) as number)
+    i.remove(3)
+    expect(i.search(['modbus']).get(1)).toBeCloseTo(before as number, 12)
+  })
+
   it('sums over terms and lists the matched ones', () => {
     const hits = index.search(['firmware', 'modbus'])
     expect(index.explain(3, ['firmware', 'modbus']).matched).toEqual(['firmware', 'modbus'])

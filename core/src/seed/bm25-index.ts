@@ -60,20 +60,35 @@ const NO_NUMBERS: readonly number[] = Object.freeze([])
 const NO_STRINGS: readonly string[] = Object.freeze([])
 
 /** Searching reads field lengths per posting: a flat array by node id (ids are dense) beats a Map. */
+/**
+ * Each document's length per field, 16 bits each: a field of 65,535 tokens or more (a long memory) keeps its
+ * exact length aside, since removal subtracts it from the totals.
+ */
 class FieldLengths {
-  data = new Uint32Array(FIELD_COUNT * 1024)
+  private static readonly ASIDE = 0xffff
+  data = new Uint16Array(FIELD_COUNT * 1024)
+  private readonly aside = new Map<number, number>()
+
   set(doc: number, lengths: readonly number[]): void {
     const end = FIELD_COUNT * (doc + 1)
     if (end > this.data.length) {
-      const grown = new Uint32Array(Math.max(2 * this.data.length, end))
+      const grown = new Uint16Array(Math.max(2 * this.data.length, end))
       grown.set(this.data)
       this.data = grown
     }
-    for (let f = 0; f < FIELD_COUNT; f++) this.data[FIELD_COUNT * doc + f] = lengths[f] ?? 0
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const at = FIELD_COUNT * doc + f
+      const length = lengths[f] ?? 0
+      if (length >= FieldLengths.ASIDE) this.aside.set(at, length)
+      else this.aside.delete(at)
+      this.data[at] = Math.min(length, FieldLengths.ASIDE)
+    }
   }
 
   get(doc: number, field: number): number {
-    return this.data[FIELD_COUNT * doc + field] ?? 0
+    const at = FIELD_COUNT * doc + field
+    const length = this.data[at] ?? 0
+    return length === FieldLengths.ASIDE ? (this.aside.get(at) as number) : length
   }
 }
 

@@ -12,12 +12,17 @@ function prop(reader: GraphReader, node: NodeRecord, key: string): PropertyValue
   return id < 0 ? undefined : node.props.get(id)
 }
 
-/** `prop` for a value only the index reads (the raw STIX text), left out of the payload cache. */
+/**
+ * `prop` for what the index reads: every node passes through once (a whole store after a restart), so a value
+ * in the payload file is read past the cache and leaves it to the queries that use it.
+ */
 function scanned(reader: GraphReader, node: NodeRecord, key: string): PropertyValue | undefined {
   const id = reader.names.lookup(key)
-  if (id < 0) return undefined
-  return node.props instanceof PropertyMap ? node.props.peek(id) : node.props.get(id)
+  return id < 0 ? undefined : peekProp(node, id)
 }
+
+const peekProp = (node: NodeRecord, key: number): PropertyValue | undefined =>
+  node.props instanceof PropertyMap ? node.props.peek(key) : node.props.get(key)
 
 /** Rejected and tombstoned records are never seeds (FACTS §4 candidate rule). */
 export function isSearchable(reader: GraphReader, node: NodeRecord): boolean {
@@ -85,7 +90,7 @@ export function nodeFields(reader: GraphReader, node: NodeRecord): NodeFields {
   for (const key of node.props.keys()) {
     const name = reader.names.name(key)
     if (NOT_TEXT.has(name)) continue
-    const value = node.props.get(key)
+    const value = peekProp(node, key)
     if (name === 'name')
       f.name.unshift(...strings(value)) // first, whatever the property order: the title
     else (NAME_KEYS.has(name) ? f.name : f.body).push(...strings(value))
@@ -169,12 +174,12 @@ const TITLE_LINE_MAX = 160
  */
 function memoryFields(reader: GraphReader, node: NodeRecord, f: NodeFields): NodeFields {
   for (const key of MEMORY_SEARCH_KEYS) {
-    const value = prop(reader, node, key)
+    const value = scanned(reader, node, key)
     if (key === 'kind') f.labels.push(...strings(value).map(labelWords))
     else if (key !== 'text') f.name.push(...strings(value))
     if (key === 'identity_key') f.ids.push(...strings(value))
   }
-  const text = prop(reader, node, 'text')
+  const text = scanned(reader, node, 'text')
   if (typeof text === 'string') {
     const cut = text.indexOf('\n')
     if (cut > 0 && cut <= TITLE_LINE_MAX) {

@@ -8,9 +8,11 @@ import { grown } from '../graph/id-list.js'
  * otherwise grow and at least a third of them is dead). A removed posting is a tombstone (frequency 0) that
  * the same document reuses when re-indexed; a term's block is squeezed once tombstones outnumber postings.
  *
- * A posting is 8 bytes: the doc id, and the field frequencies in one 32-bit word: name, labels and body in
- * the low 29 bits (bm25-index.ts's layout) and the context in the top 3, where 7 means "7 or more: exact
- * value in `overflow`" (a node with many relationships can have thousands of context mentions of a term).
+ * A posting's field frequencies are one 32-bit word: name, labels and body in the low 29 bits (bm25-index.ts's
+ * layout) and the context in the top 3, where 7 means "7 or more: exact value in `overflow`" (a node with many
+ * relationships can have thousands of context mentions of a term). The pools keep it in 16 bits (name < 16,
+ * labels < 4, body < 128, the context's 3 bits: nearly every posting), so a posting is 6 bytes; a word that
+ * does not fit is kept whole in `wide` and its slot says WIDE.
  */
 
 /** The low 29 bits: name (10), labels (10), body (9) term frequencies. */
@@ -18,12 +20,34 @@ export const LOW_MASK = 0x1fffffff
 const CONTEXT_SHIFT = 29
 const CONTEXT_ESCAPE = 7
 
+/** The slot of a posting whose word is in `wide`. */
+const WIDE = 0xffff
+
+/** The 16-bit form of a word, or WIDE when a field does not fit. */
+function narrow(word: number): number {
+  const name = word & 1023
+  const labels = (word >>> 10) & 1023
+  const body = (word >>> 20) & 511
+  if (name > 15 || labels > 3 || body > 127) return WIDE
+  const code = name | (labels << 4) | (body << 6) | ((word >>> CONTEXT_SHIFT) << 13)
+  return code === WIDE ? WIDE : code
+}
+
+/** The word of a 16-bit form (not WIDE). */
+const expand = (code: number): number =>
+  ((code & 15) |
+    (((code >>> 4) & 3) << 10) |
+    (((code >>> 6) & 127) << 20) |
+    ((code >>> 13) << CONTEXT_SHIFT)) >>>
+  0
+
 /** Called per live posting: the document, its low frequencies and its context frequency. */
 export type PostingVisit = (doc: number, low: number, context: number) => void
 
 export class PostingLists {
   private docs = new Int32Array(1024)
-  private freqs = new Uint32Array(1024)
+  /** Each posting's word in 16 bits (see `narrow`); 0 is a tombstone. */
+  private freqs = new Uint16Array(1024)
   /** Pool slots handed out (live blocks and dead space). */
   private used = 0
   /** Pool slots in abandoned blocks. */
@@ -36,6 +60,8 @@ export class PostingLists {
   private total = 0
   /** term -> doc -> context frequency, for context frequencies of CONTEXT_ESCAPE or more. */
   private readonly overflow = new Map<number, Map<number, number>>()
+  /** term -> doc -> word, for the postings whose slot says WIDE. */
+  private readonly wide = new Map<number, Map<number, number>>()
 
   /** Documents with the term (0 for a term never seen). */
   count(term: number): number {
@@ -51,6 +77,7 @@ export class PostingLists {
       if (overflow === undefined) this.overflow.set(term, new Map([[doc, context]]))
       else overflow.set(doc, context)
     } else if (overflow?.delete(doc) && overflow.size === 0) this.overflow.delete(term)
+    const code = this.slotOf(term, doc, word)
     const at = this.find(term, doc)
     const s = this.start[term] as number
     const n = this.length[term] as number
@@ -59,7 +86,7 @@ export class PostingLists {
         ;(this.live[term] as number)++
         this.total++
       }
-      this.freqs[s + at] = word
+      this.freqs[s + at] = code
       return
     }
     let at2 = at
@@ -72,7 +99,7 @@ export class PostingLists {
     this.docs.copyWithin(b + at2 + 1, b + at2, b + len)
     this.freqs.copyWithin(b + at2 + 1, b + at2, b + len)
     this.docs[b + at2] = doc
-    this.freqs[b + at2] = word
+    this.freqs[b + at2] = code
     this.length[term] = len + 1
     ;(this.live[term] as number)++
     this.total++
@@ -88,6 +115,7 @@ export class PostingLists {
     this.freqs[s + at] = 0
     const overflow = this.overflow.get(term)
     if (overflow?.delete(doc) && overflow.size === 0) this.overflow.delete(term)
+    this.dropWide(term, doc)
     this.total--
     const left = --(this.live[term] as number)
     if (left === 0) this.length[term] = 0
@@ -101,8 +129,10 @@ export class PostingLists {
     const at = this.find(term, doc)
     const s = this.start[term] as number
     if (at >= (this.length[term] as number) || this.docs[s + at] !== doc) return undefined
-    const word = this.freqs[s + at] as number
-    return word === 0 ? undefined : { low: word & LOW_MASK, context: this.contextOf(term, doc, word) }
+    const code = this.freqs[s + at] as number
+    if (code === 0) return undefined
+    const word = this.wordOf(term, doc, code)
+    return { low: word & LOW_MASK, context: this.contextOf(term, doc, word) }
   }
 
   /** Visits the term's live postings in document order. */
@@ -113,15 +143,38 @@ export class PostingLists {
     const docs = this.docs
     const freqs = this.freqs
     for (let i = s; i < end; i++) {
-      const word = freqs[i] as number
-      if (word === 0) continue
+      const code = freqs[i] as number
+      if (code === 0) continue
       const doc = docs[i] as number
+      const word = code === WIDE ? this.wordOf(term, doc, code) : expand(code)
       visit(
         doc,
         word & LOW_MASK,
         word >>> CONTEXT_SHIFT === CONTEXT_ESCAPE ? this.contextOf(term, doc, word) : word >>> CONTEXT_SHIFT,
       )
     }
+  }
+
+  /** The 16-bit slot for `word`, keeping it in `wide` when it does not fit (and dropping a stale entry). */
+  private slotOf(term: number, doc: number, word: number): number {
+    const code = narrow(word)
+    if (code !== WIDE) {
+      this.dropWide(term, doc)
+      return code
+    }
+    const docs = this.wide.get(term)
+    if (docs === undefined) this.wide.set(term, new Map([[doc, word]]))
+    else docs.set(doc, word)
+    return WIDE
+  }
+
+  private wordOf(term: number, doc: number, code: number): number {
+    return code === WIDE ? (this.wide.get(term)?.get(doc) as number) : expand(code)
+  }
+
+  private dropWide(term: number, doc: number): void {
+    const docs = this.wide.get(term)
+    if (docs?.delete(doc) && docs.size === 0) this.wide.delete(term)
   }
 
   private contextOf(term: number, doc: number, word: number): number {
@@ -194,7 +247,7 @@ export class PostingLists {
     if (this.used + slots <= this.docs.length) return
     const size = Math.max(Math.ceil(1.5 * this.docs.length), this.used + slots)
     const docs = new Int32Array(size)
-    const freqs = new Uint32Array(size)
+    const freqs = new Uint16Array(size)
     docs.set(this.docs.subarray(0, this.used))
     freqs.set(this.freqs.subarray(0, this.used))
     this.docs = docs
@@ -211,7 +264,7 @@ export class PostingLists {
   /** Copies every live block tightly (tombstones dropped) into fresh pools of `size` slots. */
   private compact(size = this.docs.length): void {
     const docs = new Int32Array(size)
-    const freqs = new Uint32Array(size)
+    const freqs = new Uint16Array(size)
     let w = 0
     for (let term = 0; term < this.live.length; term++) {
       const s = this.start[term] as number

@@ -80,8 +80,12 @@ export function stem(token: string): string {
 /** stopp -> stop, but keep ll/ss/ff/zz (install, access) as they are. */
 const undouble = (t: string) => (/([^aeiouylsfz])\1$/.test(t) ? t.slice(0, -1) : t)
 
-/** Stems by token: indexing stems the same words again and again (bounded: cleared when full). */
-const cachedStem = memoize(stem, 200_000)
+/**
+ * Stems by token: indexing stems the same words again and again (bounded: cleared when full). 32k covers a
+ * working vocabulary; at 200k the table held 8 MB once a store's unique tokens (addresses, hashes) filled
+ * it, for a stem that costs a few regex tests to redo.
+ */
+const cachedStem = memoize(stem, 32_768)
 
 /** Document tokens, stemmed, in order. */
 export const analyze = (text: string): string[] => tokenize(text).map(cachedStem)

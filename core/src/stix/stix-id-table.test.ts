@@ -8,7 +8,7 @@ describe('STIX id table', () => {
     const ids = Array.from({ length: 50_000 }, (_, i) =>
       i % 3 === 0 ? `indicator--${randomUUID()}` : `relationship--${randomUUID()}`,
     )
-    ids.forEach((id, i) => expect(table.key(id)).toBe(i))
+    for (const [i, id] of ids.entries()) expect(table.key(id)).toBe(i)
     expect(table.size).toBe(ids.length)
     ids.forEach((id, i) => {
       expect(table.find(id)).toBe(i)

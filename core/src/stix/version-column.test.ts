@@ -19,8 +19,8 @@ describe('version column', () => {
       'not a time',
     ]
     const column = new VersionColumn()
-    texts.forEach((t, r) => column.set(r, t))
-    texts.forEach((t, r) => expect(column.text(r)).toBe(t))
+    for (const [r, t] of texts.entries()) column.set(r, t)
+    for (const [r, t] of texts.entries()) expect(column.text(r)).toBe(t)
   })
 
   it('grows past its first allocation', () => {

@@ -1,40 +1,28 @@
-import { randomUUID } from 'node:crypto'
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs'
+import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import { PAYLOAD_RECORD_FORMAT } from '../version.js'
-import { fsyncDirectory } from './atomic-file.js'
 import { type BackupSource, captureFileStore } from './backup/backup-source.js'
-import { type CheckpointPiece, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
+import { type CheckpointPiece, removeCheckpoint, writeCheckpoint } from './checkpoint.js'
 import type { DurabilityReport } from './durability.js'
-import type { DurableStore, RecoveryFigures, ReplaySink, ReplicationReport } from './durable-store.js'
+import {
+  checkpointAfterBytes,
+  type DurableStore,
+  type RecoveryFigures,
+  type ReplaySink,
+  type ReplicationReport,
+} from './durable-store.js'
+import { loadLatestCheckpoint, recoverDirectory } from './file-recovery.js'
 import { acquireDirectoryLock, type DirectoryLock } from './lock.js'
 import { cutToDurablePrefix, probeStorage } from './log-resume.js'
-import {
-  type Manifest,
-  type ManifestComponent,
-  newManifest,
-  readManifest,
-  writeManifest,
-  writeManifestAsync,
-} from './manifest.js'
-import { PAYLOAD_FILE, PAYLOAD_MAGIC, PayloadFile } from './payload-file.js'
+import { type Manifest, type ManifestComponent, writeManifest, writeManifestAsync } from './manifest.js'
+import { PAYLOAD_FILE, PAYLOAD_MAGIC, type PayloadFile } from './payload-file.js'
 import { type ManifestHolder, RecordFormatGate } from './record-format-gate.js'
 import { WalArchive } from './wal-archive.js'
-import { listSegments, scanWal, WAL_DIR, type WalDamage } from './wal-reader.js'
+import { listSegments, scanWal, WAL_DIR } from './wal-reader.js'
 import { type Appended, type WalListener, WalWriter } from './wal-writer.js'
 
-/** A checkpoint starts once the log since the last one is this share of its image (or the setting, if more). */
-const CHECKPOINT_REPLAY_SHARE = 0.5
 export interface PersistentStorageOptions {
   dir: string
   requireFsync: boolean
@@ -57,8 +45,6 @@ export { PAYLOAD_FILE } from './payload-file.js'
 const DEFAULT_PAYLOAD_CACHE_BYTES = 16 * 1024 * 1024
 
 export type { RecoveryFigures, ReplaySink } from './durable-store.js'
-
-const QUARANTINE_DIR = 'quarantine'
 
 /**
  * The persistent directory: single owner, manifest V1, JSON Lines WAL with group commit, checkpoints and
@@ -123,47 +109,9 @@ export class PersistentStorage implements DurableStore {
         throw new EngineError('STORAGE_RECOVERY_FAILED', message)
       }
 
-      let manifest = readManifest(options.dir)
-      if (manifest === null) {
-        const hasData =
-          listSegments(options.dir).some((s) => s.bytes > 0) || existsSync(join(options.dir, 'checkpoints'))
-        if (hasData) {
-          if (options.strictRecovery) fail(`storage directory ${options.dir} has data but no manifest.json`)
-          warn('manifest.json was missing; a new one was written for the existing data')
-        }
-        manifest = newManifest(`graph--runtime-${randomUUID()}`, new Date(options.now()))
-        writeManifest(options.dir, manifest)
-      }
-
-      // Cut to what the manifest references: payloads appended by a checkpoint that never switched, or torn.
-      const opening = PayloadFile.open(join(options.dir, PAYLOAD_FILE), {
-        durableBytes: manifest.payloads?.bytes ?? PAYLOAD_MAGIC.length,
-        cacheBytes: options.payloadCacheBytes,
-      })
-      payloads = opening.file
-      if (opening.droppedBytes > 0)
-        warn(`cut ${opening.droppedBytes} unreferenced bytes from the end of ${PAYLOAD_FILE}`)
-      const image = loadLatestCheckpoint(options.dir, manifest, payloads, sink, warn)
-      let afterSeq = image.afterSeq
-      const { checkpointRecords, loaded, componentsValid, candidates } = image
-      if (candidates > 0 && loaded === null) {
-        const first = listSegments(options.dir)[0]
-        if (first === undefined || first.firstSeq > 1) {
-          if (options.strictRecovery)
-            fail('no valid checkpoint and the write-ahead log does not reach back to sequence 1')
-          afterSeq = first === undefined ? 0 : first.firstSeq - 1
-          warn(`no valid checkpoint; recovered from the write-ahead log above sequence ${afterSeq} only`)
-        }
-      }
-
-      let replayed = 0
-      const scan = scanWal(options.dir, afterSeq, (record) => {
-        sink.applyRecord(record)
-        replayed++
-      })
-      if (scan.damage !== null)
-        PersistentStorage.repair(options.dir, scan.damage, options.strictRecovery, warn, fail)
-
+      const found = recoverDirectory(options, sink, warn, fail)
+      payloads = found.payloads
+      const { manifest, loaded, checkpointRecords, componentsValid, replayed, scan } = found
       const held: ManifestHolder = { manifest }
       const format = new RecordFormatGate(options.dir, held)
       const archive =
@@ -216,34 +164,6 @@ export class PersistentStorage implements DurableStore {
       lock.release()
       throw error
     }
-  }
-
-  /** Truncates a torn tail (always), or a damaged suffix (only when recovery is not strict), keeping a copy. */
-  private static repair(
-    dir: string,
-    damage: WalDamage,
-    strict: boolean,
-    warn: (m: string) => void,
-    fail: (m: string) => never,
-  ): void {
-    if (damage.kind !== 'torn_tail' && strict) {
-      fail(`write-ahead log damaged (${damage.kind}: ${damage.detail}); strict recovery refuses to start`)
-    }
-    const quarantine = join(dir, WAL_DIR, QUARANTINE_DIR)
-    mkdirSync(quarantine, { recursive: true })
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-    const tail = readFileSync(damage.segment.path).subarray(damage.offset)
-    writeFileSync(join(quarantine, `${damage.segment.name}.${stamp}.tail`), tail)
-    truncateSync(damage.segment.path, damage.offset)
-    for (const later of listSegments(dir).filter((s) => s.firstSeq > damage.segment.firstSeq)) {
-      renameSync(later.path, join(quarantine, `${later.name}.${stamp}`))
-    }
-    fsyncDirectory(join(dir, WAL_DIR))
-    warn(
-      damage.kind === 'torn_tail'
-        ? `truncated a torn final write-ahead log line (${tail.length} bytes) in ${damage.segment.name}`
-        : `write-ahead log damaged (${damage.kind}: ${damage.detail}); recovered the longest valid prefix, the rest is kept in wal/${QUARANTINE_DIR}`,
-    )
   }
 
   get graphId(): string {
@@ -373,16 +293,9 @@ export class PersistentStorage implements DurableStore {
     return sinceBytes >= this.checkpointAfterBytes() || age >= this.options.checkpointEveryMs
   }
 
-  /**
-   * Log growth that starts the next checkpoint: the setting, or half the current image when that is more.
-   * A fixed amount made a growing store write its whole image again every 64 MB of log: quadratic work over
-   * a bulk load (2 million objects imported at a third of the 200k rate). Growing with the image keeps the
-   * checkpoints of a load geometric (their total ~3x the final image) and the replay after a crash at most
-   * half an image of log.
-   */
   private checkpointAfterBytes(): number {
     const image = this.manifest.components.find((c) => c.name === 'checkpoint')?.bytes ?? 0
-    return Math.max(this.options.checkpointEveryBytes, Math.floor(image * CHECKPOINT_REPLAY_SHARE))
+    return checkpointAfterBytes(this.options.checkpointEveryBytes, image)
   }
 
   /**
@@ -547,53 +460,5 @@ export class PersistentStorage implements DurableStore {
   /** Test hook: the injected storage answers again. */
   clearInjectedFailure(): void {
     this.injected = null
-  }
-}
-
-interface CheckpointImage {
-  /** The sequence the loaded image stands at (0 when none was loaded). */
-  afterSeq: number
-  checkpointRecords: number
-  loaded: ManifestComponent | null
-  /** The manifest's current checkpoint was the one loaded (or there is none). */
-  componentsValid: boolean
-  candidates: number
-}
-
-/** Loads the latest valid checkpoint: the current one, else the previous generation (kept for exactly this). */
-function loadLatestCheckpoint(
-  dir: string,
-  manifest: Manifest,
-  payloads: PayloadFile,
-  sink: ReplaySink,
-  warn: (message: string) => void,
-): CheckpointImage {
-  sink.usePayloads?.(payloads)
-  const candidates = ['checkpoint', 'previous_checkpoint'].flatMap((n) =>
-    manifest.components.filter((c) => c.name === n),
-  )
-  for (const component of candidates) {
-    // The digest is verified before any line is applied, so a bad file leaves the sink untouched.
-    const read = readCheckpoint(dir, component.path, component.sha256, (line) =>
-      sink.loadCheckpointLine(line),
-    )
-    if (!read.ok) {
-      warn(read.reason)
-      continue
-    }
-    return {
-      afterSeq: read.sequence,
-      checkpointRecords: read.records,
-      loaded: component,
-      componentsValid: component === candidates[0],
-      candidates: candidates.length,
-    }
-  }
-  return {
-    afterSeq: 0,
-    checkpointRecords: 0,
-    loaded: null,
-    componentsValid: candidates.length === 0,
-    candidates: candidates.length,
   }
 }

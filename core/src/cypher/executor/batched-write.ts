@@ -2,6 +2,7 @@ import type { CommitRecord } from '../../graph/commit.js'
 import type { GraphStore } from '../../graph/store.js'
 import type { Transaction } from '../../graph/transaction.js'
 import type { GraphReader } from '../../graph/types.js'
+import { type CsvImportPolicy, loadCsvRows } from '../csv/index.js'
 import { budgetError, CypherError } from '../errors.js'
 import type { BatchedPlan } from '../planner.js'
 import type { Value } from '../values.js'
@@ -20,6 +21,17 @@ export interface BatchHost {
   /** Publishes a prepared, non-empty transaction; resolves once it is durable. */
   commit(tx: Transaction, record: CommitRecord): Promise<void>
   maxReturnedRecords: number
+  /** Where a leading LOAD CSV may read. */
+  csvImport: CsvImportPolicy
+  /** Called after each committed batch (the request log's progress line). */
+  progress?: ((progress: BatchProgress) => void) | undefined
+}
+
+/** A batch committed: its number, the input rows committed so far, and the time since the run began. */
+export interface BatchProgress {
+  batch: number
+  rows: number
+  elapsedMs: number
 }
 
 const collectInto = (rows: Row[]): Stage => ({
@@ -37,6 +49,10 @@ const collectInto = (rows: Row[]): Stage => ({
  * committed transactions. A failing batch fails the query under ON ERROR FAIL (the batches before it stay
  * committed); under CONTINUE it is rolled back and the run goes on, under BREAK the run stops there: each input
  * row of a batch that failed or never ran gives one row with the subquery's columns null.
+ *
+ * A leading `LOAD CSV` streams: rows are read only as the batches need them, so a file of any size loads in
+ * the memory of one batch (the joined rows are kept only when clauses after the CALL use them). Each batch
+ * then gets the time and row budgets afresh, the reads that feed it included.
  */
 export async function runBatched(
   batched: BatchedPlan,
@@ -48,12 +64,12 @@ export async function runBatched(
     const record = tx.prepare()
     if (record.ops.length > 0) await host.commit(tx, record)
   }
-  const inputs: Row[] = []
+  const pending: Row[] = []
   const reads = host.context(store, undefined, stats)
-  const head = chain(batched.prefix, reads, collectInto(inputs))
-  head.push(batched.blankRow())
-  head.finish()
+  const head = chain(batched.prefix, reads, collectInto(pending))
   const size = batched.batchSize(batched.blankRow(), reads)
+  // Without clauses after the CALL nothing reads the joined rows: they are not kept (a big load stays small).
+  const keep = batched.suffix.length > 0 || batched.returns
   const joined: Row[] = []
   const unjoined = (row: Row, status: BatchStatus): Row => {
     const out = row.slice()
@@ -64,12 +80,15 @@ export async function runBatched(
     if (batched.statusSlot !== undefined) row[batched.statusSlot] = statusMap(status)
     return row
   }
+  const startedAt = Date.now()
   let broken = false
-  for (let from = 0, batch = 1; from < inputs.length; from += size, batch++) {
-    const rows = inputs.slice(from, from + size)
+  let batch = 0
+  let committedRows = 0
+  const runBatch = async (rows: Row[]): Promise<void> => {
+    batch++
     if (broken) {
-      for (const row of rows) joined.push(unjoined(row, { transactionId: null, error: null }))
-      continue
+      if (keep) for (const row of rows) joined.push(unjoined(row, { transactionId: null, error: null }))
+      return
     }
     const transactionId = `inner-transaction-${batch}`
     const tx = store.begin()
@@ -82,13 +101,34 @@ export async function runBatched(
     } catch (error) {
       if (batched.onError === 'fail' || !recoverable(error)) throw error
       // The transaction is dropped uncommitted: what the batch wrote is gone.
-      for (const row of rows) joined.push(unjoined(row, { transactionId, error: (error as Error).message }))
+      if (keep)
+        for (const row of rows) joined.push(unjoined(row, { transactionId, error: (error as Error).message }))
       broken = batched.onError === 'break'
-      continue
+      return
     }
     addInto(stats, batchStats)
-    for (const row of out) joined.push(withStatus(row, { transactionId, error: null, committed: true }))
+    committedRows += rows.length
+    host.progress?.({ batch, rows: committedRows, elapsedMs: Date.now() - startedAt })
+    if (keep)
+      for (const row of out) joined.push(withStatus(row, { transactionId, error: null, committed: true }))
   }
+  const csv = batched.csv
+  if (csv === undefined) head.push(batched.blankRow())
+  else {
+    for await (const { row, position } of loadCsvRows(csv, reads, batched.blankRow(), host.csvImport)) {
+      reads.csv = position
+      head.push(row)
+      if (pending.length < size) continue
+      while (pending.length >= size) await runBatch(pending.splice(0, size))
+      // The reads feeding the next batch get the budgets afresh, as the batch itself does.
+      reads.startedAt = Date.now()
+      reads.loaded = 0
+      reads.scanned = 0
+    }
+    reads.csv = undefined
+  }
+  head.finish()
+  while (pending.length > 0) await runBatch(pending.splice(0, size))
   const tx = store.begin()
   const ctx = host.context(tx, tx, stats)
   const results: Row[] = []

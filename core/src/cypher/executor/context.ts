@@ -1,6 +1,7 @@
 import { EngineError } from '../../errors.js'
 import type { Transaction } from '../../graph/transaction.js'
 import type { GraphReader } from '../../graph/types.js'
+import type { CsvPosition } from '../csv/position.js'
 import { budgetError, CypherError } from '../errors.js'
 import type { ProcedureHost } from '../procedures/host.js'
 import type { Value } from '../values.js'
@@ -89,7 +90,8 @@ export interface ExecContext {
   readonly params: ReadonlyMap<string, Value>
   readonly budgets: CypherBudgets
   readonly stats: MutationSummary
-  readonly startedAt: number
+  /** When the work this context bounds began (a streamed batched load restarts it per batch). */
+  startedAt: number
   readonly signal: AbortSignal | undefined
   /** Epoch ms by which the caller needs an answer (the HTTP handler budget); checked by the clock, since a
    * synchronous query never lets a timer fire. */
@@ -105,6 +107,8 @@ export interface ExecContext {
   profileRows?: number[] | undefined
   /** Set while a streamed run executes a slice: the first clause's source resumes from it (resumable.ts). */
   stream?: StreamSlice | undefined
+  /** Set while LOAD CSV feeds rows: the row's file and line, for `file()` and `linenumber()`. */
+  csv?: CsvPosition | undefined
   /** What procedures reach beyond the graph (the engine sets it; bare contexts in tests may not). */
   readonly host?: ProcedureHost | undefined
 }

@@ -50,3 +50,12 @@ export function runUnion(
     head.finish()
   }
 }
+
+/** The pipeline of a single-part query opened as a stage: returned rows go to `sink` as their column values. */
+export function openPart(part: CompiledPart, ctx: ExecContext, sink: (values: Value[]) => boolean): Stage {
+  const final: Stage = {
+    push: (row) => !part.returns || sink(part.slots.map((slot) => row[slot] as Value)),
+    finish() {},
+  }
+  return chain(part.factories, ctx, final)
+}

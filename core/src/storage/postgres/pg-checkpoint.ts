@@ -9,6 +9,8 @@ export interface PgCheckpointInfo {
   sequence: number
   records: number
   createdAtMs: number
+  /** Characters of the image's lines: its size, for when the next checkpoint is due. */
+  chars: number
 }
 
 /**
@@ -29,7 +31,9 @@ export async function writePgCheckpoint(
   let buffer = ''
   let chunk = 0
   let records = 0
+  let chars = 0
   const flush = async () => {
+    chars += buffer.length
     await client.query('INSERT INTO service_checkpoint_chunk (sequence, chunk, lines) VALUES ($1, $2, $3)', [
       sequence,
       chunk++,
@@ -75,7 +79,7 @@ export async function writePgCheckpoint(
     await client.query('ROLLBACK').catch(() => {})
     throw error
   }
-  return { sequence, records, createdAtMs: createdAt.getTime() }
+  return { sequence, records, createdAtMs: createdAt.getTime(), chars }
 }
 
 /**
@@ -98,6 +102,7 @@ export async function readPgCheckpoint(
   copy?.head(sequence, row.created_at)
   const digest = createHash('sha256')
   let records = 0
+  let chars = 0
   for (let from = 0; ; from += CHUNKS_PER_READ) {
     const chunks = await client.query<{ lines: string }>(
       'SELECT lines FROM service_checkpoint_chunk WHERE sequence = $1 AND chunk >= $2 AND chunk < $3 ORDER BY chunk',
@@ -105,6 +110,7 @@ export async function readPgCheckpoint(
     )
     for (const { lines } of chunks.rows) {
       digest.update(lines)
+      chars += lines.length
       copy?.chunk(lines)
       let start = 0
       for (let nl = lines.indexOf('\n'); nl !== -1; nl = lines.indexOf('\n', start)) {
@@ -120,5 +126,5 @@ export async function readPgCheckpoint(
       `checkpoint at sequence ${sequence} in PostgreSQL does not match its digest`,
     )
   }
-  return { sequence, records, createdAtMs: row.created_at.getTime(), sha256: row.sha256 }
+  return { sequence, records, createdAtMs: row.created_at.getTime(), sha256: row.sha256, chars }
 }

@@ -4,12 +4,13 @@ import { EngineError } from '../../errors.js'
 import type { BackupSource } from '../backup/backup-source.js'
 import { type CheckpointPiece, columnLineText, SLICE_POINT } from '../checkpoint-encoder.js'
 import type { DurabilityReport } from '../durability.js'
-import type {
-  DurableStore,
-  RecoveryFigures,
-  ReplaySink,
-  ReplicationReport,
-  TailListener,
+import {
+  checkpointAfterBytes,
+  type DurableStore,
+  type RecoveryFigures,
+  type ReplaySink,
+  type ReplicationReport,
+  type TailListener,
 } from '../durable-store.js'
 import type { WalRecord } from '../wal-record.js'
 import type { Appended, WalListener } from '../wal-writer.js'
@@ -65,6 +66,8 @@ export class PostgresStorage implements DurableStore {
   private intervalStartMs: number
   private baseBytes = 0
   private bytesAtCheckpoint = 0
+  /** Size of the current image (characters of its lines): checkpoints come after half of it in log. */
+  private imageChars = 0
   private injected: Error | null = null
   private retaking = false
   private closed = false
@@ -132,6 +135,7 @@ export class PostgresStorage implements DurableStore {
       if (checkpoint !== null) {
         storage.checkpointSeq = checkpoint.sequence
         storage.checkpointAtMs = checkpoint.createdAtMs
+        storage.imageChars = checkpoint.chars
       }
       if (options.role === 'primary') await storage.startWriter(read.lastSeq)
       Object.assign(storage.recovery, {
@@ -358,7 +362,10 @@ export class PostgresStorage implements DurableStore {
     if (w.lastSeq - (this.checkpointSeq ?? 0) === 0) return false
     const sinceBytes = this.walBytes() - this.bytesAtCheckpoint
     const age = this.opts.now() - (this.checkpointAtMs ?? this.intervalStartMs)
-    return sinceBytes >= this.opts.checkpointEveryBytes || age >= this.opts.checkpointEveryMs
+    return (
+      sinceBytes >= checkpointAfterBytes(this.opts.checkpointEveryBytes, this.imageChars) ||
+      age >= this.opts.checkpointEveryMs
+    )
   }
 
   async checkpoint(
@@ -384,6 +391,7 @@ export class PostgresStorage implements DurableStore {
       )
       this.checkpointSeq = info.sequence
       this.checkpointAtMs = info.createdAtMs
+      this.imageChars = info.chars
       this.bytesAtCheckpoint = this.walBytes()
     } finally {
       dropClient(client)

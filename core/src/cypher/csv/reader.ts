@@ -1,0 +1,92 @@
+import { createReadStream } from 'node:fs'
+import { pipeline, Readable } from 'node:stream'
+import { createGunzip } from 'node:zlib'
+import { parse } from 'csv-parse'
+import type { CsvLocation } from './location.js'
+import { resourceFailed } from './location.js'
+
+/** One CSV record: its fields (an unquoted empty field is null, as Neo4j reads it) and its line in the file. */
+export interface CsvRecord {
+  fields: (string | null)[]
+  line: number
+}
+
+export interface CsvReadOptions {
+  /** FIELDTERMINATOR: one character (default `,`). */
+  delimiter: string
+  signal?: AbortSignal | undefined
+}
+
+/** A record longer than this is a runaway quote, not data: the reader fails instead of buffering the file. */
+const MAX_RECORD_BYTES = 16 * 1024 * 1024
+
+/**
+ * Streams the records of a resolved source: bytes are read as the parser asks for them (backpressure through
+ * the for-await), gunzipped when the file starts with gzip's magic bytes or is named `.gz`, and parsed by
+ * csv-parse with RFC 4180 quoting (`""` inside a quoted field is a quote).
+ */
+export async function* readCsv(location: CsvLocation, options: CsvReadOptions): AsyncGenerator<CsvRecord> {
+  const name = location.kind === 'file' ? location.url : location.url.href
+  const gzipNamed = (location.kind === 'file' ? location.path : location.url.pathname).endsWith('.gz')
+  const bytes =
+    location.kind === 'file' ? createReadStream(location.path) : await fetchStream(location.url, options)
+  const parser = parse({
+    delimiter: options.delimiter,
+    bom: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_RECORD_BYTES,
+    info: true,
+    cast: (value, context) => (value === '' && !context.quoting ? (null as unknown as string) : value),
+  })
+  // Errors of any stage destroy the parser, so the loop below throws them.
+  pipeline(Readable.from(gunzipped(bytes, gzipNamed)), parser, () => {})
+  try {
+    for await (const item of parser as AsyncIterable<{
+      record: (string | null)[]
+      info: { lines: number }
+    }>) {
+      yield { fields: item.record, line: item.info.lines }
+    }
+  } catch (error) {
+    throw resourceFailed(`cannot load the external resource at '${name}': ${(error as Error).message}`)
+  } finally {
+    parser.destroy()
+    if (bytes instanceof Readable) bytes.destroy()
+  }
+}
+
+/** The body of an allowed URL, streamed; redirects are refused (they could lead to an address not allowed). */
+async function fetchStream(url: URL, options: CsvReadOptions): Promise<Readable> {
+  let response: Response
+  try {
+    response = await fetch(url, { redirect: 'error', ...(options.signal ? { signal: options.signal } : {}) })
+  } catch (error) {
+    throw resourceFailed(`cannot load the external resource at '${url.href}': ${(error as Error).message}`)
+  }
+  if (!response.ok || response.body === null) {
+    await response.body?.cancel()
+    throw resourceFailed(`cannot load the external resource at '${url.href}': HTTP ${response.status}`)
+  }
+  return Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>)
+}
+
+const isGzip = (chunk: Uint8Array): boolean => chunk.length >= 2 && chunk[0] === 0x1f && chunk[1] === 0x8b
+
+/** The bytes as they are, or gunzipped when the first chunk carries gzip's magic bytes (or the name says so). */
+async function* gunzipped(source: AsyncIterable<Uint8Array>, named: boolean): AsyncGenerator<Uint8Array> {
+  const iterator = source[Symbol.asyncIterator]()
+  const first = await iterator.next()
+  if (first.done) return
+  async function* all(): AsyncGenerator<Uint8Array> {
+    yield first.value
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value
+  }
+  if (!named && !isGzip(first.value)) {
+    yield* all()
+    return
+  }
+  const gunzip = createGunzip()
+  pipeline(Readable.from(all()), gunzip, () => {})
+  yield* gunzip
+}

@@ -1,0 +1,35 @@
+import { budgetError } from '../errors.js'
+import type { ExecContext } from '../executor/context.js'
+import type { CsvPlan } from '../planner.js'
+import type { Value } from '../values.js'
+import type { CsvImportPolicy } from './location.js'
+import { loadCsvRows } from './source.js'
+
+/**
+ * Runs a query that starts with LOAD CSV in one transaction (or on the graph, for a read): each file row is
+ * pushed through the rest of the query as it is read; the result rows are collected under the returned-rows
+ * budget. A LIMIT that is satisfied stops the reading (the file is closed).
+ */
+export async function collectCsv(
+  csv: CsvPlan,
+  ctx: ExecContext,
+  policy: CsvImportPolicy,
+  maxReturned: number,
+): Promise<Value[][]> {
+  const rows: Value[][] = []
+  const head = csv.open(ctx, (values) => {
+    rows.push(values)
+    if (rows.length > maxReturned) throw budgetError('returned_records', rows.length, maxReturned)
+    return true
+  })
+  try {
+    for await (const { row, position } of loadCsvRows(csv.source, ctx, csv.blankRow(), policy)) {
+      ctx.csv = position
+      if (!head.push(row)) break
+    }
+    head.finish()
+  } finally {
+    ctx.csv = undefined
+  }
+  return rows
+}
