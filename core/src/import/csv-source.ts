@@ -19,6 +19,13 @@ export interface CsvRow {
   fields: string[]
 }
 
+/** Consecutive records of one file: `rows[i]` is record `firstRow + i`. */
+export interface CsvBatch {
+  file: string
+  firstRow: number
+  rows: string[][]
+}
+
 const GZIP_MAGIC = [0x1f, 0x8b]
 
 /** The file's bytes, inflated when it is gzip (by its name or its first two bytes). */
@@ -35,6 +42,8 @@ async function openInput(file: string): Promise<Readable> {
   return gzip ? raw.pipe(createGunzip()).on('error', (e) => raw.destroy(e)) : raw
 }
 
+const MAX_RECORD_BYTES = 16 * 1024 * 1024
+
 /** Rows handed over at once: the consumer walks them synchronously, not one promise per row. */
 const BATCH_ROWS = 2048
 
@@ -43,7 +52,7 @@ const BATCH_ROWS = 2048
  * rows, never a file). As in neo4j-admin, the group's first record is its header: the first line of the first
  * file (which may hold nothing else); the files after it hold data only.
  */
-export async function* readGroup(files: readonly string[], format: CsvFormat): AsyncGenerator<CsvRow[]> {
+export async function* readGroup(files: readonly string[], format: CsvFormat): AsyncGenerator<CsvBatch> {
   for (const file of files) {
     const input = await openInput(file)
     const parser = parse({
@@ -53,9 +62,11 @@ export async function* readGroup(files: readonly string[], format: CsvFormat): A
       // a row with too few or too many fields is reported as a bad row, not a parse failure
       relax_column_count: true,
       skip_empty_lines: true,
+      // a record longer than this is a runaway quote, not data: fail rather than buffer the file
+      max_record_size: MAX_RECORD_BYTES,
     })
-    let batch: CsvRow[] = []
-    let row = 0
+    let batch: string[][] = []
+    let firstRow = 1
     let ended = false
     let failure: Error | null = null
     let wake: (() => void) | null = null
@@ -65,7 +76,7 @@ export async function* readGroup(files: readonly string[], format: CsvFormat): A
       w?.()
     }
     parser.on('data', (fields: string[]) => {
-      batch.push({ file, row: ++row, fields })
+      batch.push(fields)
       if (batch.length >= BATCH_ROWS) parser.pause()
       notify()
     })
@@ -84,10 +95,11 @@ export async function* readGroup(files: readonly string[], format: CsvFormat): A
       for (;;) {
         if (failure !== null) throw new Error(`${file}: ${(failure as Error).message}`)
         if (batch.length > 0) {
-          const out = batch
+          const rows = batch
           batch = []
           parser.resume()
-          yield out
+          yield { file, firstRow, rows }
+          firstRow += rows.length
         } else if (ended) break
         else await new Promise<void>((resolve) => (wake = resolve))
       }

@@ -1,8 +1,8 @@
-import { encodeValue } from '../graph/commit.js'
+import { encodeValue, valueJson } from '../graph/commit.js'
 import { Dictionary } from '../graph/dictionary.js'
 import { type PayloadCell, payloadCell } from '../graph/payload-ref.js'
 import type { PropertyValue } from '../graph/types.js'
-import type { NodeColumns, PropertyColumnImage, RelationshipColumns } from '../kernel/graph-image.js'
+import type { NodeColumns, PropertyColumnImage } from '../kernel/graph-image.js'
 import { setOwn } from '../own-key.js'
 import type { ColumnLine } from '../storage/checkpoint-encoder.js'
 import type { PayloadAddress } from '../storage/payload-file.js'
@@ -26,6 +26,17 @@ function spilled(value: PropertyValue, payloads: PayloadSink | null): Cell {
   if (payloads === null || typeof value !== 'string' || value.length * 3 < payloads.minBytes) return value
   if (value.length < payloads.minBytes && Buffer.byteLength(value, 'utf8') < payloads.minBytes) return value
   return payloadCell(payloads.append(value))
+}
+
+/** Property names as JSON strings, each quoted once per import. */
+const quotedNames = new Map<string, string>()
+function quoted(name: string): string {
+  let text = quotedNames.get(name)
+  if (text === undefined) {
+    text = JSON.stringify(name)
+    quotedNames.set(name, text)
+  }
+  return text
 }
 
 const isString = (cell: Cell): cell is string => typeof cell === 'string'
@@ -126,7 +137,7 @@ export class NodeImageBatch {
 export class RelationshipImageBatch {
   private readonly types = new Dictionary<string>()
   private readonly columns = new Float64Array(5 * IMAGE_BATCH)
-  private readonly props: RelationshipColumns['props'] = {}
+  private propsText = ''
   size = 0
 
   constructor(
@@ -149,12 +160,14 @@ export class RelationshipImageBatch {
     this.columns[3 * IMAGE_BATCH + at] = end
     // the fifth column, creation sequences, stays 0: imported records have no commit of their own
     if (names.length === 0) return
-    const p: Record<string, ReturnType<typeof encodeValue> | PayloadCell> = {}
+    // Written as JSON text as it goes (what JSON.stringify of the engine's props record gives), not as an
+    // object per relationship and one per value.
+    let text = `${this.propsText === '' ? '' : ','}"${at}":{`
     for (let k = 0; k < names.length; k++) {
       const cell = spilled(values[k]!, this.payloads)
-      setOwn(p, names[k]!, isPayload(cell) ? cell : encodeValue(cell))
+      text += `${k > 0 ? ',' : ''}${quoted(names[k]!)}:${isPayload(cell) ? JSON.stringify(cell) : valueJson(cell)}`
     }
-    this.props[at] = p
+    this.propsText += `${text}}`
   }
 
   /** The batch as a column line: its numbers stay typed arrays until the file writer encodes them. */
@@ -170,7 +183,7 @@ export class RelationshipImageBatch {
         ['type', column(1)],
         ['start', column(2)],
         ['end', column(3)],
-        ['props', JSON.stringify(this.props)],
+        ['props', `{${this.propsText}}`],
         ['created', column(4)],
       ],
     }

@@ -75,8 +75,13 @@ export class ImportRun {
     // every node is in the image before the first relationship (the loader links them to their nodes)
     if (kind === 'relationships') this.flushNodes()
     let plan: GroupPlan | null = null
-    for await (const rows of readGroup(group.files, this.format))
-      for (const row of rows) {
+    // one row object, moved along the records: no object per row
+    const row: CsvRow = { file: '', row: 0, fields: [] }
+    for await (const batch of readGroup(group.files, this.format))
+      for (let i = 0; i < batch.rows.length; i++) {
+        row.file = batch.file
+        row.row = batch.firstRow + i
+        row.fields = batch.rows[i]!
         if (plan === null) {
           plan = this.plan(row, kind, group)
           continue
