@@ -25,8 +25,6 @@ type PropertyColumn = { at: number; spec: Extract<ColumnSpec, { role: 'property'
 const PROGRESS_ROWS = 16384
 const TEMPORAL_TYPES = new Set(['date', 'datetime', 'localdatetime', 'time', 'localtime'])
 const INTEGER_ID = /^[+-]?\d{1,19}$/
-/** Digits whose value a double holds exactly: parsed with `Number`, no BigInt. */
-const SHORT_INTEGER = /^-?\d{1,15}$/
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 
 const invalid = (message: string): never => {
@@ -259,7 +257,8 @@ export class ImportRun {
    */
   private idKey(text: string): IdKey | null {
     if (this.idType === 'string') return text === '' ? null : text
-    if (SHORT_INTEGER.test(text)) return Number(text)
+    const short = shortInteger(text)
+    if (!Number.isNaN(short)) return short
     const t = text.trim()
     if (!INTEGER_ID.test(t)) return null
     const v = BigInt(t)
@@ -291,4 +290,21 @@ export class ImportRun {
       }),
     )
   }
+}
+
+/**
+ * The value of up to 15 decimal digits (optionally after `-`), which a double holds exactly; NaN for any other
+ * text. A loop over the characters: ids are parsed twice per relationship, a regular expression per id showed.
+ */
+function shortInteger(text: string): number {
+  const n = text.length
+  let i = text.charCodeAt(0) === 45 ? 1 : 0
+  if (n === i || n - i > 15) return Number.NaN
+  let v = 0
+  for (; i < n; i++) {
+    const digit = text.charCodeAt(i) - 48
+    if (digit < 0 || digit > 9) return Number.NaN
+    v = v * 10 + digit
+  }
+  return text.charCodeAt(0) === 45 ? -v : v
 }
