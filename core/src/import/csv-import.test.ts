@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -155,6 +155,17 @@ describe('import-csv builds a store the engine opens', () => {
     })
     await expect(refused).rejects.toBeInstanceOf(EngineError)
     await expect(refused).rejects.toMatchObject({ code: 'IMPORT_TARGET_NOT_EMPTY' })
+    await expect(
+      importCsv({
+        dir: join(s.root, 'other'),
+        nodes: [{ files: [join(s.root, 'missing.csv')] }],
+        relationships: [],
+        reportPath: s.report,
+      }),
+    ).rejects.toMatchObject({
+      code: 'IMPORT_INPUT_INVALID',
+      message: expect.stringMatching(/missing.csv does not exist/),
+    })
     const bad = s.file('bad.csv', 'id:ID,n:integer\na,1\n')
     await expect(
       importCsv({

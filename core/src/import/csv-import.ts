@@ -51,9 +51,9 @@ export const DEFAULT_BAD_TOLERANCE = 1000
  */
 export async function importCsv(options: CsvImportOptions): Promise<CsvImportSummary> {
   const started = performance.now()
-  const created = prepareTarget(options.dir)
-  for (const group of [...options.nodes, ...options.relationships]) checkGroup(group)
   if (options.nodes.length === 0) invalid('give at least one --nodes file')
+  for (const group of [...options.nodes, ...options.relationships]) checkGroup(group)
+  const created = prepareTarget(options.dir)
   const format = { ...DEFAULT_CSV_FORMAT, ...options.format }
   const report = new ImportReport(options.reportPath, options.badTolerance ?? DEFAULT_BAD_TOLERANCE)
   let image: ImageFile | null = null
