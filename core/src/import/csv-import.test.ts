@@ -166,6 +166,7 @@ describe('import-csv builds a store the engine opens', () => {
       code: 'IMPORT_INPUT_INVALID',
       message: expect.stringMatching(/missing.csv does not exist/),
     })
+    expect(existsSync(join(s.root, 'other'))).toBe(false)
     const bad = s.file('bad.csv', 'id:ID,n:integer\na,1\n')
     await expect(
       importCsv({
