@@ -29,9 +29,14 @@ function importPair(
 }
 
 async function rows(dir: string, query: string) {
-  const engine = await openEngine({ storage: { mode: 'persistent', dir } })
+  const engine = await openEngine({
+    storage: { mode: 'persistent', dir },
+    cypherBudgets: { maxLoadedRecords: 1_000_000, maxWarmAdjacencyEntries: 1_000_000 },
+  })
   try {
-    return (await engine.read(query, {})).data?.rows
+    const result = await engine.read(query, {})
+    if (result.data === null || result.data === undefined) throw new Error(JSON.stringify(result))
+    return result.data.rows
   } finally {
     await engine.close()
   }
@@ -204,4 +209,23 @@ describe('import-csv builds a store the engine opens', () => {
       ['b', 'short'],
     ])
   })
+
+  it('writes a large image through the checkpoint worker, and it loads back whole', async () => {
+    const s = scratch()
+    const nodes = s.file('n.csv', `id:ID\n${Array.from({ length: 1000 }, (_, i) => i).join('\n')}\n`)
+    // ~30 batches of relationships: past the 4 MiB the checkpoint writer keeps in-process
+    const rels = Array.from({ length: 120_000 }, (_, i) => `${i % 1000},${(i * 7) % 1000},${i}`)
+    const relFile = s.file('r.csv', `:START_ID,:END_ID,w:int\n${rels.join('\n')}\n`)
+    const summary = await importPair(
+      s,
+      { files: [nodes], labels: ['N'] },
+      { files: [relFile], type: 'R' },
+      { idType: 'integer' },
+    )
+    expect(summary).toMatchObject({ nodes: 1000, relationships: 120_000, rejected: 0 })
+    expect(summary.image_bytes).toBeGreaterThan(4 * 1024 * 1024)
+    expect(
+      await rows(s.dir, 'MATCH (a:N)-[r:R]->(b:N) RETURN count(r), sum(r.w), max(a.id), max(b.id)'),
+    ).toEqual([[120_000, (119_999 * 120_000) / 2, 999, 999]])
+  }, 30_000)
 })

@@ -80,7 +80,7 @@ export async function importCsv(options: CsvImportOptions): Promise<CsvImportSum
       rows_per_second: Math.round(run.rows / Math.max(seconds, 0.001)),
     }
   } catch (error) {
-    image?.abandon()
+    await image?.abandon()
     emptyTarget(options.dir, created)
     throw error
   } finally {

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { mkdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { fsyncDirectory } from '../storage/atomic-file.js'
-import { CHECKPOINT_DIR, checkpointName } from '../storage/checkpoint.js'
-import { CheckpointFileWriter, type ColumnLine } from '../storage/checkpoint-encoder.js'
+import { CHECKPOINT_DIR, type ChunkSink, checkpointName, openCheckpointSink } from '../storage/checkpoint.js'
+import type { ColumnLine, EncodedChunk } from '../storage/checkpoint-encoder.js'
 import { newManifest, writeManifest } from '../storage/manifest.js'
 import { PAYLOAD_FILE, PAYLOAD_MAGIC, PayloadFile } from '../storage/payload-file.js'
 import { PAYLOAD_RECORD_FORMAT, RECORD_FORMAT, TEMPORAL_RECORD_FORMAT } from '../version.js'
@@ -20,7 +20,9 @@ const TEXT_CHUNK = 256 * 1024
  * everything it names is on disk. `PersistentStorage.open` then loads it as after any clean shutdown.
  */
 export class ImageFile {
-  private readonly writer: CheckpointFileWriter
+  private readonly sink: ChunkSink
+  /** Chunks made since the last `send`: the import hands them over between batches of rows. */
+  private queue: EncodedChunk[] = []
   private readonly temp: string
   private readonly payloadFile: PayloadFile
   private text = ''
@@ -40,7 +42,7 @@ export class ImageFile {
     const header = JSON.stringify({
       checkpoint: { format: RECORD_FORMAT, sequence: IMAGE_SEQUENCE, created_at: now.toISOString() },
     })
-    this.writer = new CheckpointFileWriter(this.temp, header)
+    this.sink = openCheckpointSink(this.temp, header)
     this.payloadFile = PayloadFile.open(join(dir, PAYLOAD_FILE), { cacheBytes: 0 }).file
     const file = this.payloadFile
     this.payloads = { minBytes: payloadMinBytes, append: (text) => file.append(text) }
@@ -50,7 +52,7 @@ export class ImageFile {
   add(line: string | ColumnLine): void {
     if (typeof line !== 'string') {
       this.flush()
-      this.writer.add(line)
+      this.queue.push(line)
       return
     }
     this.text += `${line}\n`
@@ -60,15 +62,26 @@ export class ImageFile {
 
   private flush(): void {
     if (this.lines === 0) return
-    this.writer.add({ text: this.text, records: this.lines })
+    this.queue.push({ text: this.text, records: this.lines })
     this.text = ''
     this.lines = 0
+  }
+
+  /**
+   * Hands the lines added so far to the file writer (in the worker pool for a large image, so encoding, hashing
+   * and writing overlap the reading of the next rows); waits when the writer is behind.
+   */
+  async send(): Promise<void> {
+    const queue = this.queue
+    this.queue = []
+    for (const chunk of queue) await this.sink.send(chunk)
   }
 
   /** Seals and syncs the image and the payloads, then writes the manifest; returns the image's size. */
   async finish(): Promise<{ bytes: number; payloadBytes: number }> {
     this.flush()
-    const facts = this.writer.finish()
+    await this.send()
+    const facts = await this.sink.finish()
     const name = checkpointName(IMAGE_SEQUENCE)
     renameSync(this.temp, join(this.dir, CHECKPOINT_DIR, name))
     fsyncDirectory(join(this.dir, CHECKPOINT_DIR))
@@ -98,8 +111,9 @@ export class ImageFile {
   }
 
   /** Drops the unfinished image (the caller empties the directory). */
-  abandon(): void {
-    this.writer.abandon()
+  async abandon(): Promise<void> {
+    this.queue = []
+    await this.sink.abort()
     this.payloadFile.close()
   }
 }

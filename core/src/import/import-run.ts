@@ -75,7 +75,7 @@ export class ImportRun {
     let plan: GroupPlan | null = null
     // one row object, moved along the records: no object per row
     const row: CsvRow = { file: '', row: 0, fields: [] }
-    for await (const batch of readGroup(group.files, this.format))
+    for await (const batch of readGroup(group.files, this.format)) {
       for (let i = 0; i < batch.rows.length; i++) {
         row.file = batch.file
         row.row = batch.firstRow + i
@@ -97,6 +97,8 @@ export class ImportRun {
         }
         if (this.rows % PROGRESS_ROWS === 0) this.onProgress?.(this.rows, this.report.total)
       }
+      await this.image.send()
+    }
     if (plan === null) invalid(`${group.files[0]} has no header line`)
   }
 

@@ -119,10 +119,18 @@ export async function writeCheckpoint(
 }
 
 /** Where a checkpoint's chunks go: the encoding worker, or a writer in this thread. */
-interface ChunkSink {
+export interface ChunkSink {
   send(chunk: EncodedChunk): Promise<void>
   finish(): Promise<CheckpointFileFacts>
   abort(): Promise<void>
+}
+
+/**
+ * A sink for a checkpoint file written outside `writeCheckpoint` (the offline importer builds its image as it
+ * reads its input): a large image is encoded, hashed and written in the worker pool, as the engine's are.
+ */
+export function openCheckpointSink(path: string, header: string): ChunkSink {
+  return workerPoolAvailable() ? new SizedSink(path, header) : new InProcessSink(path, header)
 }
 
 class InProcessSink implements ChunkSink {
