@@ -191,6 +191,15 @@ describe('GraphStore and Transaction', () => {
     expect([...tx.propertyNodeIds(person, name, 'Cyd')]).toEqual([c])
     expect([...tx.propertyNodeIds(person, name, 'Cy')]).toEqual([])
     expect([...tx.propertyNodeIds(tag, name, 'Di')]).toEqual([d])
+    // A pair first looked up late is built from every overlay record at that moment, then kept current.
+    const age = store.names.id('age')
+    const e = tx.createNode([person], new Map([[age, 40n]]))
+    tx.setNodeProperty(a, age, 40n)
+    expect([...tx.propertyNodeIds(person, age, 40n)].sort()).toEqual([a, e].sort())
+    const f = tx.createNode([person], new Map([[age, 40n]]))
+    tx.setNodeProperty(e, age, 41n)
+    expect([...tx.propertyNodeIds(person, age, 40n)].sort()).toEqual([a, f].sort())
+    expect(tx.firstPropertyNodeId(person, age, 41n)).toBe(e)
   })
 
   it('keeps uncommitted writes invisible to the published version', () => {

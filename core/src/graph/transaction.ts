@@ -10,7 +10,7 @@ import {
   encodeValue,
 } from './commit.js'
 import type { IdSpace } from './id-space.js'
-import { NodeIndexes } from './indexes.js'
+import { NodeIndexes, type PropertyIndex } from './indexes.js'
 import { PropertyMap } from './property-map.js'
 import type { GraphReader, Interner, NodeRecord, PropertyValue, RelationshipRecord } from './types.js'
 
@@ -183,14 +183,31 @@ export class Transaction implements GraphReader {
 
   *propertyNodeIds(label: number, key: number, value: PropertyValue): Iterable<number> {
     yield* this.baseIndexed(this.base.propertyNodeIds(label, key, value))
-    yield* this.indexes().props.ids(label, key, value)
+    yield* this.overlayProps(label, key).ids(label, key, value)
   }
 
   /** The first of `propertyNodeIds`, without its generators (a point lookup per record in bulk writes). */
   firstPropertyNodeId(label: number, key: number, value: PropertyValue): number | undefined {
     for (const id of this.base.propertyNodeIds(label, key, value)) if (!this.reindexed.has(id)) return id
-    for (const id of this.indexes().props.ids(label, key, value)) return id
+    for (const id of this.overlayProps(label, key).ids(label, key, value)) return id
     return undefined
+  }
+
+  /**
+   * The overlay's property index with (label, key) in it. Pairs are indexed from their first lookup on, as in
+   * the store: indexing every property of every node a bulk write creates (descriptions, patterns, raw
+   * payloads) was 3% of an import for pairs nothing looked up.
+   */
+  private overlayProps(label: number, key: number): PropertyIndex {
+    const indexes = this.indexes()
+    if (!indexes.props.isActive(label, key)) {
+      indexes.props.activate(label, key)
+      for (const id of indexes.labels.ids(label)) {
+        const value = this.own(id)?.props.get(key)
+        if (value !== undefined) indexes.props.add(label, key, value, id)
+      }
+    }
+    return indexes.props
   }
 
   /** An estimate for choosing scans: exact enough to rank labels. */
@@ -371,7 +388,7 @@ export class Transaction implements GraphReader {
 
   private indexes(): NodeIndexes {
     if (this.overlayIndexes === undefined) {
-      const indexes = new NodeIndexes()
+      const indexes = new NodeIndexes(true)
       for (const id of [...this.reindexed, ...this.createdNodes.ids()]) {
         const node = this.own(id)
         if (node) indexes.addNode(id, node.labels, node.props)

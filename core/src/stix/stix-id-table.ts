@@ -25,6 +25,8 @@ export class StixIdTable {
   private count = 0
   /** Parsed form of the last id looked at: `key` parses once what `find` just parsed. */
   private readonly probe = new Uint32Array(4)
+  private probed: string | null = null
+  private probedType: string | undefined
 
   get size(): number {
     return this.count
@@ -100,11 +102,15 @@ export class StixIdTable {
 
   /** The type of a canonical id, its uuid left in `probe`; undefined for any other text. */
   private parse(id: string): string | undefined {
+    // An import looks an id up, then adds it: the second parse is the first's.
+    if (id === this.probed) return this.probedType
     const m = CANONICAL.exec(id)
+    this.probed = id
+    this.probedType = m === null ? undefined : (m[1] as string)
     if (m === null) return undefined
     const hex = `${m[2]}${m[3]}${m[4]}${m[5]}${m[6]}`
     for (let w = 0; w < 4; w++) this.probe[w] = Number.parseInt(hex.slice(w * 8, w * 8 + 8), 16)
-    return m[1] as string
+    return this.probedType
   }
 
   /** The slot holding the probe's key of type `code`, or the empty slot where it would go. */
@@ -130,6 +136,7 @@ export class StixIdTable {
   }
 
   private rehash(): void {
+    this.probed = null
     this.slots = new Int32Array(this.slots.length * 2).fill(EMPTY)
     for (let key = 0; key < this.count; key++) {
       const code = this.types[key] as number

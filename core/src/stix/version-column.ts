@@ -14,6 +14,10 @@ export class VersionColumn {
   private micros = new Float64Array(0)
   private digits = new Uint8Array(0)
   private readonly texts = new Map<number, string>()
+  /** The last text rebuilt: rows of one bundle often share their version, and a checkpoint reads them in a run. */
+  private lastMicros = -1
+  private lastDigits = -1
+  private lastText = ''
 
   /** Sets row `r`'s text (rows are set in order, each once). */
   set(r: number, text: string): void {
@@ -34,7 +38,13 @@ export class VersionColumn {
   text(r: number): string {
     const digits = this.digits[r] as number
     if (digits === TEXT) return this.texts.get(r) as string
-    return decode(this.micros[r] as number, digits)
+    const micros = this.micros[r] as number
+    if (micros !== this.lastMicros || digits !== this.lastDigits) {
+      this.lastText = decode(micros, digits)
+      this.lastMicros = micros
+      this.lastDigits = digits
+    }
+    return this.lastText
   }
 }
 
