@@ -26,6 +26,22 @@ const open = (options: { durableBytes?: number; cacheBytes?: number } = {}) =>
   PayloadFile.open(path, { cacheBytes: 1 << 20, ...options })
 
 describe('payload file', () => {
+  it('gathers small appends into one write, reads them back before and after it, and keeps them across a reopen', async () => {
+    const { file } = open()
+    const texts = Array.from({ length: 5000 }, (_, i) => `value ${i} ${'x'.repeat(i % 300)}`)
+    const addresses = texts.map((text) => file.append(text))
+    expect(file.read(addresses[4999] as (typeof addresses)[number])).toBe(texts[4999])
+    const more = file.append('after a read')
+    expect(file.peek(more)).toBe('after a read')
+    const durable = await file.sync()
+    expect(statSync(path).size).toBe(durable)
+    file.close()
+    const again = open({ durableBytes: durable })
+    expect(addresses.map((a) => again.file.read(a))).toEqual(texts)
+    expect(again.file.read(more)).toBe('after a read')
+    again.file.close()
+  })
+
   it('peeks past the cache: the value, and nothing kept (a scan leaves the cache as it was)', async () => {
     const { file } = open()
     const kept = file.append('kept')

@@ -58,10 +58,17 @@ export interface PayloadFileOpening {
 const corrupt = (path: string, message: string) =>
   new EngineError('STORAGE_RECOVERY_FAILED', `payload file ${path}: ${message}`)
 
+/** Appends are gathered up to this many bytes before one write: a checkpoint spills values by the thousand. */
+const WRITE_BATCH_BYTES = 1 << 20
+
 export class PayloadFile {
   private end: number
   private syncedEnd: number
   private readonly cache: PayloadCache
+  /** Appended records not yet written, from `pendingStart` on (the file holds everything before it). */
+  private pending: Buffer[] = []
+  private pendingStart: number
+  private pendingBytes = 0
 
   private constructor(
     readonly path: string,
@@ -71,6 +78,7 @@ export class PayloadFile {
   ) {
     this.end = end
     this.syncedEnd = end
+    this.pendingStart = end
     this.cache = new PayloadCache(cacheBytes)
   }
 
@@ -133,13 +141,36 @@ export class PayloadFile {
     record.writeUInt32LE(crc32(body), 4)
     body.copy(record, RECORD_HEADER_BYTES)
     const offset = this.end
-    writeAllAt(this.fd, record, offset)
+    this.pending.push(record)
+    this.pendingBytes += record.length
     this.end += record.length
+    if (this.pendingBytes >= WRITE_BATCH_BYTES) this.flush()
     return { offset, bytes: body.length }
+  }
+
+  /**
+   * Writes the gathered appends in one go. On failure they are dropped and the file's end goes back to where
+   * they began: their addresses were handed to a checkpoint that now fails, which swaps none of them in.
+   */
+  private flush(): void {
+    if (this.pendingBytes === 0) return
+    const records = this.pending
+    const at = this.pendingStart
+    this.pending = []
+    this.pendingBytes = 0
+    try {
+      writeAllAt(this.fd, records.length === 1 ? (records[0] as Buffer) : Buffer.concat(records), at)
+      this.pendingStart = this.end
+    } catch (error) {
+      this.end = at
+      this.pendingStart = at
+      throw error
+    }
   }
 
   /** Makes every appended record durable (fdatasync on the thread pool); resolves to the durable size. */
   async sync(): Promise<number> {
+    this.flush()
     const end = this.end
     await syncFd(this.fd)
     if (end > this.syncedEnd) this.syncedEnd = end
@@ -160,6 +191,7 @@ export class PayloadFile {
   }
 
   private readRecord({ offset, bytes }: PayloadAddress): string {
+    if (offset >= this.pendingStart) this.flush()
     if (
       !Number.isSafeInteger(offset) ||
       offset < HEADER_BYTES ||
@@ -191,6 +223,12 @@ export class PayloadFile {
 
   close(): void {
     if (this.fd < 0) return
+    // Not durable without a sync, but readable by whoever opens the file next in this state.
+    try {
+      this.flush()
+    } catch {
+      // closing anyway: what was not written was never durable
+    }
     closeSync(this.fd)
     this.fd = -1
   }
