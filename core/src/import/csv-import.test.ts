@@ -210,6 +210,32 @@ describe('import-csv builds a store the engine opens', () => {
     ])
   })
 
+  it('takes another quote character and array delimiter', async () => {
+    const s = scratch()
+    const nodes = s.file('q.csv', `id:ID,name,tags:int[]\na,'x, "y" ''z''',1|2\n`)
+    const summary = await importCsv({
+      dir: s.dir,
+      nodes: [{ files: [nodes], labels: ['Q'] }],
+      relationships: [],
+      reportPath: s.report,
+      format: { quote: "'", arrayDelimiter: '|' },
+    })
+    expect(summary).toMatchObject({ nodes: 1, rejected: 0 })
+    expect(await rows(s.dir, 'MATCH (q:Q) RETURN q.name, q.tags')).toEqual([[`x, "y" 'z'`, [1, 2]]])
+  })
+
+  it('fails a malformed file with a clear error and leaves no store', async () => {
+    const s = scratch()
+    const nodes = s.file('open.csv', 'id:ID,name\na,"never closed\n')
+    await expect(
+      importCsv({ dir: s.dir, nodes: [{ files: [nodes] }], relationships: [], reportPath: s.report }),
+    ).rejects.toMatchObject({
+      code: 'IMPORT_INPUT_INVALID',
+      message: expect.stringMatching(/open.csv: Quote Not Closed/),
+    })
+    expect(existsSync(s.dir)).toBe(false)
+  })
+
   it('writes a large image through the checkpoint worker, and it loads back whole', async () => {
     const s = scratch()
     const nodes = s.file('n.csv', `id:ID\n${Array.from({ length: 1000 }, (_, i) => i).join('\n')}\n`)

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs'
 import type { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { parse } from 'csv-parse'
+import { EngineError } from '../errors.js'
 
 /** How the input files are written: neo4j-admin's `--delimiter`, `--quote` and `--array-delimiter`. */
 export interface CsvFormat {
@@ -58,6 +59,8 @@ export async function* readGroup(files: readonly string[], format: CsvFormat): A
     const parser = parse({
       delimiter: format.delimiter,
       quote: format.quote === '' ? false : format.quote,
+      // a quote inside a quoted field is doubled, whichever the quote character (neo4j-admin reads it so)
+      escape: format.quote === '' ? '"' : format.quote,
       bom: true,
       // a row with too few or too many fields is reported as a bad row, not a parse failure
       relax_column_count: true,
@@ -93,7 +96,8 @@ export async function* readGroup(files: readonly string[], format: CsvFormat): A
     input.pipe(parser)
     try {
       for (;;) {
-        if (failure !== null) throw new Error(`${file}: ${(failure as Error).message}`)
+        if (failure !== null)
+          throw new EngineError('IMPORT_INPUT_INVALID', `${file}: ${(failure as Error).message}`)
         if (batch.length > 0) {
           const rows = batch
           batch = []
