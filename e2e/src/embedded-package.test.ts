@@ -43,13 +43,15 @@ describe('the embedded library as a package', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   // undici is the projector's HTTP pool, tinypool the worker pool for checkpoints, temporal-polyfill the
-  // calendar and time-zone rules of Cypher's temporal values (with its two own packages); `pg` is an optional peer.
-  it('installs as a public package whose only dependencies are temporal-polyfill, tinypool, typebox and undici', () => {
+  // calendar and time-zone rules of Cypher's temporal values (with its two own packages), csv-parse the reader of
+  // LOAD CSV and the offline importer; `pg` is an optional peer.
+  it('installs as a public package whose only dependencies are csv-parse, temporal-polyfill, tinypool, typebox and undici', () => {
     const manifest = JSON.parse(
       readFileSync(join(dir, 'node_modules', '@service', 'core', 'package.json'), 'utf8'),
     ) as Record<string, unknown>
     expect(manifest.private).toBeUndefined()
     expect(Object.keys(manifest.dependencies as object)).toEqual([
+      'csv-parse',
       'temporal-polyfill',
       'tinypool',
       'typebox',
@@ -58,6 +60,7 @@ describe('the embedded library as a package', () => {
     expect(manifest.peerDependenciesMeta).toEqual({ pg: { optional: true } })
     expect(readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual([
       '@service',
+      'csv-parse',
       'temporal-polyfill',
       'temporal-spec',
       'temporal-utils',
