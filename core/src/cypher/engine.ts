@@ -25,7 +25,8 @@ import {
   validationError,
 } from './outcome.js'
 import { bindParams } from './params.js'
-import { type BatchedPlan, type CsvPlan, type Plan, planQuery } from './planner.js'
+import type { BatchedPlan, CsvPlan, Plan } from './plan.js'
+import { planQuery } from './planner.js'
 import { builtinRegistry, type ProcedureDef, type ProcedureRegistry } from './procedures/index.js'
 import { toJson } from './result.js'
 import { SchemaCatalog } from './schema/catalog.js'

@@ -29,7 +29,8 @@ export { neo4jStatusCode } from './neo4j-status.js'
 export { failure as outcomeOfError } from './outcome.js'
 export { bindParams } from './params.js'
 export { parseQuery } from './parser.js'
-export { type Plan, planQuery } from './planner.js'
+export type { Plan } from './plan.js'
+export { planQuery } from './planner.js'
 export { NEO4J_COMPATIBLE_VERSION } from './procedures/db.js'
 export {
   builtinRegistry,

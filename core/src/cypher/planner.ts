@@ -5,19 +5,17 @@ import {
   isWriteQuery,
   type PatternPart,
   type Query,
-  type SchemaCommand,
   type SingleQuery,
 } from './ast.js'
 import { type Eval, ExpressionCompiler, type Matcher } from './compile-expr.js'
 import type { CsvSourcePlan } from './csv/source.js'
-import { type CypherError, runtimeError } from './errors.js'
+import { runtimeError } from './errors.js'
 import { type CallEnv, compileCall } from './executor/call.js'
 import {
   type ExecContext,
   load,
   type Row,
   type RowCounter,
-  type Stage,
   type StageFactory,
   scan,
 } from './executor/context.js'
@@ -28,7 +26,6 @@ import {
   compileSubqueryCall,
   compileSubqueryExpr,
   type SubqueryEnv,
-  type SubqueryJoin,
 } from './executor/subquery.js'
 import { type CompiledPart, type CompiledUnion, openPart, runUnion } from './executor/union.js'
 import {
@@ -46,101 +43,11 @@ import {
   fusedScanTopK,
 } from './fused-scans.js'
 import { parseQuery } from './parser.js'
+import type { BatchedPlan, Plan, PlanOperator, PlanOptions, PlanOutcome, StreamPlan } from './plan.js'
 import { builtinRegistry } from './procedures/index.js'
 import type { ProcedureRegistry } from './procedures/registry.js'
 import { eager, matcherStage, mutationStage, unwindStage } from './stages.js'
 import type { Value } from './values.js'
-
-/** A compiled query: immutable, cached by query text, run many times with different parameters. */
-export interface Plan {
-  readonly columns: string[]
-  readonly isWrite: boolean
-  /** Parameters the query references (with those a `CALL name` without parentheses takes). */
-  readonly params: string[]
-  /** Operators chosen for each MATCH, for tests and diagnostics. */
-  readonly explain: string[]
-  /** With EXPLAIN/PROFILE: the top-level pipeline, a clause an operator; PROFILE counts the rows each emits. */
-  readonly operators: PlanOperator[]
-  /** `EXPLAIN` (plan only, no rows) or `PROFILE` (run and count rows) prefix. */
-  readonly mode: 'explain' | 'profile' | undefined
-  /** `USE name`: the workspace the query names. */
-  readonly use: string | undefined
-  /** Neo4j's query type: r (read), w (write only), rw (read and write), s (schema). */
-  readonly queryType: 'r' | 'w' | 'rw' | 's'
-  /** Set for a schema command (`CREATE INDEX …`, `DROP CONSTRAINT …`): the engine runs it against its schema. */
-  readonly schema: { command: SchemaCommand; options: (ctx: ExecContext) => Value } | undefined
-  /** Set for `… CALL { … } IN TRANSACTIONS …`: the engine runs it in batches, each batch its own commit. */
-  readonly batched: BatchedPlan | undefined
-  /** Set when the query starts with LOAD CSV: the engine feeds the file's rows (async) into `open`'s stage. */
-  readonly csv: CsvPlan | undefined
-  /** Set for a read whose rows pass through one by one from a resumable source: a cursor can stream it. */
-  readonly stream: StreamPlan | undefined
-  /** Runs the query; `sink` receives each result row and returns false to stop. */
-  run(ctx: ExecContext, sink: (values: Value[]) => boolean): void
-}
-
-/** `LOAD CSV … AS row <rest>`: the source, and the rest of the query as a stage each file row is pushed into. */
-export interface CsvPlan {
-  source: CsvSourcePlan
-  /** The pipeline after LOAD CSV; `sink` receives each result row and returns false to stop. */
-  open(ctx: ExecContext, sink: (values: Value[]) => boolean): Stage
-  blankRow(): Row
-}
-
-/**
- * A read pipeline a cursor runs in slices (stream-cursor.ts): its first clause is a resumable source (a scan or
- * UNWIND, see executor/resumable.ts) and no stage after it holds rows (grouping, DISTINCT, ORDER BY).
- */
-export interface StreamPlan {
-  factories: StageFactory[]
-  /** The result columns' slots. */
-  slots: number[]
-  blankRow(): Row
-}
-
-/**
- * `[reads] CALL { … } IN TRANSACTIONS [OF n ROWS] [rest]`: the reads before the CALL produce its input rows,
- * every `batchSize` of them run through the subquery in one transaction, and the rest of the query runs over
- * the joined rows at the end.
- */
-export interface BatchedPlan {
-  /** `LOAD CSV … AS row` as the first clause: its rows are the input of `prefix`, read as the batches go. */
-  csv: CsvSourcePlan | undefined
-  prefix: StageFactory[]
-  join: SubqueryJoin
-  batchSize(row: Row, ctx: ExecContext): number
-  /** `ON ERROR`: a failed batch fails the query, or is rolled back and the run goes on (or stops) with nulls. */
-  onError: 'continue' | 'break' | 'fail'
-  /** The slots the subquery returns into: null in the rows of a batch that failed or never ran. */
-  returnSlots: number[]
-  /** `REPORT STATUS AS s`: the slot each row's status map goes to. */
-  statusSlot: number | undefined
-  suffix: StageFactory[]
-  /** The result columns' slots, when the query returns rows. */
-  slots: number[]
-  returns: boolean
-  blankRow(): Row
-}
-
-/** One operator of an explained plan; `rows` is what it emitted in a PROFILE run (ExecContext.profileRows). */
-export interface PlanOperator {
-  operator: string
-  details: string
-}
-
-export interface PlanOptions {
-  maxExpressionDepth: number
-  maxVariableLengthHops: number
-  /** Collect every compile error (validate mode) instead of stopping at the first. */
-  collectErrors: boolean
-  /** The procedures CALL can name; the built-ins when absent. */
-  procedures?: ProcedureRegistry
-}
-
-export interface PlanOutcome {
-  plan: Plan | undefined
-  errors: CypherError[]
-}
 
 /** Neo4j's operator names, by the clause an operator stands for. */
 const OPERATOR_NAMES: Record<Clause['kind'], string> = {

@@ -3,7 +3,7 @@ import { type DetachedValue, detach } from './detached.js'
 import { budgetError, CypherError } from './errors.js'
 import { type CypherBudgets, chain, checkDeadline, type ExecContext, type Stage } from './executor/context.js'
 import type { StreamSlice } from './executor/resumable.js'
-import type { StreamPlan } from './planner.js'
+import type { StreamPlan } from './plan.js'
 import type { Value } from './values.js'
 
 /** Source items one slice takes at most: a pull whose filters pass few rows returns between slices. */

@@ -1,6 +1,6 @@
 import { budgetError } from '../errors.js'
 import type { ExecContext } from '../executor/context.js'
-import type { CsvPlan } from '../planner.js'
+import type { CsvPlan } from '../plan.js'
 import type { Value } from '../values.js'
 import type { CsvImportPolicy } from './location.js'
 import { loadCsvRows } from './source.js'

@@ -4,7 +4,7 @@ import type { Transaction } from '../../graph/transaction.js'
 import type { GraphReader } from '../../graph/types.js'
 import { type CsvImportPolicy, loadCsvRows } from '../csv/index.js'
 import { budgetError, CypherError } from '../errors.js'
-import type { BatchedPlan } from '../planner.js'
+import type { BatchedPlan } from '../plan.js'
 import type { Value } from '../values.js'
 import {
   chain,
