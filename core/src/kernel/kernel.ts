@@ -16,13 +16,9 @@ import { CommitHooks } from './commit-hooks.js'
 import { isWriteCall } from './cypher-call.js'
 import { KernelErrors } from './errors.js'
 import { checkpointPiece, graphImage } from './graph-image.js'
-import { PayloadSpill } from './payload-spill.js'
-
-/** Strings of this many UTF-8 bytes or more go to the payload file at a checkpoint (file store). */
-const DEFAULT_PAYLOAD_MIN_BYTES = 256
-
 import { Histories } from './histories.js'
 import { type Ledger, type LedgerEntry, LedgerRegistry } from './ledger.js'
+import { PayloadSpill } from './payload-spill.js'
 import { graphWalBody, recover, recoveryFacts, reloadDurable } from './recovery.js'
 import { Replication } from './replication.js'
 import { StorageFaultRecovery, type StorageFaultReport } from './storage-fault-recovery.js'
@@ -40,6 +36,9 @@ import type {
   TransactResult,
 } from './types.js'
 import { VisibilityGate } from './visibility-gate.js'
+
+/** Strings of this many UTF-8 bytes or more go to the payload file at a checkpoint (file store). */
+const DEFAULT_PAYLOAD_MIN_BYTES = 256
 
 interface PendingDurability {
   /** The state generation the write began on: a write that straddles a reload must not commit. */
