@@ -240,6 +240,22 @@ describe('SeedSearch', () => {
     expect(seed.stats().vectors).toBe(40)
   })
 
+  it('a provider arriving before the index caught up leaves indexing to the background, which embeds too', async () => {
+    engine = await openEngine()
+    const seed = engine.seed
+    await seed.warm()
+    await create(Array.from({ length: 40 }, (_, i) => ({ labels: ['Tool'], props: { name: `lathe ${i}` } })))
+    seed.embeddings.set(new HashedNgramProvider(16))
+    // Nothing was indexed inside the provider's arrival (on a big store that held the event loop for the
+    // whole rebuild); the background pass indexes and embeds with the new provider.
+    expect(seed.backlog().index).toBe(40)
+    await seed.warm()
+    await seed.embeddingsSettled()
+    expect(seed.backlog()).toEqual({ index: 0, embeddings: 0 })
+    expect(seed.stats().vectors).toBe(40)
+    const vector = await seed.search({ objective: 'lathe 7', mode: 'vector', top_k: 40 })
+    expect(vector.candidates).toHaveLength(40)
+  })
   it('warm() indexes what writes left stale, also when it last ran with nothing to do', async () => {
     engine = await openEngine()
     const seed = engine.seed // attached to an empty engine: its first warm-up had nothing to do

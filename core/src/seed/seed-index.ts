@@ -129,6 +129,12 @@ export class WorkspaceSeedIndex {
   }
 }
 
+/** Nodes of a workspace whose entry is not current yet: what a pending whole-graph pass and commits left. */
+function notIndexed(ws: WorkspaceSeedIndex): number {
+  const rebuild = Number.isFinite(ws.rebuildFrom) ? Math.max(0, ws.store.nextNodeId - ws.rebuildFrom) : 0
+  return rebuild + ws.stale.size
+}
+
 /**
  * Whether a relationship op can change its ends' context field (node-text.ts): a created relationship with a
  * text, its text set or removed, or any deletion (the op no longer says whether it had one).
@@ -297,9 +303,7 @@ export class SeedIndex implements DerivedIndex {
   /** Nodes whose entry is not current yet, without catching up (operators, tests). */
   staleNodes(id: string): number {
     const ws = this.workspaces.get(id)
-    if (ws === undefined) return 0
-    const rebuild = Number.isFinite(ws.rebuildFrom) ? Math.max(0, ws.store.nextNodeId - ws.rebuildFrom) : 0
-    return rebuild + ws.stale.size
+    return ws === undefined ? 0 : notIndexed(ws)
   }
 
   /**
@@ -359,11 +363,16 @@ export class SeedIndex implements DerivedIndex {
     for (let i = 0; i < ids.length; i++) ws.vectors.set(ids[i] as number, vectors[i] as Float32Array)
   }
 
-  /** A provider arrived (or went): start over with its dimension and embed every indexed node in slices. */
+  /**
+   * A provider arrived (or went): start over with its dimension and embed every indexed node in slices. Nodes
+   * not indexed yet (a rebuild after recovery still under way, stale ones) are embedded when the background
+   * pass or a read indexes them, with these vectors. Catching up here first held the event loop for the whole
+   * rebuild: 37 s on a 2M-object store, during which the server answered nothing, not even readiness.
+   */
   private reembed(ws: WorkspaceSeedIndex, provider: EmbeddingProvider | null): void {
-    this.catchUp(ws)
     ws.pending.clear()
-    ws.vectors = provider ? new VectorIndex(provider.dimensions, Math.max(1024, ws.bm25.size)) : null
+    const expected = ws.bm25.size + notIndexed(ws)
+    ws.vectors = provider ? new VectorIndex(provider.dimensions, Math.max(1024, expected)) : null
     if (provider === null) return
     const vectors = ws.vectors
     const ids = [...ws.bm25.docIds()]
