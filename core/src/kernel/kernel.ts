@@ -580,7 +580,9 @@ export class Kernel implements GraphAccess {
         this.storage !== null &&
         this.options.storage?.checkpointOnClose !== false &&
         this.gate.failed === null &&
-        this.storage.failed === null
+        this.storage.failed === null &&
+        // Nothing logged since the last image: rewriting it (a gigabyte at 2M objects) would change nothing.
+        this.storage.durability().wal_lag_sequences > 0
       ) {
         await this.checkpoint()
       }
