@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import { type CsvFormat, DEFAULT_CSV_FORMAT } from './csv-source.js'
+import { GroupReader } from './csv-thread.js'
 import { ImageFile } from './image-file.js'
 import { type BadRowCounts, ImportReport } from './import-report.js'
 import { type IdType, ImportRun, type InputGroup } from './import-run.js'
@@ -57,11 +58,15 @@ export async function importCsv(options: CsvImportOptions): Promise<CsvImportSum
   const format = { ...DEFAULT_CSV_FORMAT, ...options.format }
   const report = new ImportReport(options.reportPath, options.badTolerance ?? DEFAULT_BAD_TOLERANCE)
   let image: ImageFile | null = null
+  const reader = new GroupReader(
+    [...options.nodes, ...options.relationships].map((g) => g.files),
+    format,
+  )
   try {
     image = new ImageFile(options.dir, options.now ?? new Date(), options.payloadMinBytes ?? 256)
     const run = new ImportRun(image, report, format, options.idType ?? 'string', options.onProgress)
-    for (const group of options.nodes) await run.group(group, 'nodes')
-    for (const group of options.relationships) await run.group(group, 'relationships')
+    for (const group of options.nodes) await run.group(group, 'nodes', reader)
+    for (const group of options.relationships) await run.group(group, 'relationships', reader)
     run.end()
     const written = await image.finish()
     const seconds = (performance.now() - started) / 1000
@@ -84,6 +89,7 @@ export async function importCsv(options: CsvImportOptions): Promise<CsvImportSum
     emptyTarget(options.dir, created)
     throw error
   } finally {
+    await reader.close()
     report.close()
   }
 }

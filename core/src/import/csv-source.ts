@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { parse } from 'csv-parse'
 import { EngineError } from '../errors.js'
+import { type PackedRows, PackedRowsBuilder } from './packed-rows.js'
 
 /** How the input files are written: neo4j-admin's `--delimiter`, `--quote` and `--array-delimiter`. */
 export interface CsvFormat {
@@ -13,18 +14,11 @@ export interface CsvFormat {
 
 export const DEFAULT_CSV_FORMAT: CsvFormat = { delimiter: ',', quote: '"', arrayDelimiter: ';' }
 
-/** One parsed record of an input group: its file, its 1-based record number in that file, its fields. */
-export interface CsvRow {
-  file: string
-  row: number
-  fields: string[]
-}
-
-/** Consecutive records of one file: `rows[i]` is record `firstRow + i`. */
+/** Consecutive records of one file, packed: record i is record `firstRow + i` of `file`. */
 export interface CsvBatch {
   file: string
   firstRow: number
-  rows: string[][]
+  rows: PackedRows
 }
 
 const GZIP_MAGIC = [0x1f, 0x8b]
@@ -46,14 +40,14 @@ async function openInput(file: string): Promise<Readable> {
 const MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 /** Rows handed over at once: the consumer walks them synchronously, not one promise per row. */
-const BATCH_ROWS = 2048
+const BATCH_ROWS = 8192
 
 /**
- * The records of an input group in order, in batches, streamed (memory holds a chunk of text and a batch of
- * rows, never a file). As in neo4j-admin, the group's first record is its header: the first line of the first
- * file (which may hold nothing else); the files after it hold data only.
+ * The records of an input group in order, in packed batches, parsed on this thread and streamed (memory holds
+ * a chunk of text and a batch of rows, never a file). As in neo4j-admin, the group's first record is its
+ * header: the first line of the first file (which may hold nothing else); the files after it hold data only.
  */
-export async function* readGroup(files: readonly string[], format: CsvFormat): AsyncGenerator<CsvBatch> {
+export async function* parseGroup(files: readonly string[], format: CsvFormat): AsyncGenerator<CsvBatch> {
   for (const file of files) {
     const input = await openInput(file)
     const parser = parse({
@@ -68,7 +62,7 @@ export async function* readGroup(files: readonly string[], format: CsvFormat): A
       // a record longer than this is a runaway quote, not data: fail rather than buffer the file
       max_record_size: MAX_RECORD_BYTES,
     })
-    let batch: string[][] = []
+    const batch = new PackedRowsBuilder()
     let firstRow = 1
     let ended = false
     let failure: Error | null = null
@@ -79,8 +73,8 @@ export async function* readGroup(files: readonly string[], format: CsvFormat): A
       w?.()
     }
     parser.on('data', (fields: string[]) => {
-      batch.push(fields)
-      if (batch.length >= BATCH_ROWS) parser.pause()
+      batch.add(fields)
+      if (batch.rows >= BATCH_ROWS) parser.pause()
       notify()
     })
     parser.on('end', () => {
@@ -98,12 +92,11 @@ export async function* readGroup(files: readonly string[], format: CsvFormat): A
       for (;;) {
         if (failure !== null)
           throw new EngineError('IMPORT_INPUT_INVALID', `${file}: ${(failure as Error).message}`)
-        if (batch.length > 0) {
-          const rows = batch
-          batch = []
+        if (batch.rows > 0) {
+          const rows = batch.take()
           parser.resume()
           yield { file, firstRow, rows }
-          firstRow += rows.length
+          firstRow += rows.rowEnds.length
         } else if (ended) break
         else await new Promise<void>((resolve) => (wake = resolve))
       }

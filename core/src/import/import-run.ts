@@ -2,11 +2,14 @@ import { EngineError } from '../errors.js'
 import { DEFAULT_WORKSPACE_ID } from '../graph/catalog.js'
 import type { PropertyValue } from '../graph/types.js'
 import { type ColumnSpec, type FileKind, type Header, parseHeader } from './csv-header.js'
-import { type CsvFormat, type CsvRow, readGroup } from './csv-source.js'
+import type { CsvFormat } from './csv-source.js'
+import type { GroupReader } from './csv-thread.js'
 import { fieldValue } from './csv-values.js'
+import { IdSpace } from './id-space.js'
 import { IMAGE_BATCH, NodeImageBatch, RelationshipImageBatch } from './image-batches.js'
 import type { ImageFile } from './image-file.js'
 import type { ImportReport } from './import-report.js'
+import { PackedRow } from './packed-rows.js'
 
 /** One `--nodes` or `--relationships` argument: its files (the first holds the header) and default labels or type. */
 export interface InputGroup {
@@ -19,7 +22,6 @@ export interface InputGroup {
 
 export type IdType = 'string' | 'integer'
 type IdKey = string | number
-type IdSpace = Map<IdKey, number>
 type PropertyColumn = { at: number; spec: Extract<ColumnSpec, { role: 'property' | 'id' }> }
 
 const PROGRESS_ROWS = 16384
@@ -69,24 +71,26 @@ export class ImportRun {
     this.rels = new RelationshipImageBatch(DEFAULT_WORKSPACE_ID, image.payloads)
   }
 
-  async group(group: InputGroup, kind: FileKind): Promise<void> {
+  /** Imports the group `reader` reads next. */
+  async group(group: InputGroup, kind: FileKind, reader: GroupReader): Promise<void> {
     // every node is in the image before the first relationship (the loader links them to their nodes)
     if (kind === 'relationships') this.flushNodes()
     let plan: GroupPlan | null = null
     // one row object, moved along the records: no object per row
-    const row: CsvRow = { file: '', row: 0, fields: [] }
-    for await (const batch of readGroup(group.files, this.format)) {
-      for (let i = 0; i < batch.rows.length; i++) {
-        row.file = batch.file
+    const row = new PackedRow()
+    for await (const batch of reader.group()) {
+      const count = batch.rows.rowEnds.length
+      row.file = batch.file
+      for (let i = 0; i < count; i++) {
         row.row = batch.firstRow + i
-        row.fields = batch.rows[i]!
+        row.at(batch.rows, i)
         if (plan === null) {
           plan = this.plan(row, kind, group)
           continue
         }
         this.rows++
-        if (row.fields.length !== plan.header.columns.length) {
-          const reason = `${row.fields.length} fields where the header has ${plan.header.columns.length}`
+        if (row.count !== plan.header.columns.length) {
+          const reason = `${row.count} fields where the header has ${plan.header.columns.length}`
           this.report.reject('field_count', row.file, row.row, reason)
         } else {
           const present = this.properties(row, plan.properties)
@@ -102,10 +106,10 @@ export class ImportRun {
     if (plan === null) invalid(`${group.files[0]} has no header line`)
   }
 
-  private plan(row: CsvRow, kind: FileKind, group: InputGroup): GroupPlan {
+  private plan(row: PackedRow, kind: FileKind, group: InputGroup): GroupPlan {
     let header: Header
     try {
-      header = parseHeader(row.fields, kind)
+      header = parseHeader(row.fields(), kind)
     } catch (error) {
       return invalid(`${row.file}: ${(error as Error).message}`)
     }
@@ -134,7 +138,7 @@ export class ImportRun {
   private space(name: string): IdSpace {
     let space = this.ids.get(name)
     if (space === undefined) {
-      space = new Map()
+      space = new IdSpace()
       this.ids.set(name, space)
     }
     return space
@@ -144,20 +148,22 @@ export class ImportRun {
    * Converts the row's properties into `this.values` (empty fields have none); returns the set of present
    * ones as bits, or -1 when a value is not of its type (the row is reported).
    */
-  private properties(row: CsvRow, columns: PropertyColumn[]): number {
+  private properties(row: PackedRow, columns: PropertyColumn[]): number {
     const values = this.values
     values.length = 0
     let present = 0
     for (let i = 0; i < columns.length; i++) {
       const { at, spec } = columns[i]!
-      const text = row.fields[at]!
       let value: PropertyValue | undefined
       if (spec.role === 'id') {
-        const key = this.idKey(text)
+        const key = this.idKey(row, at)
         value = key === null ? undefined : this.idType === 'string' ? (key as string) : BigInt(key)
+      } else if (spec.type === 'int' && !spec.array && !Number.isNaN(row.shortInteger(at))) {
+        // the common case read without making the field's string (what scalarValue gives for its text)
+        value = BigInt(row.shortInteger(at))
       } else {
         try {
-          value = fieldValue(text, spec.type, spec.array, this.format.arrayDelimiter)
+          value = fieldValue(row.field(at), spec.type, spec.array, this.format.arrayDelimiter)
         } catch (error) {
           this.report.reject('type_error', row.file, row.row, `${spec.name}: ${(error as Error).message}`)
           return -1
@@ -180,19 +186,18 @@ export class ImportRun {
     return order
   }
 
-  private node(row: CsvRow, plan: GroupPlan, present: number): void {
+  private node(row: PackedRow, plan: GroupPlan, present: number): void {
     const id = this.nextNode
     const space = plan.idSpace
     if (space !== null) {
-      const text = row.fields[plan.header.id]!
-      const key = this.idKey(text)
+      const key = this.idKey(row, plan.header.id)
       if (key === null) {
-        this.report.reject('bad_id', row.file, row.row, this.badId(':ID', text))
+        this.report.reject('bad_id', row.file, row.row, this.badId(':ID', row.field(plan.header.id)))
         return
       }
       if (space.has(key)) {
         const name = (plan.header.columns[plan.header.id] as { space: string }).space
-        const reason = `id ${JSON.stringify(text)} is already taken in id space ${name}`
+        const reason = `id ${JSON.stringify(row.field(plan.header.id))} is already taken in id space ${name}`
         this.report.reject('duplicate_id', row.file, row.row, reason)
         return
       }
@@ -202,7 +207,7 @@ export class ImportRun {
     const order = this.keyOrder(plan, present)
     if (plan.label < 0) this.nodes.add(id, plan.labelKey, plan.labels, order.key, order.names, this.values)
     else {
-      const labels = this.labels(row.fields[plan.label]!, plan.labels)
+      const labels = this.labels(row.field(plan.label), plan.labels)
       this.nodes.add(id, labels.join('\u0000'), labels, order.key, order.names, this.values)
     }
     if (this.nodes.size === IMAGE_BATCH) this.flushNodes()
@@ -217,12 +222,12 @@ export class ImportRun {
     return labels
   }
 
-  private relationship(row: CsvRow, plan: GroupPlan, group: InputGroup, present: number): void {
+  private relationship(row: PackedRow, plan: GroupPlan, group: InputGroup, present: number): void {
     const { header } = plan
     const start = this.endpoint(row, header, header.start, plan.startSpace!)
     const end = this.endpoint(row, header, header.end, plan.endSpace!)
     if (start === undefined || end === undefined) return
-    const type = (header.type >= 0 ? row.fields[header.type]!.trim() : '') || group.type
+    const type = (header.type >= 0 ? row.field(header.type).trim() : '') || group.type
     if (type === undefined || type === '') {
       const reason = 'no :TYPE field and no type for the group (--relationships=TYPE=…)'
       this.report.reject('missing_type', row.file, row.row, reason)
@@ -236,18 +241,17 @@ export class ImportRun {
   }
 
   /** The node a `:START_ID`/`:END_ID` field names; reports the row when there is none. */
-  private endpoint(row: CsvRow, header: Header, at: number, space: IdSpace): number | undefined {
-    const text = row.fields[at]!
-    const key = this.idKey(text)
+  private endpoint(row: PackedRow, header: Header, at: number, space: IdSpace): number | undefined {
+    const key = this.idKey(row, at)
     const spec = header.columns[at] as Extract<ColumnSpec, { role: 'start' | 'end' }>
     const role = spec.role === 'start' ? ':START_ID' : ':END_ID'
     if (key === null) {
-      this.report.reject('bad_id', row.file, row.row, this.badId(role, text))
+      this.report.reject('bad_id', row.file, row.row, this.badId(role, row.field(at)))
       return undefined
     }
     const node = space.get(key)
     if (node === undefined) {
-      const reason = `${role} ${JSON.stringify(text)} names no node in id space ${spec.space}`
+      const reason = `${role} ${JSON.stringify(row.field(at))} names no node in id space ${spec.space}`
       this.report.reject('dangling_relationship', row.file, row.row, reason)
     }
     return node
@@ -257,11 +261,14 @@ export class ImportRun {
    * The id map's key for an id field; null if it is none. Integer ids are keyed by their value (a number when
    * it is exact, so `07` and `7` meet and the map hashes no string), text ids by their text.
    */
-  private idKey(text: string): IdKey | null {
-    if (this.idType === 'string') return text === '' ? null : text
-    const short = shortInteger(text)
+  private idKey(row: PackedRow, at: number): IdKey | null {
+    if (this.idType === 'string') {
+      const text = row.field(at)
+      return text === '' ? null : text
+    }
+    const short = row.shortInteger(at)
     if (!Number.isNaN(short)) return short
-    const t = text.trim()
+    const t = row.field(at).trim()
     if (!INTEGER_ID.test(t)) return null
     const v = BigInt(t)
     return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v.toString()
@@ -292,21 +299,4 @@ export class ImportRun {
       }),
     )
   }
-}
-
-/**
- * The value of up to 15 decimal digits (optionally after `-`), which a double holds exactly; NaN for any other
- * text. A loop over the characters: ids are parsed twice per relationship, a regular expression per id showed.
- */
-function shortInteger(text: string): number {
-  const n = text.length
-  let i = text.charCodeAt(0) === 45 ? 1 : 0
-  if (n === i || n - i > 15) return Number.NaN
-  let v = 0
-  for (; i < n; i++) {
-    const digit = text.charCodeAt(i) - 48
-    if (digit < 0 || digit > 9) return Number.NaN
-    v = v * 10 + digit
-  }
-  return text.charCodeAt(0) === 45 ? -v : v
 }
