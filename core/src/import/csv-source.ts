@@ -94,9 +94,11 @@ export async function* parseGroup(files: readonly string[], format: CsvFormat): 
           throw new EngineError('IMPORT_INPUT_INVALID', `${file}: ${(failure as Error).message}`)
         if (batch.rows > 0) {
           const rows = batch.take()
+          // counted before the yield: a parsing thread moves the batch's buffers away
+          const count = rows.rowEnds.length
           parser.resume()
           yield { file, firstRow, rows }
-          firstRow += rows.rowEnds.length
+          firstRow += count
         } else if (ended) break
         else await new Promise<void>((resolve) => (wake = resolve))
       }
