@@ -25,12 +25,18 @@ describe('an import id space', () => {
 
   it('still finds a key that went to the map before the table grew past it', () => {
     const space = new IdSpace()
-    // far beyond what one key justifies: kept in the map
+    space.set(10, 0)
+    // far beyond what two keys justify: kept in the map
     space.set(500_000, 1)
-    // many small keys grow the table past 500 000
-    for (let i = 0; i < 200_000; i++) space.set(i, i + 2)
+    // many keys in a run grow the table past 500 000
+    for (let i = 11; i < 200_000; i++) space.set(i, i + 2)
+    // below the table's start: the map again
+    space.set(3, 9)
     expect(space.get(500_000)).toBe(1)
+    expect(space.get(10)).toBe(0)
+    expect(space.get(3)).toBe(9)
     expect(space.get(199_999)).toBe(200_001)
     expect(space.get(300_000)).toBeUndefined()
+    expect(space.get(4)).toBeUndefined()
   })
 })
