@@ -12,6 +12,7 @@ import { neo4jStatusCode } from '../neo4j-status.js'
 const dir = mkdtempSync(join(tmpdir(), 'load-csv-'))
 writeFileSync(join(dir, 'people.csv'), 'name,age,city\nAda,36,London\n"Smith, Jo",,"say ""hi"""\nBo,41\n')
 writeFileSync(join(dir, 'plain.csv'), 'a,b\n"",c\n"multi\nline",d\n')
+writeFileSync(join(dir, 'empties.csv'), '"",,"x"\r\na,,b,\r\n\r\n"two\nlines",,""\r\n;,"",;\r\n')
 writeFileSync(join(dir, 'tabs.tsv'), 'x\ty\n1\t2\n')
 writeFileSync(join(dir, 'broken.csv'), 'a,b\n"never closed,1\n')
 writeFileSync(join(dir, 'people.csv.gz'), gzipSync('name\nAda\nBo\n'))
@@ -44,6 +45,17 @@ describe('LOAD CSV', () => {
     expect(
       await rows(engine(), "LOAD CSV FROM 'file:///people.csv' AS row RETURN row[1] SKIP 2 LIMIT 1"),
     ).toEqual([[null]])
+  })
+
+  it('tells quoted from unquoted empty fields in any mix, with the line of each record', async () => {
+    expect(
+      await rows(engine(), "LOAD CSV FROM 'file:///empties.csv' AS row RETURN row, linenumber()"),
+    ).toEqual([
+      [['', null, 'x'], 1],
+      [['a', null, 'b', null], 2],
+      [['two\nlines', null, ''], 5],
+      [[';', '', ';'], 6],
+    ])
   })
 
   it('WITH HEADERS: maps by header; RFC 4180 quotes; a missing field is null', async () => {
