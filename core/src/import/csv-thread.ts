@@ -79,10 +79,10 @@ export class GroupReader {
       this.notify()
     })
     this.worker?.on('error', (error) => this.fail(error))
-    this.worker?.on('exit', (code) => {
-      if (code !== 0) this.fail(new Error(`the CSV parsing thread exited with code ${code}`))
-      this.notify()
-    })
+    // Node delivers a thread's messages before its exit: a reader still waiting after it would wait forever.
+    this.worker?.on('exit', (code) =>
+      this.fail(new Error(`the CSV parsing thread ended (code ${code}) before its input was read`)),
+    )
   }
 
   private notify(): void {

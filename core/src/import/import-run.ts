@@ -158,16 +158,17 @@ export class ImportRun {
       if (spec.role === 'id') {
         const key = this.idKey(row, at)
         value = key === null ? undefined : this.idType === 'string' ? (key as string) : BigInt(key)
-      } else if (spec.type === 'int' && !spec.array && !Number.isNaN(row.shortInteger(at))) {
-        // the common case read without making the field's string (what scalarValue gives for its text)
-        value = BigInt(row.shortInteger(at))
       } else {
-        try {
-          value = fieldValue(row.field(at), spec.type, spec.array, this.format.arrayDelimiter)
-        } catch (error) {
-          this.report.reject('type_error', row.file, row.row, `${spec.name}: ${(error as Error).message}`)
-          return -1
-        }
+        // a short integer is read without making the field's string (what scalarValue gives for its text)
+        const short = spec.type === 'int' && !spec.array ? row.shortInteger(at) : Number.NaN
+        if (!Number.isNaN(short)) value = BigInt(short)
+        else
+          try {
+            value = fieldValue(row.field(at), spec.type, spec.array, this.format.arrayDelimiter)
+          } catch (error) {
+            this.report.reject('type_error', row.file, row.row, `${spec.name}: ${(error as Error).message}`)
+            return -1
+          }
       }
       if (value === undefined) continue
       present |= 1 << i
