@@ -55,18 +55,55 @@ const nullUnquotedEmpty = (value: string, context: { quoting: boolean }) =>
 
 /**
  * The record's fields as Neo4j reads them: an unquoted empty field is null. Only a record with an empty field
- * and a quote somewhere needs to know which empty fields were quoted: that one record is parsed again from its
- * raw text with a `cast` that sees the quoting (rare, so the cost of csv-parse's per-field context stays there).
+ * and a quote somewhere needs to know which empty fields were quoted: its raw text is walked field by field with
+ * the parsed values' lengths (a quoted field is its value with each quote doubled, between quotes). Should the
+ * walk not meet the text, the record is parsed again with a `cast` that sees the quoting.
  */
 function nullEmptyFields(item: RawRecord, delimiter: string): (string | null)[] {
   const record = item.record
   if (!record.includes('')) return record
-  if (!item.raw.includes('"')) return record.map((field) => (field === '' ? null : field))
-  const [again] = parseRecord(item.raw, { ...parserOptions(delimiter), cast: nullUnquotedEmpty }) as (
+  const raw = item.raw
+  if (!raw.includes('"')) return record.map((field) => (field === '' ? null : field))
+  return quotedEmpties(record, raw, delimiter) ?? parseAgain(raw, delimiter)
+}
+
+/** The fields with unquoted empties null, read off the raw text; undefined when the text is not as expected. */
+function quotedEmpties(record: string[], raw: string, delimiter: string): (string | null)[] | undefined {
+  const fields: (string | null)[] = new Array(record.length)
+  // csv-parse drops a leading byte order mark before the raw text starts; a mark kept would be skipped here
+  let at = raw.charCodeAt(0) === 0xfeff ? 1 : 0
+  for (let i = 0; i < record.length; i++) {
+    if (i > 0) {
+      if (!raw.startsWith(delimiter, at)) return undefined
+      at += delimiter.length
+    }
+    const value = record[i]!
+    if (raw.charCodeAt(at) === 0x22) {
+      fields[i] = value
+      at += value.length + quotes(value) + 2
+      if (raw.charCodeAt(at - 1) !== 0x22) return undefined
+    } else {
+      fields[i] = value === '' ? null : value
+      at += value.length
+    }
+  }
+  // what follows the last field is the record delimiter, if anything
+  const rest = raw.slice(at)
+  return rest === '' || rest === '\n' || rest === '\r\n' || rest === '\r' ? fields : undefined
+}
+
+function quotes(value: string): number {
+  let n = 0
+  for (let i = value.indexOf('"'); i >= 0; i = value.indexOf('"', i + 1)) n++
+  return n
+}
+
+function parseAgain(raw: string, delimiter: string): (string | null)[] {
+  const [again] = parseRecord(raw, { ...parserOptions(delimiter), cast: nullUnquotedEmpty }) as (
     | string
     | null
   )[][]
-  return again ?? record
+  return again ?? []
 }
 
 /**
