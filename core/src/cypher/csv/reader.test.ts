@@ -49,11 +49,15 @@ describe('the LOAD CSV reader', () => {
             relax_column_count: true,
             skip_empty_lines: true,
             info: true,
-            cast: (value, context) => (value === '' && !context.quoting ? (null as unknown as string) : value),
-          }) as { record: (string | null)[]; info: { lines: number } }[]
+            cast: (value, context) =>
+              value === '' && !context.quoting ? (null as unknown as string) : value,
+          }) as unknown as { record: (string | null)[]; info: { lines: number } }[]
         ).map((item) => ({ fields: item.record, line: item.info.lines }))
         const read: { fields: (string | null)[]; line: number }[] = []
-        for await (const record of readCsv({ kind: 'file', path, url: `file:///r${round}.csv` }, { delimiter }))
+        for await (const record of readCsv(
+          { kind: 'file', path, url: `file:///r${round}.csv` },
+          { delimiter },
+        ))
           read.push(record)
         expect(read).toEqual(expected)
       }
