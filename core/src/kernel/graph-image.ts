@@ -14,7 +14,7 @@ import { PropertyMap } from '../graph/property-map.js'
 import { RepeatedStrings } from '../graph/repeated-strings.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
-import { ownValue, recordOf, setOwn } from '../own-key.js'
+import { ownValue, setOwn } from '../own-key.js'
 import { type ColumnLine, SLICE_POINT } from '../storage/checkpoint-encoder.js'
 import type { PayloadSpill } from './payload-spill.js'
 
@@ -99,15 +99,21 @@ function imageSlot(
 const encodeSlot = (slot: PropertySlot) =>
   slot instanceof PayloadRef ? payloadCell(slot) : encodeValue(slot)
 
+/** Scratch arrays of `relProps`: the walk visits millions of relationships, one at a time. */
+const relKeys: number[] = []
+const relSlots: PropertySlot[] = []
+
 function relProps(store: GraphStore, id: number, spill: PayloadSpill | null) {
-  const slots = store.relSlots(id)
-  if (slots === undefined || slots.size === 0) return undefined
-  return recordOf(
-    [...slots].map(
-      ([key, slot]) =>
-        [store.names.name(key), encodeSlot(imageSlot(spill, store, 'rel', id, key, slot))] as const,
-    ),
-  )
+  const n = store.relSlotsInto(id, relKeys, relSlots)
+  if (n === 0) return undefined
+  const props: Record<string, ReturnType<typeof encodeValue> | PayloadCell> = {}
+  for (let i = 0; i < n; i++) {
+    const key = relKeys[i] as number
+    const slot = imageSlot(spill, store, 'rel', id, key, relSlots[i] as PropertySlot)
+    setOwn(props, store.names.name(key), encodeSlot(slot))
+  }
+  relSlots.fill(undefined as unknown as PropertySlot, 0, n) // no value kept alive past the walk
+  return props
 }
 
 /**
