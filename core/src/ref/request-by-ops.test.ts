@@ -222,3 +222,34 @@ describe('a log written before requests were logged by reference', () => {
     expect((await engine.ref.reconstruction()).records).toHaveLength(60)
   })
 })
+
+describe('a service-only store journals a bulk create once', () => {
+  it('logs the journal entry by reference to its ops; a kill and restart hands back the same request', async () => {
+    const dir = tempDir()
+    const engine = await openEngine({
+      storage: { mode: 'persistent', dir, checkpointEveryBytes: 1e12 },
+      ref: { maxOperations: 500 },
+    })
+    engines.push(engine)
+    const plain = bulk(refBulkCreates('j', 20, 60))
+    const single = refWriteRequest('create', {
+      record: { id: 'malware--j-single', type: 'malware', name: 'J' },
+    })
+    for (const request of [plain, single])
+      expect((await engine.ref.write(request)).outcome.status).toBe('success')
+    const wal = walText(dir)
+    expect(wal.match(/"request_ops"/g)).toHaveLength(1)
+    expect(wal).not.toContain('{"id":"relationship--j59"')
+    const live = engine.ref.rollback.journal(0, 10)
+    expect(live.entries.map((e) => withoutKey(e.request))).toEqual([plain, single].map(withoutKey))
+
+    const copy = killedCopy(dir)
+    const second = await openEngine({
+      storage: { mode: 'persistent', dir: copy },
+      ref: { maxOperations: 500 },
+    })
+    engines.push(second)
+    expect(second.recoveryFacts().replayed_transactions).toBeGreaterThan(0)
+    expect(second.ref.rollback.journal(0, 10)).toEqual(live)
+  })
+})

@@ -338,8 +338,10 @@ export class RefWrites {
       ledger.write(REF_LEDGER, { k: 'drop', sequences: [sequence] } satisfies RefLedgerEntry)
     } else {
       const project = this.projector !== null && projected
+      const journal = this.projector === null
       // A bulk create's records are in the commit's ops already: its request is logged by reference to them.
-      const byOps = project ? requestByOps(stored, opsBefore, tx.opCount) : null
+      const byOps = project || journal ? requestByOps(stored, opsBefore, tx.opCount) : null
+      const compact = byOps === null ? {} : { request_ops: byOps, [LIVE_REQUEST]: stored }
       ledger.write(REF_LEDGER, {
         k: 'commit',
         sequence,
@@ -353,20 +355,21 @@ export class RefWrites {
         },
         project,
         request: project && byOps === null ? stored : null,
-        ...(byOps === null ? {} : { request_ops: byOps, [LIVE_REQUEST]: stored }),
+        ...(project ? compact : {}),
         audit: auditGroup(evaluated.audits, keyHash, context),
       } satisfies RefLedgerEntry)
       // A store that projects nowhere may be serving as the reference: it keeps what a primary pulls back.
-      if (this.projector === null)
+      if (journal)
         ledger.write(JOURNAL_LEDGER, {
           k: 'write',
           entry: {
             sequence,
             key: keyHash,
-            request: stored,
+            request: byOps === null ? stored : null,
             response: evaluated.response,
             bytes: JSON.stringify(stored).length + JSON.stringify(evaluated.response).length,
           },
+          ...compact,
         } satisfies JournalLedgerEntry)
     }
     // Folded in last: a throw above leaves the index as it was.
