@@ -83,13 +83,20 @@ describe('heap release after bulk work', () => {
       return
     }
     expect(trim).not.toBeNull()
-    // 64 MB of 32 KB buffers (under glibc's mmap threshold, so in its heap), freed and collected: glibc keeps
-    // the pages resident until trimmed.
-    let buffers: Uint8Array[] | null = Array.from({ length: 2000 }, () => new Uint8Array(32 * 1024).fill(1))
+    // 64 MB of 32 KB buffers (under glibc's mmap threshold, so in its heap), each followed by a small buffer
+    // that stays: the freed ones cannot merge into the heap's top, which free() alone would give back. After
+    // they are collected glibc keeps their pages resident until trimmed.
+    const pins: Uint8Array[] = []
+    let buffers: Uint8Array[] | null = []
+    for (let i = 0; i < 2000; i++) {
+      buffers.push(new Uint8Array(32 * 1024).fill(1))
+      pins.push(new Uint8Array(256).fill(2))
+    }
     buffers = null
     processHeapProbe()?.collect()
     const before = process.memoryUsage.rss()
     trim?.()
+    expect(pins).toHaveLength(2000)
     expect(buffers).toBeNull()
     expect(process.memoryUsage.rss()).toBeLessThan(before - 16 * MB)
     expect(processHeapProbe()?.returnFreed).toBeTypeOf('function')
