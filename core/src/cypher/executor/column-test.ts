@@ -1,0 +1,95 @@
+import { orderKeysOf } from '../../graph/column-order.js'
+import type { PropertyColumn } from '../../graph/columns.js'
+import type { Expr } from '../ast.js'
+import type { Eval } from '../compile-expr.js'
+import type { ExecContext, Row } from './context.js'
+
+/**
+ * A WHERE conjunct `v.key op constant` (the constant a literal or a parameter, on either side) that a column
+ * scan tests on the column's order keys: one typed-array read and one double comparison per row instead of
+ * the general evaluator. Rows whose cell is not of the column's kind (null, NaN, another type) still go
+ * through the conjunct's general evaluation, so answers match it exactly.
+ */
+export type ColumnOp = '<' | '<=' | '>' | '>=' | '<>'
+
+export interface ColumnTestShape {
+  /** Index of the property in the scan's keys. */
+  key: number
+  op: ColumnOp
+  constant: Expr
+}
+
+const FLIPPED: Record<ColumnOp, ColumnOp> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '<>': '<>' }
+
+/** The column-test form of `conjunct`, or undefined when it has another shape. Syntax only. */
+export function columnTestShape(
+  conjunct: Expr,
+  variable: string,
+  keys: string[],
+): ColumnTestShape | undefined {
+  if (conjunct.kind !== 'binary' || !Object.hasOwn(FLIPPED, conjunct.op)) return undefined
+  const op = conjunct.op as ColumnOp
+  const keyOf = (expr: Expr): number =>
+    expr.kind === 'prop' && expr.target.kind === 'var' && expr.target.name === variable
+      ? keys.indexOf(expr.key)
+      : -1
+  const constant = (expr: Expr): boolean => expr.kind === 'literal' || expr.kind === 'param'
+  const left = keyOf(conjunct.left)
+  if (left >= 0 && constant(conjunct.right)) return { key: left, op, constant: conjunct.right }
+  const right = keyOf(conjunct.right)
+  if (right >= 0 && constant(conjunct.left)) return { key: right, op: FLIPPED[op], constant: conjunct.left }
+  return undefined
+}
+
+/** Comparison codes of a bound test (numbers: the scan loop switches on them without string compares). */
+const OP_CODE: Record<ColumnOp, number> = { '<': 0, '<=': 1, '>': 2, '>=': 3, '<>': 4 }
+
+/** A column test bound to one scan's column and the constant's value: what the scan loop reads. */
+export interface BoundColumnTest {
+  readonly keys: Float64Array
+  /** `OP_CODE` of the comparison. */
+  readonly op: number
+  /** The constant's position on the keys' scale. */
+  readonly at: number
+}
+
+/**
+ * Binds `shape` (its constant compiled to `constant`) to `column`; undefined when the column has no order
+ * keys or the constant is not of its kind — the conjunct is then evaluated the general way on every row. A
+ * constant that fails to evaluate (a missing parameter) is left to the general evaluation too, which raises
+ * the error on the row it would.
+ */
+export function bindColumnTest(
+  shape: ColumnTestShape,
+  constant: Eval,
+  column: PropertyColumn | undefined,
+  row: Row,
+  ctx: ExecContext,
+): BoundColumnTest | undefined {
+  const order = column === undefined ? undefined : orderKeysOf(column)
+  if (order === undefined) return undefined
+  let value: unknown
+  try {
+    value = constant(row, ctx)
+  } catch {
+    return undefined
+  }
+  const at = order.position(value)
+  return at === undefined ? undefined : { keys: order.keys, op: OP_CODE[shape.op], at }
+}
+
+/** The bound test `op` on a key of the column's kind (never NaN). */
+export function columnTestPasses(op: number, key: number, at: number): boolean {
+  switch (op) {
+    case 0:
+      return key < at
+    case 1:
+      return key <= at
+    case 2:
+      return key > at
+    case 3:
+      return key >= at
+    default:
+      return key !== at
+  }
+}
