@@ -41,14 +41,17 @@ export function columnTestShape(
   return undefined
 }
 
-/** Comparison codes of a bound test (numbers: the scan loop switches on them without string compares). */
-const OP_CODE: Record<ColumnOp, number> = { '<': 0, '<=': 1, '>': 2, '>=': 3, '<>': 4 }
+/**
+ * Each comparison as the set of outcomes it accepts, bit 0 equal, bit 1 less, bit 2 greater: the scan loop
+ * tests a key with a shift and a mask, no branch on the (unpredictable) outcome.
+ */
+const OUTCOMES: Record<ColumnOp, number> = { '<': 0b010, '<=': 0b011, '>': 0b100, '>=': 0b101, '<>': 0b110 }
 
 /** A column test bound to one scan's column and the constant's value: what the scan loop reads. */
 export interface BoundColumnTest {
   readonly keys: Float64Array
-  /** `OP_CODE` of the comparison. */
-  readonly op: number
+  /** The outcomes the comparison accepts (`OUTCOMES`). */
+  readonly accepts: number
   /** The constant's position on the keys' scale. */
   readonly at: number
 }
@@ -75,21 +78,10 @@ export function bindColumnTest(
     return undefined
   }
   const at = order.position(value)
-  return at === undefined ? undefined : { keys: order.keys, op: OP_CODE[shape.op], at }
+  return at === undefined ? undefined : { keys: order.keys, accepts: OUTCOMES[shape.op], at }
 }
 
-/** The bound test `op` on a key of the column's kind (never NaN). */
-export function columnTestPasses(op: number, key: number, at: number): boolean {
-  switch (op) {
-    case 0:
-      return key < at
-    case 1:
-      return key <= at
-    case 2:
-      return key > at
-    case 3:
-      return key >= at
-    default:
-      return key !== at
-  }
+/** 1 when `key` (of the column's kind, never NaN) compared with `at` is an outcome in `accepts`, else 0. */
+export function columnTestPasses(accepts: number, key: number, at: number): number {
+  return (accepts >> (Number(key < at) + 2 * Number(key > at))) & 1
 }

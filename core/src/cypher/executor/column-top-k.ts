@@ -43,7 +43,7 @@ export class ColumnTopK {
   private readonly values: (readonly (PropertyValue | null)[] | undefined)[]
   private filled = -1
   private readonly testKeys: (Float64Array | undefined)[] = []
-  private readonly testOps: number[] = []
+  private readonly testAccepts: number[] = []
   private readonly testAt: number[] = []
   private readonly bound: KeyBound | undefined
   /** Row positions passing the filter, per batch. */
@@ -63,7 +63,7 @@ export class ColumnTopK {
     for (const test of plan.columnTests) {
       const bound = test && bindColumnTest(test.shape, test.constant, columns[test.shape.key], scratch, ctx)
       this.testKeys.push(bound?.keys)
-      this.testOps.push(bound?.op ?? 0)
+      this.testAccepts.push(bound?.accepts ?? 0)
       this.testAt.push(bound?.at ?? 0)
     }
     this.bound = plan.pureItems && k > 0 ? keyBound(plan, columns, k) : undefined
@@ -111,10 +111,13 @@ export class ColumnTopK {
 
   /** Puts the rows of [start, end) passing every conjunct in the selection, in order; returns how many. */
   private select(start: number, end: number): number {
-    const { selection, testKeys, testOps, testAt } = this
-    let passed = 0
-    for (let i = start; i < end; i++) selection[passed++] = i
-    for (let j = 0; j < testKeys.length && passed > 0; j++) {
+    const { selection, testKeys } = this
+    if (testKeys.length === 0) {
+      for (let i = start; i < end; i++) selection[i - start] = i
+      return end - start
+    }
+    let passed = this.selectFirst(start, end)
+    for (let j = 1; j < testKeys.length && passed > 0; j++) {
       const keys = testKeys[j]
       let kept = 0
       if (keys === undefined) {
@@ -123,18 +126,40 @@ export class ColumnTopK {
           if (this.passes(j, i)) selection[kept++] = i
         }
       } else {
-        const op = testOps[j] as number
-        const at = testAt[j] as number
+        const accepts = this.testAccepts[j] as number
+        const at = this.testAt[j] as number
         for (let s = 0; s < passed; s++) {
           const i = selection[s] as number
           const key = keys[i] as number
+          selection[kept] = i
           // NaN marks a cell the order keys cannot place: the general evaluation decides it.
-          if (Number.isNaN(key) ? this.passes(j, i) : columnTestPasses(op, key, at)) selection[kept++] = i
+          if (Number.isNaN(key)) kept += Number(this.passes(j, i))
+          else kept += columnTestPasses(accepts, key, at)
         }
       }
       passed = kept
     }
     return passed
+  }
+
+  /** The first conjunct over the rows of [start, end), straight from the range. */
+  private selectFirst(start: number, end: number): number {
+    const { selection } = this
+    const keys = this.testKeys[0]
+    let kept = 0
+    if (keys === undefined) {
+      for (let i = start; i < end; i++) if (this.passes(0, i)) selection[kept++] = i
+      return kept
+    }
+    const accepts = this.testAccepts[0] as number
+    const at = this.testAt[0] as number
+    for (let i = start; i < end; i++) {
+      const key = keys[i] as number
+      selection[kept] = i
+      if (Number.isNaN(key)) kept += Number(this.passes(0, i))
+      else kept += columnTestPasses(accepts, key, at)
+    }
+    return kept
   }
 
   /** Conjunct j on row i, by the general evaluator. */

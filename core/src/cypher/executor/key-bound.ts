@@ -7,6 +7,10 @@
 export class KeyBound {
   private readonly heap: Int32Array
   private size = 0
+  /** The first key's order keys and direction, and the worst kept row's first key. */
+  private readonly first: Float64Array
+  private readonly firstDir: number
+  private topFirst = Number.NaN
 
   /**
    * `keys`/`dirs`: the leading sort keys' order keys and directions (1 ascending, -1 descending). `complete`:
@@ -19,11 +23,18 @@ export class KeyBound {
     private readonly k: number,
   ) {
     this.heap = new Int32Array(k)
+    this.first = keys[0] as Float64Array
+    this.firstDir = dirs[0] as number
   }
 
   /** Whether row i can still be among the k best of the rows scanned so far. */
   admits(i: number): boolean {
     if (this.size < this.k) return true
+    // Most rows differ from the worst kept one on the first key: decided without the general loop.
+    const x = this.first[i] as number
+    const top = this.topFirst
+    if (x < top) return this.firstDir > 0
+    if (x > top) return this.firstDir < 0
     const c = this.compare(i, this.heap[0] as number)
     // NaN: a key the order keys cannot place; 0: equal on the lead keys, after when they are all the keys.
     return c < 0 || Number.isNaN(c) || (c === 0 && !this.complete)
@@ -45,6 +56,7 @@ export class KeyBound {
         at = parent
       }
       heap[at] = i
+      this.topFirst = this.first[heap[0] as number] as number
       return
     }
     // Replace the top (admitted rows order before it) and sift down.
@@ -60,6 +72,7 @@ export class KeyBound {
       at = child
     }
     heap[at] = i
+    this.topFirst = this.first[heap[0] as number] as number
   }
 
   /** Row a against row b on the lead keys: negative before, positive after, 0 equal, NaN unplaced. */
