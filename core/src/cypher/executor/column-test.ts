@@ -5,10 +5,10 @@ import type { Eval } from '../compile-expr.js'
 import type { ExecContext, Row } from './context.js'
 
 /**
- * A WHERE conjunct `v.key op constant` (the constant a literal or a parameter, on either side) that a column
- * scan tests on the column's order keys: one typed-array read and one double comparison per row instead of
- * the general evaluator. Rows whose cell is not of the column's kind (null, NaN, another type) still go
- * through the conjunct's general evaluation, so answers match it exactly.
+ * A WHERE conjunct `v.key op constant` (literals and parameters, maybe with arithmetic, on either side) that
+ * a column scan tests on the column's order keys: one typed-array read and one double comparison per row
+ * instead of the general evaluator. Rows whose cell is not of the column's kind (null, NaN, another type)
+ * still go through the conjunct's general evaluation, so answers match it exactly.
  */
 export type ColumnOp = '<' | '<=' | '>' | '>=' | '<>'
 
@@ -20,6 +20,16 @@ export interface ColumnTestShape {
 }
 
 const FLIPPED: Record<ColumnOp, ColumnOp> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '<>': '<>' }
+
+/** Operators of a constant: arithmetic on literals and parameters is the same value on every row. */
+const ARITHMETIC = new Set(['+', '-', '*', '/', '%', '^'])
+
+/** Whether `expr` is a literal, a parameter, or arithmetic on them (`-1`, `$a + 1`). */
+function isConstant(expr: Expr): boolean {
+  if (expr.kind === 'literal' || expr.kind === 'param') return true
+  if (expr.kind === 'unary') return expr.op !== 'NOT' && isConstant(expr.operand)
+  return expr.kind === 'binary' && ARITHMETIC.has(expr.op) && isConstant(expr.left) && isConstant(expr.right)
+}
 
 /** The column-test form of `conjunct`, or undefined when it has another shape. Syntax only. */
 export function columnTestShape(
@@ -33,11 +43,10 @@ export function columnTestShape(
     expr.kind === 'prop' && expr.target.kind === 'var' && expr.target.name === variable
       ? keys.indexOf(expr.key)
       : -1
-  const constant = (expr: Expr): boolean => expr.kind === 'literal' || expr.kind === 'param'
   const left = keyOf(conjunct.left)
-  if (left >= 0 && constant(conjunct.right)) return { key: left, op, constant: conjunct.right }
+  if (left >= 0 && isConstant(conjunct.right)) return { key: left, op, constant: conjunct.right }
   const right = keyOf(conjunct.right)
-  if (right >= 0 && constant(conjunct.left)) return { key: right, op: FLIPPED[op], constant: conjunct.left }
+  if (right >= 0 && isConstant(conjunct.left)) return { key: right, op: FLIPPED[op], constant: conjunct.left }
   return undefined
 }
 

@@ -100,6 +100,9 @@ function randomQuery(rand: () => number): { query: string; params: Record<string
     'v.a > $q',
     'v.b IS NOT NULL',
     'v.a > v.b',
+    'v.a > $p + 1',
+    'v.b < -2',
+    "v.s >= $q + 'b'",
     '$flag',
   ]
   const where = Array.from({ length: Math.floor(rand() * 3) }, () => pick(rand, conjuncts))
