@@ -5,6 +5,7 @@ import type { DerivedIndex } from '../kernel/types.js'
 import { memoize } from '../memo.js'
 import { Bm25Index, type IndexedDocument } from './bm25-index.js'
 import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'
+import { ForegroundLoad } from './foreground-load.js'
 import {
   CONTEXT_JSON_KEY,
   CONTEXT_KEY,
@@ -168,6 +169,7 @@ export class SeedIndex implements DerivedIndex {
   private readonly workspaces = new Map<string, WorkspaceSeedIndex>()
   private warming: Promise<void> | null = null
   private warmScheduled = false
+  private readonly foreground = new ForegroundLoad()
 
   constructor(private readonly embeddings: EmbeddingSlot) {
     embeddings.onChange((provider) => {
@@ -297,7 +299,8 @@ export class SeedIndex implements DerivedIndex {
   }
 
   private async warmAll(): Promise<void> {
-    for (const ws of this.workspaces.values()) await inSlices((nodes) => this.catchUp(ws, nodes))
+    const between = () => this.foreground.giveWay()
+    for (const ws of this.workspaces.values()) await inSlices((nodes) => this.catchUp(ws, nodes), { between })
   }
 
   /** Nodes whose entry is not current yet, without catching up (operators, tests). */

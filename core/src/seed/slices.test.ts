@@ -15,9 +15,7 @@ describe('inSlices', () => {
         clock += done * 0.05
         return left === 0
       },
-      8,
-      64,
-      () => clock,
+      { targetMs: 8, first: 64, now: () => clock },
     )
     expect(left).toBe(0)
     expect(sizes[0]).toBe(64)
@@ -33,9 +31,7 @@ describe('inSlices', () => {
         clock += sizes.length === 1 ? 0 : units
         return sizes.length === 4
       },
-      8,
-      10,
-      () => clock,
+      { targetMs: 8, first: 10, now: () => clock },
     )
     expect(sizes).toEqual([10, 40, 8, 8])
   })

@@ -7,12 +7,22 @@ export const SLICE_TARGET_MS = 8
  * `targetMs` whatever a unit costs (tokenizing a node, embedding its text: ~3 µs to ~100 µs). Fixed counts
  * held the loop for hundreds of milliseconds at a time on a big store, and every request waited behind them.
  */
-export async function inSlices(
-  step: (units: number) => boolean,
-  targetMs = SLICE_TARGET_MS,
-  first = 64,
-  now: () => number = () => performance.now(),
-): Promise<void> {
+export interface SliceOptions {
+  targetMs?: number
+  /** Units of the first slice, before any rate is measured. */
+  first?: number
+  now?: () => number
+  /** Runs between slices: the next event-loop turn by default. */
+  between?: () => Promise<void>
+}
+
+export async function inSlices(step: (units: number) => boolean, options: SliceOptions = {}): Promise<void> {
+  const {
+    targetMs = SLICE_TARGET_MS,
+    first = 64,
+    now = () => performance.now(),
+    between = () => new Promise<void>((resolve) => setImmediate(resolve)),
+  } = options
   let units = first
   for (;;) {
     const started = now()
@@ -20,6 +30,6 @@ export async function inSlices(
     const took = now() - started
     // At most 4x bigger per slice: one fast slice (a run of empty ids) must not make the next one huge.
     units = Math.max(8, Math.min(units * 4, Math.round((units * targetMs) / Math.max(took, 0.05))))
-    await new Promise((resolve) => setImmediate(resolve))
+    await between()
   }
 }

@@ -37,4 +37,30 @@ describe('STIX id table', () => {
       'identity--ffffffff-ffff-ffff-ffff-ffffffffffff',
     )
   })
+
+  it('rebuilds every near-canonical text exactly: mutated ids are either canonical or kept as text', () => {
+    const table = new StixIdTable()
+    let seed = 11
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0
+      return seed % n
+    }
+    const swaps = ['A', 'g', '-', '0', 'f', '', '--', 'Z', '9']
+    const texts = new Set<string>()
+    for (let i = 0; i < 20_000; i++) {
+      const type = ['indicator', 'x-acme-thing', 'a', '0day', 'x--y', '-bad', ''][rand(7)] as string
+      let id = `${type}--${randomUUID()}`
+      for (let m = rand(3); m > 0; m--) {
+        const at = rand(id.length)
+        id = `${id.slice(0, at)}${swaps[rand(swaps.length)]}${id.slice(at + 1)}`
+      }
+      texts.add(id)
+    }
+    const keys = new Map([...texts].map((t) => [t, table.key(t)]))
+    expect(new Set(keys.values()).size).toBe(texts.size)
+    for (const [t, key] of keys) {
+      expect(table.id(key)).toBe(t)
+      expect(table.find(t)).toBe(key)
+    }
+  })
 })

@@ -1,8 +1,43 @@
 import { grown } from '../graph/id-list.js'
 
-/** `type--uuid` with a lowercase RFC 4122 layout: the form STIX 2.1 requires and every producer writes. */
-const CANONICAL =
-  /^([a-z0-9][a-z0-9-]*)--([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/
+/** `--` and the 36 characters of a uuid that end a canonical id. */
+const UUID_TAIL = 38
+/** Positions of the dashes inside a uuid. */
+const UUID_DASHES = [8, 13, 18, 23]
+
+/**
+ * Whether `id` is `type--uuid` with a lowercase RFC 4122 layout (the form STIX 2.1 requires and every
+ * producer writes; the type is `[a-z0-9][a-z0-9-]*`), leaving the uuid's 128 bits in `words`. Read by
+ * character code: a regex and `parseInt` of its groups were a tenth of loading a 2M-object checkpoint.
+ */
+function uuidInto(id: string, words: Uint32Array): boolean {
+  const n = id.length
+  const u = n - 36
+  if (n < UUID_TAIL + 1 || id.charCodeAt(u - 1) !== 45 || id.charCodeAt(u - 2) !== 45) return false
+  for (let i = 0; i < u - 2; i++) {
+    const c = id.charCodeAt(i)
+    const ok = (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c === 45 && i > 0)
+    if (!ok) return false
+  }
+  let word = 0
+  let nibbles = 0
+  for (let i = 0; i < 36; i++) {
+    const c = id.charCodeAt(u + i)
+    if (UUID_DASHES.includes(i)) {
+      if (c !== 45) return false
+      continue
+    }
+    const v = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1
+    if (v < 0) return false
+    word = ((word << 4) | v) >>> 0
+    if (++nibbles % 8 === 0) {
+      words[nibbles / 8 - 1] = word
+      word = 0
+    }
+  }
+  return true
+}
+
 /** Type code of a key held as text (an id not of the canonical form). */
 const TEXT = 0xffff
 const EMPTY = -1
@@ -104,12 +139,8 @@ export class StixIdTable {
   private parse(id: string): string | undefined {
     // An import looks an id up, then adds it: the second parse is the first's.
     if (id === this.probed) return this.probedType
-    const m = CANONICAL.exec(id)
     this.probed = id
-    this.probedType = m === null ? undefined : (m[1] as string)
-    if (m === null) return undefined
-    const hex = `${m[2]}${m[3]}${m[4]}${m[5]}${m[6]}`
-    for (let w = 0; w < 4; w++) this.probe[w] = Number.parseInt(hex.slice(w * 8, w * 8 + 8), 16)
+    this.probedType = uuidInto(id, this.probe) ? id.slice(0, id.length - UUID_TAIL) : undefined
     return this.probedType
   }
 
