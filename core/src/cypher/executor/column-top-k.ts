@@ -66,7 +66,9 @@ export class ColumnTopK {
       this.testAccepts.push(bound?.accepts ?? 0)
       this.testAt.push(bound?.at ?? 0)
     }
-    this.bound = plan.pureItems && k > 0 ? keyBound(plan, columns, k) : undefined
+    // With k at least the label's size no row can be dropped (and a huge LIMIT must not size the heap).
+    const rows = columns.find((column) => column !== undefined)?.values.length ?? 0
+    this.bound = plan.pureItems && k > 0 && k < rows ? keyBound(plan, columns, k) : undefined
     // A column test's general evaluation is a comparison, which cannot fail: filtering a batch conjunct by
     // conjunct then raises no error out of row order. Any other conjunct keeps the scan row by row.
     this.batch = plan.columnTests.every((test) => test !== undefined) ? BATCH : 1

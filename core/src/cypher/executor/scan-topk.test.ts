@@ -163,6 +163,14 @@ describe('fused scan + top-k edge cases', () => {
       }
   })
 
+  it('takes a LIMIT far past the label size without sizing anything by it', async () => {
+    const engine = await seededGraph(6, 200)
+    const query = 'MATCH (v:L) WHERE v.a >= 2 RETURN v.a AS a, v.u AS u ORDER BY a DESC, u LIMIT 9000000000'
+    const fused = await run(engine, query, {})
+    expect(fused.rows?.length).toBeGreaterThan(50)
+    expect(fused).toEqual(await run(engine, viaWith(query), {}))
+  })
+
   it('raises a missing parameter as the general pipeline does', async () => {
     const engine = await seededGraph(5, 50)
     const query = 'MATCH (v:L) WHERE v.a > $missing RETURN v.a AS a ORDER BY a LIMIT 3'
