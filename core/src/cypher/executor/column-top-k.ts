@@ -80,12 +80,19 @@ export class ColumnTopK {
     const { items } = this.plan
     const { top, scratch, ctx, bound, selection } = this
     const budget = new RowBudget(ctx)
+    // With a bound on every sort key nothing after the filter can fail (items and keys are column reads):
+    // a batch's rows are counted at once and the bound prunes them before the per-row check.
+    const whole = bound?.complete === true
     try {
       for (let start = 0; start < count; start += this.batch) {
-        const passed = this.select(start, Math.min(count, start + this.batch))
+        let passed = this.select(start, Math.min(count, start + this.batch))
+        if (whole) {
+          budget.countMany(passed)
+          passed = (bound as KeyBound).prune(selection, passed)
+        }
         for (let s = 0; s < passed; s++) {
           const i = selection[s] as number
-          budget.count()
+          if (!whole) budget.count()
           if (bound !== undefined) {
             if (!bound.admits(i)) continue
             bound.add(i)

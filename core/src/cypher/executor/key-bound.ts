@@ -19,7 +19,7 @@ export class KeyBound {
   constructor(
     private readonly keys: Float64Array[],
     private readonly dirs: number[],
-    private readonly complete: boolean,
+    readonly complete: boolean,
     private readonly k: number,
   ) {
     this.heap = new Int32Array(k)
@@ -38,6 +38,23 @@ export class KeyBound {
     const c = this.compare(i, this.heap[0] as number)
     // NaN: a key the order keys cannot place; 0: equal on the lead keys, after when they are all the keys.
     return c < 0 || Number.isNaN(c) || (c === 0 && !this.complete)
+  }
+
+  /**
+   * Drops from `selection[0 … n)` the rows whose first key orders strictly after the worst kept row's (they
+   * cannot enter), keeping order; returns how many remain. Branch-free over the rows.
+   */
+  prune(selection: Int32Array, n: number): number {
+    if (this.size < this.k) return n
+    const { first, topFirst, firstDir } = this
+    let kept = 0
+    for (let s = 0; s < n; s++) {
+      const i = selection[s] as number
+      selection[kept] = i
+      // NaN (unplaced, or infinities that tie) is not after: kept for the exact check.
+      kept += Number(!(((first[i] as number) - topFirst) * firstDir > 0))
+    }
+    return kept
   }
 
   /** Keeps admitted row i (scanned after every kept row) when its keys are all placed. */

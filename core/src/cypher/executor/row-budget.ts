@@ -18,6 +18,17 @@ export class RowBudget {
     if (++this.pending >= this.room) this.flush()
   }
 
+  /** Counts n rows in a row, as n calls of `count`. */
+  countMany(n: number): void {
+    while (n > 0) {
+      // At least one row a step: with no room left, that row is the one `load` throws on.
+      const step = Math.max(1, Math.min(n, this.room - this.pending))
+      this.pending += step
+      n -= step
+      if (this.pending >= this.room) this.flush()
+    }
+  }
+
   /** Hands the counted rows to `load`; call before anything else reads the context's counters. */
   flush(): void {
     const ctx = this.ctx
