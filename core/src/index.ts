@@ -62,6 +62,7 @@ export type {
   EngineState,
   GraphAccess,
   JournaledState,
+  PayloadFigures,
   PostgresStoreOptions,
   StorageMode,
   StorageOptions,

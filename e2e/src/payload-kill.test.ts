@@ -51,6 +51,13 @@ describe('kill -9 between the payload fsync and the manifest switch', () => {
       const rows = res.json.result?.data?.rows ?? []
       expect(rows.length).toBeGreaterThanOrEqual(acknowledged.size)
       for (const [k, value] of rows) expect(value).toBe(pad(k as string))
+      // The metrics show the file and the reads it served (a fresh process: every first read is a miss).
+      const metrics = (await server.request('/metrics', { token: null })).text
+      const figure = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1])
+      expect(figure('service_storage_payload_file_bytes')).toBe(manifestOf(dir).payloads.bytes)
+      expect(figure('service_storage_payload_cache_misses_total')).toBeGreaterThanOrEqual(acknowledged.size)
+      expect(figure('service_storage_payload_cache_bytes')).toBeGreaterThan(0)
+      expect(figure('service_storage_payload_cache_limit_bytes')).toBe(16 * 1024 * 1024)
     } finally {
       await server.stop()
     }

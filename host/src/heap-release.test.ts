@@ -1,17 +1,21 @@
 import { describe, expect, it } from 'vitest'
 import { HEAP_RELEASE_DEFAULTS, type HeapProbe, HeapRelease, processHeapProbe } from './heap-release.js'
+import { glibcVersion, mallocTrimmer } from './malloc-trim.js'
 
 const MB = 1024 * 1024
 
 /** A heap that grows by hand and halves its garbage on each collection; the loop's busy share set by hand. */
 function fakeProbe(live: number) {
-  const state = { used: live, live, busy: 0, collections: 0 }
+  const state = { used: live, live, busy: 0, collections: 0, returned: 0 }
   const probe: HeapProbe = {
     heapUsed: () => state.used,
     busyShare: () => state.busy,
     collect: () => {
       state.collections++
       state.used = state.live
+    },
+    returnFreed: () => {
+      state.returned = state.collections
     },
   }
   return { state, probe }
@@ -28,6 +32,8 @@ describe('heap release after bulk work', () => {
     state.live = 120 * MB
     expect(release.tick()).toBe(true)
     expect(state.collections).toBe(2)
+    // What the collections freed goes back to the OS after both.
+    expect(state.returned).toBe(2)
     // Growth is measured from the live size the collection left (120 MB).
     state.used = 170 * MB
     expect(release.tick()).toBe(false)
@@ -68,5 +74,31 @@ describe('heap release after bulk work', () => {
     expect(garbage).toBeNull()
     expect(probe?.heapUsed() ?? before).toBeLessThan(before - 8 * MB)
     expect(probe?.busyShare()).toBeGreaterThanOrEqual(0)
+  })
+
+  it('returns freed C heap to the OS through glibc where the process has it', () => {
+    const trim = mallocTrimmer()
+    if (process.platform !== 'linux' || glibcVersion() === undefined) {
+      expect(trim).toBeNull()
+      return
+    }
+    expect(trim).not.toBeNull()
+    // 64 MB of 32 KB buffers (under glibc's mmap threshold, so in its heap), each followed by a small buffer
+    // that stays: the freed ones cannot merge into the heap's top, which free() alone would give back. After
+    // they are collected glibc keeps their pages resident until trimmed.
+    const pins: Uint8Array[] = []
+    let buffers: Uint8Array[] | null = []
+    for (let i = 0; i < 2000; i++) {
+      buffers.push(new Uint8Array(32 * 1024).fill(1))
+      pins.push(new Uint8Array(256).fill(2))
+    }
+    buffers = null
+    processHeapProbe()?.collect()
+    const before = process.memoryUsage.rss()
+    trim?.()
+    expect(pins).toHaveLength(2000)
+    expect(buffers).toBeNull()
+    expect(process.memoryUsage.rss()).toBeLessThan(before - 16 * MB)
+    expect(processHeapProbe()?.returnFreed).toBeTypeOf('function')
   })
 })

@@ -1,6 +1,7 @@
 import { type EventLoopUtilization, performance } from 'node:perf_hooks'
 import { getHeapStatistics, setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
+import { mallocTrimmer } from './malloc-trim.js'
 
 /** What the release policy reads; the process's own figures in the server, fakes in tests. */
 export interface HeapProbe {
@@ -9,6 +10,8 @@ export interface HeapProbe {
   busyShare(): number
   /** A full, compacting collection. */
   collect(): void
+  /** Hands memory the collections freed back to the OS (malloc-trim.ts), where the allocator keeps it. */
+  returnFreed?(): void
 }
 
 export interface HeapReleaseOptions {
@@ -73,6 +76,7 @@ export class HeapRelease {
     }
     this.probe.collect()
     this.probe.collect()
+    this.probe.returnFreed?.()
     this.baseline = this.probe.heapUsed()
     return true
   }
@@ -93,6 +97,7 @@ export function processHeapProbe(): HeapProbe | null {
   }
   if (typeof gc !== 'function') return null
   const collect = gc as () => void
+  const trim = mallocTrimmer()
   let last: EventLoopUtilization = performance.eventLoopUtilization()
   return {
     heapUsed: () => getHeapStatistics().used_heap_size,
@@ -103,5 +108,6 @@ export function processHeapProbe(): HeapProbe | null {
       return share
     },
     collect,
+    ...(trim === null ? {} : { returnFreed: trim }),
   }
 }

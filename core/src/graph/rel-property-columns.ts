@@ -32,17 +32,20 @@ export class RelPropertyColumns {
     return out
   }
 
-  /** The relationship's raw slots (references unread), or undefined when it has none: the checkpoint walk. */
-  slotsOf(id: number): Map<number, PropertyValue | PayloadRef> | undefined {
-    if (this.byKey.size === 0) return undefined
-    let out: Map<number, PropertyValue | PayloadRef> | undefined
+  /**
+   * The relationship's raw slots (references unread) into `keys` and `slots` from index 0, in key order;
+   * returns how many. The checkpoint walk asks this of millions of relationships: caller-owned arrays, no
+   * map per relationship.
+   */
+  slotsInto(id: number, keys: number[], slots: (PropertyValue | PayloadRef)[]): number {
+    let n = 0
     for (const [key, column] of this.byKey) {
       const value = column[id]
       if (value === undefined) continue
-      out ??= new Map()
-      out.set(key, value)
+      keys[n] = key
+      slots[n++] = value
     }
-    return out
+    return n
   }
 
   /** Puts `ref` in the slot if it still holds `value` (see PropertyMap.swapToRef). */

@@ -91,9 +91,12 @@ export class GraphStore implements GraphReader {
     return this.relProperties.of(id)
   }
 
-  /** The relationship's raw property slots, references unread (the checkpoint walk). */
-  relSlots(id: number): ReadonlyMap<number, PropertySlot> | undefined {
-    return this.relProperties.slotsOf(id)
+  /**
+   * The relationship's raw property slots, references unread, into the caller's arrays; returns how many
+   * (the checkpoint walk).
+   */
+  relSlotsInto(id: number, keys: number[], slots: PropertySlot[]): number {
+    return this.relProperties.slotsInto(id, keys, slots)
   }
 
   /**

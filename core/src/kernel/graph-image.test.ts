@@ -93,6 +93,75 @@ describe('checkpoint node columns', () => {
   })
 })
 
+/** Every relationship as [id, type, start, end, [key, value][]]: types kept (bigint vs number). */
+function dumpRels(store: GraphStore) {
+  const out: unknown[] = []
+  for (let id = 0; id < store.nextRelId; id++) {
+    if (store.relType(id) < 0) continue
+    const props = [...(store.relProps(id) ?? [])].map(([k, v]) => [store.names.name(k), v])
+    out.push([id, store.names.name(store.relType(id)), store.relStart(id), store.relEnd(id), props])
+  }
+  return out
+}
+
+describe('checkpoint relationship property columns', () => {
+  it('bring back every relationship with its values, types and gaps (older images: main-format-compat.test.ts)', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'image-rels-')), 'graph')
+    const rels: [string, [string, PropertyValue][]][] = [
+      ['R', []],
+      ['R', [['w', 1.5]]],
+      [
+        'S',
+        [
+          ['0', 'index-like key'],
+          ['w', 2n ** 60n],
+        ],
+      ], // a key JSON would put first in an object
+      [
+        'R',
+        [
+          ['__proto__', 'own key'],
+          ['list', ['a', 'b']],
+        ],
+      ],
+      [
+        'S',
+        [
+          ['w', Number.NaN],
+          ['flag', false],
+        ],
+      ],
+    ]
+    const engine = await openEngine({ storage: { mode: 'persistent', dir, requireFsync: false } })
+    await engine.transact('ws', (tx, store) => {
+      const a = tx.createNode([store.names.id('N')], new Map())
+      const b = tx.createNode([store.names.id('N')], new Map())
+      // Enough relationships for two batches, the later ones with no properties at all.
+      for (let i = 0; i < 5000; i++) {
+        const [type, props] = rels[i % rels.length] as (typeof rels)[number]
+        tx.createRelationship(
+          store.names.id(type),
+          i % 2 ? a : b,
+          i % 3 ? b : a,
+          new Map(i < 4500 ? props.map(([k, v]) => [store.names.id(k), v]) : []),
+        )
+      }
+    })
+    const before = await engine.readGraph('ws', dumpRels)
+    await engine.close()
+    const image = readdirSync(join(dir, 'checkpoints'))
+      .map((f) => readFileSync(join(dir, 'checkpoints', f), 'utf8'))
+      .join('\n')
+    expect(image).toContain('"prop_columns":[[')
+    const reopened = await openEngine({ storage: { mode: 'persistent', dir, requireFsync: false } })
+    try {
+      expect(await reopened.readGraph('ws', dumpRels)).toEqual(before)
+    } finally {
+      await reopened.close()
+    }
+  })
+})
+
 describe('a checkpoint written in slices', () => {
   it('lets reads through while graph writes wait, and what was written meanwhile replays over it', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'sliced-')), 'graph')

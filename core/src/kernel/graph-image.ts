@@ -14,7 +14,7 @@ import { PropertyMap } from '../graph/property-map.js'
 import { RepeatedStrings } from '../graph/repeated-strings.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
-import { ownValue, recordOf, setOwn } from '../own-key.js'
+import { ownValue, setOwn } from '../own-key.js'
 import { type ColumnLine, SLICE_POINT } from '../storage/checkpoint-encoder.js'
 import type { PayloadSpill } from './payload-spill.js'
 
@@ -72,10 +72,18 @@ export interface RelationshipColumns {
   type: ArrayLike<number>
   start: ArrayLike<number>
   end: ArrayLike<number>
-  /** Properties of the relationships that have some, by position in the batch. */
-  props: Record<string, Record<string, ReturnType<typeof encodeValue> | PayloadCell>>
+  /**
+   * Properties by key, as columns over the batch's positions (`null`: none there), in the order the store
+   * keeps its keys; a list of pairs, not an object, so a key like "0" keeps its place. Written since the
+   * reference bulk work: one object per relationship was most of a relationship batch's encoding time.
+   */
+  prop_columns?: [key: string, values: (EncodedSlot | null)[]][]
+  /** Older images: properties of the relationships that have some, by position in the batch. */
+  props?: Record<string, Record<string, EncodedSlot>>
   created: ArrayLike<number>
 }
+
+type EncodedSlot = ReturnType<typeof encodeValue> | PayloadCell
 
 /** The creation sequences of a workspace's nodes or relationships, by record id (0 when unknown). */
 export type CreatedSeq = (workspace: string, kind: 'node' | 'rel') => SeqLookup
@@ -98,17 +106,6 @@ function imageSlot(
 
 const encodeSlot = (slot: PropertySlot) =>
   slot instanceof PayloadRef ? payloadCell(slot) : encodeValue(slot)
-
-function relProps(store: GraphStore, id: number, spill: PayloadSpill | null) {
-  const slots = store.relSlots(id)
-  if (slots === undefined || slots.size === 0) return undefined
-  return recordOf(
-    [...slots].map(
-      ([key, slot]) =>
-        [store.names.name(key), encodeSlot(imageSlot(spill, store, 'rel', id, key, slot))] as const,
-    ),
-  )
-}
 
 /**
  * Every record of every workspace as batched create ops, so replaying the lines in order rebuilds the graph;
@@ -196,8 +193,10 @@ class RelationshipBatch {
   private readonly start = this.columns.subarray(2 * BATCH, 3 * BATCH)
   private readonly end = this.columns.subarray(3 * BATCH, 4 * BATCH)
   private readonly created = this.columns.subarray(4 * BATCH, 5 * BATCH)
-  private readonly props: RelationshipColumns['props'] = {}
+  /** Property columns by key id, in the order first met in the batch (the store's key order). */
+  private readonly propColumns = new Map<number, (EncodedSlot | null)[]>()
   size = 0
+  private store: GraphStore | null = null
 
   constructor(
     private readonly workspace: string,
@@ -205,6 +204,7 @@ class RelationshipBatch {
   ) {}
 
   add(store: GraphStore, id: number, created: number): void {
+    this.store = store
     const at = this.size++
     const typeId = store.relType(id)
     let typeNumber = this.typeNumbers.get(typeId)
@@ -218,8 +218,18 @@ class RelationshipBatch {
     this.start[at] = store.relStart(id)
     this.end[at] = store.relEnd(id)
     this.created[at] = created
-    const p = relProps(store, id, this.spill)
-    if (p !== undefined) this.props[at] = p
+    const n = store.relSlotsInto(id, slotKeys, slotValues)
+    for (let i = 0; i < n; i++) {
+      const key = slotKeys[i] as number
+      let column = this.propColumns.get(key)
+      if (column === undefined) {
+        column = new Array<EncodedSlot | null>(at).fill(null)
+        this.propColumns.set(key, column)
+      }
+      while (column.length < at) column.push(null)
+      column.push(encodeSlot(imageSlot(this.spill, store, 'rel', id, key, slotValues[i] as PropertySlot)))
+    }
+    slotValues.fill(undefined as unknown as PropertySlot, 0, n) // no value kept alive past the walk
   }
 
   line(): RelationshipColumns {
@@ -232,11 +242,26 @@ class RelationshipBatch {
       type: this.type.subarray(0, n),
       start: this.start.subarray(0, n),
       end: this.end.subarray(0, n),
-      props: this.props,
+      prop_columns: this.propColumnLines(n),
       created: this.created.subarray(0, n),
     }
   }
+
+  private propColumnLines(size: number): NonNullable<RelationshipColumns['prop_columns']> {
+    const names = this.store?.names
+    const out: NonNullable<RelationshipColumns['prop_columns']> = []
+    if (names === undefined) return out
+    for (const [key, column] of this.propColumns) {
+      while (column.length < size) column.push(null)
+      out.push([names.name(key), column])
+    }
+    return out
+  }
 }
+
+/** Scratch arrays of the relationship walk: it reads millions of relationships' slots, one at a time. */
+const slotKeys: number[] = []
+const slotValues: PropertySlot[] = []
 
 /**
  * A checkpoint line as the storage takes it: relationship batches (most of a large image) as column lines,
@@ -256,7 +281,7 @@ export function checkpointPiece(
       ['type', floats(line.type)],
       ['start', floats(line.start)],
       ['end', floats(line.end)],
-      ['props', JSON.stringify(line.props)],
+      ['prop_columns', JSON.stringify(line.prop_columns ?? [])],
       ['created', floats(line.created)],
     ],
   }
@@ -499,16 +524,9 @@ export class GraphImageLoader {
       const store = this.catalog.workspace(line.workspace)
       const typeIds = line.types.map((t) => store.names.id(t))
       const created = this.createdColumn(line.workspace, 'rel')
+      const columns = (line.prop_columns ?? []).map(([k, values]) => ({ k, id: store.names.id(k), values }))
       for (let i = 0; i < line.id.length; i++) {
-        const encoded = line.props[i]
-        const props =
-          encoded === undefined
-            ? undefined
-            : new Map(
-                Object.entries(encoded).map(
-                  ([k, v]) => [store.names.id(k), this.shared(k, decodeSlot(v, this.payloads))] as const,
-                ),
-              )
+        const props = columns.length > 0 ? this.columnProps(columns, i) : this.objectProps(line, i)
         const id = line.id[i]!
         store.restoreRelationship(id, typeIds[line.type[i]!]!, line.start[i]!, line.end[i]!, props)
         const seq = line.created[i] ?? 0
@@ -521,6 +539,33 @@ export class GraphImageLoader {
       const seq = line.created[i] ?? 0
       if (seq > 0) this.setCreated(line.workspace, op.op === 'createNode' ? 'node' : 'rel', op.id, seq)
     })
+  }
+
+  /** A relationship's properties from the batch's columns (undefined when it has none). */
+  private columnProps(
+    columns: { k: string; id: number; values: (EncodedSlot | null)[] }[],
+    at: number,
+  ): Map<number, PropertySlot> | undefined {
+    let props: Map<number, PropertySlot> | undefined
+    for (const { k, id, values } of columns) {
+      const cell = values[at]
+      if (cell === null || cell === undefined) continue
+      props ??= new Map()
+      props.set(id, this.shared(k, decodeSlot(cell, this.payloads)))
+    }
+    return props
+  }
+
+  /** A relationship's properties as an older image holds them: an object per relationship that has some. */
+  private objectProps(line: RelationshipColumns, at: number): Map<number, PropertySlot> | undefined {
+    const encoded = line.props?.[at]
+    if (encoded === undefined) return undefined
+    const store = this.catalog.workspace(line.workspace)
+    return new Map(
+      Object.entries(encoded).map(
+        ([k, v]) => [store.names.id(k), this.shared(k, decodeSlot(v, this.payloads))] as const,
+      ),
+    )
   }
 
   private shared(key: string, value: PropertySlot): PropertySlot {

@@ -30,6 +30,7 @@ import type {
   GraphAccess,
   JournaledState,
   KernelOptions,
+  PayloadFigures,
   StorageMode,
   TransactFn,
   TransactOptions,
@@ -278,6 +279,20 @@ export class Kernel implements GraphAccess {
 
   recoveryFacts() {
     return recoveryFacts(this.storage?.recovery)
+  }
+
+  /** The payload file and its cache (file store); null when values stay resident (ephemeral, PostgreSQL). */
+  payloadFigures(): PayloadFigures | null {
+    const file = this.storage?.payloads
+    if (file === undefined) return null
+    const cache = file.cacheStats()
+    return {
+      file_bytes: file.size,
+      cache_bytes: cache.bytes,
+      cache_limit_bytes: cache.limit,
+      cache_hits: cache.hits,
+      cache_misses: cache.misses,
+    }
   }
 
   /** Reads go on after a storage failure (writes are refused by the gate). */

@@ -1,4 +1,5 @@
 import { EngineError } from '../errors.js'
+import type { CommitOp } from '../graph/commit.js'
 
 /**
  * Durable state that lives beside the graph: idempotency receipts, version logs, outbox entries, write
@@ -12,8 +13,10 @@ export interface Ledger<E = unknown> {
   /**
    * Applies one entry to the in-memory state. Called when its transaction publishes, again on WAL replay,
    * and for each image entry of a checkpoint, so it must be deterministic and must not throw on a valid entry.
+   * `ops` are the graph ops of the entry's WAL record on replay, for an entry that refers to them instead of
+   * copying what they hold (absent when it publishes, and for image entries).
    */
-  apply(entry: E): void
+  apply(entry: E, ops?: readonly CommitOp[]): void
   /** Entries that rebuild the current state from empty; written into every checkpoint. */
   image(): Iterable<E>
   /** Back to empty, before the state is rebuilt from the durable log after a storage failure. */
@@ -64,13 +67,13 @@ export class LedgerRegistry {
     for (const ledger of this.ledgers.values()) ledger.reset()
   }
 
-  apply(entries: readonly LedgerEntry[]): void {
+  apply(entries: readonly LedgerEntry[], ops?: readonly CommitOp[]): void {
     for (const { ledger, entry } of entries) {
       const target = this.ledgers.get(ledger)
       // A directory written by a build with a ledger this one lacks cannot be served without losing state.
       if (target === undefined)
         throw new EngineError('STORAGE_RECOVERY_FAILED', `the log names an unknown ledger ${ledger}`)
-      target.apply(entry)
+      target.apply(entry, ops)
     }
   }
 

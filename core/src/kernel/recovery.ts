@@ -157,7 +157,7 @@ export function recordApplier(targets: RecoveryTargets): (record: WalRecord) => 
         histories.capture(body.workspace, { ops }, record.seq)
         store.applyCommit({ ops }, store.sequence + 1)
       }
-      if (body.ledgers !== undefined) ledgers.apply(body.ledgers)
+      if (body.ledgers !== undefined) ledgers.apply(body.ledgers, ops)
       return
     }
     recordOwners.get(record.kind)?.applyRecord(record.kind, record.body)

@@ -185,3 +185,12 @@ export type CommitHook = (
   sessionId: string | undefined,
   label: string | undefined,
 ) => Promise<void> | undefined
+
+/** The payload file's size and its read cache's figures, for metrics (bytes; hits and misses since open). */
+export interface PayloadFigures {
+  file_bytes: number
+  cache_bytes: number
+  cache_limit_bytes: number
+  cache_hits: number
+  cache_misses: number
+}

@@ -6,7 +6,10 @@
  * `JOURNAL_RETAINED_BYTES` of requests. Only a store that projects nowhere keeps one: that is the store that
  * can serve as a reference platform (a projecting primary's own journal would be read by no one).
  */
+import type { CommitOp } from '../graph/commit.js'
 import type { Ledger } from '../kernel/ledger.js'
+import type { RefWriteRequest } from './request.js'
+import { LIVE_REQUEST, type RequestByOps, requestFromOps } from './request-by-ops.js'
 import type { StoredResponse } from './state.js'
 
 export const JOURNAL_LEDGER = 'ref-journal'
@@ -26,7 +29,14 @@ export interface JournalEntry {
 }
 
 export type JournalLedgerEntry =
-  | { k: 'write'; entry: JournalEntry }
+  | {
+      k: 'write'
+      /** `request` is null with `request_ops`: a bulk create's records are logged once, in its ops. */
+      entry: JournalEntry
+      request_ops?: RequestByOps
+      /** The request `request_ops` stands for, while the process that committed it runs (never logged). */
+      [LIVE_REQUEST]?: RefWriteRequest
+    }
   /** Image only: the highest sequence no longer held. */
   | { k: 'dropped'; through: number }
 
@@ -42,12 +52,15 @@ export class RefJournal implements Ledger<JournalLedgerEntry> {
     private readonly retainedBytes = JOURNAL_RETAINED_BYTES,
   ) {}
 
-  apply(e: JournalLedgerEntry): void {
+  apply(e: JournalLedgerEntry, ops?: readonly CommitOp[]): void {
     if (e.k === 'dropped') {
       this.droppedThrough = Math.max(this.droppedThrough, e.through)
       return
     }
-    this.entries.push(e.entry)
+    const byOps = e.request_ops
+    this.entries.push(
+      byOps === undefined ? e.entry : { ...e.entry, request: e[LIVE_REQUEST] ?? requestFromOps(byOps, ops) },
+    )
     this.bytes += e.entry.bytes
     let drop = 0
     let bytes = this.bytes

@@ -4,9 +4,11 @@
  * trigger, the audit trail and file jobs. Only hashed keys are stored. `apply` is deterministic: publish,
  * WAL replay and checkpoint images all go through it.
  */
+import type { CommitOp } from '../graph/commit.js'
 import type { Ledger } from '../kernel/ledger.js'
 import { ReceiptRetention } from './receipt-retention.js'
-import type { WriteAuthority } from './request.js'
+import type { RefWriteRequest, WriteAuthority } from './request.js'
+import { LIVE_REQUEST, type RequestByOps, requestFromOps } from './request-by-ops.js'
 
 export const REF_LEDGER = 'ref-writes'
 
@@ -79,7 +81,11 @@ export type RefLedgerEntry =
       receipt: Receipt
       /** true: the entry becomes pending (projected); false: service-only store, the intent closes. */
       project: boolean
+      /** The stored request of a projected write; null with `request_ops` (logged once, in the ops). */
       request: unknown
+      request_ops?: RequestByOps
+      /** The request `request_ops` stands for, while the process that committed it runs (never logged). */
+      [LIVE_REQUEST]?: RefWriteRequest
       audit: AuditGroup
     }
   | { k: 'drop'; sequences: number[] }
@@ -115,7 +121,7 @@ export class RefState implements Ledger<RefLedgerEntry> {
   authority: WriteAuthority = 'service_primary'
   trigger: string | null = null
 
-  apply(e: RefLedgerEntry): void {
+  apply(e: RefLedgerEntry, ops?: readonly CommitOp[]): void {
     switch (e.k) {
       case 'intent':
       case 'image_entry': {
@@ -135,7 +141,8 @@ export class RefState implements Ledger<RefLedgerEntry> {
         if (!e.project) this.entries.delete(e.sequence)
         else if (entry !== undefined) {
           entry.status = 'pending'
-          entry.request = e.request
+          entry.request =
+            e.request_ops === undefined ? e.request : (e[LIVE_REQUEST] ?? requestFromOps(e.request_ops, ops))
           entry.response = e.receipt.response
         }
         this.addAudits([e.audit])

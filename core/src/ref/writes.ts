@@ -21,6 +21,7 @@ import { CanonicalGraph, indexRelationships, REF_WORKSPACE_ID } from './records.
 import { recoveryPlan } from './recovery.js'
 import type { ReferenceClient } from './reference-client.js'
 import type { FileDescriptor, RefWriteRequest, WriteAuthority } from './request.js'
+import { LIVE_REQUEST, requestByOps } from './request-by-ops.js'
 import type { RefRollback } from './rollback.js'
 import { NO_SEARCH, type RefSearchPort, wireRollback } from './rollback-wiring.js'
 import { REF_LEDGER, type RefLedgerEntry, RefState, type StoredResponse } from './state.js'
@@ -329,12 +330,18 @@ export class RefWrites {
     undo?: IndexUndo,
   ): Evaluated {
     const context = request.context
+    const opsBefore = tx.opCount
     const graph = new CanonicalGraph(tx, this.relationshipIndex(), this.storeOf(REF_WORKSPACE_ID))
     const evaluated = evaluateWrite(request, graph, envelope)
     if (evaluated.applied === 0) {
       if (evaluated.abort) throw new AtomicAbort(evaluated.response)
       ledger.write(REF_LEDGER, { k: 'drop', sequences: [sequence] } satisfies RefLedgerEntry)
     } else {
+      const project = this.projector !== null && projected
+      const journal = this.projector === null
+      // A bulk create's records are in the commit's ops already: its request is logged by reference to them.
+      const byOps = project || journal ? requestByOps(stored, opsBefore, tx.opCount) : null
+      const compact = byOps === null ? {} : { request_ops: byOps, [LIVE_REQUEST]: stored }
       ledger.write(REF_LEDGER, {
         k: 'commit',
         sequence,
@@ -346,21 +353,23 @@ export class RefWrites {
           response: packResponse(evaluated.response),
           at: this.options.now(),
         },
-        project: this.projector !== null && projected,
-        request: this.projector !== null && projected ? stored : null,
+        project,
+        request: project && byOps === null ? stored : null,
+        ...(project ? compact : {}),
         audit: auditGroup(evaluated.audits, keyHash, context),
       } satisfies RefLedgerEntry)
       // A store that projects nowhere may be serving as the reference: it keeps what a primary pulls back.
-      if (this.projector === null)
+      if (journal)
         ledger.write(JOURNAL_LEDGER, {
           k: 'write',
           entry: {
             sequence,
             key: keyHash,
-            request: stored,
+            request: byOps === null ? stored : null,
             response: evaluated.response,
             bytes: JSON.stringify(stored).length + JSON.stringify(evaluated.response).length,
           },
+          ...compact,
         } satisfies JournalLedgerEntry)
     }
     // Folded in last: a throw above leaves the index as it was.

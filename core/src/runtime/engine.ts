@@ -13,6 +13,7 @@ import type {
   EngineState,
   GraphAccess,
   KernelOptions,
+  PayloadFigures,
   StorageMode,
   TransactFn,
   TransactOptions,
@@ -57,6 +58,8 @@ export interface Engine extends GraphAccess {
   /** True once recovery finished and the engine accepts work. */
   isReady(): boolean
   durability(): DurabilityReport
+  /** The payload file and its bounded read cache (file store); null when every value stays resident. */
+  payloads(): PayloadFigures | null
   /** Storage faults: whether writes are suspended and why, recoveries in place, checkpoint failures. */
   storageFaults(): StorageFaultReport
   /** Where the durable state lives (file or PostgreSQL), this process's role and a follower's lag; null when ephemeral. */

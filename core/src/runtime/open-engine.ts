@@ -201,6 +201,10 @@ class RuntimeEngine implements Engine {
     return this.kernel.durability()
   }
 
+  payloads() {
+    return this.kernel.payloadFigures()
+  }
+
   recoveryFacts() {
     return this.kernel.recoveryFacts()
   }

@@ -105,8 +105,7 @@ export class StixWriter {
   }
 
   findNode(stixId: string): number | undefined {
-    for (const id of this.tx.propertyNodeIds(this.label, this.idKey, stixId)) return id
-    return undefined
+    return this.tx.firstPropertyNodeId(this.label, this.idKey, stixId)
   }
 
   private propMap(props: Record<string, PropertyValue>): Map<number, PropertyValue> {

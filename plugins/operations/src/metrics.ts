@@ -1,4 +1,4 @@
-import type { Engine } from '@service/core'
+import type { Engine, PayloadFigures } from '@service/core'
 import { SERVICE_VERSION } from '@service/core'
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { memoryOperationMetrics, stixImportMetrics } from './feature-metrics.js'
@@ -159,6 +159,49 @@ export function createMetrics(
     'service_storage_compaction_backlog_bytes',
     'WAL bytes below the checkpoint awaiting compaction.',
     (d) => d.compaction_backlog_bytes,
+  )
+  // The payload file and its bounded cache (file store; 0 when every value stays resident).
+  const payloadGauge = (name: string, help: string, read: (p: PayloadFigures) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const figures = engine.payloads()
+        this.set(figures === null ? 0 : read(figures))
+      },
+    })
+  payloadGauge('service_storage_payload_file_bytes', 'Bytes in the payload file.', (p) => p.file_bytes)
+  payloadGauge('service_storage_payload_cache_bytes', 'Heap held by the payload cache.', (p) => p.cache_bytes)
+  payloadGauge(
+    'service_storage_payload_cache_limit_bytes',
+    'The payload cache bound (SERVICE_STORAGE_PAYLOAD_CACHE_BYTES).',
+    (p) => p.cache_limit_bytes,
+  )
+  // Reads counted by the cache since the engine opened: counters that follow its totals.
+  const payloadCounter = (name: string, help: string, read: (p: PayloadFigures) => number) => {
+    let seen = 0
+    return new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        const figures = engine.payloads()
+        const total = figures === null ? 0 : read(figures)
+        if (total > seen) this.inc(total - seen)
+        seen = Math.max(seen, total)
+      },
+    })
+  }
+  payloadCounter(
+    'service_storage_payload_cache_hits_total',
+    'Payload reads the cache answered.',
+    (p) => p.cache_hits,
+  )
+  payloadCounter(
+    'service_storage_payload_cache_misses_total',
+    'Payload reads that went to the file.',
+    (p) => p.cache_misses,
   )
   durabilityGauge(
     'service_storage_recovery_warning_count',
