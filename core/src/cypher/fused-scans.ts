@@ -1,13 +1,14 @@
 import type { Diagnostics } from './analyzer.js'
 import { exprKey, freeVariables, type Scope } from './analyzer.js'
-import type { Clause, Expr } from './ast.js'
+import type { Clause, Expr, ProjectionItem } from './ast.js'
 import type { ExprEnv, ExpressionCompiler } from './compile-expr.js'
+import { columnTestShape } from './executor/column-test.js'
 import type { Row, StageFactory } from './executor/context.js'
 import { countStoreShape, countStoreStage } from './executor/count-store.js'
 import { compileMatch } from './executor/match.js'
 import { compileProjection, countOf, type ProjectionEnv } from './executor/projection.js'
 import { type ScanFilter, scanAggregateShape } from './executor/scan-aggregate.js'
-import { conjunctsOf, scanTopKShape, scanTopKStage } from './executor/scan-topk.js'
+import { conjunctsOf, type ScanTopKShape, scanTopKShape, scanTopKStage } from './executor/scan-topk.js'
 
 /** What a clause compiles to. */
 export interface ClauseResult {
@@ -105,7 +106,12 @@ export function fusedScanTopK(
     before,
     where,
     substitutions,
+    conjuncts,
   } = scanFilter(env, clause.where, shape.variable, shape.keys, compiled.scope)
+  const columnTests = conjuncts.map((conjunct) => {
+    const test = columnTestShape(conjunct, shape.variable, shape.keys)
+    return test && { shape: test, constant: exprs.compile(test.constant, compiled.scope) }
+  })
   exprs.substitutions = substitutions
   const items = following.projection.items.map((item, i) => ({
     slot: (projection.columns[i] as { slot: number }).slot,
@@ -129,11 +135,37 @@ export function fusedScanTopK(
     items,
     sortKeys,
     directions: projectionClause.orderBy.map((sort) => (sort.descending ? -1 : 1)),
+    sortColumns: projectionClause.orderBy.map((sort) => sortColumn(sort.expr, shape, projectionClause.items)),
+    pureItems: projectionClause.items.every(
+      (item) => item.expr.kind === 'literal' || propertyKey(item.expr, shape.variable) !== undefined,
+    ),
+    columnTests,
     skip: projectionClause.skip ? countOf(env, projectionClause.skip, 'SKIP') : undefined,
     limit: countOf(env, projectionClause.limit as Expr, 'LIMIT'),
     blankRow: () => env.blankRow(),
   })
   return { factories: [stage], scope: projection.scope, columns: projection.columns, fused: true }
+}
+
+/** The key of `expr` when it reads a property of `variable`, else undefined. */
+function propertyKey(expr: Expr, variable: string): string | undefined {
+  return expr.kind === 'prop' && expr.target.kind === 'var' && expr.target.name === variable
+    ? expr.key
+    : undefined
+}
+
+/**
+ * The index in `shape.keys` of the property a sort key reads when it is nothing more than that read: `v.key`
+ * (v not shadowed by an alias) or the alias of an item that is.
+ */
+function sortColumn(expr: Expr, shape: ScanTopKShape, items: ProjectionItem[]): number | undefined {
+  let key = propertyKey(expr, shape.variable)
+  if (key !== undefined && items.some((item) => item.alias === shape.variable)) return undefined
+  if (expr.kind === 'var') {
+    const item = items.find((candidate) => candidate.alias === expr.name)
+    key = item && propertyKey(item.expr, shape.variable)
+  }
+  return key === undefined ? undefined : shape.keys.indexOf(key)
 }
 
 /**
@@ -147,7 +179,7 @@ function scanFilter(
   variable: string,
   keys: string[],
   scope: Scope,
-): ScanFilter & { substitutions: Map<string, number> } {
+): ScanFilter & { substitutions: Map<string, number>; conjuncts: Expr[] } {
   const substitutions = new Map<string, number>()
   const propSlots = keys.map((key) => {
     const slot = env.allocSlot()
@@ -159,9 +191,10 @@ function scanFilter(
   const mentions = (expr: Expr) => freeVariables(expr).has(variable)
   env.exprs.substitutions = substitutions
   const before = conjuncts.filter((c) => !mentions(c)).map((c) => env.exprs.compile(c, scope))
-  const filters = conjuncts.filter(mentions).map((c) => env.exprs.compile(c, scope))
+  const onVariable = conjuncts.filter(mentions)
+  const filters = onVariable.map((c) => env.exprs.compile(c, scope))
   env.exprs.substitutions = undefined
-  return { propSlots, before, where: filters, substitutions }
+  return { propSlots, before, where: filters, substitutions, conjuncts: onVariable }
 }
 
 /**

@@ -4,8 +4,8 @@ import type { Clause, Expr } from '../ast.js'
 import type { Eval } from '../compile-expr.js'
 import { cachedName } from '../operators.js'
 import { NodeValue, truth } from '../values.js'
-import { type ExecContext, load, type Row, type Stage, type StageFactory } from './context.js'
-import { TopK } from './top-k.js'
+import { ColumnTopK, type ColumnTopKPlan } from './column-top-k.js'
+import type { ExecContext, Row, Stage, StageFactory } from './context.js'
 
 /**
  * `MATCH (v:Label) [WHERE …] RETURN … ORDER BY … LIMIT k` where v appears only as `v.key`: one operator that
@@ -80,18 +80,11 @@ export function conjunctsOf(expr: Expr): Expr[] {
     : [expr]
 }
 
-export interface ScanTopKPlan {
+export interface ScanTopKPlan extends ColumnTopKPlan {
   shape: ScanTopKShape
   nodeSlot: number
-  /** Scratch-row slots of `shape.keys`. */
-  keySlots: number[]
   /** WHERE conjuncts without v, checked once before the scan (as the row pipeline places them). */
   before: Eval[]
-  /** WHERE conjuncts on v's properties, in order; a row passes when each is true. */
-  where: Eval[]
-  items: { slot: number; value: Eval }[]
-  sortKeys: Eval[]
-  directions: number[]
   skip: ((row: Row, ctx: ExecContext) => number) | undefined
   limit: (row: Row, ctx: ExecContext) => number
   blankRow: () => Row
@@ -100,7 +93,7 @@ export interface ScanTopKPlan {
 export function scanTopKStage(plan: ScanTopKPlan): StageFactory {
   const label = cachedName(plan.shape.label)
   const keys = plan.shape.keys.map(cachedName)
-  const { keySlots, items, sortKeys, directions, where, before } = plan
+  const { items, before } = plan
   return (ctx: ExecContext, next: Stage): Stage => {
     const blank = plan.blankRow()
     const skip = plan.skip ? plan.skip(blank, ctx) : 0
@@ -113,26 +106,14 @@ export function scanTopKStage(plan: ScanTopKPlan): StageFactory {
         if (labelId < 0) return true
         const columns = keys.map((key) => {
           const keyId = key(graph.names)
-          return keyId < 0 ? undefined : labelColumnOf(graph, labelId, keyId).values
+          return keyId < 0 ? undefined : labelColumnOf(graph, labelId, keyId)
         })
         const ids = labelColumnOf(graph, labelId, -1).ids
         const scratch = row.slice()
-        const fill = (i: number): void => {
-          for (let j = 0; j < keySlots.length; j++) scratch[keySlots[j] as number] = columns[j]?.[i] ?? null
-        }
-        const top = new TopK<number>(sortKeys, directions, k)
-        for (let i = 0; i < ids.length; i++) {
-          fill(i)
-          let pass = true
-          for (let j = 0; pass && j < where.length; j++)
-            pass = truth((where[j] as Eval)(scratch, ctx)) === true
-          if (!pass) continue
-          load(ctx)
-          for (const item of items) scratch[item.slot] = item.value(scratch, ctx)
-          top.offer(i, scratch, ctx)
-        }
-        for (const at of top.sorted().slice(skip, k)) {
-          fill(at)
+        const scan = new ColumnTopK(plan, columns, k, scratch, ctx)
+        scan.run(ids.length)
+        for (const at of scan.top.sorted().slice(skip, k)) {
+          scan.fill(at)
           const out = row.slice()
           out[plan.nodeSlot] = new NodeValue(ids[at] as number)
           for (const item of items) out[item.slot] = item.value(scratch, ctx)
