@@ -69,4 +69,29 @@ describe('foreground load', () => {
     await load.giveWay()
     expect(waits).toEqual([PROBE_MS])
   })
+
+  it('counts recent commits as foreground work though the loop idles (writers waiting on fsync)', async () => {
+    const h = harness(() => false)
+    h.load.committed()
+    await h.load.giveWay()
+    // The commit was 0.1 ms ago: one probe, then the writes have paused for PROBE_MS and it goes.
+    expect(h.waits).toEqual([PROBE_MS])
+
+    // A commit during every probe: it waits out the bound, then lets a slice run anyway.
+    let clock = 0
+    let probes = 0
+    const load: ForegroundLoad = new ForegroundLoad(
+      { mark: () => null, shareSince: () => 0 },
+      async () => {},
+      async (ms) => {
+        probes++
+        clock += ms
+        load.committed()
+      },
+      () => clock,
+    )
+    load.committed()
+    await load.giveWay()
+    expect(probes).toBe(Math.ceil(MAX_WAIT_MS / PROBE_MS))
+  })
 })

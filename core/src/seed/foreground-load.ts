@@ -26,11 +26,14 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
  * Background indexing gives way to foreground work. During a bulk load its slices took ~30 % of the event
- * loop from the load, to index nodes it would index just as well right after; a search meanwhile still
- * catches up synchronously, so nothing it answers is stale. Between slices: one event-loop turn; if it took
- * long (other work ran in it), probes of `PROBE_MS` until the loop is less than half busy, at most `MAX_WAIT_MS`, so steady
- * load still leaves one slice (~8 ms) in every ~100 ms and the backlog cannot grow without bound. On an idle
- * loop a slice follows the next at once.
+ * loop from the load, to index nodes it would index just as well right after; durable single writes leave the
+ * loop idle while fsync runs, and 8 ms slices there held back every cohort of writers whose fsync ended
+ * meanwhile. A search still catches up first, so nothing it answers is stale.
+ *
+ * Foreground work is a slow event-loop turn (other callbacks ran in it) or a commit within the last
+ * `PROBE_MS`. Then it probes in steps of `PROBE_MS` until the loop is less than half busy and no commit came,
+ * at most `MAX_WAIT_MS`, so steady load still leaves one slice (~8 ms) in every ~100 ms and the backlog cannot
+ * grow without bound. On an idle loop a slice follows the next at once.
  */
 export class ForegroundLoad {
   constructor(
@@ -42,18 +45,29 @@ export class ForegroundLoad {
 
   /** Until then a slow turn is not probed again: a probe just found the loop quiet (a slow turn can be the OS). */
   private quietUntil = Number.NEGATIVE_INFINITY
+  private lastCommitAt = Number.NEGATIVE_INFINITY
+
+  /** A commit was published: writers are active even when the loop idles waiting for their fsync. */
+  committed(): void {
+    this.lastCommitAt = this.now()
+  }
 
   async giveWay(): Promise<void> {
     const started = this.now()
     await this.turn()
-    if (this.now() - started < BUSY_TURN_MS || this.now() < this.quietUntil) return
+    const slowTurn = this.now() - started >= BUSY_TURN_MS && this.now() >= this.quietUntil
+    if (!slowTurn && !this.writing()) return
     while (this.now() - started < MAX_WAIT_MS) {
       const probe = this.loop.mark()
       await this.wait(PROBE_MS)
-      if (this.loop.shareSince(probe) < BUSY_SHARE) {
+      if (this.loop.shareSince(probe) < BUSY_SHARE && !this.writing()) {
         this.quietUntil = this.now() + MAX_WAIT_MS
         return
       }
     }
+  }
+
+  private writing(): boolean {
+    return this.now() - this.lastCommitAt < PROBE_MS
   }
 }

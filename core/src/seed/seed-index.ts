@@ -212,6 +212,7 @@ export class SeedIndex implements DerivedIndex {
    */
   onCommit(workspaceId: string, store: GraphStore, ops: CommitOp[]): void {
     const ws = this.ensure(workspaceId, store)
+    this.foreground.committed()
     for (const op of ops) {
       if (op.op === 'createRelationship' || op.op === 'deleteRelationship') ws.degreeChanged()
       if (changesContext(op)) {
