@@ -8,17 +8,15 @@ import type { GraphStore } from '../graph/store.js'
 import type { GraphReader } from '../graph/types.js'
 import { AsOfReader } from '../history/as-of-reader.js'
 import { BackupGate, type OnlineBackup } from '../storage/backup/online-backup.js'
-import type { CheckpointPiece } from '../storage/checkpoint.js'
 import { type DurabilityReport, ephemeralDurability } from '../storage/durability.js'
 import type { DurableStore, ReplicationReport } from '../storage/durable-store.js'
 import { Checkpointer } from './checkpointer.js'
 import { CommitHooks } from './commit-hooks.js'
 import { isWriteCall } from './cypher-call.js'
 import { KernelErrors } from './errors.js'
-import { checkpointPiece, graphImage } from './graph-image.js'
 import { Histories } from './histories.js'
+import { ImageSource } from './image-source.js'
 import { type Ledger, type LedgerEntry, LedgerRegistry } from './ledger.js'
-import { PayloadSpill } from './payload-spill.js'
 import { graphWalBody, recover, recoveryFacts, reloadDurable } from './recovery.js'
 import { Replication } from './replication.js'
 import { StorageFaultRecovery, type StorageFaultReport } from './storage-fault-recovery.js'
@@ -37,9 +35,6 @@ import type {
   TransactResult,
 } from './types.js'
 import { VisibilityGate } from './visibility-gate.js'
-
-/** Strings of this many UTF-8 bytes or more go to the payload file at a checkpoint (file store). */
-const DEFAULT_PAYLOAD_MIN_BYTES = 256
 
 interface PendingDurability {
   /** The state generation the write began on: a write that straddles a reload must not commit. */
@@ -64,8 +59,8 @@ export class Kernel implements GraphAccess {
   readonly now: () => number
   private readonly gate = new VisibilityGate()
   private storage: DurableStore | null = null
-  /** The payload spill of the checkpoint image being written, if any. */
-  private spill: PayloadSpill | null = null
+  /** What a checkpoint writes: the inverse of recovery over the same targets. */
+  private readonly image: ImageSource
   /** The follower's apply loop and read-your-writes waiting. */
   private readonly replicas: Replication
   private current: EngineState = 'open'
@@ -134,22 +129,18 @@ export class Kernel implements GraphAccess {
       this.now,
       options.onWarning,
     )
-    this.checkpointer = new Checkpointer(
-      () => this.storage,
-      this.gate,
-      {
-        graphLines: () => this.graphLines(),
-        stateLines: () => this.stateLines(),
-        imageEnded: (durable) => this.imageEnded(durable),
-      },
-      {
-        failed: (error) => {
-          this.faults.checkpointFailed(error)
-          options.onWarning?.(`checkpoint failed: ${error.message}`)
-        },
-        succeeded: () => this.faults.checkpointSucceeded(),
-      },
+    this.image = new ImageSource(
+      this.recoveryTargets(),
+      () => this.storage?.payloads,
+      options.storage?.payloadMinBytes,
     )
+    this.checkpointer = new Checkpointer(() => this.storage, this.gate, this.image, {
+      failed: (error) => {
+        this.faults.checkpointFailed(error)
+        options.onWarning?.(`checkpoint failed: ${error.message}`)
+      },
+      succeeded: () => this.faults.checkpointSucceeded(),
+    })
   }
 
   // ── Registration (before open) ─────────────────────────────────────────────────────────────────────
@@ -283,16 +274,7 @@ export class Kernel implements GraphAccess {
 
   /** The payload file and its cache (file store); null when values stay resident (ephemeral, PostgreSQL). */
   payloadFigures(): PayloadFigures | null {
-    const file = this.storage?.payloads
-    if (file === undefined) return null
-    const cache = file.cacheStats()
-    return {
-      file_bytes: file.size,
-      cache_bytes: cache.bytes,
-      cache_limit_bytes: cache.limit,
-      cache_hits: cache.hits,
-      cache_misses: cache.misses,
-    }
+    return this.image.payloadFigures()
   }
 
   /** Reads go on after a storage failure (writes are refused by the gate). */
@@ -553,34 +535,6 @@ export class Kernel implements GraphAccess {
   /** Writes a checkpoint now (persistent mode); a no-op when ephemeral. */
   checkpoint(): Promise<void> {
     return this.checkpointer.checkpoint()
-  }
-
-  private *graphLines(): Iterable<CheckpointPiece> {
-    const payloads = this.storage?.payloads
-    const minBytes = this.options.storage?.payloadMinBytes ?? DEFAULT_PAYLOAD_MIN_BYTES
-    const spill = payloads === undefined || minBytes <= 0 ? null : new PayloadSpill(payloads, minBytes)
-    this.spill = spill
-    for (const line of graphImage(
-      this.catalog,
-      (workspace, kind) => this.histories.createdAt(workspace, kind),
-      spill,
-    ))
-      yield checkpointPiece(line)
-  }
-
-  /** After a checkpoint: the values its image moved to the payload file leave the heap, if it is durable. */
-  private imageEnded(durable: boolean): void {
-    const spill = this.spill
-    this.spill = null
-    if (spill === null) return
-    if (durable) spill.durable()
-    else spill.abandon()
-  }
-
-  private *stateLines(): Iterable<string> {
-    for (const state of this.states) for (const line of state.imageLines()) yield JSON.stringify(line)
-    for (const line of this.histories.imageLines()) yield JSON.stringify(line)
-    for (const line of this.ledgers.imageLines()) yield JSON.stringify(line)
   }
 
   /** Flushes, checkpoints (persistent) and releases everything; idempotent. */
