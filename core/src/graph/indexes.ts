@@ -15,7 +15,9 @@ export function indexKey(value: PropertyValue): IndexKey | undefined {
     case 'boolean':
       return value
     case 'number':
-      return Number.isNaN(value) ? undefined : value
+      if (Number.isNaN(value)) return undefined
+      // An integral float beyond 2^53 takes the integer's tagged key: 2.0^60 meets 2^60 (Cypher `=` is exact).
+      return Number.isSafeInteger(value) || !Number.isInteger(value) ? value : `\u0000i${BigInt(value)}`
     case 'bigint':
       // Beyond 2^53 a number would collide with neighbours; a tagged string keeps the value exact.
       return value <= MAX_SAFE && value >= -MAX_SAFE ? Number(value) : `\u0000i${value}`
@@ -26,6 +28,26 @@ export function indexKey(value: PropertyValue): IndexKey | undefined {
       return isPoint(value) ? `\u0000p${pointKey(value)}` : `\u0000t${temporalKey(value)}`
     default:
       return undefined
+  }
+}
+
+/**
+ * True when every node the index answers for `value` holds a value Cypher finds equal to it, so a seek need
+ * not compare the candidates again: booleans, floats but NaN and integral ones beyond 2^53, integers within
+ * 2^53, and strings that cannot meet a tagged key (`\u0000i…`, `\u0000p…`, `\u0000t…` share the string key space). The rest are checked.
+ */
+export function indexHitsAreEqual(value: PropertyValue): boolean {
+  switch (typeof value) {
+    case 'boolean':
+      return true
+    case 'number':
+      return !Number.isNaN(value) && (Number.isSafeInteger(value) || !Number.isInteger(value))
+    case 'bigint':
+      return value <= MAX_SAFE && value >= -MAX_SAFE
+    case 'string':
+      return value.charCodeAt(0) !== 0
+    default:
+      return false
   }
 }
 

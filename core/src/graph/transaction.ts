@@ -181,9 +181,18 @@ export class Transaction implements GraphReader {
     yield* this.indexes().labels.ids(label)
   }
 
-  *propertyNodeIds(label: number, key: number, value: PropertyValue): Iterable<number> {
-    yield* this.baseIndexed(this.base.propertyNodeIds(label, key, value))
-    yield* this.overlayProps(label, key).ids(label, key, value)
+  propertyNodeIds(label: number, key: number, value: PropertyValue): Iterable<number> {
+    const base = this.base.propertyNodeIds(label, key, value)
+    const own = this.overlayProps(label, key).ids(label, key, value)
+    // Nothing re-indexed here and no entry of its own (a bulk load's endpoint lookups): the store's answer as
+    // it is, without two generators a lookup.
+    if ((this.reindexedSet?.size ?? 0) === 0 && Array.isArray(own) && own.length === 0) return base
+    return this.withOwn(base, own)
+  }
+
+  private *withOwn(base: Iterable<number>, own: Iterable<number>): Iterable<number> {
+    yield* this.baseIndexed(base)
+    yield* own
   }
 
   /** The first of `propertyNodeIds`, without its generators (a point lookup per record in bulk writes). */

@@ -6,7 +6,7 @@ import { NodeValue, PathValue, RelValue, truth } from '../values.js'
 import { type ExecContext, load, type Row, type RowCounter } from './context.js'
 import { boundListStep, type ExpandSpec, expandStep, pathStep, varExpandStep } from './expand.js'
 import { longGroupStep, longGroupVariables } from './long-group.js'
-import { chooseStart, type Filter } from './match-start.js'
+import { chooseStart, type Filter, type StartChoice } from './match-start.js'
 import { allNodesStep, boundNodeStep, labelScanStep, nodeCheck, propCheck, seekStep } from './node-steps.js'
 import { compileHop, groupListsStep, groupNodeVariables } from './quantified-group.js'
 import { shortestStep } from './shortest.js'
@@ -259,6 +259,7 @@ export function compileMatch(
               env.exprs.compile(start.seek.value, scope),
               check,
               source,
+              seekCovers(node, start.seek),
             ),
           )
         } else {
@@ -457,4 +458,21 @@ function compileAccept(
     }
     return truth(predicate(row, ctx)) === true
   }
+}
+
+/**
+ * The seek is all the node pattern asks: one label, one property, and it is the seek's (`(n:L {key: v})`).
+ * The node's check then compares nothing the index has not (see seekStep).
+ */
+function seekCovers(node: NodePattern, seek: NonNullable<StartChoice['seek']>): boolean {
+  const props = node.props
+  return (
+    node.labels.length === 1 &&
+    node.labelExpr === undefined &&
+    (node.dynamicLabels?.length ?? 0) === 0 &&
+    props?.kind === 'map' &&
+    props.entries.length === 1 &&
+    props.entries[0]?.[0] === seek.key &&
+    props.entries[0]?.[1] === seek.value
+  )
 }

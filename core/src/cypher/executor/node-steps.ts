@@ -1,6 +1,7 @@
 // A pattern's nodes: the checks a candidate node passes (labels, label expressions, properties) and the steps
 // that bind one (a bound variable, a scan of every node or of a label, an index seek), resumable when streamed.
 
+import { indexHitsAreEqual } from '../../graph/indexes.js'
 import type { PropertyValue } from '../../graph/types.js'
 import type { Scope } from '../analyzer.js'
 import type { Expr, NodePattern } from '../ast.js'
@@ -94,30 +95,40 @@ function scanIds(
   return true
 }
 
+/** The ids a scan visits for a row; `exact`: each is known to pass the node's check (a seek's exact answer). */
+interface Found {
+  ids: Iterable<number>
+  exact?: boolean
+}
+
 /**
- * A scan over the ids `ids` finds for a row (undefined: nothing to scan). As a streamed run's source
- * (`resumable`, executor/resumable.ts) it goes on from where the previous slice stopped, and skips a node
- * deleted since (slices read the published graph as it is when each runs: read committed).
+ * A scan over the ids `find` gives for a row (undefined: nothing to scan), each passing `check` unless the
+ * answer is exact. As a streamed run's source (`resumable`, executor/resumable.ts) it goes on from where the
+ * previous slice stopped, checks every id, and skips a node deleted since (slices read the published graph as
+ * it is when each runs: read committed).
  */
 function scanStep(
   slot: number,
   check: NodeCheck,
   resumable: boolean,
-  ids: (row: Row, ctx: ExecContext) => Iterable<number> | undefined,
+  find: (row: Row, ctx: ExecContext) => Found | undefined,
   /** The ids come from an index the store may compact in place: keep what remains at a pause. */
   settle = false,
 ): Step {
   return (next) => (row, ctx, emit) => {
     const stream = resumable ? ctx.stream : undefined
     if (stream === undefined) {
-      const found = ids(row, ctx)
-      return found === undefined || scanIds(found, slot, check, next, row, ctx, emit)
+      const found = find(row, ctx)
+      return (
+        found === undefined ||
+        scanIds(found.ids, slot, found.exact === true ? undefined : check, next, row, ctx, emit)
+      )
     }
     return resumeSource(
       stream,
       () => {
-        const found = ids(row, ctx) ?? []
-        return settle ? new SettlingIds(found) : found[Symbol.iterator]()
+        const ids = find(row, ctx)?.ids ?? []
+        return settle ? new SettlingIds(ids) : ids[Symbol.iterator]()
       },
       (id) => ctx.graph.node(id) === undefined || scanIds([id], slot, check, next, row, ctx, emit),
     )
@@ -125,11 +136,11 @@ function scanStep(
 }
 
 export function allNodesStep(slot: number, check: NodeCheck, resumable: boolean): Step {
-  return scanStep(slot, check, resumable, (_row, ctx) => ctx.graph.allNodeIds())
+  return scanStep(slot, check, resumable, (_row, ctx) => ({ ids: ctx.graph.allNodeIds() }))
 }
 
 export function labelScanStep(slot: number, labels: string[], check: NodeCheck, resumable = false): Step {
-  const scan = (_row: Row, ctx: ExecContext): Iterable<number> | undefined => {
+  const scan = (_row: Row, ctx: ExecContext): Found | undefined => {
     // The rarest label drives the scan; `check` verifies the others.
     let best = -1
     let bestCount = Number.POSITIVE_INFINITY
@@ -142,11 +153,15 @@ export function labelScanStep(slot: number, labels: string[], check: NodeCheck, 
         best = id
       }
     }
-    return ctx.graph.labelNodeIds(best)
+    return { ids: ctx.graph.labelNodeIds(best) }
   }
   return scanStep(slot, check, resumable, scan, true)
 }
 
+/**
+ * An index seek on `label.key = value`. `covered`: the node pattern asks for nothing else (`(n:L {key: v})`),
+ * so when the index's equality is Cypher's for the value (indexHitsAreEqual) its answer is taken unchecked.
+ */
 export function seekStep(
   slot: number,
   label: string,
@@ -154,6 +169,7 @@ export function seekStep(
   value: Eval,
   check: NodeCheck,
   resumable: boolean,
+  covered = false,
 ): Step {
   return scanStep(slot, check, resumable, (row, ctx) => {
     const v = value(row, ctx)
@@ -167,7 +183,10 @@ export function seekStep(
     const ids = indexable
       ? ctx.graph.propertyNodeIds(labelId, keyId, v as PropertyValue)
       : ctx.graph.labelNodeIds(labelId)
-    // A copy (the index entry may change while the scan runs, or a streamed run waits between slices).
-    return Array.isArray(ids) && ctx.stream === undefined ? ids : [...ids]
+    return {
+      // A copy (the index entry may change while the scan runs, or a streamed run waits between slices).
+      ids: Array.isArray(ids) && ctx.stream === undefined ? ids : [...ids],
+      exact: covered && indexable && indexHitsAreEqual(v as PropertyValue),
+    }
   })
 }
