@@ -1,4 +1,5 @@
 import { EngineError } from '../errors.js'
+import { AddedEdges } from './added-edges.js'
 import { NO_RELS, removeId } from './adjacency.js'
 import {
   type CommitOp,
@@ -301,13 +302,15 @@ export class Transaction implements GraphReader {
   }
 
   createRelationship(type: number, start: number, end: number, props: Map<number, PropertyValue>): number {
-    const from = this.touchAdjacency(start)
-    const to = this.touchAdjacency(end)
+    const from = this.growAdjacency(start)
+    const to = this.growAdjacency(end)
     const id = this.base.ids.takeRel(this.nextRelId)
     this.nextRelId = id + 1
     this.rels.set(id, { id, type, start, end, props })
-    from.out.push(id)
-    to.in.push(id)
+    if (from instanceof AddedEdges) from.addOut(id)
+    else from.out.push(id)
+    if (to instanceof AddedEdges) to.addIn(id)
+    else to.in.push(id)
     this.liveRelDelta++
     const name = this.nameOf
     this.ops.push({
@@ -426,6 +429,21 @@ export class Transaction implements GraphReader {
     if (node === undefined) throw new EngineError('ENTITY_NOT_FOUND', `node ${id} does not exist`)
     const record: NodeRecord = { id, labels: node.labels, props: node.props, out: node.out, in: node.in }
     this.nodes.set(id, record)
+    return record
+  }
+
+  /**
+   * The node's record for adding an edge: a stored node not touched before gets an AddedEdges record (its
+   * lists copied only if read here); any other goes through touchAdjacency.
+   */
+  private growAdjacency(id: number): NodeRecord {
+    if (id >= this.firstNewNode || this.nodes.has(id)) return this.touchAdjacency(id)
+    const node = this.base.node(id)
+    if (node === undefined) throw new EngineError('ENTITY_NOT_FOUND', `node ${id} does not exist`)
+    const record = new AddedEdges(id, node.labels, node.props, node.out, node.in)
+    this.nodes.set(id, record)
+    // Its lists are its own once read: touchAdjacency must not copy them again.
+    this.ownAdjacency.add(id)
     return record
   }
 
