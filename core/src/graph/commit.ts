@@ -1,7 +1,7 @@
 import { decodeTaggedValue, encodeTaggedValue } from '../cypher/tagged-value.js'
 import type { TemporalTag } from '../cypher/temporal/tagged.js'
 import { setOwn } from '../own-key.js'
-import type { PropertyValue, ScalarProperty } from './types.js'
+import type { Interner, PropertyValue, ScalarProperty } from './types.js'
 
 /**
  * A property value in JSON. Integers and floats are tagged so the distinction survives the WAL
@@ -25,17 +25,19 @@ export type CommitOp =
   | { op: 'removeLabel'; id: number; label: string }
   | { op: 'setNodeProperty'; id: number; key: string; value: EncodedValue }
   | { op: 'removeNodeProperty'; id: number; key: string }
-  | {
-      op: 'createRelationship'
-      id: number
-      type: string
-      start: number
-      end: number
-      props: Record<string, EncodedValue>
-    }
+  | CreateRelationshipOp
   | { op: 'deleteRelationship'; id: number }
   | { op: 'setRelationshipProperty'; id: number; key: string; value: EncodedValue }
   | { op: 'removeRelationshipProperty'; id: number; key: string }
+
+export interface CreateRelationshipOp {
+  op: 'createRelationship'
+  id: number
+  type: string
+  start: number
+  end: number
+  props: Record<string, EncodedValue>
+}
 
 /** The redo record of one write transaction: replaying `ops` in order reproduces it exactly, ids included. */
 export interface CommitRecord {
@@ -119,6 +121,48 @@ export class CreateNodeOp {
     })
     return `${text}}}`
   }
+}
+
+/**
+ * A `createRelationship` op whose properties are encoded when first read (the WAL's JSON, replay, a follower):
+ * publishing (GraphStore.applyCommit) and the log's columns read the typed values as they are, so a bulk load
+ * of relationships builds no encoded copy of each one's properties nor decodes it again. Like CreateNodeOp it
+ * reads the relationship as its transaction leaves it; later ops of the same commit on it only assign.
+ */
+export class CreateRelOp implements CreateRelationshipOp {
+  readonly op = 'createRelationship' as const
+  private encoded: Record<string, EncodedValue> | undefined
+
+  constructor(
+    readonly id: number,
+    readonly type: string,
+    readonly start: number,
+    readonly end: number,
+    /** The typed properties by key id in `names` (read as they are by publish and the log's columns). */
+    readonly values: ReadonlyMap<number, PropertyValue>,
+    /** The name table of the store the transaction overlays: only that store may take `values` as they are. */
+    readonly names: Interner,
+  ) {}
+
+  get props(): Record<string, EncodedValue> {
+    this.encoded ??= encodeProps(this.values, (id) => this.names.name(id))
+    return this.encoded
+  }
+
+  toJSON(): CreateRelationshipOp {
+    const { op, id, type, start, end, props } = this
+    return { op, id, type, start, end, props }
+  }
+}
+
+/** Property `key` of a created relationship's op, encoded: without encoding the others of a CreateRelOp. */
+export function createdRelProperty(op: CreateRelationshipOp, key: string): EncodedValue | undefined {
+  if (!(op instanceof CreateRelOp)) return op.props[key]
+  let found: EncodedValue | undefined
+  op.values.forEach((value, id) => {
+    if (found === undefined && op.names.name(id) === key) found = encodeValue(value)
+  })
+  return found
 }
 
 function scalarJson(value: ScalarProperty): string {

@@ -2,7 +2,14 @@ import { EngineError } from '../errors.js'
 import { NO_RELS, removeId } from './adjacency.js'
 import { appendRun } from './append-run.js'
 import { ColumnCache, type PropertyColumn } from './columns.js'
-import { type CommitOp, type CommitRecord, CREATED, decodeValue, type EncodedValue } from './commit.js'
+import {
+  type CommitOp,
+  type CommitRecord,
+  CREATED,
+  CreateRelOp,
+  decodeValue,
+  type EncodedValue,
+} from './commit.js'
 import { IdList } from './id-list.js'
 import { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
@@ -440,8 +447,13 @@ export class GraphStore implements GraphReader {
         this.countType(this.relTypes[op.id] as number, 1)
         this.relStarts[op.id] = op.start
         this.relEnds[op.id] = op.end
-        for (const key of Object.keys(op.props))
-          this.relProperties.set(op.id, this.names.id(key), decodeValue(op.props[key] as EncodedValue))
+        if (op instanceof CreateRelOp && op.names === this.names)
+          op.values.forEach((value, key) => {
+            this.relProperties.set(op.id, key, value)
+          })
+        else
+          for (const key of Object.keys(op.props))
+            this.relProperties.set(op.id, this.names.id(key), decodeValue(op.props[key] as EncodedValue))
         if (start.out === NO_RELS) start.out = [op.id]
         else start.out.push(op.id)
         if (end.in === NO_RELS) end.in = [op.id]

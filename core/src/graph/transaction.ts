@@ -7,6 +7,7 @@ import {
   CREATED,
   type CreatedNodeLookup,
   CreateNodeOp,
+  CreateRelOp,
   encodeProps,
   encodeValue,
 } from './commit.js'
@@ -312,15 +313,7 @@ export class Transaction implements GraphReader {
     if (to instanceof AddedEdges) to.addIn(id)
     else to.in.push(id)
     this.liveRelDelta++
-    const name = this.nameOf
-    this.ops.push({
-      op: 'createRelationship',
-      id,
-      type: name(type),
-      start,
-      end,
-      props: encodeProps(props, name),
-    })
+    this.ops.push(new CreateRelOp(id, this.nameOf(type), start, end, props, this.names))
     return id
   }
 

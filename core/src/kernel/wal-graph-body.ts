@@ -7,7 +7,7 @@
  * the time. Recovery and followers expand the columns back into the same ops (`walOps`), so everything that
  * replays a commit sees what the writer published; a body written before runs existed has only `ops`.
  */
-import { type CommitOp, CreateNodeOp, type EncodedValue, encodeValue } from '../graph/commit.js'
+import { type CommitOp, CreateNodeOp, CreateRelOp, type EncodedValue, encodeValue } from '../graph/commit.js'
 import { setOwn } from '../own-key.js'
 import type { LedgerEntry } from './ledger.js'
 
@@ -210,7 +210,14 @@ function relRun(ops: readonly CommitOp[], from: number, to: number): { run: WalR
     const op = ops[i] as CreateRel
     props.next()
     let ordered = true
-    for (const key in op.props) if (ordered) ordered = props.add(key, op.props[key] as EncodedValue, count)
+    if (op instanceof CreateRelOp) {
+      // The typed values themselves: the op's own `props` would build an encoded object per relationship first.
+      const names = op.names
+      op.values.forEach((value, key) => {
+        if (ordered) ordered = props.add(names.name(key), encodeValue(value), count)
+      })
+    } else
+      for (const key in op.props) if (ordered) ordered = props.add(key, op.props[key] as EncodedValue, count)
     if (!ordered) {
       props.undo(count)
       if (count === 0) return { run: op, count: 1 }

@@ -1,4 +1,4 @@
-import type { CommitOp } from '../graph/commit.js'
+import { type CommitOp, createdRelProperty } from '../graph/commit.js'
 import { grown, IdList } from '../graph/id-list.js'
 import type { GraphStore } from '../graph/store.js'
 import type { DerivedIndex } from '../kernel/types.js'
@@ -143,9 +143,10 @@ function notIndexed(ws: WorkspaceSeedIndex): number {
 function changesContext(op: CommitOp): boolean {
   switch (op.op) {
     case 'createRelationship': {
-      const json = op.props[CONTEXT_JSON_KEY]
+      const json = createdRelProperty(op, CONTEXT_JSON_KEY)
       return (
-        typeof op.props[CONTEXT_KEY] === 'string' || (typeof json === 'string' && json.includes(CONTEXT_KEY))
+        typeof createdRelProperty(op, CONTEXT_KEY) === 'string' ||
+        (typeof json === 'string' && json.includes(CONTEXT_KEY))
       )
     }
     case 'deleteRelationship':
