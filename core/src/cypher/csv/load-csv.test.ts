@@ -204,6 +204,23 @@ describe('LOAD CSV', () => {
     expect(counted).toEqual([[2500]])
   })
 
+  it('linenumber() and file() inside the CALL name the row the batch is running', async () => {
+    const e = engine()
+    const result = await e.run({
+      query: `LOAD CSV FROM 'file:///numbers.csv' AS r
+              CALL (r) { CREATE (:L {n: r[0], line: linenumber(), f: file()}) } IN TRANSACTIONS OF 700 ROWS`,
+      mode: 'write',
+    })
+    expect(result.status).toBe('Success')
+    expect(
+      await rows(e, "MATCH (x:L) WHERE x.n IN ['0', '41', '2499'] RETURN x.n, x.line, x.f ORDER BY x.line"),
+    ).toEqual([
+      ['0', 1, 'file:///numbers.csv'],
+      ['41', 42, 'file:///numbers.csv'],
+      ['2499', 2500, 'file:///numbers.csv'],
+    ])
+  })
+
   it('refuses what it cannot do with clear errors', async () => {
     expect(
       await failure(engine(), "USING PERIODIC COMMIT 500 LOAD CSV FROM 'file:///a.csv' AS r CREATE (:A)"),

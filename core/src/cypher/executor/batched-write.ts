@@ -2,7 +2,7 @@ import type { CommitRecord } from '../../graph/commit.js'
 import type { GraphStore } from '../../graph/store.js'
 import type { Transaction } from '../../graph/transaction.js'
 import type { GraphReader } from '../../graph/types.js'
-import { type CsvImportPolicy, loadCsvRows } from '../csv/index.js'
+import { type CsvImportPolicy, type CsvPosition, loadCsvRows } from '../csv/index.js'
 import { budgetError, CypherError } from '../errors.js'
 import type { BatchedPlan } from '../plan.js'
 import type { Value } from '../values.js'
@@ -65,8 +65,18 @@ export async function runBatched(
     if (record.ops.length > 0) await host.commit(tx, record)
   }
   const pending: Row[] = []
+  // Where in the file each pending row was read: linenumber() and file() in the subquery answer as without
+  // the CALL (the batch runs after its rows were read).
+  const positions: (CsvPosition | undefined)[] = []
   const reads = host.context(store, undefined, stats)
-  const head = chain(batched.prefix, reads, collectInto(pending))
+  const head = chain(batched.prefix, reads, {
+    push(row) {
+      pending.push(row)
+      positions.push(reads.csv)
+      return true
+    },
+    finish() {},
+  })
   const size = batched.batchSize(batched.blankRow(), reads)
   // Without clauses after the CALL nothing reads the joined rows: they are not kept (a big load stays small).
   const keep = batched.suffix.length > 0 || batched.returns
@@ -84,7 +94,7 @@ export async function runBatched(
   let broken = false
   let batch = 0
   let committedRows = 0
-  const runBatch = async (rows: Row[]): Promise<void> => {
+  const runBatch = async (rows: Row[], at: (CsvPosition | undefined)[]): Promise<void> => {
     batch++
     if (broken) {
       if (keep) for (const row of rows) joined.push(unjoined(row, { transactionId: null, error: null }))
@@ -95,8 +105,14 @@ export async function runBatched(
     const batchStats = emptySummary()
     const ctx = host.context(tx, tx, batchStats)
     const out: Row[] = []
+    // Without clauses after the CALL the joined rows are dropped as they come (nothing holds a batch of them).
+    const collect = keep ? (result: Row) => out.push(result) > 0 : () => true
     try {
-      for (const row of rows) batched.join.join(row, ctx, (result) => out.push(result) > 0)
+      for (let i = 0; i < rows.length; i++) {
+        ctx.csv = at[i]
+        batched.join.join(rows[i] as Row, ctx, collect)
+      }
+      ctx.csv = undefined
       await commit(tx)
     } catch (error) {
       if (batched.onError === 'fail' || !recoverable(error)) throw error
@@ -119,7 +135,7 @@ export async function runBatched(
       reads.csv = position
       head.push(row)
       if (pending.length < size) continue
-      while (pending.length >= size) await runBatch(pending.splice(0, size))
+      while (pending.length >= size) await runBatch(pending.splice(0, size), positions.splice(0, size))
       // The reads feeding the next batch get the budgets afresh, as the batch itself does.
       reads.startedAt = Date.now()
       reads.loaded = 0
@@ -128,7 +144,7 @@ export async function runBatched(
     reads.csv = undefined
   }
   head.finish()
-  while (pending.length > 0) await runBatch(pending.splice(0, size))
+  while (pending.length > 0) await runBatch(pending.splice(0, size), positions.splice(0, size))
   const tx = store.begin()
   const ctx = host.context(tx, tx, stats)
   const results: Row[] = []
