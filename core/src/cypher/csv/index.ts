@@ -1,11 +1,11 @@
 export type { CsvImportPolicy, CsvLocation } from './location.js'
 export { resolveCsvLocation } from './location.js'
 export type { CsvPosition } from './position.js'
-export { type CsvReadOptions, type CsvRecord, readCsv } from './reader.js'
+export { type CsvReadOptions, type CsvRecord, readCsv, readCsvRuns } from './reader.js'
 export {
   type CsvRow,
   type CsvSourcePlan,
-  csvRows,
+  csvRowRuns,
   type LoadedRow,
-  loadCsvRows,
+  loadCsvRuns,
 } from './source.js'

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { describe, expect, it } from 'vitest'
-import { readCsv } from './reader.js'
+import { readCsv, readCsvRuns } from './reader.js'
 
 /** A small deterministic generator (the test's records are the same on every run). */
 function lcg(seed: number) {
@@ -63,4 +63,40 @@ describe('the LOAD CSV reader', () => {
       }
     },
   )
+
+  it('hands records over in runs of what the parser holds, in order, and fails on a broken record midway', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'csv-runs-'))
+    const path = join(dir, 'many.csv')
+    writeFileSync(path, Array.from({ length: 50_000 }, (_, i) => `${i},x${i}`).join('\n'))
+    const runs: number[] = []
+    let next = 0
+    for await (const run of readCsvRuns(
+      { kind: 'file', path, url: 'file:///many.csv' },
+      { delimiter: ',' },
+    )) {
+      runs.push(run.length)
+      for (const record of run) {
+        expect(record).toEqual({ fields: [String(next), `x${next}`], line: next + 1 })
+        next++
+      }
+    }
+    expect(next).toBe(50_000)
+    expect(runs.length).toBeLessThan(1000)
+    const broken = join(dir, 'broken.csv')
+    writeFileSync(
+      broken,
+      `${Array.from({ length: 20_000 }, (_, i) => `${i}`).join('\n')}\n"never closed\n1\n`,
+    )
+    let read = 0
+    await expect(
+      (async () => {
+        for await (const run of readCsvRuns(
+          { kind: 'file', path: broken, url: 'file:///broken.csv' },
+          { delimiter: ',' },
+        ))
+          read += run.length
+      })(),
+    ).rejects.toThrow("'file:///broken.csv'")
+    expect(read).toBe(20_000)
+  })
 })

@@ -3,7 +3,7 @@ import type { ExecContext } from '../executor/context.js'
 import type { CsvPlan } from '../plan.js'
 import type { Value } from '../values.js'
 import type { CsvImportPolicy } from './location.js'
-import { loadCsvRows } from './source.js'
+import { loadCsvRuns } from './source.js'
 
 /**
  * Runs a query that starts with LOAD CSV in one transaction (or on the graph, for a read): each file row is
@@ -23,9 +23,11 @@ export async function collectCsv(
     return true
   })
   try {
-    for await (const { row, position } of loadCsvRows(csv.source, ctx, csv.blankRow(), policy)) {
-      ctx.csv = position
-      if (!head.push(row)) break
+    reading: for await (const run of loadCsvRuns(csv.source, ctx, csv.blankRow(), policy)) {
+      for (const { row, position } of run) {
+        ctx.csv = position
+        if (!head.push(row)) break reading
+      }
     }
     head.finish()
   } finally {

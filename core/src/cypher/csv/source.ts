@@ -11,7 +11,7 @@ import {
 import type { Value } from '../values.js'
 import { type CsvImportPolicy, resolveCsvLocation } from './location.js'
 import type { CsvPosition } from './position.js'
-import { readCsv } from './reader.js'
+import { readCsvRuns } from './reader.js'
 
 /** A compiled `[reads] LOAD CSV [WITH HEADERS] FROM url AS variable [FIELDTERMINATOR t]`. */
 export interface CsvSourcePlan {
@@ -39,15 +39,16 @@ export interface LoadedRow {
 }
 
 /**
- * The rows LOAD CSV gives, read as they are asked for: for each row of the reads before it (one empty row when
- * there are none), every row of the file its URL names, counted against the budgets and the clock.
+ * The rows LOAD CSV gives, read as they are asked for, in runs (a run per chunk of the file, to be taken
+ * whole before the next is asked for): for each row of the reads before it (one empty row when there are
+ * none), every row of the file its URL names, counted against the budgets and the clock as it is taken.
  */
-export async function* loadCsvRows(
+export async function* loadCsvRuns(
   source: CsvSourcePlan,
   ctx: ExecContext,
   blank: Row,
   policy: CsvImportPolicy,
-): AsyncGenerator<LoadedRow> {
+): AsyncGenerator<Iterable<LoadedRow>> {
   const inputs: Row[] = []
   const head = chain(source.before, ctx, {
     push: (row) => inputs.push(row) > 0,
@@ -56,44 +57,58 @@ export async function* loadCsvRows(
   head.push(blank)
   head.finish()
   for (const input of inputs) {
-    for await (const { value, position } of csvRows(source, ctx, input, policy)) {
-      source.count(ctx)
-      tick(ctx)
-      const row = input.slice()
-      row[source.slot] = value
-      yield { row, position }
-    }
+    for await (const run of csvRowRuns(source, ctx, input, policy)) yield loadedRows(source, ctx, input, run)
+  }
+}
+
+/** A run's rows as the caller takes them, each counted against the budgets and the clock when it is taken. */
+function* loadedRows(
+  source: CsvSourcePlan,
+  ctx: ExecContext,
+  input: Row,
+  run: CsvRow[],
+): Iterable<LoadedRow> {
+  for (const { value, position } of run) {
+    source.count(ctx)
+    tick(ctx)
+    const row = input.slice()
+    row[source.slot] = value
+    yield { row, position }
   }
 }
 
 /**
- * The rows of the source, read as they are asked for. `ctx` evaluates the URL (parameters may name it) and
- * carries the abort signal; the caller counts and runs each row.
+ * The rows of the source in runs, read as they are asked for. `ctx` evaluates the URL (parameters may name
+ * it) and carries the abort signal; the caller counts and runs each row.
  */
-export async function* csvRows(
+export async function* csvRowRuns(
   source: CsvSourcePlan,
   ctx: ExecContext,
   input: Row,
   policy: CsvImportPolicy,
-): AsyncGenerator<CsvRow> {
+): AsyncGenerator<CsvRow[]> {
   const url = source.url(input, ctx)
   if (typeof url !== 'string')
     throw new CypherError('INVALID_ARGUMENT_TYPE', 'LOAD CSV FROM needs a string URL', 'runtime')
   const location = await resolveCsvLocation(url, policy)
   let header: string[] | undefined
-  for await (const record of readCsv(location, { delimiter: source.delimiter, signal: ctx.signal })) {
-    const position = { file: url, line: record.line }
-    if (!source.headers) {
-      yield { value: record.fields, position }
-      continue
+  for await (const records of readCsvRuns(location, { delimiter: source.delimiter, signal: ctx.signal })) {
+    const run: CsvRow[] = []
+    for (const record of records) {
+      const position = { file: url, line: record.line }
+      if (!source.headers) {
+        run.push({ value: record.fields, position })
+        continue
+      }
+      if (header === undefined) {
+        header = record.fields.map((name) => name ?? '')
+        continue
+      }
+      // Neo4j: a missing trailing field is null, a field past the headers is dropped.
+      const map = new Map<string, Value>()
+      for (let i = 0; i < header.length; i++) map.set(header[i] as string, record.fields[i] ?? null)
+      run.push({ value: map, position })
     }
-    if (header === undefined) {
-      header = record.fields.map((name) => name ?? '')
-      continue
-    }
-    // Neo4j: a missing trailing field is null, a field past the headers is dropped.
-    const map = new Map<string, Value>()
-    for (let i = 0; i < header.length; i++) map.set(header[i] as string, record.fields[i] ?? null)
-    yield { value: map, position }
+    if (run.length > 0) yield run
   }
 }

@@ -2,7 +2,7 @@ import type { CommitRecord } from '../../graph/commit.js'
 import type { GraphStore } from '../../graph/store.js'
 import type { Transaction } from '../../graph/transaction.js'
 import type { GraphReader } from '../../graph/types.js'
-import { type CsvImportPolicy, type CsvPosition, loadCsvRows } from '../csv/index.js'
+import { type CsvImportPolicy, type CsvPosition, loadCsvRuns } from '../csv/index.js'
 import { budgetError, CypherError } from '../errors.js'
 import type { BatchedPlan } from '../plan.js'
 import type { Value } from '../values.js'
@@ -131,15 +131,17 @@ export async function runBatched(
   const csv = batched.csv
   if (csv === undefined) head.push(batched.blankRow())
   else {
-    for await (const { row, position } of loadCsvRows(csv, reads, batched.blankRow(), host.csvImport)) {
-      reads.csv = position
-      head.push(row)
-      if (pending.length < size) continue
-      while (pending.length >= size) await runBatch(pending.splice(0, size), positions.splice(0, size))
-      // The reads feeding the next batch get the budgets afresh, as the batch itself does.
-      reads.startedAt = Date.now()
-      reads.loaded = 0
-      reads.scanned = 0
+    for await (const run of loadCsvRuns(csv, reads, batched.blankRow(), host.csvImport)) {
+      for (const { row, position } of run) {
+        reads.csv = position
+        head.push(row)
+        if (pending.length < size) continue
+        while (pending.length >= size) await runBatch(pending.splice(0, size), positions.splice(0, size))
+        // The reads feeding the next batch get the budgets afresh, as the batch itself does.
+        reads.startedAt = Date.now()
+        reads.loaded = 0
+        reads.scanned = 0
+      }
     }
     reads.csv = undefined
   }
