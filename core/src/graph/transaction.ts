@@ -8,7 +8,6 @@ import {
   type CreatedNodeLookup,
   CreateNodeOp,
   CreateRelOp,
-  encodeProps,
   encodeValue,
 } from './commit.js'
 import type { IdSpace } from './id-space.js'
