@@ -14,6 +14,32 @@ async function code(expr: string): Promise<unknown> {
   return (await engine.run({ query: `RETURN ${expr} AS v`, mode: 'read' })).validation_errors[0]?.code
 }
 
+describe('toInteger of strings', () => {
+  it('reads plain digits, signs, blanks, decimals and exponents, and gives null out of range', async () => {
+    const cases: [string, bigint | null][] = [
+      ['0', 0n],
+      ['007', 7n],
+      ['123456789012345', 123456789012345n],
+      ['1234567890123456', 1234567890123456n],
+      ['9223372036854775807', 9223372036854775807n],
+      ['9223372036854775808', null],
+      [' 7', 7n],
+      ['-3', -3n],
+      ['+4', 4n],
+      ['1.9', 1n],
+      ['1e3', 1000n],
+      ['', null],
+      ['x', null],
+    ]
+    const outcome = await engine.execute({
+      query: 'UNWIND $cases AS c RETURN toInteger(c)',
+      params: { cases: cases.map(([text]) => text) },
+      mode: 'read',
+    })
+    expect(outcome.raw?.rows.map(([v]) => v)).toEqual(cases.map(([, v]) => v))
+  })
+})
+
 describe('Neo4j 5 functions', () => {
   it('round(x, precision, mode) rounds the decimal form as Neo4j does', async () => {
     expect(await value('round(2.675, 2)')).toBe(2.68)

@@ -66,6 +66,8 @@ function toInteger(value: Value): Value {
   }
   if (typeof value === 'boolean') return value ? 1n : 0n
   if (typeof value === 'string') {
+    // A plain decimal of up to 15 digits (ids in a CSV file) is exact as a float: no trim, pattern or parse.
+    if (value.length > 0 && value.length < 16 && plainDigits(value)) return BigInt(Number(value))
     const text = value.trim()
     if (/^[+-]?\d+$/.test(text)) {
       const parsed = BigInt(text)
@@ -77,10 +79,20 @@ function toInteger(value: Value): Value {
   throw argError('toInteger', value)
 }
 
+function plainDigits(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 48 || c > 57) return false
+  }
+  return true
+}
+
 function toFloat(value: Value): Value {
   if (value === null || typeof value === 'number') return value
   if (typeof value === 'bigint') return Number(value)
   if (typeof value === 'string') {
+    // A plain decimal of up to 15 digits (ids in a CSV file) is exact as a float: no trim, pattern or parse.
+    if (value.length > 0 && value.length < 16 && plainDigits(value)) return BigInt(Number(value))
     const text = value.trim()
     if (text === '' || !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(NaN|Infinity)$/.test(text))
       return null
@@ -103,6 +115,8 @@ export function toStringValue(value: Value): Value {
 function toBoolean(value: Value): Value {
   if (value === null || typeof value === 'boolean') return value
   if (typeof value === 'string') {
+    // A plain decimal of up to 15 digits (ids in a CSV file) is exact as a float: no trim, pattern or parse.
+    if (value.length > 0 && value.length < 16 && plainDigits(value)) return BigInt(Number(value))
     const text = value.trim().toLowerCase()
     return text === 'true' ? true : text === 'false' ? false : null
   }
