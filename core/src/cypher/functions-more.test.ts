@@ -37,6 +37,8 @@ describe('toInteger of strings', () => {
       mode: 'read',
     })
     expect(outcome.raw?.rows.map(([v]) => v)).toEqual(cases.map(([, v]) => v))
+    const floats = await engine.execute({ query: "RETURN toFloat('12'), toFloat('007')", mode: 'read' })
+    expect(floats.raw?.rows).toEqual([[12, 7]])
   })
 })
 

@@ -91,8 +91,6 @@ function toFloat(value: Value): Value {
   if (value === null || typeof value === 'number') return value
   if (typeof value === 'bigint') return Number(value)
   if (typeof value === 'string') {
-    // A plain decimal of up to 15 digits (ids in a CSV file) is exact as a float: no trim, pattern or parse.
-    if (value.length > 0 && value.length < 16 && plainDigits(value)) return BigInt(Number(value))
     const text = value.trim()
     if (text === '' || !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(NaN|Infinity)$/.test(text))
       return null
