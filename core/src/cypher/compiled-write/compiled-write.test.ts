@@ -4,7 +4,7 @@ import { commitOpsJson } from '../../graph/commit.js'
 import { CypherEngine, type CypherEngineOptions, type RowForm } from '../engine.js'
 import { parseQuery } from '../parser.js'
 import { compileSingleWrite } from './index.js'
-import { recogniseNodeCreate } from './recognise.js'
+import { recogniseCreate } from './recognise.js'
 
 /** A seeded generator, so a failing run can be replayed (the seed is in the test name). */
 function random(seed: number): () => number {
@@ -49,10 +49,8 @@ const PARAM_VALUES: readonly (() => unknown)[] = [
 
 const LITERALS = ['1', '-0.5', "'lit'", 'true', 'null', '2.0', '9223372036854775807', "'dup'"]
 
-/** A random write: mostly the compiled shape, with neighbours of it that are not (they run the general way). */
-function randomWrite(rng: Rng): { query: string; params: Record<string, unknown> } {
-  const labels = Array.from({ length: Math.floor(rng() * 3) }, () => pick(rng, ['A', 'B', 'U']))
-  const params: Record<string, unknown> = {}
+/** A random property map: parameters (their values into `params`) and literals. */
+function randomMap(rng: Rng, params: Record<string, unknown>): string {
   const entries: string[] = []
   for (let i = Math.floor(rng() * 4); i > 0; i--) {
     const key = pick(rng, ['k', 'v', 'w', 'name'])
@@ -63,13 +61,42 @@ function randomWrite(rng: Rng): { query: string; params: Record<string, unknown>
       entries.push(`${key}: $${name}`)
     } else entries.push(`${key}: ${pick(rng, LITERALS)}`)
   }
+  return entries.length > 0 || rng() < 0.5 ? ` {${entries.join(', ')}}` : ''
+}
+
+/**
+ * A random write: mostly the compiled shape (new nodes and relationships in one or two parts, RETURN of one of
+ * them), with neighbours of it that are not (they run the general way).
+ */
+function randomWrite(rng: Rng): { query: string; params: Record<string, unknown> } {
+  const params: Record<string, unknown> = {}
+  const variables: string[] = []
+  const variable = () => {
+    if (rng() < 0.5) return ''
+    const name = pick(rng, ['a', 'b', 'c', 'd', 'r', 's'])
+    variables.push(name) // repeated names join elements: the general path
+    return name
+  }
+  const node = () => {
+    const labels = Array.from({ length: Math.floor(rng() * 3) }, () => `:${pick(rng, ['A', 'B', 'U'])}`)
+    return `(${variable()}${labels.join('')}${randomMap(rng, params)})`
+  }
+  const parts: string[] = []
+  for (let p = rng() < 0.8 ? 1 : 2; p > 0; p--) {
+    let part = node()
+    for (let hops = rng() < 0.5 ? 0 : Math.floor(rng() * 3); hops > 0; hops--) {
+      const rel = `[${variable()}:${pick(rng, ['R', 'S'])}${randomMap(rng, params)}]`
+      part += `${rng() < 0.5 ? `-${rel}->` : `<-${rel}-`}${node()}`
+    }
+    parts.push(part)
+  }
   if (rng() < 0.1) params.extra = pick(rng, PARAM_VALUES)() ?? 1 // unused, still converted and checked
-  const variable = rng() < 0.5 ? 'n' : ''
-  const map = entries.length > 0 || rng() < 0.5 ? ` {${entries.join(', ')}}` : ''
-  const node = `(${variable}${labels.map((l) => `:${l}`).join('')}${map})`
-  const tail = variable && rng() < 0.4 ? pick(rng, [' RETURN n', ' RETURN n AS node', ' RETURN n.k']) : ''
-  const general = rng() < 0.1 ? pick(rng, [`, (:B)`, ` SET ${variable || 'm'}.z = 1`]) : ''
-  return { query: `CREATE ${node}${general}${tail}`, params }
+  const returned = variables.length > 0 && rng() < 0.4 ? pick(rng, variables) : undefined
+  const tail = returned
+    ? pick(rng, [` RETURN ${returned}`, ` RETURN ${returned} AS x`, ` RETURN id(${returned})`])
+    : ''
+  const general = rng() < 0.05 && returned ? ` SET ${returned}.z = 1` : ''
+  return { query: `CREATE ${parts.join(', ')}${general}${tail}`, params }
 }
 
 /** What a run answers, minus what differs by design between two engines (nothing, today). */
@@ -99,21 +126,40 @@ function pair(options: Partial<CypherEngineOptions> = {}) {
   return { compiled: make(true), general: make(false) }
 }
 
-const GRAPH = 'MATCH (n) RETURN n ORDER BY id(n)'
+const GRAPH = ['MATCH (n) RETURN n ORDER BY id(n)', 'MATCH ()-[r]->() RETURN r ORDER BY id(r)']
 
 describe('compiled single writes', () => {
-  it('recognises one node created from parameters and literals, and nothing around it', () => {
-    const shape = (text: string) => recogniseNodeCreate(parseQuery(text, { maxExpressionDepth: 100 }))
+  it('recognises new nodes and relationships made from parameters and literals, and nothing around them', () => {
+    const shape = (text: string) => recogniseCreate(parseQuery(text, { maxExpressionDepth: 100 }))
     expect(shape("CREATE (n:A:B {k: $k, v: 'x'}) RETURN n")).toEqual({
-      labels: ['A', 'B'],
-      keys: ['k', 'v'],
-      values: [{ param: 'k' }, { literal: 'x' }],
-      returns: true,
+      parts: [
+        {
+          nodes: [{ labels: ['A', 'B'], keys: ['k', 'v'], values: [{ param: 'k' }, { literal: 'x' }] }],
+          rels: [],
+        },
+      ],
+      returns: { part: 0, kind: 'node', index: 0 },
     })
-    expect(shape('CREATE ()')).toEqual({ labels: [], keys: [], values: [], returns: false })
+    expect(shape('CREATE ()')).toEqual({
+      parts: [{ nodes: [{ labels: [], keys: [], values: [] }], rels: [] }],
+      returns: undefined,
+    })
+    expect(shape('CREATE (a)<-[r:T {w: 1}]-(b), (c) RETURN r')).toEqual({
+      parts: [
+        {
+          nodes: [
+            { labels: [], keys: [], values: [] },
+            { labels: [], keys: [], values: [] },
+          ],
+          rels: [{ type: 'T', inward: true, keys: ['w'], values: [{ literal: 1n }] }],
+        },
+        { nodes: [{ labels: [], keys: [], values: [] }], rels: [] },
+      ],
+      returns: { part: 0, kind: 'rel', index: 0 },
+    })
     for (const other of [
-      'CREATE (a), (b)',
-      'CREATE (a)-[:R]->(b)',
+      'CREATE (a)-[:R]->(a)',
+      'CREATE (a), (a)-[:R]->(b)',
       'CREATE p = (a)',
       'CREATE (n {k: $k + 1})',
       'CREATE (n $props)',
@@ -125,12 +171,13 @@ describe('compiled single writes', () => {
       'EXPLAIN CREATE (n)',
       'USE other CREATE (n)',
       'MATCH (m) CREATE (n)',
+      'MATCH (m) CREATE (m)-[:R]->(n)',
     ])
       expect(shape(other), other).toBeUndefined()
     expect(compileSingleWrite(parseQuery('CREATE (:A {k: 1})', { maxExpressionDepth: 100 }))).toBeDefined()
   })
 
-  for (const seed of [1, 2, 3]) {
+  for (const seed of [1, 2, 3, 4]) {
     it(`answers, commits and leaves the graph exactly as the general path (random writes, seed ${seed})`, async () => {
       const rng = random(seed)
       const { compiled, general } = pair()
@@ -139,7 +186,7 @@ describe('compiled single writes', () => {
           query: 'CREATE CONSTRAINT FOR (u:U) REQUIRE u.name IS UNIQUE',
           mode: 'write',
         })
-      for (let i = 0; i < 400; i++) {
+      for (let i = 0; i < 500; i++) {
         const { query, params } = randomWrite(rng)
         const rows = pick<RowForm>(rng, ['json', 'json', 'detached'])
         const mode = rng() < 0.8 ? 'write' : 'auto'
@@ -157,11 +204,14 @@ describe('compiled single writes', () => {
       }
       expect(compiled.log).toEqual(general.log)
       expect(compiled.log.length).toBeGreaterThan(100) // most writes commit; the test is not all refusals
-      const read = async (engine: CypherEngine) =>
-        (await engine.run({ query: GRAPH, mode: 'read', workspaceId: 'w' })).data
+      const read = (engine: CypherEngine) =>
+        Promise.all(
+          GRAPH.map(async (query) => (await engine.run({ query, mode: 'read', workspaceId: 'w' })).data),
+        )
       expect(await read(compiled.engine)).toEqual(await read(general.engine))
-      const store = compiled.catalog.workspace('w')
-      expect(store.nodeCount()).toBe(general.catalog.workspace('w').nodeCount())
+      const [store, other] = [compiled.catalog.workspace('w'), general.catalog.workspace('w')]
+      expect([store.nodeCount(), store.relCount()]).toEqual([other.nodeCount(), other.relCount()])
+      expect(store.relCount()).toBeGreaterThan(50) // relationships were made, not only nodes
     })
   }
 

@@ -4,13 +4,13 @@
  * engine applies it to the same transaction, so commit, constraints, log and publish are the general path's.
  */
 import type { Query } from '../ast.js'
-import { CompiledNodeCreate } from './create-node.js'
-import { recogniseNodeCreate } from './recognise.js'
+import { CompiledCreate } from './create.js'
+import { recogniseCreate } from './recognise.js'
 
-export type CompiledWrite = CompiledNodeCreate
+export type CompiledWrite = CompiledCreate
 
 /** The compiled form of `query`, or undefined when it has none (it runs the general way). */
 export function compileSingleWrite(query: Query): CompiledWrite | undefined {
-  const create = recogniseNodeCreate(query)
-  return create === undefined ? undefined : new CompiledNodeCreate(create)
+  const create = recogniseCreate(query)
+  return create === undefined ? undefined : new CompiledCreate(create)
 }
