@@ -246,6 +246,8 @@ async function main() {
       const indexed = await memory(svc.url)
       const steady = await measureSteadyQueries(svc.url)
       const after = await memory(svc.url)
+      await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS))
+      const afterIdle = await memory(svc.url)
       rows.push({
         run: `restart, cache ${cache === 'default' ? 'default' : `${cache} MiB`}`,
         'recovery s': recoveryS.toFixed(1),
@@ -256,6 +258,7 @@ async function main() {
         'heap B/object (whole process)': perObject(restarted.heap, shape.objects),
         [`rss after ${IDLE_SETTLE_MS / 1000} s idle`]: mb(settled.rss),
         'rss after queries': mb(after.rss),
+        [`rss after queries and ${IDLE_SETTLE_MS / 1000} s idle`]: mb(afterIdle.rss),
         disk: mb(diskBytes(storageDir)),
         ...queries,
         'background indexing done after s': indexedIn,

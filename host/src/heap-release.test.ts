@@ -62,6 +62,49 @@ describe('heap release after bulk work', () => {
     expect(release.tick()).toBe(true)
   })
 
+  it('shrinks a large young generation after two quiet looks, and leaves a small one alone', () => {
+    const { state, probe } = fakeProbe(100 * MB)
+    const young = { committed: 32 * MB, collections: 0 }
+    probe.youngCommitted = () => young.committed
+    probe.collectYoung = () => {
+      young.collections++
+    }
+    const release = new HeapRelease(probe)
+    state.busy = 0.5
+    release.tick()
+    state.busy = 0.01
+    release.tick() // the first quiet look: work may only be pausing
+    expect(young.collections).toBe(0)
+    release.tick()
+    expect(young.collections).toBe(2)
+    young.committed = 4 * MB
+    release.tick()
+    expect(young.collections).toBe(2)
+  })
+
+  it('shrinks the real young generation once allocation has stopped', async () => {
+    const probe = processHeapProbe()
+    let keep: { n: number; list: number[] }[] = []
+    for (let i = 0; i < 2_000_000; i++) {
+      const o = { n: i, list: [i] }
+      if (i % 10 === 0) keep.push(o)
+    }
+    expect(probe?.youngCommitted?.()).toBeGreaterThan(HEAP_RELEASE_DEFAULTS.youngShrinkBytes)
+    // V8 shrinks in a young collection that finds the allocation rate low: a quiet second or two.
+    for (
+      let i = 0;
+      i < 20 && (probe?.youngCommitted?.() ?? 0) > HEAP_RELEASE_DEFAULTS.youngShrinkBytes;
+      i++
+    ) {
+      await new Promise((r) => setTimeout(r, 500))
+      probe?.collectYoung?.()
+      probe?.collectYoung?.()
+    }
+    expect(probe?.youngCommitted?.()).toBeLessThanOrEqual(HEAP_RELEASE_DEFAULTS.youngShrinkBytes)
+    keep = []
+    expect(keep).toEqual([])
+  }, 20_000)
+
   it('reaches the real collector and frees what is no longer referenced', () => {
     const probe = processHeapProbe()
     expect(probe).not.toBeNull()

@@ -1,21 +1,27 @@
 import { describe, expect, it } from 'vitest'
+import type { CommitOp } from '../graph/commit.js'
 import type { CheckpointPiece } from '../storage/checkpoint.js'
 import type { DurableStore } from '../storage/durable-store.js'
-import { Checkpointer } from './checkpointer.js'
+import { Checkpointer, type GraphImageWalk } from './checkpointer.js'
 import { VisibilityGate } from './visibility-gate.js'
 
-/** A graph of numbered lines read lazily, as the kernel's image walks the live graph. */
-function liveGraph(lines: string[]) {
-  return function* (): Iterable<CheckpointPiece> {
-    for (let i = 0; i < lines.length; i++) yield lines[i] as string
+/** A graph walk of fixed lines that records what commits told it. */
+function walk(lines: string[], told: string[]): GraphImageWalk {
+  return {
+    beforeCommit: (workspace: string, ops: readonly CommitOp[]) => told.push(`${workspace}:${ops.length}`),
+    *[Symbol.iterator](): Iterator<CheckpointPiece> {
+      yield* lines
+    },
   }
 }
 
 const outcome = { failed: () => {}, succeeded: () => {} }
+const turn = () => new Promise((r) => setImmediate(r))
 
 describe('checkpointer', () => {
-  it('freezes the rest of an image when a commit is published while it is written', async () => {
-    const graph = ['a', 'b', 'c', 'd']
+  it('lets writers publish while the image is written, telling its walk first', async () => {
+    const gate = new VisibilityGate()
+    const told: string[] = []
     const written: string[] = []
     let checkpointer: Checkpointer | null = null
     const storage = {
@@ -26,55 +32,50 @@ describe('checkpointer', () => {
         for (const line of lines) {
           written.push(line as string)
           if (line === 'b') {
-            // A writer that was under way publishes between two slices: first the hook, then the change.
-            checkpointer?.beforePublish()
-            graph[2] = 'C (sequence 8)'
-            graph.push('e (sequence 8)')
+            // A writer between two slices: let through at once, and the walk hears of its commit.
+            expect(gate.enterWrite()).toBeUndefined()
+            checkpointer?.beforePublish('ws', [{ op: 'deleteNode', id: 1 }])
+            gate.published(8)
           }
           await pause()
         }
       },
     } as unknown as DurableStore
-    const gate = new VisibilityGate()
     checkpointer = new Checkpointer(
       () => storage,
       gate,
-      { graphLines: liveGraph(graph), stateLines: () => ['state'] },
+      { graphImage: () => walk(['a', 'b', 'c'], told), stateLines: () => ['state'] },
       outcome,
     )
     await checkpointer.checkpoint()
-    expect(written).toEqual(['a', 'b', 'c', 'd', 'state'])
+    expect(written).toEqual(['a', 'b', 'c', 'state'])
+    expect(told).toEqual(['ws:1'])
+    // Once the image is done, commits have no walk to tell.
+    checkpointer.beforePublish('ws', [{ op: 'deleteNode', id: 2 }])
+    expect(told).toEqual(['ws:1'])
   })
 
-  it('waits for a writer under way before it starts, and holds new writers back until it is done', async () => {
-    const events: string[] = []
-    const storage = {
-      failed: null,
-      lastSeq: 1,
-      async checkpoint(_s: number, lines: Iterable<CheckpointPiece>) {
-        events.push('image')
+  it('starts at a moment when everything published is durable, at the log’s last sequence then', async () => {
+    const gate = new VisibilityGate()
+    const storage = { failed: null, lastSeq: 3, sequences: [] as number[] }
+    Object.assign(storage, {
+      async checkpoint(sequence: number, lines: Iterable<CheckpointPiece>) {
+        storage.sequences.push(sequence)
         for (const _ of lines);
       },
-    } as unknown as DurableStore
-    const gate = new VisibilityGate()
+    })
     const checkpointer = new Checkpointer(
-      () => storage,
+      () => storage as unknown as DurableStore,
       gate,
-      { graphLines: liveGraph(['a']), stateLines: () => [] },
+      { graphImage: () => walk(['a'], []), stateLines: () => [] },
       outcome,
     )
-    expect(gate.enterWrite()).toBeUndefined() // a writer under way
+    gate.published(3)
     const checkpoint = checkpointer.checkpoint()
-    await new Promise((r) => setImmediate(r))
-    const next = gate.enterWrite() // arrives while the image waits: it waits too
-    expect(next).toBeInstanceOf(Promise)
-    next?.then(() => events.push('next writer'))
-    await new Promise((r) => setImmediate(r))
-    expect(events).toEqual([])
-    events.push('writer done')
-    gate.exitWrite()
+    await turn()
+    expect(storage.sequences).toEqual([]) // commit 3 is not durable yet
+    gate.durable(3)
     await checkpoint
-    await next
-    expect(events).toEqual(['writer done', 'image', 'next writer'])
+    expect(storage.sequences).toEqual([3])
   })
 })

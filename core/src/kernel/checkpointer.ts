@@ -1,11 +1,21 @@
-import { type CheckpointPiece, SLICE_POINT } from '../storage/checkpoint.js'
+import type { CommitOp } from '../graph/commit.js'
+import type { CheckpointPiece } from '../storage/checkpoint.js'
 import type { DurableStore } from '../storage/durable-store.js'
 import type { VisibilityGate } from './visibility-gate.js'
 
+/**
+ * The graph's lines of an image, read lazily from the live graph while the image is written in slices; a
+ * commit published meanwhile calls `beforeCommit` before it changes the graph, so the lines stay those of
+ * the image's sequence.
+ */
+export interface GraphImageWalk extends Iterable<CheckpointPiece> {
+  beforeCommit(workspace: string, ops: readonly CommitOp[]): void
+}
+
 /** Where a checkpoint's lines come from: the graph, then every other state, each line a JSON object. */
 export interface CheckpointSource {
-  /** Lines as JSON text, or column lines the storage encodes off the event loop. */
-  graphLines(): Iterable<CheckpointPiece>
+  /** Taken at the image's sequence (synchronously); lines as JSON text, or column lines encoded off the loop. */
+  graphImage(): GraphImageWalk
   /** Encoded up front, in one go: sessions, history, ledgers and feature state may change meanwhile. */
   stateLines(): Iterable<string>
   /** The image's checkpoint is durable (or failed): values it moved to the payload file may leave the heap. */
@@ -20,42 +30,6 @@ export interface CheckpointOutcome {
 
 const RETRY_FIRST_MS = 1000
 const RETRY_MAX_MS = 60_000
-/** How long an image waits for writers already under way before it starts anyway (and may freeze). */
-const WRITERS_WAIT_MS = 1000
-
-/**
- * The graph's lines, read lazily from the live graph while the image is written in slices; `freeze` reads
- * the rest at once, so a commit published after it is not in the image. Lines already handed out are
- * copies and stay as they were.
- */
-class FreezableLines implements Iterable<CheckpointPiece> {
-  private readonly source: Iterator<CheckpointPiece>
-  private frozen: CheckpointPiece[] | null = null
-
-  constructor(lines: Iterable<CheckpointPiece>) {
-    this.source = lines[Symbol.iterator]()
-  }
-
-  freeze(): void {
-    if (this.frozen !== null) return
-    const rest: CheckpointPiece[] = []
-    for (let next = this.source.next(); !next.done; next = this.source.next())
-      if (next.value !== SLICE_POINT) rest.push(next.value)
-    this.frozen = rest
-  }
-
-  *[Symbol.iterator](): Iterator<CheckpointPiece> {
-    for (;;) {
-      if (this.frozen !== null) {
-        yield* this.frozen
-        return
-      }
-      const next = this.source.next()
-      if (next.done) return
-      yield next.value
-    }
-  }
-}
 
 /**
  * Writes checkpoints, one at a time (an explicit call may meet the automatic one), and starts one when the
@@ -68,8 +42,8 @@ export class Checkpointer {
   private tail: Promise<void> = Promise.resolve()
   private retryDelayMs = 0
   private retryAfterMs = 0
-  /** The graph lines of the image being written, while one is. */
-  private image: FreezableLines | null = null
+  /** The graph walk of the image being written, while one is. */
+  private image: GraphImageWalk | null = null
 
   constructor(
     private readonly storage: () => DurableStore | null,
@@ -108,11 +82,11 @@ export class Checkpointer {
   }
 
   /**
-   * A commit is about to be published: an image being written reads the rest of the graph now, as it is at
-   * the image's sequence. Rare (the image first waits for writers under way), and synchronous by design.
+   * A commit of `workspace` is about to change the graph: an image being written keeps what it changes ahead
+   * of its walk as it was. Synchronous by design.
    */
-  beforePublish(): void {
-    this.image?.freeze()
+  beforePublish(workspace: string, ops: readonly CommitOp[]): void {
+    this.image?.beforeCommit(workspace, ops)
   }
 
   /** Waits for an automatic checkpoint in progress (close does this before its final one). */
@@ -121,37 +95,40 @@ export class Checkpointer {
   }
 
   /**
-   * Writes the image at the log's last sequence S without stopping the engine. Everything but the graph is
-   * encoded first; the graph is then written in slices between event-loop turns while this holds the
-   * visibility gate's read side, so reads go on and new graph writers wait until it is done. A writer already
-   * under way is waited for first (bounded); one that publishes anyway freezes the rest of the image. So the
-   * image holds exactly the commits up to S, and records logged meanwhile are above S and replay over it.
+   * Writes the image at the log's last sequence S without stopping the engine. At a moment when everything
+   * published is durable, everything but the graph is encoded and the graph's walk starts (both at S, in one
+   * tick); the graph is then written in slices between event-loop turns while reads and writes go on. A commit
+   * published meanwhile is above S: it leaves what it changes ahead of the walk as it was at S (copy on write),
+   * and replays over the image.
    */
   private async write(): Promise<void> {
     const storage = this.storage()
     if (storage === null) return
     // A failed log's state is being rebuilt or is unknown past its durable sequence: no image of it now.
     if (storage.failed !== null) throw storage.failed
-    await this.gate.enterImage(WRITERS_WAIT_MS)
+    await this.gate.enterRead()
+    let sequence: number
+    let rest: string[]
+    let graph: GraphImageWalk
     try {
-      const sequence = storage.lastSeq
-      const rest = [...this.source.stateLines()]
-      const graph = new FreezableLines(this.source.graphLines())
+      sequence = storage.lastSeq
+      rest = [...this.source.stateLines()]
+      graph = this.source.graphImage()
       this.image = graph
-      const lines = function* () {
-        yield* graph
-        yield* rest
-      }
-      let durable = false
-      try {
-        await storage.checkpoint(sequence, lines(), () => new Promise((r) => setImmediate(r)))
-        durable = true
-      } finally {
-        this.source.imageEnded?.(durable)
-      }
+    } finally {
+      this.gate.exitRead()
+    }
+    const lines = function* () {
+      yield* graph
+      yield* rest
+    }
+    let durable = false
+    try {
+      await storage.checkpoint(sequence, lines(), () => new Promise((r) => setImmediate(r)))
+      durable = true
     } finally {
       this.image = null
-      this.gate.exitRead()
+      this.source.imageEnded?.(durable)
     }
   }
 }

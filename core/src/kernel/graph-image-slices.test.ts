@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { GraphCatalog } from '../graph/catalog.js'
 import { SLICE_POINT } from '../storage/checkpoint-encoder.js'
 import { checkpointPiece, type GraphImageLine, graphImage } from './graph-image.js'
+import { GraphSnapshot } from './image-snapshot.js'
 
 describe('graph image walk', () => {
   it('offers a slice point every 64 records inside a batch, and the writer gets it as is', () => {
@@ -13,7 +14,7 @@ describe('graph image walk', () => {
       store.applyCommit({
         ops: [{ op: 'createRelationship', id, type: id % 3 ? 'X' : 'Y', start: id, end: id + 1, props: {} }],
       })
-    const seen = [...graphImage(catalog, () => ({ get: (id) => id + 1 }))]
+    const seen = [...graphImage(new GraphSnapshot(catalog, () => ({ get: (id) => id + 1 })))]
     const kinds = seen.map((line) => (line === SLICE_POINT ? 'slice' : line.kind))
     // 200 nodes: points after 64, 128, 192; 150 relationships: after 64, 128; each batch one line.
     expect(kinds).toEqual([

@@ -163,17 +163,23 @@ describe('checkpoint relationship property columns', () => {
 })
 
 describe('a checkpoint written in slices', () => {
-  it('lets reads through while graph writes wait, and what was written meanwhile replays over it', async () => {
+  it('lets reads and writes through while it is written, and what was written meanwhile replays over it', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'sliced-')), 'graph')
-    const engine = await openEngine({ storage: { mode: 'persistent', dir, requireFsync: false } })
+    // No image at close: the reopen must load the one written while the writes below went on.
+    const storage = { mode: 'persistent', dir, requireFsync: false, checkpointOnClose: false } as const
+    const engine = await openEngine({ storage })
     await engine.transact('ws', (tx, store) => {
       const label = [store.names.id('N')]
       const text = store.names.id('text')
-      // About 4 MB of image: several slices.
-      for (let i = 0; i < 40_000; i++)
+      const i = store.names.id('i')
+      // About 4 MB of image: several hundred slices.
+      for (let n = 0; n < 40_000; n++)
         tx.createNode(
           label,
-          new Map([[text, `node number ${i} of the image, padded out to fill a few slices`]]),
+          new Map<number, PropertyValue>([
+            [i, BigInt(n)],
+            [text, `node number ${n} of the image, padded out to fill a few slices`],
+          ]),
         )
     })
     const order: string[] = []
@@ -182,18 +188,28 @@ describe('a checkpoint written in slices', () => {
     const read = engine
       .read('MATCH (n:N) RETURN count(n) AS n', {}, { workspaceId: 'ws' })
       .then((r) => order.push(`read ${JSON.stringify(r.data?.rows)}`))
-    const write = engine
-      .write("CREATE (:After {v: 'during'})", {}, { workspaceId: 'ws' })
-      .then((r) => order.push(`write ${r.status}`))
-    await Promise.all([checkpoint, read, write])
-    expect(order).toEqual(['read [[40000]]', 'checkpoint', 'write Success'])
+    // Writes ahead of the walk: the image keeps those nodes as they were, and the log replays the change.
+    const write = async (query: string) => {
+      const r = await engine.write(query, {}, { workspaceId: 'ws' })
+      order.push(`write ${r.status}`)
+    }
+    const writes = (async () => {
+      await write("CREATE (:After {v: 'during'})")
+      await write('MATCH (n:N {i: 39990}) DELETE n')
+      await write("MATCH (n:N {i: 39991}) SET n.text = 'changed'")
+    })()
+    await Promise.all([checkpoint, read, writes])
+    expect(order).toEqual(['read [[40000]]', ...Array(3).fill('write Success'), 'checkpoint'])
     await engine.close()
-    const reopened = await openEngine({ storage: { mode: 'persistent', dir, requireFsync: false } })
+    const reopened = await openEngine({ storage })
     try {
+      expect(reopened.recoveryFacts().replayed_transactions).toBe(3)
       const after = await reopened.read('MATCH (a:After) RETURN a.v AS v', {}, { workspaceId: 'ws' })
       expect(after.data?.rows).toEqual([['during']])
       const count = await reopened.read('MATCH (n:N) RETURN count(n) AS n', {}, { workspaceId: 'ws' })
-      expect(count.data?.rows).toEqual([[40000]])
+      expect(count.data?.rows).toEqual([[39999]])
+      const changed = await reopened.read('MATCH (n:N {i: 39991}) RETURN n.text', {}, { workspaceId: 'ws' })
+      expect(changed.data?.rows).toEqual([['changed']])
     } finally {
       await reopened.close()
     }

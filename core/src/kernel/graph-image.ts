@@ -1,4 +1,3 @@
-import type { GraphCatalog } from '../graph/catalog.js'
 import { type CommitOp, encodeValue } from '../graph/commit.js'
 import { Dictionary } from '../graph/dictionary.js'
 import {
@@ -13,6 +12,7 @@ import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
 import { setOwn } from '../own-key.js'
 import { type ColumnLine, SLICE_POINT } from '../storage/checkpoint-encoder.js'
+import type { GraphSnapshot, RelBefore, WorkspaceSnapshot } from './image-snapshot.js'
 import type { PayloadSpill } from './payload-spill.js'
 
 /** Records per checkpoint line: few, large JSON.parse calls recover far faster than one per record. */
@@ -82,10 +82,6 @@ export interface RelationshipColumns {
 
 export type EncodedSlot = ReturnType<typeof encodeValue> | PayloadCell
 
-/** The creation sequences of a workspace's nodes or relationships, by record id (0 when unknown). */
-export type CreatedSeq = (workspace: string, kind: 'node' | 'rel') => SeqLookup
-type SeqLookup = { get(id: number): number }
-
 /**
  * A slot as the image holds it: with a spill (the file store), long strings go to the payload file and
  * references stay references; without one (PostgreSQL keeps values resident), every value is resolved.
@@ -105,41 +101,39 @@ const encodeSlot = (slot: PropertySlot) =>
   slot instanceof PayloadRef ? payloadCell(slot) : encodeValue(slot)
 
 /**
- * Every record of every workspace as batched create ops, so replaying the lines in order rebuilds the graph;
- * a `SLICE_POINT` between every few dozen records lets the writer yield mid-batch.
+ * Every record of every workspace at the snapshot's sequence as column lines, so loading them in order
+ * rebuilds the graph; a `SLICE_POINT` between every few dozen records lets the writer yield mid-batch, and
+ * commits published at those points have left what they changed ahead of the walk in the snapshot.
  */
 export function* graphImage(
-  catalog: GraphCatalog,
-  createdSeq: CreatedSeq,
+  snapshot: GraphSnapshot,
   spill: PayloadSpill | null = null,
 ): Iterable<GraphImageLine | typeof SLICE_POINT> {
-  for (const workspace of catalog.workspaceIds()) {
-    const store = catalog.workspace(workspace)
+  for (const part of snapshot.workspaces) {
+    const workspace = part.workspace
     yield {
       kind: 'graph_counters',
       workspace,
-      next_node_id: store.nextNodeId,
-      next_relationship_id: store.nextRelId,
+      next_node_id: part.nodeLimit,
+      next_relationship_id: part.relLimit,
     }
-    const nodeCreated = createdSeq(workspace, 'node')
     let nodes = new NodeColumnsWriter(workspace, spill)
-    for (let id = 0; id < store.nextNodeId; ) {
-      id = fillNodes(store, nodes, nodeCreated, id)
+    for (let id = 0; id < part.nodeLimit; ) {
+      id = fillNodes(part, nodes, id)
       if (nodes.size === BATCH) {
         yield nodes.line()
         nodes = new NodeColumnsWriter(workspace, spill)
-      } else if (id < store.nextNodeId) yield SLICE_POINT
+      } else if (id < part.nodeLimit) yield SLICE_POINT
     }
     if (nodes.size > 0) yield nodes.line()
     // Relationship columns are filled in typed arrays, handed over as they are (no array per column to grow).
-    const relCreated = createdSeq(workspace, 'rel')
     let rels = new RelationshipBatch(workspace, spill)
-    for (let id = 0; id < store.nextRelId; ) {
-      id = fillRelationships(store, rels, relCreated, id)
+    for (let id = 0; id < part.relLimit; ) {
+      id = fillRelationships(part, rels, id)
       if (rels.size === BATCH) {
         yield rels.line()
         rels = new RelationshipBatch(workspace, spill)
-      } else if (id < store.nextRelId) yield SLICE_POINT
+      } else if (id < part.relLimit) yield SLICE_POINT
     }
     if (rels.size > 0) yield rels.line()
   }
@@ -147,32 +141,53 @@ export function* graphImage(
 
 /**
  * Adds nodes from id `from` on until `SLICE_RECORDS` more are in or the batch is full; returns the id to go
- * on from. Plain loops, not the generator's, nor `allNodeIds()`: a generator keeps its locals boxed across
- * resumes and makes a result object per yield, millions of allocations (and scavenges) during the walk.
+ * on from, which is also how far the snapshot's walk has come. A node a commit changed ahead of the walk is
+ * written as the snapshot kept it. Plain loops, not the generator's, nor `allNodeIds()`: a generator keeps
+ * its locals boxed across resumes and makes a result object per yield, millions of allocations (and
+ * scavenges) during the walk.
  */
-function fillNodes(store: GraphStore, nodes: NodeColumnsWriter, created: SeqLookup, from: number): number {
-  const limit = store.nextNodeId // every node id is below it
+function fillNodes(part: WorkspaceSnapshot, nodes: NodeColumnsWriter, from: number): number {
+  const { store, nodesBefore, nodeCreated: created } = part
+  const limit = part.nodeLimit
   for (let id = from; id < limit; id++) {
-    const node = store.node(id)
-    if (node === undefined) continue
-    nodes.add(store, id, node.labels, node.props, created.get(id))
-    if (nodes.size === BATCH || nodes.size % SLICE_RECORDS === 0) return id + 1
+    const before = nodesBefore.size > 0 ? nodesBefore.get(id) : undefined
+    if (before !== undefined) {
+      nodesBefore.delete(id)
+      if (before === null) continue
+      nodes.add(store, id, before.labels, before.props, before.created)
+    } else {
+      const node = store.node(id)
+      if (node === undefined) continue
+      nodes.add(store, id, node.labels, node.props, created.get(id))
+    }
+    if (nodes.size === BATCH || nodes.size % SLICE_RECORDS === 0) {
+      part.nodesWalked = id + 1
+      return id + 1
+    }
   }
+  part.nodesWalked = limit
   return limit
 }
 
-function fillRelationships(
-  store: GraphStore,
-  rels: RelationshipBatch,
-  created: SeqLookup,
-  from: number,
-): number {
-  const limit = store.nextRelId
+function fillRelationships(part: WorkspaceSnapshot, rels: RelationshipBatch, from: number): number {
+  const { store, relsBefore, relCreated: created } = part
+  const limit = part.relLimit
   for (let id = from; id < limit; id++) {
-    if (store.relType(id) < 0) continue
-    rels.add(store, id, created.get(id))
-    if (rels.size === BATCH || rels.size % SLICE_RECORDS === 0) return id + 1
+    const before = relsBefore.size > 0 ? relsBefore.get(id) : undefined
+    if (before !== undefined) {
+      relsBefore.delete(id)
+      if (before === null) continue
+      rels.addBefore(store, id, before)
+    } else {
+      if (store.relType(id) < 0) continue
+      rels.add(store, id, created.get(id))
+    }
+    if (rels.size === BATCH || rels.size % SLICE_RECORDS === 0) {
+      part.relsWalked = id + 1
+      return id + 1
+    }
   }
+  part.relsWalked = limit
   return limit
 }
 
@@ -200,10 +215,42 @@ class RelationshipBatch {
     private readonly spill: PayloadSpill | null,
   ) {}
 
+  /** A live relationship. */
   add(store: GraphStore, id: number, created: number): void {
+    const n = store.relSlotsInto(id, slotKeys, slotValues)
+    this.addRecord(
+      store,
+      id,
+      store.relType(id),
+      store.relStart(id),
+      store.relEnd(id),
+      created,
+      slotKeys,
+      slotValues,
+      n,
+    )
+    slotValues.fill(undefined as unknown as PropertySlot, 0, n) // no value kept alive past the walk
+  }
+
+  /** A relationship as the snapshot kept it (a commit changed it ahead of the walk). */
+  addBefore(store: GraphStore, id: number, before: RelBefore): void {
+    const { type, start, end, created, keys, slots } = before
+    this.addRecord(store, id, type, start, end, created, keys, slots, keys.length)
+  }
+
+  private addRecord(
+    store: GraphStore,
+    id: number,
+    typeId: number,
+    start: number,
+    end: number,
+    created: number,
+    keys: readonly number[],
+    slots: readonly PropertySlot[],
+    n: number,
+  ): void {
     this.store = store
     const at = this.size++
-    const typeId = store.relType(id)
     let typeNumber = this.typeNumbers.get(typeId)
     if (typeNumber === undefined) {
       const typeName = store.names.name(typeId)
@@ -212,21 +259,19 @@ class RelationshipBatch {
     }
     this.id[at] = id
     this.type[at] = typeNumber
-    this.start[at] = store.relStart(id)
-    this.end[at] = store.relEnd(id)
+    this.start[at] = start
+    this.end[at] = end
     this.created[at] = created
-    const n = store.relSlotsInto(id, slotKeys, slotValues)
     for (let i = 0; i < n; i++) {
-      const key = slotKeys[i] as number
+      const key = keys[i] as number
       let column = this.propColumns.get(key)
       if (column === undefined) {
         column = new Array<EncodedSlot | null>(at).fill(null)
         this.propColumns.set(key, column)
       }
       while (column.length < at) column.push(null)
-      column.push(encodeSlot(imageSlot(this.spill, store, 'rel', id, key, slotValues[i] as PropertySlot)))
+      column.push(encodeSlot(imageSlot(this.spill, store, 'rel', id, key, slots[i] as PropertySlot)))
     }
-    slotValues.fill(undefined as unknown as PropertySlot, 0, n) // no value kept alive past the walk
   }
 
   line(): RelationshipColumns {
@@ -330,7 +375,8 @@ class NodeColumnsWriter {
     store: GraphStore,
     id: number,
     labels: readonly number[],
-    props: ReadonlyMap<number, PropertyValue>,
+    /** Raw slots (a snapshot's copy holds them as they were), or a live node's map. */
+    props: ReadonlyMap<number, PropertySlot> | ReadonlyMap<number, PropertyValue>,
     created: number,
   ): void {
     const at = this.out.id.length
@@ -352,7 +398,7 @@ class NodeColumnsWriter {
     this.nodeId = id
     // Raw slots: a value already in the payload file is written as its reference, never read back.
     if (props instanceof PropertyMap) props.forEachSlot(this.addCell, this)
-    else props.forEach(this.addCell, this)
+    else (props as ReadonlyMap<number, PropertySlot>).forEach(this.addCell, this)
     const order = this.order
     if (order.number < 0) {
       order.number = listNumber(

@@ -1,7 +1,7 @@
-import type { CheckpointPiece } from '../storage/checkpoint.js'
 import type { PayloadFile } from '../storage/payload-file.js'
-import type { CheckpointSource } from './checkpointer.js'
+import type { CheckpointSource, GraphImageWalk } from './checkpointer.js'
 import { checkpointPiece, graphImage } from './graph-image.js'
+import { GraphSnapshot } from './image-snapshot.js'
 import { PayloadSpill } from './payload-spill.js'
 import type { RecoveryTargets } from './recovery.js'
 import type { PayloadFigures } from './types.js'
@@ -25,7 +25,8 @@ export class ImageSource implements CheckpointSource {
     private readonly payloadMinBytes = DEFAULT_PAYLOAD_MIN_BYTES,
   ) {}
 
-  *graphLines(): Iterable<CheckpointPiece> {
+  /** The graph as it is now (the image's sequence), walked lazily; see GraphSnapshot. */
+  graphImage(): GraphImageWalk {
     const payloads = this.payloads()
     const spill =
       payloads === undefined || this.payloadMinBytes <= 0
@@ -33,8 +34,13 @@ export class ImageSource implements CheckpointSource {
         : new PayloadSpill(payloads, this.payloadMinBytes)
     this.spill = spill
     const { catalog, histories } = this.targets
-    for (const line of graphImage(catalog, (workspace, kind) => histories.createdAt(workspace, kind), spill))
-      yield checkpointPiece(line)
+    const snapshot = new GraphSnapshot(catalog, (workspace, kind) => histories.createdAt(workspace, kind))
+    return {
+      beforeCommit: (workspace, ops) => snapshot.beforeCommit(workspace, ops),
+      *[Symbol.iterator]() {
+        for (const line of graphImage(snapshot, spill)) yield checkpointPiece(line)
+      },
+    }
   }
 
   /** After a checkpoint: the values its image moved to the payload file leave the heap, if it is durable. */

@@ -331,8 +331,8 @@ export class Kernel implements GraphAccess {
     if (refusal !== null) throw refusal
     if (this.gate.failed) throw this.gate.failed
     if (pending !== undefined && pending.epoch !== this.epoch) throw KernelErrors.writeOutlivedReload()
-    // A checkpoint image being written must not see this commit (it is above the image's sequence).
-    this.checkpointer.beforePublish()
+    // A checkpoint image being written keeps what this commit changes ahead of its walk (it is above S).
+    this.checkpointer.beforePublish(workspaceId, commit.ops)
     const appended = storage.append('graph', graphWalBody(workspaceId, commit.ops, ledgers))
     if (commit.ops.length > 0) this.histories.capture(workspaceId, commit, appended.seq)
     pending?.commits.push({ seq: appended.seq, tx: appended.tx, workspace: workspaceId, ops: commit.ops })
@@ -382,27 +382,11 @@ export class Kernel implements GraphAccess {
       correlationId: call.correlationId,
     }
     options.context = pending
-    let now: ReturnType<CypherEngine['executeWriteNow']>
-    try {
-      now = this.cypherEngine.executeWriteNow(request, options)
-    } catch (error) {
-      this.gate.exitWrite()
-      throw error
-    }
-    if (now !== undefined) {
-      this.gate.exitWrite()
-      return this.afterWrite(pending, call.sessionId, undefined, now.result)
-    }
-    return this.cypherEngine.execute(request, options).then(
-      ({ result }) => {
-        this.gate.exitWrite()
-        return this.afterWrite(pending, call.sessionId, undefined, result)
-      },
-      (error: unknown) => {
-        this.gate.exitWrite()
-        throw error
-      },
-    )
+    const now = this.cypherEngine.executeWriteNow(request, options)
+    if (now !== undefined) return this.afterWrite(pending, call.sessionId, undefined, now.result)
+    return this.cypherEngine
+      .execute(request, options)
+      .then(({ result }) => this.afterWrite(pending, call.sessionId, undefined, result))
   }
 
   private indexCommit(workspaceId: string, ops: CommitRecord['ops']): void {
@@ -473,27 +457,22 @@ export class Kernel implements GraphAccess {
     this.assertWritable()
     await this.gate.enterWrite()
     const pending: PendingDurability = { epoch: this.epoch, durables: [], commits: [] }
-    let value: T
-    try {
-      const store = this.catalog.workspace(workspaceId)
-      value = await store.exclusive(async () => {
-        const tx = store.begin()
-        const { writer, entries } = this.ledgers.collector()
-        const returned = fn(tx, store, writer)
-        const value = returned instanceof Promise ? await returned : returned
-        const commit = tx.prepare()
-        // Declared constraints hold for every write: explicit transactions and feature writes too.
-        if (commit.ops.length > 0) this.cypherEngine.schema.checkCommit(workspaceId, tx, commit.ops)
-        if (commit.ops.length > 0 || entries.length > 0) {
-          this.logCommit(commit, workspaceId, pending, entries)
-          if (commit.ops.length > 0) store.publish(commit, store.sequence + 1)
-          this.ledgers.apply(entries)
-        }
-        return value
-      })
-    } finally {
-      this.gate.exitWrite()
-    }
+    const store = this.catalog.workspace(workspaceId)
+    const value = await store.exclusive(async () => {
+      const tx = store.begin()
+      const { writer, entries } = this.ledgers.collector()
+      const returned = fn(tx, store, writer)
+      const value = returned instanceof Promise ? await returned : returned
+      const commit = tx.prepare()
+      // Declared constraints hold for every write: explicit transactions and feature writes too.
+      if (commit.ops.length > 0) this.cypherEngine.schema.checkCommit(workspaceId, tx, commit.ops)
+      if (commit.ops.length > 0 || entries.length > 0) {
+        this.logCommit(commit, workspaceId, pending, entries)
+        if (commit.ops.length > 0) store.publish(commit, store.sequence + 1)
+        this.ledgers.apply(entries)
+      }
+      return value
+    })
     const durable = this.afterWrite(pending, options.sessionId, options.label, undefined)
     const last = pending.commits.at(-1)
     const result = { value, sequence: last?.seq ?? null, transaction_id: last?.tx ?? null }

@@ -16,10 +16,6 @@ export class VisibilityGate {
   private lastPublished = 0
   private durableSeq = 0
   private activeReaders = 0
-  /** Writers let through and not yet done (published or failed): a checkpoint image waits for them. */
-  private activeWriters = 0
-  /** Checkpoints waiting for the writers under way to finish; new writers wait behind them. */
-  private waitingImages: (() => void)[] = []
   private waitingReaders: { resolve: () => void; reject: (e: Error) => void }[] = []
   private waitingWriters: { resolve: () => void; reject: (e: Error) => void }[] = []
   /** Writes are refused while the log is failed (until it resumes). */
@@ -59,57 +55,13 @@ export class VisibilityGate {
   }
 
   /**
-   * Enters as a reader that reads over many event-loop turns (a checkpoint image): first waits, up to
-   * `maxWaitMs`, for the writers already let through to finish, holding new ones back meanwhile. A writer
-   * under way may publish at any turn, which a reader that reads in one tick never sees but an image would.
-   * Past the bound it enters anyway (a writer may hold its turn for long); the caller must then cope with a
-   * publish during its read (the checkpointer freezes the rest of its image first).
-   */
-  async enterImage(maxWaitMs: number): Promise<void> {
-    if (this.activeWriters > 0) {
-      let wake: () => void = () => {}
-      const drained = new Promise<void>((resolve) => {
-        wake = resolve
-      })
-      this.waitingImages.push(wake)
-      const timer = setTimeout(wake, maxWaitMs)
-      await drained
-      clearTimeout(timer)
-      // Enter before leaving the queue, in the same tick: no writer slips in between.
-      const entered = this.enterRead()
-      this.waitingImages.splice(this.waitingImages.indexOf(wake), 1)
-      if (this.waitingImages.length === 0 && this.activeReaders === 0 && this.waitingReaders.length === 0)
-        this.releaseWriters()
-      return entered
-    }
-    return this.enterRead()
-  }
-
-  /**
    * Undefined when the writer may go on at once (the common case: no promise, no await); otherwise a
-   * promise to await first. Either way the writer calls `exitWrite` once it has published or failed.
+   * promise to await first (readers are waiting for a batch's fsync).
    */
   enterWrite(): Promise<void> | undefined {
     if (this.failure !== null) throw this.failure
-    if (this.activeReaders === 0 && this.waitingReaders.length === 0 && this.waitingImages.length === 0) {
-      this.activeWriters++
-      return undefined
-    }
-    return new Promise<void>((resolve, reject) =>
-      this.waitingWriters.push({
-        resolve: () => {
-          this.activeWriters++
-          resolve()
-        },
-        reject,
-      }),
-    )
-  }
-
-  /** A writer let through by `enterWrite` is done: its commits are published, or it failed. */
-  exitWrite(): void {
-    this.activeWriters--
-    if (this.activeWriters === 0) for (const wake of this.waitingImages) wake()
+    if (this.activeReaders === 0 && this.waitingReaders.length === 0) return undefined
+    return new Promise<void>((resolve, reject) => this.waitingWriters.push({ resolve, reject }))
   }
 
   /** The commit logged at WAL sequence `seq` was published to memory; it is not durable yet. */
@@ -132,7 +84,6 @@ export class VisibilityGate {
   }
 
   private releaseWriters(): void {
-    if (this.waitingImages.length > 0) return
     const writers = this.waitingWriters
     this.waitingWriters = []
     for (const w of writers) w.resolve()
