@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { GraphCatalog } from '../../graph/catalog.js'
 import { commitOpsJson } from '../../graph/commit.js'
+import { random } from '../../testing/assistant-memory.js'
 import { CypherEngine, type CypherEngineOptions, type RowForm } from '../engine.js'
 import { parseQuery } from '../parser.js'
 import { compileSingleWrite } from './index.js'
 import { recogniseCreate } from './recognise.js'
-
-/** A seeded generator, so a failing run can be replayed (the seed is in the test name). */
-function random(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 type Rng = () => number
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T
