@@ -362,6 +362,8 @@ export class CypherEngine {
     if (signal?.aborted) throw new CypherError('QUERY_ABORTED', 'query was aborted', 'limit')
     const stats = emptySummary()
     const rows = compiled.run(tx, params, stats, this.budgets.maxMutations)
+    const max = this.budgets.maxReturnedRecords
+    if (rows.length > max) throw budgetError('returned_records', rows.length, max)
     return this.outcome(plan, rows, { graph: tx, stats }, rowForm)
   }
 

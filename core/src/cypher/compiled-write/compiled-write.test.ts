@@ -210,6 +210,12 @@ describe('compiled single writes', () => {
     const refused = answer(await compiled.engine.execute(request))
     expect(refused.error?.code).toBe('QUERY_BUDGET_EXCEEDED')
     expect(refused).toEqual(answer(await general.engine.execute(request)))
+    const none = pair({ budgets: { maxReturnedRecords: 0, maxHotNodes: 0 } })
+    for (const query of ['CREATE (n:A) RETURN n', 'CREATE (n:A)']) {
+      const capped = answer(await none.compiled.engine.execute({ ...request, query }))
+      expect(capped).toEqual(answer(await none.general.engine.execute({ ...request, query })))
+    }
+    expect(none.compiled.log).toEqual(none.general.log)
     const small = pair({ budgets: { maxPayloadBytes: 30 } })
     const big = { ...request, params: { k: 'x'.repeat(100) } }
     const tooBig = answer(await small.compiled.engine.execute(big))
