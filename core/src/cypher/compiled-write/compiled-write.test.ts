@@ -210,12 +210,30 @@ describe('compiled single writes', () => {
     const refused = answer(await compiled.engine.execute(request))
     expect(refused.error?.code).toBe('QUERY_BUDGET_EXCEEDED')
     expect(refused).toEqual(answer(await general.engine.execute(request)))
-    const none = pair({ budgets: { maxReturnedRecords: 0, maxHotNodes: 0 } })
-    for (const query of ['CREATE (n:A) RETURN n', 'CREATE (n:A)']) {
-      const capped = answer(await none.compiled.engine.execute({ ...request, query }))
-      expect(capped).toEqual(answer(await none.general.engine.execute({ ...request, query })))
+    // Every budget a row or a created element counts against, at nothing: the same refusal (or none) both ways.
+    for (const budgets of [
+      { maxReturnedRecords: 0, maxHotNodes: 0 },
+      { maxHotNodes: 0 },
+      { maxHotRelationships: 0 },
+      { maxLoadedRecords: 0 },
+      { maxScannedRecords: 0 },
+      { maxListSize: 1 },
+    ]) {
+      const none = pair({ budgets })
+      for (const query of [
+        'CREATE (n:A {l: $l}) RETURN n',
+        'CREATE (:A)-[r:R]->() RETURN r',
+        'CREATE (n:A)',
+      ]) {
+        const capped = { ...request, query, params: { l: [1, 2] } }
+        const expected = answer(await none.general.engine.execute(capped))
+        expect(
+          answer(await none.compiled.engine.execute(capped)),
+          `${JSON.stringify(budgets)} ${query}`,
+        ).toEqual(expected)
+      }
+      expect(none.compiled.log).toEqual(none.general.log)
     }
-    expect(none.compiled.log).toEqual(none.general.log)
     const small = pair({ budgets: { maxPayloadBytes: 30 } })
     const big = { ...request, params: { k: 'x'.repeat(100) } }
     const tooBig = answer(await small.compiled.engine.execute(big))
@@ -226,6 +244,11 @@ describe('compiled single writes', () => {
     const stopped = answer(await compiled.engine.execute(request, { signal: aborted.signal }))
     expect(stopped.error?.code).toBe('QUERY_ABORTED')
     expect(stopped).toEqual(answer(await general.engine.execute(request, { signal: aborted.signal })))
-    expect(compiled.log).toEqual([])
+    // A deadline already past: a single create never reaches the clock check, either way.
+    const late = { deadline: Date.now() - 1 }
+    expect(answer(await compiled.engine.execute(request, late))).toEqual(
+      answer(await general.engine.execute(request, late)),
+    )
+    expect(compiled.log).toEqual(general.log)
   })
 })
