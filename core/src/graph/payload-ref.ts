@@ -34,6 +34,11 @@ export class PayloadRef implements PayloadAddress {
     return this.source.read(this)
   }
 
+  /** The file it points into (a column that stores addresses keeps it once). */
+  sourceOf(): PayloadSource {
+    return this.source
+  }
+
   /** The value, read past the cache when not in it (see PayloadSource.peek). */
   peek(): string {
     return this.source.peek?.(this) ?? this.source.read(this)

@@ -1,0 +1,118 @@
+import { PayloadRef, type PayloadSource } from './payload-ref.js'
+import { joinTypedId, splitTypedId } from './typed-id.js'
+import type { PropertyValue } from './types.js'
+
+export type RelSlot = PropertyValue | PayloadRef
+
+/** A slot whose value is in the column's payload addresses, or in its typed ids. */
+const IN_REFS: unique symbol = Symbol('payload address')
+const IN_IDS: unique symbol = Symbol('typed id')
+type Cell = RelSlot | typeof IN_REFS | typeof IN_IDS | undefined
+
+/** Prefixes a column numbers for its typed ids; past this, ids stay strings. */
+const MAX_PREFIXES = 65_535
+
+/**
+ * One relationship property key's values by relationship id. A graph of millions of relationships keeps two
+ * kinds of value compactly: a payload reference as its address in two typed arrays (12 bytes, not a 48-byte
+ * `PayloadRef` object), and an id like `relationship--<uuid>` as a prefix number and 16 bytes (not a 72-byte
+ * string). Readers get the same slots either way: the reference or the string is made when read.
+ */
+export class RelColumn {
+  private cells: Cell[] = []
+  /** Where references of this column point: the first one's source (another source keeps its objects). */
+  private source: PayloadSource | null = null
+  private offsets = new Float64Array(0)
+  private sizes = new Uint32Array(0)
+  private prefixes: string[] = []
+  private prefixNumber = new Map<string, number>()
+  private prefixOf = new Uint16Array(0)
+  private uuids = new Uint8Array(0)
+
+  get length(): number {
+    return this.cells.length
+  }
+
+  /** The raw slot at `id` (a reference unread), or undefined. */
+  slot(id: number): RelSlot | undefined {
+    const cell = this.cells[id]
+    if (cell === IN_REFS)
+      return new PayloadRef(
+        this.source as PayloadSource,
+        this.offsets[id] as number,
+        this.sizes[id] as number,
+      )
+    if (cell === IN_IDS)
+      return joinTypedId(this.prefixes[this.prefixOf[id] as number] as string, this.uuids, id * 16)
+    return cell
+  }
+
+  set(id: number, value: RelSlot): void {
+    if (value instanceof PayloadRef) {
+      const source = value.sourceOf()
+      this.source ??= source
+      if (source === this.source && Number.isSafeInteger(value.offset) && value.bytes <= 0xffffffff) {
+        this.growRefs(id)
+        this.offsets[id] = value.offset
+        this.sizes[id] = value.bytes
+        this.cells[id] = IN_REFS
+        return
+      }
+    } else if (
+      typeof value === 'string' &&
+      value.length >= 39 &&
+      value.length <= 200 &&
+      this.setId(id, value)
+    ) {
+      return
+    }
+    this.cells[id] = value
+  }
+
+  /** An assignment, not `delete`: deleting an element turns a fast array into a dictionary. */
+  clear(id: number): void {
+    if (id < this.cells.length) this.cells[id] = undefined
+  }
+
+  private setId(id: number, value: string): boolean {
+    this.growIds(id)
+    const prefix = splitTypedId(value, this.uuids, id * 16)
+    if (prefix === null) return false
+    let number = this.prefixNumber.get(prefix)
+    if (number === undefined) {
+      if (this.prefixes.length >= MAX_PREFIXES) return false
+      number = this.prefixes.length
+      this.prefixes.push(prefix)
+      this.prefixNumber.set(prefix, number)
+    }
+    this.prefixOf[id] = number
+    this.cells[id] = IN_IDS
+    return true
+  }
+
+  private growRefs(id: number): void {
+    if (id < this.offsets.length) return
+    const size = capacity(this.offsets.length, id)
+    this.offsets = grown(this.offsets, new Float64Array(size))
+    this.sizes = grown(this.sizes, new Uint32Array(size))
+  }
+
+  private growIds(id: number): void {
+    if (id < this.prefixOf.length) return
+    const size = capacity(this.prefixOf.length, id)
+    this.prefixOf = grown(this.prefixOf, new Uint16Array(size))
+    this.uuids = grown(this.uuids, new Uint8Array(size * 16))
+  }
+}
+
+/** Room for `id`: doubling, from a small start. */
+const capacity = (current: number, id: number) => {
+  let size = Math.max(current, 1024)
+  while (size <= id) size *= 2
+  return size
+}
+
+function grown<T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(old: T, next: T): T {
+  next.set(old as never)
+  return next
+}
