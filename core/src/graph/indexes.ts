@@ -1,5 +1,6 @@
 import { isPoint, pointKey } from '../cypher/spatial/point.js'
 import { temporalKey } from '../cypher/temporal/compare.js'
+import { HashedIds, hashNumber, hashString } from '../hashed-ids.js'
 import { addPosting, type IdPostings, removePosting } from '../id-postings.js'
 import { IdList } from './id-list.js'
 import type { PropertyValue } from './types.js'
@@ -104,19 +105,87 @@ export class LabelIndex {
   }
 }
 
+/** One (label, key) pair's value -> node ids. */
+interface ValuePostings {
+  add(key: IndexKey, id: number): void
+  remove(key: IndexKey, id: number): void
+  ids(key: IndexKey): Iterable<number> | undefined
+}
+
+/** For a few records (a transaction's overlay): a Map, with a bare id while a value has one node. */
+class MapPostings implements ValuePostings {
+  private readonly map = new Map<IndexKey, IdPostings>()
+
+  add(key: IndexKey, id: number): void {
+    addPosting(this.map, key, id)
+  }
+
+  remove(key: IndexKey, id: number): void {
+    removePosting(this.map, key, id)
+  }
+
+  ids(key: IndexKey): Iterable<number> | undefined {
+    const postings = this.map.get(key)
+    return typeof postings === 'number' ? [postings] : postings
+  }
+}
+
+function hashKey(key: IndexKey): number {
+  return typeof key === 'string' ? hashString(key) : typeof key === 'number' ? hashNumber(key) : key ? 1 : 2
+}
+
+/**
+ * For the store (millions of records): hashes and ids in typed arrays, the values read back from the nodes
+ * to tell hits from collisions (hashed-ids.ts). Ids come out ascending, as a scan would meet them.
+ */
+class HashedPostings implements ValuePostings {
+  private readonly table: HashedIds<IndexKey>
+
+  constructor(valueAt: (id: number) => PropertyValue | undefined) {
+    this.table = new HashedIds(hashKey, (id, key) => {
+      const value = valueAt(id)
+      return value !== undefined && indexKey(value) === key
+    })
+  }
+
+  add(key: IndexKey, id: number): void {
+    this.table.add(key, id)
+  }
+
+  remove(key: IndexKey, id: number): void {
+    this.table.remove(key, id)
+  }
+
+  ids(key: IndexKey): Iterable<number> | undefined {
+    const ids = this.table.get(key)
+    return ids !== undefined && ids.length > 1 ? ids.sort((a, b) => a - b) : ids
+  }
+}
+
+/** A node's current value of a property key, for indexes that keep hashes instead of values. */
+export type NodeValueOf = (id: number, key: number) => PropertyValue | undefined
+
 /**
  * (label, key, value) -> node ids, kept for every label/key pair so the planner can seek on any equality.
- * A value held by one node stores the bare id; a Set appears only when a second node shares the value.
  */
 export class PropertyIndex {
-  private readonly byLabel = new Map<number, Map<number, Map<IndexKey, IdPostings>>>()
+  private readonly byLabel = new Map<number, Map<number, ValuePostings>>()
 
   /**
    * `onDemand`: a (label, key) pair is indexed only once `activate` was called for it (the store activates a
    * pair on its first equality lookup); writes to other pairs cost one map lookup per label. Otherwise every
-   * pair is indexed as it is written (transaction overlays: few records, read soon).
+   * pair is indexed as it is written (transaction overlays: few records, read soon). With `valueAt` (the
+   * store), pairs keep hashes in typed arrays and read values back from the nodes; without, Maps of values.
    */
-  constructor(private readonly onDemand = false) {}
+  constructor(
+    private readonly onDemand = false,
+    private readonly valueAt?: NodeValueOf,
+  ) {}
+
+  private postings(key: number): ValuePostings {
+    const valueAt = this.valueAt
+    return valueAt === undefined ? new MapPostings() : new HashedPostings((id) => valueAt(id, key))
+  }
 
   isActive(label: number, key: number): boolean {
     return this.byLabel.get(label)?.has(key) === true
@@ -129,7 +198,7 @@ export class PropertyIndex {
       byKey = new Map()
       this.byLabel.set(label, byKey)
     }
-    if (!byKey.has(key)) byKey.set(key, new Map())
+    if (!byKey.has(key)) byKey.set(key, this.postings(key))
   }
 
   /** The keys indexed for `label`, or undefined when none is (on-demand indexes skip such labels whole). */
@@ -149,25 +218,22 @@ export class PropertyIndex {
     let byValue = byKey.get(key)
     if (byValue === undefined) {
       if (this.onDemand) return
-      byValue = new Map()
+      byValue = this.postings(key)
       byKey.set(key, byValue)
     }
-    addPosting(byValue, k, id)
+    byValue.add(k, id)
   }
 
   remove(label: number, key: number, value: PropertyValue, id: number): void {
     const k = indexKey(value)
     if (k === undefined) return
-    const byValue = this.byLabel.get(label)?.get(key)
-    if (byValue !== undefined) removePosting(byValue, k, id)
+    this.byLabel.get(label)?.get(key)?.remove(k, id)
   }
 
   ids(label: number, key: number, value: PropertyValue): Iterable<number> {
     const k = indexKey(value)
     if (k === undefined) return EMPTY
-    const postings = this.byLabel.get(label)?.get(key)?.get(k)
-    if (postings === undefined) return EMPTY
-    return typeof postings === 'number' ? [postings] : postings
+    return this.byLabel.get(label)?.get(key)?.ids(k) ?? EMPTY
   }
 }
 
@@ -176,9 +242,12 @@ export class NodeIndexes {
   readonly labels = new LabelIndex()
   readonly props: PropertyIndex
 
-  /** `onDemand`: property pairs are indexed from their first lookup on (see PropertyIndex). */
-  constructor(private readonly onDemand = false) {
-    this.props = new PropertyIndex(onDemand)
+  /** `onDemand`: property pairs are indexed from their first lookup on; `valueAt`: see PropertyIndex. */
+  constructor(
+    private readonly onDemand = false,
+    valueAt?: NodeValueOf,
+  ) {
+    this.props = new PropertyIndex(onDemand, valueAt)
   }
 
   // forEach, not for…of: the store's property maps walk their entries without allocating.

@@ -35,7 +35,7 @@ export class GraphStore implements GraphReader {
   private relEnds = new Int32Array(INITIAL_RELS)
   private readonly relProperties = new RelPropertyColumns()
   /** Property pairs indexed from their first equality lookup on: most written keys are never sought. */
-  private readonly indexes = new NodeIndexes(true)
+  private readonly indexes = new NodeIndexes(true, (id, key) => this.nodes[id]?.props.get(key))
   private readonly columns = new ColumnCache()
   private readonly labelSets = new Map<string, number[]>()
   private readonly singleLabelSets: (number[] | undefined)[] = []

@@ -1,4 +1,4 @@
-import { addPosting, type IdPostings, removePosting } from '../id-postings.js'
+import { HashedIds, hashString } from '../hashed-ids.js'
 import { DocumentTerms } from './document-terms.js'
 import { nearestTerm } from './near-term.js'
 import { LOW_MASK, PostingLists } from './posting-lists.js'
@@ -98,8 +98,8 @@ export class Bm25Index {
   private readonly terms = new TermDictionary((id) => this.postings.count(id))
   private readonly docs = new DocumentTerms()
   private readonly totals = FIELDS.map(() => 0)
-  /** Exact id -> its document, or the set of them when several share it (rare). */
-  private readonly idTable = new Map<string, IdPostings>()
+  /** Exact id (lower case) -> its documents; the documents hold the ids (DocumentTerms). */
+  private readonly idTable = new HashedIds<string>(hashString, (doc, id) => this.docs.hasId(doc, id))
   private readonly lengths = new FieldLengths()
 
   get size(): number {
@@ -135,7 +135,7 @@ export class Bm25Index {
       this.totals[f] = (this.totals[f] ?? 0) + len
     })
     const ids = d.ids.length === 0 ? NO_STRINGS : [...new Set(d.ids.map((i) => i.toLowerCase()))]
-    for (const id of ids) addPosting(this.idTable, id, doc)
+    for (const id of ids) this.idTable.add(id, doc)
     this.lengths.set(doc, lengths)
     const sequence = d.sequence.length === 0 ? NO_NUMBERS : d.sequence.map((t) => this.termNumber(t))
     this.docs.set(doc, termIds, sequence, ids)
@@ -145,7 +145,7 @@ export class Bm25Index {
     const terms = this.docs.termsOf(doc)
     if (terms === undefined) return
     for (const term of terms) if (this.postings.delete(term, doc)) this.terms.left()
-    for (const id of this.docs.idsOf(doc)) removePosting(this.idTable, id, doc)
+    for (const id of this.docs.idsOf(doc)) this.idTable.remove(id, doc)
     for (let f = 0; f < FIELDS.length; f++) this.totals[f] = (this.totals[f] ?? 0) - this.lengths.get(doc, f)
     this.docs.delete(doc)
   }
@@ -215,7 +215,7 @@ export class Bm25Index {
   /** Documents whose stix id or external id equals `id` (case-insensitive). */
   byId(id: string): ReadonlySet<number> {
     const docs = this.idTable.get(id.toLowerCase())
-    return docs === undefined ? EMPTY : typeof docs === 'number' ? new Set([docs]) : docs
+    return docs === undefined ? EMPTY : new Set(docs.length > 1 ? docs.sort((a, b) => a - b) : docs)
   }
 
   /**

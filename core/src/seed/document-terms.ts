@@ -96,6 +96,12 @@ export class DocumentTerms {
     return this.termsOut.subarray(0, n)
   }
 
+  /** Whether `id` is one of the document's exact ids. */
+  hasId(doc: number, id: string): boolean {
+    const ids = this.ids[doc]
+    return ids === id || (ids !== undefined && typeof ids !== 'string' && ids.includes(id))
+  }
+
   idsOf(doc: number): readonly string[] {
     const ids = this.ids[doc]
     return ids === undefined ? NO_STRINGS : typeof ids === 'string' ? [ids] : ids
