@@ -166,6 +166,16 @@ describe('compiled single writes', () => {
     expect(compileSingleWrite(parseQuery('CREATE (:A {k: 1})', { maxExpressionDepth: 100 }))).toBeDefined()
   })
 
+  it('is planned for the writes the storage benchmark and the kill -9 tests send', () => {
+    const engine = new CypherEngine(new GraphCatalog())
+    for (const query of [
+      'CREATE (:Event {w: $w, n: $n})', // bench/lib/durable-writes.mjs
+      'CREATE (a:Item {k: $k, part: 1, round: $round})-[:PAIR {k: $k}]->(b:Item {k: $k, part: 2, round: $round})',
+    ])
+      expect(engine.plan(query).compiled, query).toBeDefined()
+    expect(engine.plan('MATCH (n) RETURN n').compiled).toBeUndefined()
+  })
+
   for (const seed of [1, 2, 3, 4]) {
     it(`answers, commits and leaves the graph exactly as the general path (random writes, seed ${seed})`, async () => {
       const rng = random(seed)
