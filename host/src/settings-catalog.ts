@@ -149,7 +149,7 @@ export const SETTINGS_CATALOG: readonly SettingGroup[] = [
   {
     section: 'Storage',
     vars: [
-      ['SERVICE_STORAGE_PAYLOAD_MIN_BYTES', '`256`'],
+      ['SERVICE_STORAGE_PAYLOAD_MIN_BYTES', '`64`'],
       ['SERVICE_STORAGE_PAYLOAD_CACHE_BYTES', '`16777216`'],
     ],
     meaning:

@@ -51,7 +51,7 @@ describe('loadSettings', () => {
       maxWarmAdjacencyEntries: 65536,
       segmentBytes: 64 * 1024 * 1024,
       checkpointEveryBytes: 64 * 1024 * 1024,
-      payloadMinBytes: 256,
+      payloadMinBytes: 64,
       payloadCacheBytes: 16 * 1024 * 1024,
       walArchiveDir: null,
       postgres: null,

@@ -291,7 +291,7 @@ export function loadSettings(
       maxWarmAdjacencyEntries: r.integer('SERVICE_STORAGE_MAX_WARM_ADJACENCY_ENTRIES', 65_536, 1),
       segmentBytes: r.integer('SERVICE_STORAGE_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
       checkpointEveryBytes: r.integer('SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES', 64 * 1024 * 1024, 4096),
-      payloadMinBytes: r.integer('SERVICE_STORAGE_PAYLOAD_MIN_BYTES', 256, 0),
+      payloadMinBytes: r.integer('SERVICE_STORAGE_PAYLOAD_MIN_BYTES', 64, 0),
       payloadCacheBytes: r.integer('SERVICE_STORAGE_PAYLOAD_CACHE_BYTES', 16 * 1024 * 1024, 0),
       walArchiveDir: walArchiveDir === undefined ? null : abs(walArchiveDir),
       postgres,

@@ -4,6 +4,7 @@ import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
+import type { CompiledWrite } from './compiled-write/index.js'
 import type { CsvImportPolicy } from './csv/location.js'
 import { collectCsv } from './csv/run.js'
 import { type DetachedValue, detach, detachedBytes } from './detached.js'
@@ -91,6 +92,8 @@ export interface CypherEngineOptions {
    * it reads durable state only, without holding the read gate (which would hold back every writer).
    */
   awaitReadable?: () => Promise<void>
+  /** false: every write runs the general pipeline, none its compiled form (compiled-write/; tests compare the two). */
+  compiledWrites?: boolean
   /** Each committed batch of a `CALL { … } IN TRANSACTIONS` run, with the caller's `context` (progress logs). */
   onBatch?: (progress: BatchProgress & { workspaceId: string }, context: unknown) => void
 }
@@ -333,8 +336,11 @@ export class CypherEngine {
     now: boolean,
   ): CypherOutcome | Promise<CypherOutcome> {
     const tx = store.begin()
-    const ctx = this.context(tx, tx, params, signal, deadline, workspaceId)
-    const outcome = this.collect(plan, ctx, rowForm)
+    const compiled = this.options.compiledWrites === false ? undefined : plan.compiled
+    const outcome =
+      compiled === undefined
+        ? this.collect(plan, this.context(tx, tx, params, signal, deadline, workspaceId), rowForm)
+        : this.runCompiled(plan, compiled, tx, params, signal, rowForm)
     outcome.classification = 'write'
     const commit = tx.prepare()
     if (commit.ops.length === 0) return outcome
@@ -342,6 +348,23 @@ export class CypherEngine {
     if (published === undefined) return outcome
     if (now) throw new Error('beforePublish returned a promise to a synchronous write')
     return published.then(() => outcome)
+  }
+
+  /** A compiled single write (compiled-write/): its rows and counters, answered as `collect` answers them. */
+  private runCompiled(
+    plan: Plan,
+    compiled: CompiledWrite,
+    tx: Transaction,
+    params: Map<string, Value>,
+    signal: AbortSignal | undefined,
+    rowForm: RowForm | undefined,
+  ): CypherOutcome {
+    if (signal?.aborted) throw new CypherError('QUERY_ABORTED', 'query was aborted', 'limit')
+    const stats = emptySummary()
+    const rows = compiled.run(tx, params, stats, this.budgets.maxMutations)
+    const max = this.budgets.maxReturnedRecords
+    if (rows.length > max) throw budgetError('returned_records', rows.length, max)
+    return this.outcome(plan, rows, { graph: tx, stats }, rowForm)
   }
 
   /**
@@ -571,7 +594,12 @@ export class CypherEngine {
   }
 
   /** Checks the hot-record and payload budgets of the result rows and converts them (JSON or detached). */
-  private outcome(plan: Plan, rows: Value[][], ctx: ExecContext, rowForm: RowForm = 'json'): CypherOutcome {
+  private outcome(
+    plan: Plan,
+    rows: Value[][],
+    ctx: OutcomeContext,
+    rowForm: RowForm = 'json',
+  ): CypherOutcome {
     checkHotRecords(rows, this.budgets)
     const profile = ctx.profileRows
     const explained =
@@ -580,7 +608,7 @@ export class CypherEngine {
             queryType: plan.queryType,
             operators: plan.operators.map((op, i) => ({ ...op, rows: profile?.[i] ?? 0 })),
             matchOperators: plan.explain,
-            rows: ctx.loaded,
+            rows: ctx.loaded ?? 0,
           }
         : undefined
     const warnings = new Set<string>()
@@ -614,6 +642,10 @@ export class CypherEngine {
     }
   }
 }
+
+/** What answering a run reads of its context (a compiled write has only the graph and its counters). */
+type OutcomeContext = Pick<ExecContext, 'graph' | 'stats'> &
+  Partial<Pick<ExecContext, 'profileRows' | 'loaded'>>
 
 /**
  * Neo4j's query type as Bolt reports it: `s` for schema commands, `r` for reads, `rw` for a write that reads

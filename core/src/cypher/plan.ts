@@ -5,6 +5,7 @@
  * the compiler that builds it.
  */
 import type { SchemaCommand } from './ast.js'
+import type { CompiledWrite } from './compiled-write/index.js'
 import type { CsvSourcePlan } from './csv/source.js'
 import type { CypherError } from './errors.js'
 import type { ExecContext, Row, Stage, StageFactory } from './executor/context.js'
@@ -35,6 +36,8 @@ export interface Plan {
   readonly csv: CsvPlan | undefined
   /** Set for a read whose rows pass through one by one from a resumable source: a cursor can stream it. */
   readonly stream: StreamPlan | undefined
+  /** Set for a single write of a shape compiled-write/ recognises: the engine runs it instead of `run`. */
+  readonly compiled: CompiledWrite | undefined
   /** Runs the query; `sink` receives each result row and returns false to stop. */
   run(ctx: ExecContext, sink: (values: Value[]) => boolean): void
 }

@@ -8,6 +8,7 @@ import {
   type SingleQuery,
 } from './ast.js'
 import { type Eval, ExpressionCompiler, type Matcher } from './compile-expr.js'
+import { compileSingleWrite } from './compiled-write/index.js'
 import type { CsvSourcePlan } from './csv/source.js'
 import { runtimeError } from './errors.js'
 import { type CallEnv, compileCall } from './executor/call.js'
@@ -217,6 +218,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
           ? { source: leading.source, open: (ctx, sink) => openPart(single, ctx, sink), blankRow: blank }
           : undefined,
       schema,
+      compiled: write ? compileSingleWrite(query) : undefined,
       run(ctx, sink) {
         if (batched || schema || leading)
           throw new Error('batched, LOAD CSV and schema plans run through the engine')

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
+import { DEFAULT_PAYLOAD_MIN_BYTES } from '../kernel/image-source.js'
 import { type CsvFormat, DEFAULT_CSV_FORMAT } from './csv-source.js'
 import { GroupReader } from './csv-thread.js'
 import { ImageFile } from './image-file.js'
@@ -20,7 +21,7 @@ export interface CsvImportOptions {
   badTolerance?: number
   /** Where rejected rows are listed. */
   reportPath: string
-  /** Strings of this many UTF-8 bytes or more go to the payload file (the engine's default: 256). */
+  /** Strings of this many UTF-8 bytes or more go to the payload file (the engine's default). */
   payloadMinBytes?: number
   /** Told every `PROGRESS_ROWS` rows and at the end. */
   onProgress?: (rows: number, rejected: number) => void
@@ -63,7 +64,11 @@ export async function importCsv(options: CsvImportOptions): Promise<CsvImportSum
     format,
   )
   try {
-    image = new ImageFile(options.dir, options.now ?? new Date(), options.payloadMinBytes ?? 256)
+    image = new ImageFile(
+      options.dir,
+      options.now ?? new Date(),
+      options.payloadMinBytes ?? DEFAULT_PAYLOAD_MIN_BYTES,
+    )
     const run = new ImportRun(image, report, format, options.idType ?? 'string', options.onProgress)
     for (const group of options.nodes) await run.group(group, 'nodes', reader)
     for (const group of options.relationships) await run.group(group, 'relationships', reader)

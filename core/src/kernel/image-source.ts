@@ -7,7 +7,7 @@ import type { RecoveryTargets } from './recovery.js'
 import type { PayloadFigures } from './types.js'
 
 /** Strings of this many UTF-8 bytes or more go to the payload file at a checkpoint (file store). */
-const DEFAULT_PAYLOAD_MIN_BYTES = 256
+export const DEFAULT_PAYLOAD_MIN_BYTES = 64
 
 /**
  * The kernel's state as checkpoint lines, the inverse of recovery's replay over the same targets: the graph as

@@ -383,10 +383,10 @@ export class Kernel implements GraphAccess {
     }
     options.context = pending
     const now = this.cypherEngine.executeWriteNow(request, options)
-    if (now !== undefined) return this.afterWrite(pending, call.sessionId).then(() => now.result)
+    if (now !== undefined) return this.afterWrite(pending, call.sessionId, undefined, now.result)
     return this.cypherEngine
       .execute(request, options)
-      .then(({ result }) => this.afterWrite(pending, call.sessionId).then(() => result))
+      .then(({ result }) => this.afterWrite(pending, call.sessionId, undefined, result))
   }
 
   private indexCommit(workspaceId: string, ops: CommitRecord['ops']): void {
@@ -394,14 +394,25 @@ export class Kernel implements GraphAccess {
     for (const index of this.derived) index.onCommit(workspaceId, store, ops)
   }
 
-  /** Derived indexes, durability, then the commit hooks: everything a write does after it publishes. */
-  private afterWrite(pending: PendingDurability, sessionId?: string, label?: string): Promise<void> {
+  /**
+   * Derived indexes, durability, then the commit hooks: everything a write does after it publishes. Resolves
+   * to `answer` (the caller's result: no further promise and closure per write to hand it on).
+   */
+  private afterWrite<T>(
+    pending: PendingDurability,
+    sessionId: string | undefined,
+    label: string | undefined,
+    answer: T,
+  ): Promise<T> {
     for (const c of pending.commits) if (c.ops.length > 0) this.indexCommit(c.workspace, c.ops)
     const durables = pending.durables
     // A batch's records share one promise, so there is mostly one to wait for.
     const durable = durables.length === 1 ? (durables[0] as Promise<void>) : Promise.all(durables)
     return durable.then(
-      () => this.committed(pending, sessionId, label),
+      () => {
+        const running = this.committed(pending, sessionId, label)
+        return running === undefined ? answer : running.then(() => answer)
+      },
       (error: unknown) => {
         throw isEngineError(error) ? error : KernelErrors.durabilityFailed(error as Error)
       },
@@ -462,7 +473,7 @@ export class Kernel implements GraphAccess {
       }
       return value
     })
-    const durable = this.afterWrite(pending, options.sessionId, options.label)
+    const durable = this.afterWrite(pending, options.sessionId, options.label, undefined)
     const last = pending.commits.at(-1)
     const result = { value, sequence: last?.seq ?? null, transaction_id: last?.tx ?? null }
     if (options.deferDurability !== true) {

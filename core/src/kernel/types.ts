@@ -27,7 +27,7 @@ export interface StorageOptions {
   postgres?: PostgresStoreOptions
   /**
    * File store only: a checkpoint moves string values of at least this many UTF-8 bytes to the payload file
-   * (SERVICE_STORAGE_PAYLOAD_MIN_BYTES, default 256); 0 keeps every value resident.
+   * (SERVICE_STORAGE_PAYLOAD_MIN_BYTES, default 64); 0 keeps every value resident.
    */
   payloadMinBytes?: number
   /** File store only: bound of the payload read cache in bytes (SERVICE_STORAGE_PAYLOAD_CACHE_BYTES). */

@@ -26,12 +26,22 @@ const sha256 = (text: string) => hash('sha256', text, 'hex')
  * so a torn or altered line is detected without a second file.
  */
 export function encodeWalRecord(record: WalRecord): string {
-  // The object's JSON without its closing brace, written out directly: the same text JSON.stringify gives
-  // for these fields, without an object to build and a copy to slice per record.
+  return sealWalRecord(walRecordPrefix(record))
+}
+
+/**
+ * A record's line up to its checksum: the object's JSON without its closing brace, written out directly (the
+ * same text JSON.stringify gives for these fields, without an object to build and a copy to slice per record).
+ */
+export function walRecordPrefix(record: WalRecord): string {
   const at = Number.isFinite(record.at) ? String(record.at) : 'null'
   const body =
     record.body instanceof JsonText ? record.body.text : (JSON.stringify(record.body) as string | undefined) // undefined: the key is left out
-  const prefix = `{"seq":${record.seq},"tx":${JSON.stringify(record.tx)},"at":${at},"kind":${JSON.stringify(record.kind)}${body === undefined ? '' : `,"body":${body}`}`
+  return `{"seq":${record.seq},"tx":${JSON.stringify(record.tx)},"at":${at},"kind":${JSON.stringify(record.kind)}${body === undefined ? '' : `,"body":${body}`}`
+}
+
+/** The line of a record from its `walRecordPrefix`: the prefix's digest appended. */
+export function sealWalRecord(prefix: string): string {
   return `${prefix},"sha256":"${sha256(prefix)}"}\n`
 }
 

@@ -55,7 +55,7 @@ export function toProperty(value: Value): PropertyValue | undefined {
 type PropsBuilder = (row: Row, ctx: ExecContext, forMerge: boolean) => Map<number, PropertyValue>
 
 /** Names interned once per graph name table, not once per created element. */
-class InternedNames {
+export class InternedNames {
   private ids: number[] = []
   private table: Interner | undefined
 
