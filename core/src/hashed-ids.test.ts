@@ -60,6 +60,25 @@ describe('hashed ids', () => {
     expect(table.get('new')).toEqual([7])
   })
 
+  it('keeps number keys itself when asked: hits need no record, equal keys of several ids all come back', () => {
+    const table = new HashedIds<number>(hashNumber, () => false, true)
+    const int = random(7)
+    const model = new Map<number, Set<number>>()
+    for (let id = 0; id < 5000; id++) {
+      const key = int(300) * (int(2) === 0 ? 1 : 0.5)
+      table.add(key, id)
+      if (!model.has(key)) model.set(key, new Set())
+      model.get(key)?.add(id)
+      if (id % 3 === 0) {
+        table.remove(key, id)
+        model.get(key)?.delete(id)
+      }
+    }
+    for (const [key, ids] of model)
+      expect((table.get(key) ?? []).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b))
+    expect(table.get(1e9)).toBeUndefined()
+  })
+
   it('hashes numbers by value, -0 as 0', () => {
     expect(hashNumber(-0)).toBe(hashNumber(0))
     expect(hashNumber(1)).toBe(hashNumber(1.0))

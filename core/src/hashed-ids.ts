@@ -6,11 +6,16 @@
  *
  * The same (key, id) is filed once. `remove` needs the key the id was filed under (its hash finds the slot),
  * not the record's current value, so a record may change before its old entry is removed.
+ *
+ * Number keys can be kept instead (`numberKeys`: 8 bytes more a slot): a hit is then the key itself, with no
+ * record to read back (a seek by an integer id is the commonest lookup of a load).
  */
 export class HashedIds<K> {
   private hashes = new Int32Array(INITIAL)
   /** The id in each slot: EMPTY, or DELETED (a tombstone a probe walks past). */
   private ids = new Int32Array(INITIAL).fill(EMPTY)
+  /** Each slot's key, when the keys are numbers kept here. */
+  private keys: Float64Array | null
   private live = 0
   /** Live slots and tombstones: what decides the next rehash. */
   private taken = 0
@@ -18,7 +23,10 @@ export class HashedIds<K> {
   constructor(
     private readonly hash: (key: K) => number,
     private readonly matches: (id: number, key: K) => boolean,
-  ) {}
+    numberKeys = false,
+  ) {
+    this.keys = numberKeys ? new Float64Array(INITIAL) : null
+  }
 
   get size(): number {
     return this.live
@@ -41,6 +49,7 @@ export class HashedIds<K> {
     if (this.ids[free] === EMPTY) this.taken++
     this.ids[free] = id
     this.hashes[free] = h
+    if (this.keys !== null) this.keys[free] = key as number
     this.live++
     if (this.taken * 4 > this.ids.length * 3) this.rehash()
   }
@@ -63,11 +72,13 @@ export class HashedIds<K> {
   get(key: K): number[] | undefined {
     const h = this.hash(key)
     const mask = this.ids.length - 1
+    const keys = this.keys
     let out: number[] | undefined
     for (let s = h & mask; ; s = (s + 1) & mask) {
       const at = this.ids[s] as number
       if (at === EMPTY) return out
-      if (at < 0 || this.hashes[s] !== h || !this.matches(at, key)) continue
+      if (at < 0 || this.hashes[s] !== h) continue
+      if (keys !== null ? keys[s] !== (key as number) : !this.matches(at, key)) continue
       if (out === undefined) out = [at]
       else out.push(at)
     }
@@ -78,8 +89,10 @@ export class HashedIds<K> {
     const size = this.live * 2 > this.ids.length ? this.ids.length * 2 : this.ids.length
     const ids = this.ids
     const hashes = this.hashes
+    const keys = this.keys
     this.ids = new Int32Array(size).fill(EMPTY)
     this.hashes = new Int32Array(size)
+    if (keys !== null) this.keys = new Float64Array(size)
     const mask = size - 1
     for (let s = 0; s < ids.length; s++) {
       const id = ids[s] as number
@@ -89,6 +102,7 @@ export class HashedIds<K> {
       while (this.ids[t] !== EMPTY) t = (t + 1) & mask
       this.ids[t] = id
       this.hashes[t] = h
+      if (keys !== null) (this.keys as Float64Array)[t] = keys[s] as number
     }
     this.taken = this.live
   }

@@ -152,34 +152,36 @@ class MapPostings implements ValuePostings {
   }
 }
 
-function hashKey(key: IndexKey): number {
-  return typeof key === 'string' ? hashString(key) : typeof key === 'number' ? hashNumber(key) : key ? 1 : 2
-}
+const hashKey = (key: string | boolean): number => (typeof key === 'string' ? hashString(key) : key ? 1 : 2)
 
 /**
  * For the store (millions of records): hashes and ids in typed arrays, the values read back from the nodes
  * to tell hits from collisions (hashed-ids.ts). Ids come out ascending, as a scan would meet them.
  */
 class HashedPostings implements ValuePostings {
-  private readonly table: HashedIds<IndexKey>
+  /** Number keys (integers, floats) kept in the table: a hit needs no record read back. */
+  private readonly numbers = new HashedIds<number>(hashNumber, () => true, true)
+  private readonly others: HashedIds<string | boolean>
 
   constructor(valueAt: (id: number) => PropertyValue | undefined) {
-    this.table = new HashedIds(hashKey, (id, key) => {
+    this.others = new HashedIds<string | boolean>(hashKey, (id, key) => {
       const value = valueAt(id)
       return value !== undefined && indexKey(value) === key
     })
   }
 
   add(key: IndexKey, id: number): void {
-    this.table.add(key, id)
+    if (typeof key === 'number') this.numbers.add(key === 0 ? 0 : key, id)
+    else this.others.add(key, id)
   }
 
   remove(key: IndexKey, id: number): void {
-    this.table.remove(key, id)
+    if (typeof key === 'number') this.numbers.remove(key === 0 ? 0 : key, id)
+    else this.others.remove(key, id)
   }
 
   ids(key: IndexKey): Iterable<number> | undefined {
-    const ids = this.table.get(key)
+    const ids = typeof key === 'number' ? this.numbers.get(key === 0 ? 0 : key) : this.others.get(key)
     return ids !== undefined && ids.length > 1 ? ids.sort((a, b) => a - b) : ids
   }
 }
