@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { HashedIds, hashNumber, hashString } from './hashed-ids.js'
+import { random as seeded } from './testing/assistant-memory.js'
 
 function random(seed: number) {
-  let a = seed >>> 0
-  return (n: number) => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n)
-  }
+  const next = seeded(seed)
+  return (n: number) => Math.floor(next() * n)
 }
 
 describe('hashed ids', () => {

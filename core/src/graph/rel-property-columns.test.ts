@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { random as seeded } from '../testing/assistant-memory.js'
 import { PayloadRef, type PayloadStore } from './payload-ref.js'
 import type { RelSlot } from './rel-column.js'
 import { RelPropertyColumns } from './rel-property-columns.js'
@@ -20,14 +21,7 @@ function memoryPayloads(): PayloadStore {
 }
 
 function random(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = seeded(seed)
   return { int: (n: number) => Math.floor(next() * n) }
 }
 

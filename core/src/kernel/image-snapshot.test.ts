@@ -4,20 +4,14 @@ import { type CommitOp, encodeValue } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
 import { SLICE_POINT } from '../storage/checkpoint-encoder.js'
+import { random as seeded } from '../testing/assistant-memory.js'
 import { type GraphImageLine, graphImage } from './graph-image.js'
 import { GraphImageLoader } from './graph-image-loader.js'
 import { GraphSnapshot } from './image-snapshot.js'
 
-/** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
+/** Draws from the shared seeded generator, so a failing seed can be replayed. */
 function random(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = seeded(seed)
   const int = (n: number) => Math.floor(next() * n)
   const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T
   return { next, int, pick }
