@@ -70,12 +70,14 @@ describe('bulk creates killed mid-flight', () => {
     // Nothing listens on port 9 of the loopback: every projection attempt fails, entries stay pending.
     const first = await start(primaryEnv(dir, 'http://127.0.0.1:9'))
     // Three writers send bulks back to back; the process is killed once four are acknowledged, while the
-    // next ones are on their way in or being committed.
+    // next ones are on their way in or being committed. They keep sending until it is dead: a writer that
+    // stopped at the kill left nothing in flight when the bulks committed faster than the signal landed.
     const acknowledged: number[] = []
     let sent = 0
     let killed: Promise<void> | null = null
+    let dead = false
     const writer = async () => {
-      while (killed === null && sent < BULKS) {
+      while (!dead && sent < BULKS) {
         const b = sent++
         const answer = await first
           .request<{ outcome?: { status: string } }>('/v1/ref/writes', {
@@ -83,7 +85,10 @@ describe('bulk creates killed mid-flight', () => {
           })
           .catch(() => null) // the connection died with the process
         if (answer?.status === 200 && answer.json.outcome?.status === 'success') acknowledged.push(b)
-        if (acknowledged.length >= 4) killed ??= first.kill()
+        if (acknowledged.length >= 4)
+          killed ??= first.kill().then(() => {
+            dead = true
+          })
       }
     }
     await Promise.all([writer(), writer(), writer()])
