@@ -64,10 +64,13 @@ describe('heap release after bulk work', () => {
 
   it('shrinks a large young generation after two quiet looks, and leaves a small one alone', () => {
     const { state, probe } = fakeProbe(100 * MB)
-    const young = { committed: 32 * MB, collections: 0 }
+    const young = { committed: 32 * MB, collections: 0, trims: 0 }
     probe.youngCommitted = () => young.committed
     probe.collectYoung = () => {
       young.collections++
+    }
+    probe.returnFreed = () => {
+      young.trims++
     }
     const release = new HeapRelease(probe)
     state.busy = 0.5
@@ -77,6 +80,7 @@ describe('heap release after bulk work', () => {
     expect(young.collections).toBe(0)
     release.tick()
     expect(young.collections).toBe(2)
+    expect(young.trims).toBe(1) // what the collections freed goes back to the OS too
     young.committed = 4 * MB
     release.tick()
     expect(young.collections).toBe(2)

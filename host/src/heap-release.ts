@@ -105,6 +105,7 @@ export class HeapRelease {
     if (committed === undefined || committed <= this.options.youngShrinkBytes) return
     this.probe.collectYoung?.()
     this.probe.collectYoung?.()
+    this.probe.returnFreed?.()
   }
 }
 

@@ -9,6 +9,9 @@ const IN_REFS: unique symbol = Symbol('payload address')
 const IN_IDS: unique symbol = Symbol('typed id')
 type Cell = RelSlot | typeof IN_REFS | typeof IN_IDS | undefined
 
+/** Where an id's 16 bytes are parsed before they are known to be one. */
+const scratch = new Uint8Array(16)
+
 /** Prefixes a column numbers for its typed ids; past this, ids stay strings. */
 const MAX_PREFIXES = 65_535
 
@@ -75,8 +78,8 @@ export class RelColumn {
   }
 
   private setId(id: number, value: string): boolean {
-    this.growIds(id)
-    const prefix = splitTypedId(value, this.uuids, id * 16)
+    // Parsed aside first: a column of other mid-length strings allocates no id arrays.
+    const prefix = splitTypedId(value, scratch, 0)
     if (prefix === null) return false
     let number = this.prefixNumber.get(prefix)
     if (number === undefined) {
@@ -85,6 +88,8 @@ export class RelColumn {
       this.prefixes.push(prefix)
       this.prefixNumber.set(prefix, number)
     }
+    this.growIds(id)
+    this.uuids.set(scratch, id * 16)
     this.prefixOf[id] = number
     this.cells[id] = IN_IDS
     return true
