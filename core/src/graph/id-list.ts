@@ -49,7 +49,7 @@ export class IdList {
 }
 
 /** A copy of `array` at least `atLeast` long (doubling), the rest zero. */
-export function grown<T extends Int32Array | Uint8Array | Uint16Array | Float64Array>(
+export function grown<T extends Int32Array | Uint8Array | Uint16Array | Uint32Array | Float64Array>(
   array: T,
   atLeast: number,
 ): T {

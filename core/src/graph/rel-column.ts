@@ -1,3 +1,4 @@
+import { grown } from './id-list.js'
 import { PayloadRef, type PayloadSource } from './payload-ref.js'
 import { joinTypedId, splitTypedId } from './typed-id.js'
 import type { PropertyValue } from './types.js'
@@ -97,27 +98,13 @@ export class RelColumn {
 
   private growRefs(id: number): void {
     if (id < this.offsets.length) return
-    const size = capacity(this.offsets.length, id)
-    this.offsets = grown(this.offsets, new Float64Array(size))
-    this.sizes = grown(this.sizes, new Uint32Array(size))
+    this.offsets = grown(this.offsets, id + 1)
+    this.sizes = grown(this.sizes, this.offsets.length)
   }
 
   private growIds(id: number): void {
     if (id < this.prefixOf.length) return
-    const size = capacity(this.prefixOf.length, id)
-    this.prefixOf = grown(this.prefixOf, new Uint16Array(size))
-    this.uuids = grown(this.uuids, new Uint8Array(size * 16))
+    this.prefixOf = grown(this.prefixOf, id + 1)
+    this.uuids = grown(this.uuids, this.prefixOf.length * 16)
   }
-}
-
-/** Room for `id`: doubling, from a small start. */
-const capacity = (current: number, id: number) => {
-  let size = Math.max(current, 1024)
-  while (size <= id) size *= 2
-  return size
-}
-
-function grown<T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(old: T, next: T): T {
-  next.set(old as never)
-  return next
 }
