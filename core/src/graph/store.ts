@@ -13,6 +13,7 @@ import {
 import { IdList } from './id-list.js'
 import { IdSpace } from './id-space.js'
 import { NodeIndexes } from './indexes.js'
+import { LabelSets } from './label-sets.js'
 import type { PayloadRef, PayloadStore, PropertySlot } from './payload-ref.js'
 import { PropertyMap } from './property-map.js'
 import { RelPropertyColumns } from './rel-property-columns.js'
@@ -20,7 +21,6 @@ import { Transaction } from './transaction.js'
 import { type GraphReader, Interner, type NodeRecord, type PropertyValue } from './types.js'
 
 const INITIAL_RELS = 1024
-const NO_LABELS = Object.freeze([]) as unknown as number[]
 
 /**
  * The published version of one workspace graph. Nodes are one small record each (labels and keys
@@ -44,8 +44,7 @@ export class GraphStore implements GraphReader {
   /** Property pairs indexed from their first equality lookup on: most written keys are never sought. */
   private readonly indexes = new NodeIndexes(true, (id, key) => this.nodes[id]?.props.get(key))
   private readonly columns = new ColumnCache()
-  private readonly labelSets = new Map<string, number[]>()
-  private readonly singleLabelSets: (number[] | undefined)[] = []
+  private readonly labelLists = new LabelSets()
   /** Relationships restored from a checkpoint whose adjacency `finishRestore` has yet to add. */
   private readonly restored = new IdList()
   /** Next ids to hand out; restored by replay because every create op carries its id. */
@@ -352,27 +351,9 @@ export class GraphStore implements GraphReader {
     this.addNode(id, this.labelSet(labels), props instanceof PropertyMap ? props : PropertyMap.copyOf(props))
   }
 
-  /**
-   * One shared, frozen array per distinct label list: a graph has a handful, and an array per node was one
-   * object in five of an edgeless node. Label changes replace a node's list, here and in transactions.
-   */
+  /** The shared list for these labels (label-sets.ts): a node's labels are always one of them. */
   labelSet(labels: readonly number[]): number[] {
-    if (labels.length === 1) {
-      const label = labels[0] as number
-      const known = this.singleLabelSets[label]
-      if (known !== undefined) return known
-      const single = Object.freeze([label]) as number[]
-      this.singleLabelSets[label] = single
-      return single
-    }
-    if (labels.length === 0) return NO_LABELS
-    const key = labels.join(',')
-    let shared = this.labelSets.get(key)
-    if (shared === undefined) {
-      shared = Object.freeze(labels.slice()) as number[]
-      if (this.labelSets.size < 4096) this.labelSets.set(key, shared)
-    }
-    return shared
+    return this.labelLists.of(labels)
   }
 
   private addNode(id: number, labels: number[], props: PropertyMap): void {
