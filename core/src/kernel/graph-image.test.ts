@@ -18,6 +18,12 @@ function dump(store: GraphStore) {
   })
 }
 
+/** Every checkpoint file of the store at `dir`, as one text. */
+const checkpointText = (dir: string) =>
+  readdirSync(join(dir, 'checkpoints'))
+    .map((f) => readFileSync(join(dir, 'checkpoints', f), 'utf8'))
+    .join('\n')
+
 describe('checkpoint node columns', () => {
   it('bring back every node with its labels, key order and value types', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'image-')), 'graph')
@@ -73,9 +79,7 @@ describe('checkpoint node columns', () => {
     })
     const before = await engine.readGraph('ws', dump)
     await engine.close()
-    const image = readdirSync(join(dir, 'checkpoints'))
-      .map((f) => readFileSync(join(dir, 'checkpoints', f), 'utf8'))
-      .join('\n')
+    const image = checkpointText(dir)
     expect(image).toContain('"kind":"graph_nodes"')
     expect(image).not.toContain('"kind":"graph_batch"')
     const reopened = await openEngine({ storage: { mode: 'persistent', dir, requireFsync: false } })
@@ -149,9 +153,7 @@ describe('checkpoint relationship property columns', () => {
     })
     const before = await engine.readGraph('ws', dumpRels)
     await engine.close()
-    const image = readdirSync(join(dir, 'checkpoints'))
-      .map((f) => readFileSync(join(dir, 'checkpoints', f), 'utf8'))
-      .join('\n')
+    const image = checkpointText(dir)
     expect(image).toContain('"prop_columns":[[')
     const reopened = await openEngine({ storage: { mode: 'persistent', dir, requireFsync: false } })
     try {
