@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs'
 import type { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
-import { parse } from 'csv-parse'
+import papa from 'papaparse'
 import { EngineError } from '../errors.js'
 import { type PackedRows, PackedRowsBuilder } from './packed-rows.js'
 
@@ -43,68 +43,112 @@ const MAX_RECORD_BYTES = 16 * 1024 * 1024
 const BATCH_ROWS = 8192
 
 /**
+ * The file's line ending: the first one outside quotes in `text` (a quoted field may hold another kind); null
+ * while `text` holds none yet.
+ */
+function lineEnding(text: string, quote: string, atEnd: boolean): '\n' | '\r\n' | '\r' | null {
+  const q = quote === '' ? -1 : quote.charCodeAt(0)
+  let quoted = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === q) quoted = !quoted
+    else if (quoted) continue
+    else if (c === 10) return '\n'
+    else if (c === 13) {
+      if (i === text.length - 1 && !atEnd) return null
+      return text.charCodeAt(i + 1) === 10 ? '\r\n' : '\r'
+    }
+  }
+  return atEnd ? '\n' : null
+}
+
+type Record = string[]
+
+/**
+ * The records of one file in order. papaparse's low-level parser reads the text up to its last line end at a
+ * time (so a closing quote is never judged without the character after it); a record cut by that end stays
+ * pending for the next chunk.
+ */
+async function* parseFile(file: string, format: CsvFormat): AsyncGenerator<Record[]> {
+  const input = await openInput(file)
+  input.setEncoding('utf8')
+  let parser: papa.Parser | null = null
+  let newline = '\n'
+  let pending = ''
+  let started = false
+  let records = 0
+  const fail = (message: string): never => {
+    throw new EngineError('IMPORT_INPUT_INVALID', `${file}: ${message}`)
+  }
+  const parse = (text: string, atEnd: boolean): { rows: Record[]; rest: string } => {
+    if (parser === null) {
+      const ending = lineEnding(text, format.quote, atEnd)
+      if (ending === null) return { rows: [], rest: text }
+      newline = ending
+      parser = new papa.Parser({
+        delimiter: format.delimiter,
+        newline: ending,
+        quoteChar: format.quote,
+        escapeChar: format.quote,
+        // no quote character: every delimiter and line end splits (papaparse's split-only mode)
+        ...(format.quote === '' ? { fastMode: true } : {}),
+      })
+    }
+    const cut = atEnd ? text.length : text.lastIndexOf(newline) + newline.length
+    if (cut <= 0) return { rows: [], rest: text }
+    const result = parser.parse(cut === text.length ? text : text.slice(0, cut), 0, !atEnd)
+    for (const error of result.errors as { code: string; row: number }[]) {
+      const at = records + error.row + 1
+      if (error.code === 'MissingQuotes')
+        fail(`Quote Not Closed: the quoted field of record ${at} never ends`)
+      fail(`Invalid Closing Quote: record ${at} has text after a quoted field's closing quote`)
+    }
+    const rows = (result.data as Record[]).filter((r) => r.length > 1 || r[0] !== '')
+    records += rows.length
+    return { rows, rest: atEnd ? '' : text.slice(result.meta.cursor as number) }
+  }
+  try {
+    for await (const chunk of input as AsyncIterable<string>) {
+      let text = pending + chunk
+      if (!started) {
+        started = true
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+      }
+      const { rows, rest } = parse(text, false)
+      if (rest.length > MAX_RECORD_BYTES)
+        fail(`a record is longer than ${MAX_RECORD_BYTES} characters (a quote not closed?)`)
+      pending = rest
+      if (rows.length > 0) yield rows
+    }
+    const { rows } = parse(pending, true)
+    if (rows.length > 0) yield rows
+  } finally {
+    input.destroy()
+  }
+}
+
+/**
  * The records of an input group in order, in packed batches, parsed on this thread and streamed (memory holds
- * a chunk of text and a batch of rows, never a file). As in neo4j-admin, the group's first record is its
- * header: the first line of the first file (which may hold nothing else); the files after it hold data only.
+ * a chunk of text and its records, never a file). As in neo4j-admin, the group's first record is its header:
+ * the first line of the first file (which may hold nothing else); the files after it hold data only.
  */
 export async function* parseGroup(files: readonly string[], format: CsvFormat): AsyncGenerator<CsvBatch> {
   for (const file of files) {
-    const input = await openInput(file)
-    const parser = parse({
-      delimiter: format.delimiter,
-      quote: format.quote === '' ? false : format.quote,
-      // a quote inside a quoted field is doubled, whichever the quote character (neo4j-admin reads it so)
-      escape: format.quote === '' ? '"' : format.quote,
-      bom: true,
-      // a row with too few or too many fields is reported as a bad row, not a parse failure
-      relax_column_count: true,
-      skip_empty_lines: true,
-      // a record longer than this is a runaway quote, not data: fail rather than buffer the file
-      max_record_size: MAX_RECORD_BYTES,
-    })
     const batch = new PackedRowsBuilder()
     let firstRow = 1
-    let ended = false
-    let failure: Error | null = null
-    let wake: (() => void) | null = null
-    const notify = () => {
-      const w = wake
-      wake = null
-      w?.()
+    const take = (): CsvBatch => {
+      const rows = batch.take()
+      const batchAt = firstRow
+      // counted before the yield: a parsing thread moves the batch's buffers away
+      firstRow += rows.rowEnds.length
+      return { file, firstRow: batchAt, rows }
     }
-    parser.on('data', (fields: string[]) => {
-      batch.add(fields)
-      if (batch.rows >= BATCH_ROWS) parser.pause()
-      notify()
-    })
-    parser.on('end', () => {
-      ended = true
-      notify()
-    })
-    const fail = (error: Error) => {
-      failure ??= error
-      notify()
-    }
-    parser.on('error', fail)
-    input.on('error', fail)
-    input.pipe(parser)
-    try {
-      for (;;) {
-        if (failure !== null)
-          throw new EngineError('IMPORT_INPUT_INVALID', `${file}: ${(failure as Error).message}`)
-        if (batch.rows > 0) {
-          const rows = batch.take()
-          // counted before the yield: a parsing thread moves the batch's buffers away
-          const count = rows.rowEnds.length
-          parser.resume()
-          yield { file, firstRow, rows }
-          firstRow += count
-        } else if (ended) break
-        else await new Promise<void>((resolve) => (wake = resolve))
+    for await (const records of parseFile(file, format)) {
+      for (const record of records) {
+        batch.add(record)
+        if (batch.rows >= BATCH_ROWS) yield take()
       }
-    } finally {
-      input.destroy()
-      parser.destroy()
     }
+    if (batch.rows > 0) yield take()
   }
 }
