@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { CypherEngine, type CypherRequest, type CypherResult, type RunOptions } from '../cypher/index.js'
 import { SchemaCatalog } from '../cypher/schema/catalog.js'
 import { isEngineError } from '../errors.js'
@@ -10,6 +9,7 @@ import { AsOfReader } from '../history/as-of-reader.js'
 import { BackupGate, type OnlineBackup } from '../storage/backup/online-backup.js'
 import { type DurabilityReport, ephemeralDurability } from '../storage/durability.js'
 import type { DurableStore, ReplicationReport } from '../storage/durable-store.js'
+import { nextTxId } from '../storage/tx-ids.js'
 import { Checkpointer } from './checkpointer.js'
 import { CommitHooks } from './commit-hooks.js'
 import { isWriteCall } from './cypher-call.js'
@@ -324,7 +324,7 @@ export class Kernel implements GraphAccess {
     if (storage === null) {
       const seq = ++this.localSeq
       if (commit.ops.length > 0) this.histories.capture(workspaceId, commit, seq)
-      pending?.commits.push({ seq, tx: `tx--${randomUUID()}`, workspace: workspaceId, ops: commit.ops })
+      pending?.commits.push({ seq, tx: nextTxId(), workspace: workspaceId, ops: commit.ops })
       return
     }
     const refusal = storage.writeRefusal()

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto'
 import { closeSync, fdatasync, fstatSync, mkdirSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import { fsyncDirectory } from './atomic-file.js'
 import { writeAllAt } from './positional-write.js'
 import { storageTrouble } from './storage-trouble.js'
+import { nextTxId } from './tx-ids.js'
 import { segmentName, WAL_DIR } from './wal-reader.js'
 import { sealWalRecord, walRecordPrefix } from './wal-record.js'
 
@@ -128,7 +128,7 @@ export class WalWriter {
     fsyncDirectory(join(this.options.dir, WAL_DIR))
   }
 
-  append(kind: string, body: unknown, tx: string = `tx--${randomUUID()}`): Appended {
+  append(kind: string, body: unknown, tx: string = nextTxId()): Appended {
     if (this.failure !== null) {
       throw new EngineError(
         'DURABILITY_FAILED',

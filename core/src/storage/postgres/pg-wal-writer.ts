@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto'
 import type { ClientBase } from 'pg'
 import { EngineError } from '../../errors.js'
+import { nextTxId } from '../tx-ids.js'
 import { encodeWalRecord } from '../wal-record.js'
 import type { Appended, WalListener } from '../wal-writer.js'
 import { PgStoreErrors } from './pg-errors.js'
@@ -62,7 +62,7 @@ export class PgWalWriter {
     return this.failure
   }
 
-  append(kind: string, body: unknown, tx: string = `tx--${randomUUID()}`): Appended {
+  append(kind: string, body: unknown, tx: string = nextTxId()): Appended {
     if (this.failure !== null) {
       if (this.failure instanceof EngineError && this.failure.code === 'STORAGE_FENCED') throw this.failure
       throw PgStoreErrors.unavailableAfterFailure(this.failure)
