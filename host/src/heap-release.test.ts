@@ -86,6 +86,23 @@ describe('heap release after bulk work', () => {
     expect(young.collections).toBe(2)
   })
 
+  it('shrinks the young generation in the same look as a release collection, then returns what both freed', () => {
+    const { state, probe } = fakeProbe(100 * MB)
+    const calls: string[] = []
+    probe.collect = () => {
+      calls.push('full')
+      state.used = state.live
+    }
+    probe.youngCommitted = () => 32 * MB
+    probe.collectYoung = () => calls.push('young')
+    probe.returnFreed = () => calls.push('return')
+    const release = new HeapRelease(probe)
+    state.used = 300 * MB
+    state.busy = 0.01
+    expect(release.tick()).toBe(true)
+    expect(calls).toEqual(['full', 'full', 'young', 'young', 'return'])
+  })
+
   it('shrinks the real young generation once allocation has stopped', async () => {
     const probe = processHeapProbe()
     let keep: { n: number; list: number[] }[] = []

@@ -32,7 +32,7 @@ export interface HeapReleaseOptions {
 }
 
 export const HEAP_RELEASE_DEFAULTS: HeapReleaseOptions = {
-  intervalMs: 2000,
+  intervalMs: 1000,
   quietShare: 0.05,
   minGrowthBytes: 64 * 1024 * 1024,
   minGrowthShare: 0.25,
@@ -89,6 +89,9 @@ export class HeapRelease {
     }
     this.probe.collect()
     this.probe.collect()
+    // The full collections leave the young generation at its bulk size; with the loop quiet it goes now too,
+    // not two looks later (measured on the 201k restart: 316 MB for 6 s more before it went).
+    this.shrinkYoung(false)
     this.probe.returnFreed?.()
     this.baseline = this.probe.heapUsed()
     return true
@@ -100,12 +103,12 @@ export class HeapRelease {
    * finds allocation slow, which an idle server never runs; so after two quiet intervals this runs two (about
    * a millisecond each with little live in the nursery). It grows back as soon as work needs it.
    */
-  private shrinkYoung(): void {
+  private shrinkYoung(returnFreed = true): void {
     const committed = this.probe.youngCommitted?.()
     if (committed === undefined || committed <= this.options.youngShrinkBytes) return
     this.probe.collectYoung?.()
     this.probe.collectYoung?.()
-    this.probe.returnFreed?.()
+    if (returnFreed) this.probe.returnFreed?.()
   }
 }
 

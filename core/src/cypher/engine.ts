@@ -4,10 +4,10 @@ import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { Transaction } from '../graph/transaction.js'
 import type { GraphReader } from '../graph/types.js'
+import { answerRows, collectAnswer, explainAnswer, type OutcomeContext, type RowForm } from './answer.js'
 import type { CompiledWrite } from './compiled-write/index.js'
 import type { CsvImportPolicy } from './csv/location.js'
 import { collectCsv } from './csv/run.js'
-import { type DetachedValue, detach, detachedBytes } from './detached.js'
 import { budgetError, CypherError } from './errors.js'
 import { type BatchProgress, runBatched } from './executor/batched-write.js'
 import {
@@ -18,21 +18,14 @@ import {
   type MutationSummary,
 } from './executor/context.js'
 import { functionCatalog } from './function-table.js'
-import {
-  type CypherOutcome,
-  type CypherResult,
-  durabilityFailed,
-  failure,
-  validationError,
-} from './outcome.js'
+import { type CypherOutcome, type CypherResult, durabilityFailed, failure } from './outcome.js'
 import { bindParams } from './params.js'
 import type { BatchedPlan, CsvPlan, Plan } from './plan.js'
-import { planQuery } from './planner.js'
+import { PlanCache } from './plan-cache.js'
 import { builtinRegistry, type ProcedureDef, type ProcedureRegistry } from './procedures/index.js'
 import { toJson } from './result.js'
 import { SchemaCatalog } from './schema/catalog.js'
-import { ResultCursor } from './stream-cursor.js'
-import { NodeValue, PathValue, RelValue, type Value } from './values.js'
+import type { Value } from './values.js'
 
 export type CypherMode = 'read' | 'write' | 'validate' | 'auto'
 
@@ -48,7 +41,7 @@ export interface CypherRequest {
   rows?: RowForm
 }
 
-export type RowForm = 'json' | 'detached' | 'stream'
+export type { RowForm } from './answer.js'
 export type { CypherOutcome, CypherResult, CypherValidationError } from './outcome.js'
 
 export interface RunOptions {
@@ -122,20 +115,16 @@ export class CypherEngine {
   /** Procedures of this engine: the built-ins plus any registered (tests, plugins). */
   readonly procedures: ProcedureRegistry
   readonly schema: SchemaCatalog
-  private readonly cache = new Map<string, Plan>()
+  private readonly plans: PlanCache
   private readonly hosts = new Map<string, ExecContext['host']>()
-  private readonly cacheSize: number
-  /** The most recently used cache entry (its LRU position needs no update). */
-  private lastQuery: string | undefined
-  private lastPlan: Plan | undefined
 
   constructor(
     private readonly catalog: GraphCatalog,
     private readonly options: CypherEngineOptions = {},
   ) {
     this.budgets = { ...DEFAULT_BUDGETS, ...options.budgets }
-    this.cacheSize = options.planCacheSize ?? 512
     this.procedures = options.procedures ?? builtinRegistry()
+    this.plans = new PlanCache(options.planCacheSize ?? 512, this.budgets, this.procedures)
     this.schema = options.schema ?? new SchemaCatalog()
     this.procedures.setFunctionCatalog(functionCatalog)
   }
@@ -143,9 +132,7 @@ export class CypherEngine {
   /** Registers a procedure; plans compiled before keep what they resolved, so the plan cache is cleared. */
   registerProcedure(def: ProcedureDef): void {
     this.procedures.register(def)
-    this.cache.clear()
-    this.lastQuery = undefined
-    this.lastPlan = undefined
+    this.plans.clear()
   }
 
   async run(request: CypherRequest, options: RunOptions = {}): Promise<CypherResult> {
@@ -195,10 +182,10 @@ export class CypherEngine {
     now = false,
   ): CypherOutcome | Promise<CypherOutcome> {
     this.checkBounds(request)
-    if (request.mode === 'validate') return this.validate(request.query)
+    if (request.mode === 'validate') return this.plans.validate(request.query)
     const plan = this.planFor(request)
     const workspaceId = this.workspaceOf(plan, request.workspaceId ?? DEFAULT_WORKSPACE_ID)
-    if (plan.mode === 'explain') return this.explainOnly(plan)
+    if (plan.mode === 'explain') return explainAnswer(plan)
     const params = this.bind(plan, request)
     const store = this.catalog.workspace(workspaceId)
     const { csv, batched } = plan
@@ -305,7 +292,7 @@ export class CypherEngine {
           `USE ${plan.use} inside a transaction on another workspace (database)`,
           'compile',
         )
-      if (plan.mode === 'explain') return this.explainOnly(plan)
+      if (plan.mode === 'explain') return explainAnswer(plan)
       // Each commits on its own (batches, a journaled schema change): only as an auto-commit query.
       if (plan.batched !== undefined || plan.schema !== undefined || plan.csv !== undefined)
         throw new CypherError(
@@ -442,60 +429,7 @@ export class CypherEngine {
 
   /** Parses and plans with the LRU cache; compile errors propagate as CypherError. */
   plan(query: string): Plan {
-    // The same query again (a writer in a loop): it is already the most recent entry.
-    if (query === this.lastQuery) return this.lastPlan!
-    const cached = this.cache.get(query)
-    if (cached !== undefined) {
-      this.cache.delete(query)
-      this.cache.set(query, cached)
-      this.lastQuery = query
-      this.lastPlan = cached
-      return cached
-    }
-    const { plan, errors } = planQuery(query, {
-      maxExpressionDepth: this.budgets.maxExpressionDepth,
-      maxVariableLengthHops: this.budgets.maxVariableLengthHops,
-      collectErrors: false,
-      procedures: this.procedures,
-    })
-    if (plan === undefined)
-      throw errors[0] ?? new CypherError('CYPHER_SYNTAX_ERROR', 'invalid query', 'compile')
-    this.cache.set(query, plan)
-    if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value as string)
-    this.lastQuery = query
-    this.lastPlan = plan
-    return plan
-  }
-
-  private validate(query: string): CypherOutcome {
-    const { plan, errors } = planQuery(query, {
-      maxExpressionDepth: this.budgets.maxExpressionDepth,
-      maxVariableLengthHops: this.budgets.maxVariableLengthHops,
-      collectErrors: true,
-      procedures: this.procedures,
-    })
-    if (plan === undefined) {
-      return {
-        result: {
-          status: 'ValidationFailed',
-          data: null,
-          mutation_summary: emptySummary(),
-          validation_errors: errors.map(validationError),
-          warnings: [],
-        },
-        ...(errors[0] ? { error: errors[0] } : {}),
-      }
-    }
-    return {
-      result: {
-        status: 'Success',
-        data: null,
-        mutation_summary: emptySummary(),
-        validation_errors: [],
-        warnings: [],
-      },
-      classification: plan.isWrite ? 'write' : 'read',
-    }
+    return this.plans.get(query)
   }
 
   /** `USE name` picks a workspace (databases are workspaces); one that does not exist is an error. */
@@ -505,22 +439,6 @@ export class CypherEngine {
     if (use === undefined || use === requested) return requested
     if (use === DEFAULT_WORKSPACE_ID || this.catalog.has(use)) return use
     throw new CypherError('DATABASE_NOT_FOUND', `there is no workspace (database) '${plan.use}'`, 'runtime')
-  }
-
-  /** EXPLAIN: the plan, no rows and no effects. */
-  private explainOnly(plan: Plan): CypherOutcome {
-    return {
-      result: {
-        status: 'Success',
-        data: { columns: plan.columns, rows: [] },
-        mutation_summary: emptySummary(),
-        validation_errors: [],
-        warnings: [],
-      },
-      classification: plan.isWrite ? 'write' : 'read',
-      explained: { queryType: plan.queryType, operators: plan.operators, matchOperators: plan.explain },
-      queryType: plan.queryType,
-    }
   }
 
   /** What procedures see of the engine, made once per workspace (a query would otherwise allocate five closures). */
@@ -567,119 +485,18 @@ export class CypherEngine {
     }
   }
 
-  /**
-   * Runs the plan, enforces the returned-rows and payload budgets, converts rows to JSON (or detaches them).
-   * A read asked for as a stream, whose plan streams, computes its first page and answers with its cursor.
-   */
+  /** Runs the plan and answers its rows (answer.ts). */
   private collect(plan: Plan, ctx: ExecContext, rowForm: RowForm = 'json'): CypherOutcome {
-    if (ctx.signal?.aborted) throw new CypherError('QUERY_ABORTED', 'query was aborted', 'limit')
-    if (rowForm === 'stream' && plan.stream !== undefined && plan.mode === undefined && !plan.isWrite) {
-      const cursor = new ResultCursor(plan.stream, plan.columns, ctx, ctx.host?.workspaceId ?? '')
-      // The first page now: a result that ends within it is answered whole, as without streaming.
-      cursor.prefetch(this.options.streamPrefetchRows ?? STREAM_PREFETCH_ROWS)
-      if (cursor.finished) return this.outcome(plan, cursor.takeHeld(), ctx, rowForm)
-      const outcome = this.outcome(plan, [], ctx, rowForm)
-      outcome.result.cursor = cursor
-      return outcome
-    }
-    const rows: Value[][] = []
-    const max = this.budgets.maxReturnedRecords
-    if (plan.mode === 'profile') ctx.profileRows = []
-    plan.run(ctx, (values) => {
-      rows.push(values)
-      if (rows.length > max) throw budgetError('returned_records', rows.length, max)
-      return true
-    })
-    return this.outcome(plan, rows, ctx, rowForm)
+    const prefetch = this.options.streamPrefetchRows ?? STREAM_PREFETCH_ROWS
+    return collectAnswer(plan, ctx, this.budgets, prefetch, rowForm)
   }
 
-  /** Checks the hot-record and payload budgets of the result rows and converts them (JSON or detached). */
   private outcome(
     plan: Plan,
     rows: Value[][],
     ctx: OutcomeContext,
     rowForm: RowForm = 'json',
   ): CypherOutcome {
-    checkHotRecords(rows, this.budgets)
-    const profile = ctx.profileRows
-    const explained =
-      plan.mode === 'profile'
-        ? {
-            queryType: plan.queryType,
-            operators: plan.operators.map((op, i) => ({ ...op, rows: profile?.[i] ?? 0 })),
-            matchOperators: plan.explain,
-            rows: ctx.loaded ?? 0,
-          }
-        : undefined
-    const warnings = new Set<string>()
-    let outRows: unknown[][]
-    let payload: number
-    if (rowForm !== 'json') {
-      const detached: DetachedValue[][] = rows.map((row) => row.map((value) => detach(value, ctx.graph)))
-      payload = detachedBytes(detached)
-      outRows = detached
-    } else {
-      outRows = rows.map((row) => row.map((value) => toJson(value, ctx.graph, warnings)))
-      payload =
-        outRows.length === 0 && plan.columns.length === 0
-          ? EMPTY_PAYLOAD_BYTES
-          : payloadBytes(plan.columns, outRows)
-    }
-    if (payload > this.budgets.maxPayloadBytes)
-      throw budgetError('payload_bytes', payload, this.budgets.maxPayloadBytes)
-    return {
-      result: {
-        status: 'Success',
-        data: { columns: plan.columns, rows: outRows },
-        mutation_summary: ctx.stats,
-        validation_errors: [],
-        warnings: warnings.size === 0 ? [] : [...warnings],
-        ...(rowForm === 'json' ? {} : { query_type: boltQueryType(plan) }),
-      },
-      raw: { columns: plan.columns, rows, graph: ctx.graph },
-      ...(explained ? { explained } : {}),
-      queryType: plan.queryType,
-    }
+    return answerRows(plan, rows, ctx, this.budgets, rowForm)
   }
 }
-
-/** What answering a run reads of its context (a compiled write has only the graph and its counters). */
-type OutcomeContext = Pick<ExecContext, 'graph' | 'stats'> &
-  Partial<Pick<ExecContext, 'profileRows' | 'loaded'>>
-
-/**
- * Neo4j's query type as Bolt reports it: `s` for schema commands, `r` for reads, `rw` for a write that reads
- * (MATCH, CALL) or returns rows, `w` for one that only writes.
- */
-function boltQueryType(plan: Plan): 'r' | 'w' | 'rw' | 's' {
-  if (plan.queryType === 's') return 's'
-  if (!plan.isWrite) return 'r'
-  return plan.queryType === 'rw' || plan.columns.length > 0 ? 'rw' : 'w'
-}
-
-/** Distinct nodes and relationships a result materialises, against the hot-record bounds. */
-function checkHotRecords(rows: Value[][], budgets: CypherBudgets): void {
-  if (rows.length === 0) return
-  const nodes = new Set<number>()
-  const rels = new Set<number>()
-  const visit = (value: Value): void => {
-    if (value instanceof NodeValue) nodes.add(value.id)
-    else if (value instanceof RelValue) rels.add(value.id)
-    else if (value instanceof PathValue) {
-      for (const id of value.nodes) nodes.add(id)
-      for (const id of value.rels) rels.add(id)
-    } else if (Array.isArray(value)) for (const item of value) visit(item)
-    else if (value instanceof Map) for (const item of value.values()) visit(item)
-  }
-  for (const row of rows) for (const value of row) visit(value)
-  if (nodes.size > budgets.maxHotNodes) throw budgetError('hot_nodes', nodes.size, budgets.maxHotNodes)
-  if (rels.size > budgets.maxHotRelationships)
-    throw budgetError('hot_relationships', rels.size, budgets.maxHotRelationships)
-}
-
-function payloadBytes(columns: string[], rows: unknown[][]): number {
-  return Buffer.byteLength(JSON.stringify({ columns, rows }), 'utf8')
-}
-
-/** A write without RETURN answers this every time. */
-const EMPTY_PAYLOAD_BYTES = payloadBytes([], [])

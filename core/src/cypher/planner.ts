@@ -1,4 +1,4 @@
-import { checkComposition, children, Diagnostics, isAggregateCall, isUpdating, Scope } from './analyzer.js'
+import { checkComposition, children, Diagnostics, isAggregateCall, Scope } from './analyzer.js'
 import {
   type Clause,
   type Expr,
@@ -7,11 +7,11 @@ import {
   type Query,
   type SingleQuery,
 } from './ast.js'
+import { type ClauseEnv, planClause } from './clause-planner.js'
 import { type Eval, ExpressionCompiler, type Matcher } from './compile-expr.js'
 import { compileSingleWrite } from './compiled-write/index.js'
 import type { CsvSourcePlan } from './csv/source.js'
 import { runtimeError } from './errors.js'
-import { type CallEnv, compileCall } from './executor/call.js'
 import {
   type ExecContext,
   load,
@@ -21,21 +21,9 @@ import {
   scan,
 } from './executor/context.js'
 import { compileMatch } from './executor/match.js'
-import { compileProjection, countOf } from './executor/projection.js'
-import {
-  compileForeach,
-  compileSubqueryCall,
-  compileSubqueryExpr,
-  type SubqueryEnv,
-} from './executor/subquery.js'
+import { countOf } from './executor/projection.js'
+import { compileSubqueryCall, compileSubqueryExpr } from './executor/subquery.js'
 import { type CompiledPart, type CompiledUnion, openPart, runUnion } from './executor/union.js'
-import {
-  compileCreatePart,
-  compileDelete,
-  compileRemoveItems,
-  compileSetItems,
-  runCreatePart,
-} from './executor/write.js'
 import {
   type ClauseResult,
   type FusedEnv,
@@ -47,7 +35,7 @@ import { parseQuery } from './parser.js'
 import type { BatchedPlan, Plan, PlanOperator, PlanOptions, PlanOutcome, StreamPlan } from './plan.js'
 import { builtinRegistry } from './procedures/index.js'
 import type { ProcedureRegistry } from './procedures/registry.js'
-import { eager, matcherStage, mutationStage, unwindStage } from './stages.js'
+import { eager } from './stages.js'
 import type { Value } from './values.js'
 
 /** Neo4j's operator names, by the clause an operator stands for. */
@@ -91,7 +79,7 @@ export function planQuery(text: string, options: PlanOptions): PlanOutcome {
   }
 }
 
-class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
+class PlanBuilder implements FusedEnv, ClauseEnv {
   slotCount = 0
   readonly exprs: ExpressionCompiler
   readonly diagnostics: Diagnostics
@@ -449,7 +437,7 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
               checkComposition(clauses, index + 1, this.diagnostics),
             )
           : undefined) ??
-        this.buildClause(clause, scope, standalone, write, streams && index === 0)
+        planClause(this, clause, scope, standalone, write, streams && index === 0)
       this.rowCounter = outer
       if (result.fused || result.streams !== true || (index === 0 && result.resumable !== true))
         streams = false
@@ -468,228 +456,6 @@ class PlanBuilder implements FusedEnv, CallEnv, SubqueryEnv {
     // After a sort tail the call's columns live in the tail's (WITH *) slots.
     if (standalone) slots = columns.map((name) => scope.get(name)?.slot ?? -1)
     return { factories, columns, slots, returns: last?.kind === 'return' || standalone, scope, streams }
-  }
-
-  /**
-   * One clause. `source`: the first clause of a read that may stream; a MATCH or UNWIND then compiles its
-   * outermost loop as a resumable source (`resumable` in the answer). `streams`: rows pass through one by one.
-   */
-  private buildClause(
-    clause: Clause,
-    scope: Scope,
-    standalone: boolean,
-    write: boolean,
-    source = false,
-  ): ClauseResult & { streams?: boolean; resumable?: boolean } {
-    switch (clause.kind) {
-      case 'call':
-        return compileCall(this, clause, scope, standalone)
-      case 'subqueryCall': {
-        // Batched only at the top of a writing query (build); a read-only subquery needs no batches.
-        if (clause.batch !== undefined && write)
-          this.report(
-            'INVALID_CLAUSE_COMPOSITION',
-            'CALL { … } IN TRANSACTIONS must be a clause of the outermost query',
-            clause.start,
-          )
-        const compiled = compileSubqueryCall(this, clause, scope, write)
-        return { factories: compiled.factories, scope: compiled.scope }
-      }
-      case 'schema':
-        // Alone it is planned by build(); beside other clauses it is refused.
-        if (!standalone)
-          this.report(
-            'INVALID_CLAUSE_COMPOSITION',
-            'a schema command cannot be combined with other clauses',
-            clause.start,
-          )
-        return { factories: [], scope }
-      case 'loadCsv':
-        // The query's one LOAD CSV is planned by build(); another would read a file inside a running pipeline.
-        this.report(
-          'INVALID_CLAUSE_COMPOSITION',
-          'a query may hold one LOAD CSV, in its outermost part (not in a subquery, FOREACH or UNION)',
-          clause.start,
-        )
-        return {
-          factories: [],
-          scope: scope.with(clause.variable, { slot: this.allocSlot(), kind: 'value' }),
-        }
-      case 'foreach':
-        return compileForeach(this, clause, scope, (body, inner) => this.buildBody(body, inner, write))
-      case 'finish':
-        // The rows run to the end (their side effects happen) and none is returned.
-        return { factories: [], scope }
-      case 'match': {
-        const compiled = compileMatch(this, clause.pattern, clause.where, scope, {
-          countLoaded: true,
-          optional: clause.optional,
-          resumable: source,
-        })
-        this.explain.push(...compiled.plan)
-        return {
-          factories: [matcherStage(compiled.matcher)],
-          scope: compiled.scope,
-          streams: true,
-          resumable: compiled.resumable,
-        }
-      }
-      case 'unwind': {
-        const list = this.exprs.compile(clause.expr, scope)
-        if (scope.has(clause.variable)) {
-          this.report(
-            'VARIABLE_ALREADY_BOUND',
-            `variable '${clause.variable}' is already defined`,
-            clause.start,
-          )
-        }
-        const slot = this.allocSlot()
-        const expr = clause.expr
-        const range =
-          expr.kind === 'call' &&
-          expr.name.toLowerCase() === 'range' &&
-          !expr.distinct &&
-          (expr.args.length === 2 || expr.args.length === 3)
-            ? expr.args.map((arg) => this.exprs.compile(arg, scope))
-            : undefined
-        return {
-          factories: [unwindStage(list, slot, this.rowCounter, source ? { range } : undefined)],
-          scope: scope.with(clause.variable, { slot, kind: 'value' }),
-          streams: true,
-          resumable: source,
-        }
-      }
-      case 'with': {
-        const projection = compileProjection(
-          this,
-          clause.projection,
-          scope,
-          'with',
-          clause.where,
-          clause.start,
-        )
-        return { factories: projection.factories, scope: projection.scope, streams: projection.streams }
-      }
-      case 'return': {
-        const projection = compileProjection(
-          this,
-          clause.projection,
-          scope,
-          'return',
-          undefined,
-          clause.start,
-        )
-        return {
-          factories: projection.factories,
-          scope: projection.scope,
-          columns: projection.columns,
-          streams: projection.streams,
-        }
-      }
-      case 'create': {
-        const next = scope.copy()
-        const parts = clause.pattern.map((part) =>
-          compileCreatePart(this, part, next, () => undefined, false),
-        )
-        return {
-          factories: [
-            (ctx, stage) => ({
-              push(row) {
-                const out = row.slice()
-                for (const part of parts) runCreatePart(part, out, ctx, false)
-                return stage.push(out)
-              },
-              finish: () => stage.finish(),
-            }),
-          ],
-          scope: next,
-        }
-      }
-      case 'merge':
-        return this.buildMerge(clause, scope)
-      case 'set':
-        return { factories: [mutationStage(compileSetItems(this, clause.items, scope))], scope }
-      case 'remove':
-        return { factories: [mutationStage(compileRemoveItems(this, clause.items, scope))], scope }
-      case 'delete':
-        return {
-          factories: [mutationStage([compileDelete(this, clause.exprs, clause.detach, scope)])],
-          scope,
-        }
-    }
-  }
-
-  /** The clauses of a FOREACH body, chained. */
-  private buildBody(body: Clause[], scope: Scope, write: boolean): StageFactory[] {
-    const factories: StageFactory[] = []
-    let current = scope
-    for (const clause of body) {
-      if (!isUpdating(clause)) {
-        this.report('INVALID_CLAUSE_COMPOSITION', 'FOREACH may only hold updating clauses', clause.start)
-        continue
-      }
-      const result = this.buildClause(clause, current, false, write)
-      factories.push(...result.factories)
-      current = result.scope
-    }
-    return factories
-  }
-
-  private buildMerge(
-    clause: Clause & { kind: 'merge' },
-    scope: Scope,
-  ): { factories: StageFactory[]; scope: Scope } {
-    const part = clause.part
-    for (const rel of part.rels) {
-      if (rel.types.length !== 1)
-        this.report('NO_SINGLE_RELATIONSHIP_TYPE', 'MERGE needs exactly one relationship type', rel.start)
-      if (rel.varLength)
-        this.report('CREATING_VAR_LENGTH', 'MERGE cannot use a variable-length relationship', rel.start)
-    }
-    if (
-      part.nodes.length === 1 &&
-      part.nodes[0]?.variable !== undefined &&
-      scope.has(part.nodes[0].variable)
-    ) {
-      this.report(
-        'VARIABLE_ALREADY_BOUND',
-        `variable '${part.nodes[0].variable}' is already defined`,
-        part.start,
-      )
-    }
-    const matched = compileMatch(this, [part], undefined, scope, { countLoaded: true, optional: false })
-    this.explain.push(...matched.plan)
-    const createScope = scope.copy()
-    const create = compileCreatePart(this, part, createScope, (name) => matched.scope.get(name)?.slot, true)
-    const onMatch = compileSetItems(this, clause.onMatch, matched.scope)
-    const onCreate = compileSetItems(this, clause.onCreate, matched.scope)
-    const matcher = matched.matcher
-    return {
-      factories: [
-        (ctx, next) => ({
-          push(row) {
-            const found: Row[] = []
-            matcher(row, ctx, (out) => {
-              found.push(out)
-              return true
-            })
-            if (found.length > 0) {
-              for (const out of found) {
-                for (const set of onMatch) set(out, ctx)
-                if (!next.push(out)) return false
-              }
-              return true
-            }
-            const out = row.slice()
-            runCreatePart(create, out, ctx, true)
-            for (const set of onCreate) set(out, ctx)
-            return next.push(out)
-          },
-          finish: () => next.finish(),
-        }),
-      ],
-      scope: matched.scope,
-    }
   }
 }
 

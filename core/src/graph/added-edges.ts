@@ -9,8 +9,9 @@ import type { NodeRecord, PropertyValue } from './types.js'
 export class AddedEdges implements NodeRecord {
   private ownOut: number[] | undefined
   private ownIn: number[] | undefined
-  private addedOut: number[] = []
-  private addedIn: number[] = []
+  /** Made on the first edge each way: a load adds edges to most nodes one way only. */
+  private addedOut: number[] | undefined
+  private addedIn: number[] | undefined
 
   constructor(
     readonly id: number,
@@ -22,7 +23,7 @@ export class AddedEdges implements NodeRecord {
 
   /** The node's outgoing ids, the transaction's own list from the first read on. */
   get out(): number[] {
-    this.ownOut ??= this.baseOut.concat(this.addedOut)
+    this.ownOut ??= this.addedOut === undefined ? this.baseOut.slice() : this.baseOut.concat(this.addedOut)
     return this.ownOut
   }
 
@@ -31,7 +32,7 @@ export class AddedEdges implements NodeRecord {
   }
 
   get in(): number[] {
-    this.ownIn ??= this.baseIn.concat(this.addedIn)
+    this.ownIn ??= this.addedIn === undefined ? this.baseIn.slice() : this.baseIn.concat(this.addedIn)
     return this.ownIn
   }
 
@@ -41,11 +42,13 @@ export class AddedEdges implements NodeRecord {
 
   addOut(id: number): void {
     if (this.ownOut !== undefined) this.ownOut.push(id)
+    else if (this.addedOut === undefined) this.addedOut = [id]
     else this.addedOut.push(id)
   }
 
   addIn(id: number): void {
     if (this.ownIn !== undefined) this.ownIn.push(id)
+    else if (this.addedIn === undefined) this.addedIn = [id]
     else this.addedIn.push(id)
   }
 }

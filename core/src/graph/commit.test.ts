@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { runsJson, type WalRun, walOps, walRuns } from '../kernel/wal-graph-body.js'
-import { type CommitOp, commitOpsJson, valueJson } from './commit.js'
+import { type CommitOp, commitOpsJson, createdRelProperty, valueJson } from './commit.js'
 import { GraphStore } from './store.js'
 import type { PropertyValue } from './types.js'
 
@@ -101,5 +101,29 @@ describe('created relationships publish their typed values and log the same', ()
       }
     }
     expect(store.relProps(rels[0] as number)?.get(n('v'))).toBe('later')
+  })
+})
+
+describe('createdRelProperty', () => {
+  it('reads one property of a created relationship, encoded, whether the op is typed or plain', () => {
+    const store = new GraphStore()
+    const tx = store.begin()
+    const a = tx.createNode([store.names.id('N')], new Map())
+    const b = tx.createNode([store.names.id('N')], new Map())
+    const props = new Map<number, PropertyValue>([
+      [store.names.id('weight'), 7n],
+      [store.names.id('context'), 'seen in a report'],
+    ])
+    tx.createRelationship(store.names.id('R'), a, b, props)
+    const op = tx.prepare().ops.find((o) => o.op === 'createRelationship') as CommitOp
+    expect(createdRelProperty(op, 'weight')).toEqual({ i: '7' })
+    expect(createdRelProperty(op, 'context')).toBe('seen in a report')
+    expect(createdRelProperty(op, 'absent')).toBeUndefined()
+    expect(createdRelProperty(op, 'never-interned-anywhere')).toBeUndefined()
+    // The same answers from the op's plain (decoded from the log) form.
+    const plain = JSON.parse(JSON.stringify(op)) as CommitOp
+    expect(createdRelProperty(plain, 'weight')).toEqual({ i: '7' })
+    expect(createdRelProperty(plain, 'context')).toBe('seen in a report')
+    expect(createdRelProperty(plain, 'absent')).toBeUndefined()
   })
 })

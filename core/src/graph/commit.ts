@@ -158,11 +158,10 @@ export class CreateRelOp implements CreateRelationshipOp {
 /** Property `key` of a created relationship's op, encoded: without encoding the others of a CreateRelOp. */
 export function createdRelProperty(op: CreateRelationshipOp, key: string): EncodedValue | undefined {
   if (!(op instanceof CreateRelOp)) return op.props[key]
-  let found: EncodedValue | undefined
-  op.values.forEach((value, id) => {
-    if (found === undefined && op.names.name(id) === key) found = encodeValue(value)
-  })
-  return found
+  // By the key's id: the seed index asks this of every created relationship (no closure, no scan).
+  const id = op.names.lookup(key)
+  const value = id < 0 ? undefined : op.values.get(id)
+  return value === undefined ? undefined : encodeValue(value)
 }
 
 function scalarJson(value: ScalarProperty): string {

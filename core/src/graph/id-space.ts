@@ -1,7 +1,8 @@
 /**
  * Node and relationship ids handed out across all the workspaces of one engine: an id names one record in one
  * workspace only, so an id from another workspace is a hidden target (NOT_FOUND), never a record of this one.
- * Ids stay dense per engine, not per workspace: a workspace's arrays reach up to the highest id it holds.
+ * Ids stay dense per engine, not per workspace: a workspace's per-record arrays are paged (paged-array.ts), so
+ * they hold only the pages of ids it wrote.
  * Directories written before keep their ids (recovery raises the space above every recovered id).
  */
 export class IdSpace {

@@ -1,4 +1,4 @@
-import { grown } from './id-list.js'
+import { PagedArray } from '../paged-array.js'
 import { PayloadRef, type PayloadSource } from './payload-ref.js'
 import { joinTypedId, splitTypedId } from './typed-id.js'
 import type { PropertyValue } from './types.js'
@@ -26,12 +26,13 @@ export class RelColumn {
   private cells: Cell[] = []
   /** Where references of this column point: the first one's source (another source keeps its objects). */
   private source: PayloadSource | null = null
-  private offsets = new Float64Array(0)
-  private sizes = new Uint32Array(0)
+  /** Payload address (offset, size) per id, and the typed id's prefix number and 16 bytes: pages by id. */
+  private readonly offsets = new PagedArray(Float64Array)
+  private readonly sizes = new PagedArray(Uint32Array)
   private prefixes: string[] = []
   private prefixNumber = new Map<string, number>()
-  private prefixOf = new Uint16Array(0)
-  private uuids = new Uint8Array(0)
+  private readonly prefixOf = new PagedArray(Uint16Array)
+  private readonly uuids = new PagedArray(Uint8Array, 16)
 
   get length(): number {
     return this.cells.length
@@ -41,13 +42,13 @@ export class RelColumn {
   slot(id: number): RelSlot | undefined {
     const cell = this.cells[id]
     if (cell === IN_REFS)
-      return new PayloadRef(
-        this.source as PayloadSource,
-        this.offsets[id] as number,
-        this.sizes[id] as number,
-      )
+      return new PayloadRef(this.source as PayloadSource, this.offsets.get(id), this.sizes.get(id))
     if (cell === IN_IDS)
-      return joinTypedId(this.prefixes[this.prefixOf[id] as number] as string, this.uuids, id * 16)
+      return joinTypedId(
+        this.prefixes[this.prefixOf.get(id)] as string,
+        this.uuids.pageOf(id) as Uint8Array,
+        this.uuids.offset(id),
+      )
     return cell
   }
 
@@ -56,9 +57,8 @@ export class RelColumn {
       const source = value.sourceOf()
       this.source ??= source
       if (source === this.source && Number.isSafeInteger(value.offset) && value.bytes <= 0xffffffff) {
-        this.growRefs(id)
-        this.offsets[id] = value.offset
-        this.sizes[id] = value.bytes
+        this.offsets.set(id, value.offset)
+        this.sizes.set(id, value.bytes)
         this.cells[id] = IN_REFS
         return
       }
@@ -89,22 +89,9 @@ export class RelColumn {
       this.prefixes.push(prefix)
       this.prefixNumber.set(prefix, number)
     }
-    this.growIds(id)
-    this.uuids.set(scratch, id * 16)
-    this.prefixOf[id] = number
+    this.uuids.pageFor(id).set(scratch, this.uuids.offset(id))
+    this.prefixOf.set(id, number)
     this.cells[id] = IN_IDS
     return true
-  }
-
-  private growRefs(id: number): void {
-    if (id < this.offsets.length) return
-    this.offsets = grown(this.offsets, id + 1)
-    this.sizes = grown(this.sizes, this.offsets.length)
-  }
-
-  private growIds(id: number): void {
-    if (id < this.prefixOf.length) return
-    this.prefixOf = grown(this.prefixOf, id + 1)
-    this.uuids = grown(this.uuids, this.prefixOf.length * 16)
   }
 }

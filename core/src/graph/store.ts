@@ -1,4 +1,5 @@
 import { EngineError } from '../errors.js'
+import { PAGE_IDS, PagedArray } from '../paged-array.js'
 import { NO_RELS, removeId } from './adjacency.js'
 import { appendRun } from './append-run.js'
 import { ColumnCache, type PropertyColumn } from './columns.js'
@@ -20,7 +21,10 @@ import { RelPropertyColumns } from './rel-property-columns.js'
 import { Transaction } from './transaction.js'
 import { type GraphReader, Interner, type NodeRecord, type PropertyValue } from './types.js'
 
-const INITIAL_RELS = 1024
+/** The fields of a relationship in `rels`. */
+const TYPE = 0
+const START = 1
+const END = 2
 
 /**
  * The published version of one workspace graph. Nodes are one small record each (labels and keys
@@ -37,9 +41,8 @@ export class GraphStore implements GraphReader {
   private liveRels = 0
   /** Live relationships per type id: the count store's answer to `MATCH ()-[r:T]->() RETURN count(r)`. */
   private readonly typeCounts: number[] = []
-  private relTypes = new Int32Array(INITIAL_RELS).fill(-1)
-  private relStarts = new Int32Array(INITIAL_RELS)
-  private relEnds = new Int32Array(INITIAL_RELS)
+  /** Type, start and end node of each relationship id, -1 for none (pages: see paged-array.ts). */
+  private readonly rels = new PagedArray(Int32Array, 3, -1)
   private readonly relProperties = new RelPropertyColumns()
   /** Property pairs indexed from their first equality lookup on: most written keys are never sought. */
   private readonly indexes = new NodeIndexes(true, (id, key) => this.nodes[id]?.props.get(key))
@@ -81,15 +84,15 @@ export class GraphStore implements GraphReader {
   }
 
   relType(id: number): number {
-    return id < this.relTypes.length ? (this.relTypes[id] ?? -1) : -1
+    return this.rels.get(id, TYPE)
   }
 
   relStart(id: number): number {
-    return this.relStarts[id] ?? -1
+    return this.rels.get(id, START)
   }
 
   relEnd(id: number): number {
-    return this.relEnds[id] ?? -1
+    return this.rels.get(id, END)
   }
 
   /** A new map of the relationship's properties (they are stored by key, not per relationship). */
@@ -127,8 +130,8 @@ export class GraphStore implements GraphReader {
   }
 
   *allRelIds(): Iterable<number> {
-    const types = this.relTypes
-    for (let id = 0; id < this.nextRelId; id++) if ((types[id] ?? -1) >= 0) yield id
+    for (const first of this.rels.pageStarts())
+      for (let id = first; id < first + PAGE_IDS; id++) if (this.rels.get(id, TYPE) >= 0) yield id
   }
 
   labelNodeIds(label: number): Iterable<number> {
@@ -265,11 +268,8 @@ export class GraphStore implements GraphReader {
     if (this.relType(id) >= 0) throw corrupt(`relationship ${id} already exists`)
     this.mustNode(startId)
     this.mustNode(endId)
-    this.ensureRelCapacity(id)
-    this.relTypes[id] = type
+    this.putRel(id, type, startId, endId)
     this.countType(type, 1)
-    this.relStarts[id] = startId
-    this.relEnds[id] = endId
     if (props !== undefined) for (const [key, value] of props) this.relProperties.set(id, key, value)
     this.restored.push(id)
     this.liveRels++
@@ -283,8 +283,8 @@ export class GraphStore implements GraphReader {
     // Counting sort of the restored ids by endpoint (stable: restore order within a node), then one array per
     // node copied from its contiguous run: writing millions of ids straight into a million small arrays was
     // memory-bound on the random accesses.
-    const outRuns = this.runsBy(restored, this.relStarts)
-    const inRuns = this.runsBy(restored, this.relEnds)
+    const outRuns = this.runsBy(restored, START)
+    const inRuns = this.runsBy(restored, END)
     for (let id = 0; id < this.nodes.length; id++) {
       const node = this.nodes[id]
       if (node === undefined) continue
@@ -299,11 +299,11 @@ export class GraphStore implements GraphReader {
   }
 
   /** `ids` grouped by `endpoint[id]`: the run of node n is ids[offsets[n] .. offsets[n + 1]). */
-  private runsBy(ids: Int32Array, endpoint: Int32Array): { ids: Int32Array; offsets: Int32Array } {
+  private runsBy(ids: Int32Array, endpoint: number): { ids: Int32Array; offsets: Int32Array } {
     const n = this.nodes.length
     const offsets = new Int32Array(n + 1)
     for (let i = 0; i < ids.length; i++) {
-      const node = (endpoint[ids[i] as number] as number) + 1
+      const node = this.rels.get(ids[i] as number, endpoint) + 1
       offsets[node] = (offsets[node] as number) + 1
     }
     for (let node = 0; node < n; node++)
@@ -312,7 +312,7 @@ export class GraphStore implements GraphReader {
     const sorted = new Int32Array(ids.length)
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i] as number
-      const node = endpoint[id] as number
+      const node = this.rels.get(id, endpoint)
       const at = cursor[node] as number
       sorted[at] = id
       cursor[node] = at + 1
@@ -423,11 +423,9 @@ export class GraphStore implements GraphReader {
         if (this.relType(op.id) >= 0) throw corrupt(`relationship ${op.id} already exists`)
         const start = this.mustNode(op.start)
         const end = this.mustNode(op.end)
-        this.ensureRelCapacity(op.id)
-        this.relTypes[op.id] = this.names.id(op.type)
-        this.countType(this.relTypes[op.id] as number, 1)
-        this.relStarts[op.id] = op.start
-        this.relEnds[op.id] = op.end
+        const type = this.names.id(op.type)
+        this.putRel(op.id, type, op.start, op.end)
+        this.countType(type, 1)
         if (op instanceof CreateRelOp && op.names === this.names)
           op.values.forEach((value, key) => {
             this.relProperties.set(op.id, key, value)
@@ -447,8 +445,8 @@ export class GraphStore implements GraphReader {
         this.mustRel(op.id)
         removeId(this.mustNode(this.relStart(op.id)).out, op.id)
         removeId(this.mustNode(this.relEnd(op.id)).in, op.id)
-        this.countType(this.relTypes[op.id] as number, -1)
-        this.relTypes[op.id] = -1
+        this.countType(this.relType(op.id), -1)
+        this.rels.set(op.id, -1, TYPE)
         this.relProperties.clear(op.id)
         this.liveRels--
         return
@@ -466,19 +464,12 @@ export class GraphStore implements GraphReader {
     }
   }
 
-  private ensureRelCapacity(id: number): void {
-    if (id < this.relTypes.length) return
-    let size = this.relTypes.length * 2
-    while (size <= id) size *= 2
-    const types = new Int32Array(size).fill(-1)
-    types.set(this.relTypes)
-    const starts = new Int32Array(size)
-    starts.set(this.relStarts)
-    const ends = new Int32Array(size)
-    ends.set(this.relEnds)
-    this.relTypes = types
-    this.relStarts = starts
-    this.relEnds = ends
+  private putRel(id: number, type: number, start: number, end: number): void {
+    const page = this.rels.pageFor(id)
+    const at = this.rels.offset(id)
+    page[at + TYPE] = type
+    page[at + START] = start
+    page[at + END] = end
   }
 }
 

@@ -1,6 +1,7 @@
 import { type CommitRecord, decodeValue, type EncodedValue, encodeValue } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { PropertyValue } from '../graph/types.js'
+import { PagedArray } from '../paged-array.js'
 
 /** A record's content at some version: what a projection shows. */
 export interface NodeState {
@@ -47,32 +48,18 @@ export interface HistoryStats {
  * never copied. Memory is bounded by `maxVersions`: past it the oldest before-images are dropped and
  * `floorSeq` rises; boundaries below the floor can no longer be read.
  */
-/** A growable array of creation sequences indexed by record id: 8 bytes a record instead of a Map entry. */
-export class SeqColumn {
-  private data = new Float64Array(1024)
-
-  get(id: number): number {
-    return id < this.data.length ? (this.data[id] ?? 0) : 0
-  }
-
-  set(id: number, seq: number): void {
-    if (id >= this.data.length) {
-      let size = this.data.length
-      while (size <= id) size *= 2
-      const grown = new Float64Array(size)
-      grown.set(this.data)
-      this.data = grown
-    }
-    this.data[id] = seq
-  }
-}
+/**
+ * Creation sequences by record id: 8 bytes a record instead of a Map entry, in pages (a workspace's ids need
+ * not start near 0); 0 for an id never created here.
+ */
+export type SeqColumn = PagedArray<Float64Array>
 
 export class RecordHistory {
   /** Only records that changed after creation or were deleted have a lifetime entry. */
   private readonly nodes = new Map<number, Lifetime<NodeState>>()
   private readonly rels = new Map<number, Lifetime<RelState>>()
-  readonly nodeCreated = new SeqColumn()
-  readonly relCreated = new SeqColumn()
+  readonly nodeCreated: SeqColumn = new PagedArray(Float64Array)
+  readonly relCreated: SeqColumn = new PagedArray(Float64Array)
   private versions = 0
   floorSeq = 0
   /** (seq, kind, id) of every before-image in age order, for pruning. */

@@ -1,4 +1,5 @@
 import { HashedIds, hashString } from '../hashed-ids.js'
+import { PagedArray } from '../paged-array.js'
 import { DocumentTerms } from './document-terms.js'
 import { nearestTerm } from './near-term.js'
 import { LOW_MASK, PostingLists } from './posting-lists.js'
@@ -59,36 +60,31 @@ export interface IndexedDocument {
 const NO_NUMBERS: readonly number[] = Object.freeze([])
 const NO_STRINGS: readonly string[] = Object.freeze([])
 
-/** Searching reads field lengths per posting: a flat array by node id (ids are dense) beats a Map. */
 /**
- * Each document's length per field, 16 bits each: a field of 65,535 tokens or more (a long memory) keeps its
- * exact length aside, since removal subtracts it from the totals.
+ * Each document's length per field, 16 bits each, in pages by node id (searching reads them per posting: an
+ * array load beats a Map). A field of 65,535 tokens or more (a long memory) keeps its exact length aside,
+ * since removal subtracts it from the totals.
  */
 class FieldLengths {
   private static readonly ASIDE = 0xffff
-  data = new Uint16Array(FIELD_COUNT * 1024)
+  readonly data = new PagedArray(Uint16Array, FIELD_COUNT)
   private readonly aside = new Map<number, number>()
 
   set(doc: number, lengths: readonly number[]): void {
-    const end = FIELD_COUNT * (doc + 1)
-    if (end > this.data.length) {
-      const grown = new Uint16Array(Math.max(2 * this.data.length, end))
-      grown.set(this.data)
-      this.data = grown
-    }
+    const page = this.data.pageFor(doc)
+    const base = this.data.offset(doc)
     for (let f = 0; f < FIELD_COUNT; f++) {
       const at = FIELD_COUNT * doc + f
       const length = lengths[f] ?? 0
       if (length >= FieldLengths.ASIDE) this.aside.set(at, length)
       else this.aside.delete(at)
-      this.data[at] = Math.min(length, FieldLengths.ASIDE)
+      page[base + f] = Math.min(length, FieldLengths.ASIDE)
     }
   }
 
   get(doc: number, field: number): number {
-    const at = FIELD_COUNT * doc + field
-    const length = this.data[at] ?? 0
-    return length === FieldLengths.ASIDE ? (this.aside.get(at) as number) : length
+    const length = this.data.get(doc, field)
+    return length === FieldLengths.ASIDE ? (this.aside.get(FIELD_COUNT * doc + field) as number) : length
   }
 }
 
@@ -234,16 +230,18 @@ export class Bm25Index {
     const [b0, b1, b2, b3] = FIELD_B as [number, number, number, number]
     const [a0 = 1, a1 = 1, a2 = 1, a3 = 1] = avg
     const score = (doc: number, low: number, t3: number, idf: number) => {
-      const base = FIELD_COUNT * doc
+      // A posting's document was indexed, so its page exists.
+      const page = lengths.pageOf(doc) as Uint16Array
+      const base = lengths.offset(doc)
       // A field with tf > 0 has length > 0, so its average is > 0.
       const t0 = low & 1023
       const t1 = (low >> 10) & 1023
       const t2 = (low >> 20) & 511
       const weighted =
-        (t0 === 0 ? 0 : (w0 * t0) / (1 - b0 + (b0 * (lengths[base] as number)) / a0)) +
-        (t1 === 0 ? 0 : (w1 * t1) / (1 - b1 + (b1 * (lengths[base + 1] as number)) / a1)) +
-        (t2 === 0 ? 0 : (w2 * t2) / (1 - b2 + (b2 * (lengths[base + 2] as number)) / a2)) +
-        (t3 === 0 ? 0 : (w3 * t3) / (1 - b3 + (b3 * (lengths[base + 3] as number)) / a3))
+        (t0 === 0 ? 0 : (w0 * t0) / (1 - b0 + (b0 * (page[base] as number)) / a0)) +
+        (t1 === 0 ? 0 : (w1 * t1) / (1 - b1 + (b1 * (page[base + 1] as number)) / a1)) +
+        (t2 === 0 ? 0 : (w2 * t2) / (1 - b2 + (b2 * (page[base + 2] as number)) / a2)) +
+        (t3 === 0 ? 0 : (w3 * t3) / (1 - b3 + (b3 * (page[base + 3] as number)) / a3))
       scores.set(doc, (scores.get(doc) ?? 0) + (idf * (weighted * (BM25_K1 + 1))) / (weighted + BM25_K1))
     }
     for (const term of terms) {

@@ -1,10 +1,10 @@
-import { grown } from '../graph/id-list.js'
+import { PAGE_IDS, PagedArray } from '../paged-array.js'
 
 /**
  * What removal and phrase evidence need of each document, off the JS object graph: its distinct term ids
  * (to find its postings on removal) followed by its content stems in order (term ids, for phrases), as one
- * block of a shared byte pool, with per-document offsets in typed arrays indexed by document id (ids are
- * dense: one document per node). The block is varints: the distinct ids sorted, as gaps, then the sequence.
+ * block of a shared byte pool, with per-document offsets in typed-array pages by document id (one document per
+ * node; pages, since a workspace's node ids need not start near 0). The block is varints: the distinct ids sorted, as gaps, then the sequence.
  * Frequent words have small ids (they enter the vocabulary first), so a block is ~2 bytes a term where
  * Int32s took 4 (at 100k documents of a CTI import, 23 MB became ~10). Re-indexing a document writes a new
  * block at the end; the pool is compacted when it would otherwise grow and at least a third of it is dead.
@@ -23,6 +23,12 @@ function putVarint(pool: Uint8Array, at: number, value: number): number {
   return at
 }
 
+/** The fields of a document's entry in `blocks`. */
+const START = 0
+const BYTES = 1
+const TERMS = 2
+const SEQUENCE_END = 3
+
 /** Bytes a varint can take at most for an int32. */
 const MAX_VARINT = 5
 
@@ -30,11 +36,8 @@ export class DocumentTerms {
   private pool = new Uint8Array(16384)
   private used = 0
   private dead = 0
-  private start = new Int32Array(1024)
-  private blockBytes = new Int32Array(1024)
-  private termCount = new Int32Array(1024)
-  /** Sequence length + 1; 0 when the document is absent. */
-  private sequenceEnd = new Int32Array(1024)
+  /** Per document: its block's start and bytes, its term count, and its sequence length + 1 (0: absent). */
+  private readonly blocks = new PagedArray(Int32Array, 4)
   /** A lone id is kept as the string itself (the common case: a stix id), not an array around it. */
   private readonly ids: (string | readonly string[] | undefined)[] = []
   /** Decoded blocks are handed out in these (one for terms, one for sequences). */
@@ -44,7 +47,6 @@ export class DocumentTerms {
 
   set(doc: number, terms: readonly number[], sequence: readonly number[], ids: readonly string[]): void {
     this.delete(doc)
-    this.ensureDoc(doc)
     this.reserve(MAX_VARINT * (terms.length + sequence.length))
     const sorted = Int32Array.from(terms).sort()
     const s = this.used
@@ -57,16 +59,18 @@ export class DocumentTerms {
     }
     for (let i = 0; i < sequence.length; i++) at = putVarint(this.pool, at, sequence[i] as number)
     this.used = at
-    this.start[doc] = s
-    this.blockBytes[doc] = at - s
-    this.termCount[doc] = terms.length
-    this.sequenceEnd[doc] = sequence.length + 1
+    const page = this.blocks.pageFor(doc)
+    const o = this.blocks.offset(doc)
+    page[o + START] = s
+    page[o + BYTES] = at - s
+    page[o + TERMS] = terms.length
+    page[o + SEQUENCE_END] = sequence.length + 1
     this.ids[doc] = ids.length === 0 ? undefined : ids.length === 1 ? ids[0] : ids
     this.size++
   }
 
   has(doc: number): boolean {
-    return doc < this.sequenceEnd.length && this.sequenceEnd[doc] !== 0
+    return this.blocks.get(doc, SEQUENCE_END) !== 0
   }
 
   /** Decodes `count` varints from `at` into `out` (running sums of gaps when `gaps`). */
@@ -90,9 +94,9 @@ export class DocumentTerms {
   /** The document's distinct term ids, ascending (valid until the next call). */
   termsOf(doc: number): Int32Array | undefined {
     if (!this.has(doc)) return undefined
-    const n = this.termCount[doc] as number
+    const n = this.blocks.get(doc, TERMS)
     if (n > this.termsOut.length) this.termsOut = new Int32Array(Math.max(n, 2 * this.termsOut.length))
-    this.decode(this.start[doc] as number, n, this.termsOut, true)
+    this.decode(this.blocks.get(doc, START), n, this.termsOut, true)
     return this.termsOut.subarray(0, n)
   }
 
@@ -110,35 +114,27 @@ export class DocumentTerms {
   /** The document's content stems in order, as term ids (valid until the next call). */
   sequence(doc: number): Int32Array | undefined {
     if (!this.has(doc)) return undefined
-    const n = (this.sequenceEnd[doc] as number) - 1
+    const n = this.blocks.get(doc, SEQUENCE_END) - 1
     if (n > this.sequenceOut.length)
       this.sequenceOut = new Int32Array(Math.max(n, 2 * this.sequenceOut.length))
     // Step over the terms' varints (each ends with a byte below 0x80) to the sequence.
-    let at = this.start[doc] as number
-    for (let left = this.termCount[doc] as number; left > 0; at++)
-      if ((this.pool[at] as number) < 0x80) left--
+    let at = this.blocks.get(doc, START)
+    for (let left = this.blocks.get(doc, TERMS); left > 0; at++) if ((this.pool[at] as number) < 0x80) left--
     this.decode(at, n, this.sequenceOut, false)
     return this.sequenceOut.subarray(0, n)
   }
 
   delete(doc: number): void {
     if (!this.has(doc)) return
-    this.dead += this.blockBytes[doc] as number
-    this.sequenceEnd[doc] = 0
+    this.dead += this.blocks.get(doc, BYTES)
+    this.blocks.set(doc, 0, SEQUENCE_END)
     this.ids[doc] = undefined
     this.size--
   }
 
   *keys(): IterableIterator<number> {
-    for (let doc = 0; doc < this.sequenceEnd.length; doc++) if (this.sequenceEnd[doc] !== 0) yield doc
-  }
-
-  private ensureDoc(doc: number): void {
-    if (doc < this.start.length) return
-    this.start = grown(this.start, doc + 1)
-    this.blockBytes = grown(this.blockBytes, doc + 1)
-    this.termCount = grown(this.termCount, doc + 1)
-    this.sequenceEnd = grown(this.sequenceEnd, doc + 1)
+    for (const first of this.blocks.pageStarts())
+      for (let doc = first; doc < first + PAGE_IDS; doc++) if (this.has(doc)) yield doc
   }
 
   private reserve(bytes: number): void {
@@ -159,12 +155,11 @@ export class DocumentTerms {
   private compact(size = this.pool.length): void {
     const pool = new Uint8Array(size)
     let w = 0
-    for (let doc = 0; doc < this.sequenceEnd.length; doc++) {
-      if (this.sequenceEnd[doc] === 0) continue
-      const s = this.start[doc] as number
-      const n = this.blockBytes[doc] as number
+    for (const doc of this.keys()) {
+      const s = this.blocks.get(doc, START)
+      const n = this.blocks.get(doc, BYTES)
       pool.set(this.pool.subarray(s, s + n), w)
-      this.start[doc] = w
+      this.blocks.set(doc, w, START)
       w += n
     }
     this.pool = pool

@@ -1,8 +1,9 @@
 import { type CommitOp, createdRelProperty } from '../graph/commit.js'
-import { grown, IdList } from '../graph/id-list.js'
+import { IdList } from '../graph/id-list.js'
 import type { GraphStore } from '../graph/store.js'
 import type { DerivedIndex } from '../kernel/types.js'
 import { memoize } from '../memo.js'
+import { PagedArray } from '../paged-array.js'
 import { Bm25Index, type IndexedDocument } from './bm25-index.js'
 import type { EmbeddingProvider, EmbeddingSlot } from './embeddings/provider.js'
 import { ForegroundLoad } from './foreground-load.js'
@@ -55,11 +56,11 @@ function sequenceOf(...parts: readonly (readonly string[])[]): readonly string[]
 }
 
 /**
- * Node ids waiting to be indexed, each once, in the order first touched: a mark per id (ids are dense) and a
- * list, so a bulk write of a million nodes queues them without hashing.
+ * Node ids waiting to be indexed, each once, in the order first touched: a mark per id (in pages) and a list,
+ * so a bulk write of a million nodes queues them without hashing.
  */
 class NodeQueue {
-  private marks = new Uint8Array(1024)
+  private readonly marks = new PagedArray(Uint8Array)
   private readonly ids = new IdList(1024)
   private head = 0
 
@@ -68,15 +69,14 @@ class NodeQueue {
   }
 
   add(id: number): void {
-    if (id >= this.marks.length) this.marks = grown(this.marks, id + 1)
-    if (this.marks[id] === 1) return
-    this.marks[id] = 1
+    if (this.marks.get(id) === 1) return
+    this.marks.set(id, 1)
     this.ids.push(id)
   }
 
   shift(): number {
     const id = this.ids.at(this.head++)
-    this.marks[id] = 0
+    this.marks.set(id, 0)
     if (this.head === this.ids.length) {
       this.ids.truncate(0)
       this.head = 0

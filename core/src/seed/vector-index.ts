@@ -1,3 +1,4 @@
+import { PagedArray } from '../paged-array.js'
 import { normalizeInPlace } from './embeddings/provider.js'
 
 export interface Neighbour {
@@ -24,7 +25,7 @@ export class VectorIndex {
   /** Node id of each slot; -1 for a free one. */
   private ids: Int32Array
   /** Slot of each node id; -1 when the node has no vector. */
-  private slotOf = new Int32Array(0)
+  private readonly slotOf = new PagedArray(Int32Array, 1, NO_SLOT)
   private readonly free: number[] = []
   private used = 0
   private count = 0
@@ -47,7 +48,7 @@ export class VectorIndex {
   }
 
   private slot(id: number): number {
-    return id < this.slotOf.length ? (this.slotOf[id] as number) : NO_SLOT
+    return this.slotOf.get(id)
   }
 
   /** Stores `vector` (normalised here); a zero vector removes the node instead. */
@@ -62,8 +63,7 @@ export class VectorIndex {
     if (slot === NO_SLOT) {
       slot = this.free.pop() ?? this.used++
       if (slot >= this.ids.length) this.grow()
-      if (id >= this.slotOf.length) this.growSlotOf(id)
-      this.slotOf[id] = slot
+      this.slotOf.set(id, slot)
       this.ids[slot] = id
       this.count++
     }
@@ -78,14 +78,14 @@ export class VectorIndex {
   remove(id: number): void {
     const slot = this.slot(id)
     if (slot === NO_SLOT) return
-    this.slotOf[id] = NO_SLOT
+    this.slotOf.set(id, NO_SLOT)
     this.ids[slot] = NO_SLOT
     this.free.push(slot)
     this.count--
   }
 
   clear(): void {
-    this.slotOf = new Int32Array(0)
+    this.slotOf.clear()
     this.ids.fill(NO_SLOT)
     this.free.length = 0
     this.used = 0
@@ -103,12 +103,6 @@ export class VectorIndex {
     const ids = new Int32Array(capacity).fill(NO_SLOT)
     ids.set(this.ids)
     this.ids = ids
-  }
-
-  private growSlotOf(id: number): void {
-    const slotOf = new Int32Array(Math.max(id + 1, this.slotOf.length * 2, 1024)).fill(NO_SLOT)
-    slotOf.set(this.slotOf)
-    this.slotOf = slotOf
   }
 
   /** Cosine between a stored node and a unit query, or undefined when the node has no vector. */
