@@ -135,12 +135,15 @@ export class WalWriter {
         `the write-ahead log is unavailable after an earlier failure: ${this.failure.message}`,
       )
     }
-    const seq = this.nextSeq++
+    const seq = this.nextSeq
     const batch = this.pending
     const prefix = walRecordPrefix({ seq, tx, at: this.options.now(), kind, body })
     // Only the digest follows: the gate reads the record's text where it is flat (a test of the whole line
     // would copy it into one string first, a third of a microsecond a write).
     this.options.beforeLine?.(prefix)
+    // Taken only now: a body that cannot be encoded or a gate that cannot write its manifest fails this
+    // append alone, and the next record takes the same sequence (a hole would stop recovery as a gap).
+    this.nextSeq++
     const line = sealWalRecord(prefix)
     const count = batch.lines.push(line)
     this.appendedAt = performance.now()

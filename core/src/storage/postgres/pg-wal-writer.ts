@@ -67,9 +67,10 @@ export class PgWalWriter {
       if (this.failure instanceof EngineError && this.failure.code === 'STORAGE_FENCED') throw this.failure
       throw PgStoreErrors.unavailableAfterFailure(this.failure)
     }
-    const seq = this.nextSeq++
+    const seq = this.nextSeq
     const batch = this.pending
     const line = encodeWalRecord({ seq, tx, at: this.now(), kind, body })
+    this.nextSeq++ // only once the record encodes: a refused one leaves no hole in the sequence
     batch.seqs.push(seq)
     batch.lines.push(line.slice(0, -1))
     if (!this.inFlight && !this.scheduled) {
