@@ -19,9 +19,9 @@ const engine = await openEngine({
   storage: { mode: 'persistent', dir: join(root, 'single'), requireFsync: true },
 })
 for (const concurrency of LEVELS) {
-  const { perSec, cpuPerWriteUs } = await durableSingleWrites(engine, concurrency, SECONDS)
+  const { perSec, cpuPerWriteUs, loopPerWriteUs } = await durableSingleWrites(engine, concurrency, SECONDS)
   console.log(
-    `durable single-record writes, concurrency ${concurrency}: ${Math.round(perSec)} writes/s, ${((perSec / batched) * 100).toFixed(0)}% of batched ceiling, ${cpuPerWriteUs.toFixed(1)} us CPU per write`,
+    `durable single-record writes, concurrency ${concurrency}: ${Math.round(perSec)} writes/s, ${((perSec / batched) * 100).toFixed(0)}% of batched ceiling, ${cpuPerWriteUs.toFixed(1)} us CPU per write, ${loopPerWriteUs.toFixed(1)} us of event loop`,
   )
 }
 await engine.close()

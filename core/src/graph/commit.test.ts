@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { runsJson, type WalRun, walOps, walRuns } from '../kernel/wal-graph-body.js'
-import { type CommitOp, commitOpsJson, createdRelProperty, valueJson } from './commit.js'
+import {
+  type CommitOp,
+  type CreateRelationshipOp,
+  commitOpsJson,
+  createdRelProperty,
+  valueJson,
+} from './commit.js'
 import { GraphStore } from './store.js'
 import type { PropertyValue } from './types.js'
 
@@ -115,13 +121,13 @@ describe('createdRelProperty', () => {
       [store.names.id('context'), 'seen in a report'],
     ])
     tx.createRelationship(store.names.id('R'), a, b, props)
-    const op = tx.prepare().ops.find((o) => o.op === 'createRelationship') as CommitOp
+    const op = tx.prepare().ops.find((o) => o.op === 'createRelationship') as CreateRelationshipOp
     expect(createdRelProperty(op, 'weight')).toEqual({ i: '7' })
     expect(createdRelProperty(op, 'context')).toBe('seen in a report')
     expect(createdRelProperty(op, 'absent')).toBeUndefined()
     expect(createdRelProperty(op, 'never-interned-anywhere')).toBeUndefined()
     // The same answers from the op's plain (decoded from the log) form.
-    const plain = JSON.parse(JSON.stringify(op)) as CommitOp
+    const plain = JSON.parse(JSON.stringify(op)) as CreateRelationshipOp
     expect(createdRelProperty(plain, 'weight')).toEqual({ i: '7' })
     expect(createdRelProperty(plain, 'context')).toBe('seen in a report')
     expect(createdRelProperty(plain, 'absent')).toBeUndefined()

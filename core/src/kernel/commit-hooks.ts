@@ -18,12 +18,7 @@ export class CommitHooks {
     label: string | undefined,
   ): Promise<void> | undefined {
     if (this.hooks.length === 0) return undefined
-    return this.from(
-      0,
-      commits.filter((c) => c.ops.length > 0),
-      sessionId,
-      label,
-    )
+    return this.from(0, written(commits), sessionId, label)
   }
 
   private from(
@@ -38,4 +33,10 @@ export class CommitHooks {
     }
     return undefined
   }
+}
+
+/** The commits that wrote something: the list itself when all did (a single write: no copy per write). */
+function written<T extends { ops: readonly unknown[] }>(commits: readonly T[]): readonly T[] {
+  for (const c of commits) if (c.ops.length === 0) return commits.filter((c) => c.ops.length > 0)
+  return commits
 }

@@ -1,5 +1,6 @@
 import type { GraphCatalog } from '../graph/catalog.js'
 import { type CommitOp, commitOpsJson } from '../graph/commit.js'
+import { memoize } from '../memo.js'
 import type { DurableStore, RecoveryFigures } from '../storage/durable-store.js'
 import { PersistentStorage, type ReplaySink } from '../storage/persistent-storage.js'
 import { PostgresStorage } from '../storage/postgres/postgres-storage.js'
@@ -22,8 +23,11 @@ export function graphWalBody(workspace: string, ops: readonly CommitOp[], ledger
   const tail = ledgers.length > 0 ? `,"ledgers":${JSON.stringify(ledgers)}}` : '}'
   const runs = walRuns(ops)
   const graph = runs === null ? `"ops":${commitOpsJson(ops)}` : `"runs":${runsJson(runs)}`
-  return new JsonText(`{"workspace":${JSON.stringify(workspace)},${graph}${tail}`)
+  return new JsonText(`${bodyHead(workspace)}${graph}${tail}`)
 }
+
+/** `{"workspace":"<id>",` of a body: written once per workspace, not per commit. */
+const bodyHead = memoize((workspace) => `{"workspace":${JSON.stringify(workspace)},`)
 
 /** Everything recovery fills: the graph, its history, the ledgers and each feature's journaled state. */
 export interface RecoveryTargets {

@@ -294,7 +294,13 @@ export class PersistentStorage implements DurableStore {
   }
 
   private checkpointAfterBytes(): number {
-    const image = this.manifest.components.find((c) => c.name === 'checkpoint')?.bytes ?? 0
+    // Asked after every write: a loop, not a closure for find() each time.
+    let image = 0
+    for (const c of this.manifest.components) {
+      if (c.name !== 'checkpoint') continue
+      image = c.bytes
+      break
+    }
     return checkpointAfterBytes(this.options.checkpointEveryBytes, image)
   }
 

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto'
+import { memoize } from '../memo.js'
 
 /** One committed transaction in the write-ahead log: a single JSON line, self-checking. */
 export interface WalRecord {
@@ -16,6 +17,9 @@ export interface WalRecord {
 export class JsonText {
   constructor(readonly text: string) {}
 }
+
+/** A log line's few distinct strings (its kinds) quoted once each, not once per record. */
+const quoted = memoize((text) => JSON.stringify(text), 256)
 
 const SUFFIX_LENGTH = ',"sha256":"'.length + 64 + '"}'.length
 // One-shot digest: no Hash object per record (measurable at tens of thousands of commits per second).
@@ -37,7 +41,7 @@ export function walRecordPrefix(record: WalRecord): string {
   const at = Number.isFinite(record.at) ? String(record.at) : 'null'
   const body =
     record.body instanceof JsonText ? record.body.text : (JSON.stringify(record.body) as string | undefined) // undefined: the key is left out
-  return `{"seq":${record.seq},"tx":${JSON.stringify(record.tx)},"at":${at},"kind":${JSON.stringify(record.kind)}${body === undefined ? '' : `,"body":${body}`}`
+  return `{"seq":${record.seq},"tx":${JSON.stringify(record.tx)},"at":${at},"kind":${quoted(record.kind)}${body === undefined ? '' : `,"body":${body}`}`
 }
 
 /** The line of a record from its `walRecordPrefix`: the prefix's digest appended. */

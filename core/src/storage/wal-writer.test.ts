@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { listSegments } from './wal-reader.js'
+import { listSegments, scanWal } from './wal-reader.js'
 import { encodeWalRecord, type WalRecord } from './wal-record.js'
 import { splitPays, WalWriter } from './wal-writer.js'
 
@@ -80,6 +80,38 @@ describe('WAL writer group commit', () => {
     expect(failures).toEqual(['EIO: disk on fire'])
     expect(() => writer.append('test', {})).toThrow(/unavailable after an earlier failure/)
     await writer.close()
+  })
+})
+
+describe('WAL writer refusals', () => {
+  it('leaves no hole in the sequence when a record cannot be encoded or its gate throws', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wal-writer-'))
+    let refuse = false
+    const writer = await WalWriter.open(
+      {
+        dir,
+        requireFsync: true,
+        segmentBytes: 1 << 20,
+        now: () => 42,
+        beforeLine: () => {
+          if (refuse) throw new Error('ENOSPC: manifest not written')
+        },
+      },
+      0,
+    )
+    await writer.append('test', { n: 1 }).durable
+    expect(() => writer.append('test', { n: 2n })).toThrow(TypeError) // JSON cannot encode a BigInt
+    refuse = true
+    expect(() => writer.append('test', { n: 3 })).toThrow(/ENOSPC/)
+    refuse = false
+    const last = writer.append('test', { n: 4 })
+    expect(last.seq).toBe(2)
+    await last.durable
+    await writer.close()
+    const seen: number[] = []
+    const scan = scanWal(dir, 0, (record) => seen.push(record.seq))
+    expect(scan.damage).toBeNull()
+    expect(seen).toEqual([1, 2])
   })
 })
 

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto'
 import { closeSync, fdatasync, fstatSync, mkdirSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors.js'
 import { fsyncDirectory } from './atomic-file.js'
 import { writeAllAt } from './positional-write.js'
 import { storageTrouble } from './storage-trouble.js'
+import { nextTxId } from './tx-ids.js'
 import { segmentName, WAL_DIR } from './wal-reader.js'
 import { sealWalRecord, walRecordPrefix } from './wal-record.js'
 
@@ -128,19 +128,22 @@ export class WalWriter {
     fsyncDirectory(join(this.options.dir, WAL_DIR))
   }
 
-  append(kind: string, body: unknown, tx: string = `tx--${randomUUID()}`): Appended {
+  append(kind: string, body: unknown, tx: string = nextTxId()): Appended {
     if (this.failure !== null) {
       throw new EngineError(
         'DURABILITY_FAILED',
         `the write-ahead log is unavailable after an earlier failure: ${this.failure.message}`,
       )
     }
-    const seq = this.nextSeq++
+    const seq = this.nextSeq
     const batch = this.pending
     const prefix = walRecordPrefix({ seq, tx, at: this.options.now(), kind, body })
     // Only the digest follows: the gate reads the record's text where it is flat (a test of the whole line
     // would copy it into one string first, a third of a microsecond a write).
     this.options.beforeLine?.(prefix)
+    // Taken only now: a body that cannot be encoded or a gate that cannot write its manifest fails this
+    // append alone, and the next record takes the same sequence (a hole would stop recovery as a gap).
+    this.nextSeq++
     const line = sealWalRecord(prefix)
     const count = batch.lines.push(line)
     this.appendedAt = performance.now()

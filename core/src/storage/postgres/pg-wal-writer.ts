@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto'
 import type { ClientBase } from 'pg'
 import { EngineError } from '../../errors.js'
+import { nextTxId } from '../tx-ids.js'
 import { encodeWalRecord } from '../wal-record.js'
 import type { Appended, WalListener } from '../wal-writer.js'
 import { PgStoreErrors } from './pg-errors.js'
@@ -62,14 +62,15 @@ export class PgWalWriter {
     return this.failure
   }
 
-  append(kind: string, body: unknown, tx: string = `tx--${randomUUID()}`): Appended {
+  append(kind: string, body: unknown, tx: string = nextTxId()): Appended {
     if (this.failure !== null) {
       if (this.failure instanceof EngineError && this.failure.code === 'STORAGE_FENCED') throw this.failure
       throw PgStoreErrors.unavailableAfterFailure(this.failure)
     }
-    const seq = this.nextSeq++
+    const seq = this.nextSeq
     const batch = this.pending
     const line = encodeWalRecord({ seq, tx, at: this.now(), kind, body })
+    this.nextSeq++ // only once the record encodes: a refused one leaves no hole in the sequence
     batch.seqs.push(seq)
     batch.lines.push(line.slice(0, -1))
     if (!this.inFlight && !this.scheduled) {
