@@ -239,6 +239,10 @@ async function main() {
       // V8 returns the garbage of loading only after a while idle: the resident size a server settles at.
       await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS))
       const settled = await memory(svc.url)
+      // V8 shrinks its young generation only after ~5 s of little allocation, so the 10 s sample can fall either
+      // side of that (~30 MB): a second sample, 10 s later, is where an idle server stays.
+      await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS))
+      const settledLonger = await memory(svc.url)
       // Queries while seed search rebuilds its index and embeddings in the background (a fresh restart), then
       // once that is done (the gauges say so): what a user meets in each phase.
       const queries = await measureQueries(svc.url)
@@ -257,6 +261,7 @@ async function main() {
         'external (typed arrays, buffers)': mb(restarted.external),
         'heap B/object (whole process)': perObject(restarted.heap, shape.objects),
         [`rss after ${IDLE_SETTLE_MS / 1000} s idle`]: mb(settled.rss),
+        [`rss after ${(2 * IDLE_SETTLE_MS) / 1000} s idle`]: mb(settledLonger.rss),
         'rss after queries': mb(after.rss),
         [`rss after queries and ${IDLE_SETTLE_MS / 1000} s idle`]: mb(afterIdle.rss),
         disk: mb(diskBytes(storageDir)),
