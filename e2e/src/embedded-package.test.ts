@@ -44,14 +44,15 @@ describe('the embedded library as a package', () => {
 
   // undici is the projector's HTTP pool, tinypool the worker pool for checkpoints, temporal-polyfill the
   // calendar and time-zone rules of Cypher's temporal values (with its two own packages), csv-parse the reader of
-  // LOAD CSV and the offline importer; `pg` is an optional peer.
-  it('installs as a public package whose only dependencies are csv-parse, temporal-polyfill, tinypool, typebox and undici', () => {
+  // LOAD CSV, papaparse the offline importer's (about twice as fast on its files); `pg` is an optional peer.
+  it('installs as a public package whose only dependencies are csv-parse, papaparse, temporal-polyfill, tinypool, typebox and undici', () => {
     const manifest = JSON.parse(
       readFileSync(join(dir, 'node_modules', '@service', 'core', 'package.json'), 'utf8'),
     ) as Record<string, unknown>
     expect(manifest.private).toBeUndefined()
     expect(Object.keys(manifest.dependencies as object)).toEqual([
       'csv-parse',
+      'papaparse',
       'temporal-polyfill',
       'tinypool',
       'typebox',
@@ -61,6 +62,7 @@ describe('the embedded library as a package', () => {
     expect(readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual([
       '@service',
       'csv-parse',
+      'papaparse',
       'temporal-polyfill',
       'temporal-spec',
       'temporal-utils',
