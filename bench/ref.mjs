@@ -4,10 +4,12 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openEngine } from '@service/core'
 import { httpReference } from '@service/core/ref'
 import { httpClient } from './lib/http-client.mjs'
 import { BENCH_TOKEN, startService } from './lib/server.mjs'
+
+// BENCH_CORE: another build of the core package to compare against (a path to its dist/index.js).
+const { openEngine } = await import(process.env.BENCH_CORE ?? '@service/core')
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const DRAIN_ENTRIES = Number(process.env.BENCH_DRAIN_ENTRIES ?? 3000)

@@ -117,7 +117,7 @@ export { BACKUP_MANIFEST, type BackupManifest } from './storage/backup/backup-ar
 export type { OnlineBackup } from './storage/backup/online-backup.js'
 export type { ArchiveReplay, RestorePoint } from './storage/backup/pitr.js'
 export type { DurabilityReport, RecoveryReport } from './storage/durability.js'
-export type { ReplicationReport } from './storage/durable-store.js'
+export { DEFAULT_CHECKPOINT_EVERY_BYTES, type ReplicationReport } from './storage/durable-store.js'
 export { inspectStorage, type StorageInspection, snapshotStorage } from './storage/inspect.js'
 export { redactPostgresUrl } from './storage/postgres/pg-connect.js'
 export {

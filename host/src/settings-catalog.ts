@@ -141,7 +141,7 @@ export const SETTINGS_CATALOG: readonly SettingGroup[] = [
     section: 'Storage',
     vars: [
       ['SERVICE_STORAGE_SEGMENT_BYTES', '`67108864`'],
-      ['SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES', '`67108864`'],
+      ['SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES', '`268435456`'],
     ],
     meaning:
       'WAL segment size and the log growth that starts a checkpoint (minimum 4096); a store whose checkpoint image is larger than twice this waits for half its image of log instead.',

@@ -50,7 +50,7 @@ describe('loadSettings', () => {
       maxHotRelationships: 32768,
       maxWarmAdjacencyEntries: 65536,
       segmentBytes: 64 * 1024 * 1024,
-      checkpointEveryBytes: 64 * 1024 * 1024,
+      checkpointEveryBytes: 256 * 1024 * 1024,
       payloadMinBytes: 64,
       payloadCacheBytes: 16 * 1024 * 1024,
       walArchiveDir: null,

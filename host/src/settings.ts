@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path'
-import { MEMORY_PERMISSIONS, type MemoryPermission } from '@service/core'
+import { DEFAULT_CHECKPOINT_EVERY_BYTES, MEMORY_PERMISSIONS, type MemoryPermission } from '@service/core'
 import { WorkspaceSelection } from '@service/core/taxii'
 import { PackError, parseEnabledPacks } from '@service/plugin-provider-host'
 import { type BoltSettings, readBoltSettings } from './bolt-settings.js'
@@ -290,7 +290,11 @@ export function loadSettings(
       maxHotRelationships: r.integer('SERVICE_STORAGE_MAX_HOT_RELATIONSHIPS', 32_768, 1),
       maxWarmAdjacencyEntries: r.integer('SERVICE_STORAGE_MAX_WARM_ADJACENCY_ENTRIES', 65_536, 1),
       segmentBytes: r.integer('SERVICE_STORAGE_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
-      checkpointEveryBytes: r.integer('SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES', 64 * 1024 * 1024, 4096),
+      checkpointEveryBytes: r.integer(
+        'SERVICE_STORAGE_CHECKPOINT_EVERY_BYTES',
+        DEFAULT_CHECKPOINT_EVERY_BYTES,
+        4096,
+      ),
       payloadMinBytes: r.integer('SERVICE_STORAGE_PAYLOAD_MIN_BYTES', 64, 0),
       payloadCacheBytes: r.integer('SERVICE_STORAGE_PAYLOAD_CACHE_BYTES', 16 * 1024 * 1024, 0),
       walArchiveDir: walArchiveDir === undefined ? null : abs(walArchiveDir),

@@ -25,8 +25,17 @@ export interface RecoveryFigures {
 }
 
 /**
+ * Log growth that starts a checkpoint by default. A checkpoint rewrites the whole image, so a small amount
+ * makes a young store pay for it often in the middle of a bulk load (64 MiB fired once or twice in five
+ * seconds of reference bulk writes, each time walking the whole image). 256 MiB is what Neo4j rotates its
+ * transaction log at (PostgreSQL's max_wal_size is 1 GiB); the log replays at ~70 MB/s, so a crash costs at
+ * most ~4 s of replay above the image.
+ */
+export const DEFAULT_CHECKPOINT_EVERY_BYTES = 256 * 1024 * 1024
+
+/**
  * Log growth that starts the next checkpoint: the setting, or half the current image when that is more.
- * A fixed amount made a growing store write its whole image again every 64 MB of log: quadratic work over
+ * A fixed amount made a growing store write its whole image again every fixed amount of log: quadratic work over
  * a bulk load (2 million objects imported at a third of the 200k rate). Growing with the image keeps the
  * checkpoints of a load geometric (their total ~3x the final image) and the replay after a crash at most
  * half an image of log. Both stores use it: the file store with its checkpoint file's size, PostgreSQL with

@@ -8,6 +8,7 @@ import { type CheckpointPiece, removeCheckpoint, writeCheckpoint } from './check
 import type { DurabilityReport } from './durability.js'
 import {
   checkpointAfterBytes,
+  DEFAULT_CHECKPOINT_EVERY_BYTES,
   type DurableStore,
   type RecoveryFigures,
   type ReplaySink,
@@ -89,7 +90,7 @@ export class PersistentStorage implements DurableStore {
   static async open(input: PersistentStorageOptions, sink: ReplaySink): Promise<PersistentStorage> {
     const options = {
       segmentBytes: 64 * 1024 * 1024,
-      checkpointEveryBytes: 64 * 1024 * 1024,
+      checkpointEveryBytes: DEFAULT_CHECKPOINT_EVERY_BYTES,
       checkpointEveryMs: 10 * 60 * 1000,
       now: Date.now,
       payloadCacheBytes: DEFAULT_PAYLOAD_CACHE_BYTES,

@@ -6,6 +6,7 @@ import { type CheckpointPiece, columnLineText, SLICE_POINT } from '../checkpoint
 import type { DurabilityReport } from '../durability.js'
 import {
   checkpointAfterBytes,
+  DEFAULT_CHECKPOINT_EVERY_BYTES,
   type DurableStore,
   type RecoveryFigures,
   type ReplaySink,
@@ -81,7 +82,7 @@ export class PostgresStorage implements DurableStore {
     this.opts = {
       leaseMs: 10_000,
       pollMs: 200,
-      checkpointEveryBytes: 64 * 1024 * 1024,
+      checkpointEveryBytes: DEFAULT_CHECKPOINT_EVERY_BYTES,
       checkpointEveryMs: 10 * 60 * 1000,
       now: Date.now,
       ...options,
