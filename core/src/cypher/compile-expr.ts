@@ -1,10 +1,10 @@
-import { exprKey, isAggregateCall, type Scope, staticType, type VarKind } from './analyzer.js'
+import { exprKey, type Scope, staticType } from './analyzer.js'
 import type { Expr, PatternPart } from './ast.js'
+import { compileCall } from './compile-call.js'
+import { constant, type Eval, type Matcher } from './compiled.js'
 import { runtimeError, typeError } from './errors.js'
-import type { ExecContext, Row } from './executor/context.js'
 import { checkListSize } from './executor/context.js'
 import { labelExprMatches } from './executor/label-expr.js'
-import { lookupFunction } from './function-table.js'
 import { propertiesOf } from './functions.js'
 import {
   add,
@@ -23,9 +23,7 @@ import {
 import { hasType } from './type-predicate.js'
 import { type CypherMap, equals, NodeValue, RelValue, truth, typeName, type Value } from './values.js'
 
-export type Eval = (row: Row, ctx: ExecContext) => Value
-/** Runs a compiled pattern for one row; `emit` returns false to stop. Returns false when stopped. */
-export type Matcher = (row: Row, ctx: ExecContext, emit: (row: Row) => boolean) => boolean
+export type { Eval, Matcher } from './compiled.js'
 
 export interface ExprEnv {
   readonly text: string
@@ -37,31 +35,6 @@ export interface ExprEnv {
   subquery(expr: Expr & { kind: 'subquery' }, scope: Scope): Eval
 }
 
-/** Constructors that parse a string into an immutable temporal value (no clock involved). */
-const TEMPORAL_PARSERS = new Set(['date', 'localtime', 'time', 'localdatetime', 'datetime', 'duration'])
-
-const constant =
-  (value: Value): Eval =>
-  () =>
-    value
-
-/** Variable kinds a function refuses at compile time (Neo4j reports these as type errors before running). */
-const REFUSED_ARGUMENT_KINDS: Record<string, readonly VarKind[]> = {
-  length: ['node', 'rel'],
-  type: ['node', 'path'],
-  labels: ['rel', 'path'],
-  nodes: ['node', 'rel'],
-  relationships: ['node', 'rel'],
-}
-const KIND_NAMES: Record<VarKind, string> = {
-  node: 'node',
-  rel: 'relationship',
-  relList: 'list',
-  path: 'path',
-  scalar: 'value',
-  value: 'value',
-}
-
 /** Compiles expressions to closures once per plan; evaluation is then a tree of direct calls. */
 export class ExpressionCompiler {
   /** Set while compiling an aggregating projection: aggregate call -> slot holding its result. */
@@ -70,6 +43,10 @@ export class ExpressionCompiler {
   substitutions: Map<string, number> | undefined
 
   constructor(private readonly env: ExprEnv) {}
+
+  report(code: string, message: string, at: number): void {
+    this.env.report(code, message, at)
+  }
 
   compile(expr: Expr, scope: Scope): Eval {
     if (this.substitutions !== undefined) {
@@ -209,7 +186,7 @@ export class ExpressionCompiler {
       case 'subquery':
         return this.env.subquery(expr, scope)
       case 'call':
-        return this.call(expr, scope)
+        return compileCall(expr, scope, this)
       case 'case':
         return this.caseExpr(expr, scope)
       case 'listComp': {
@@ -402,109 +379,6 @@ export class ExpressionCompiler {
       }
       case '=~':
         return (row, ctx) => regexMatch(left(row, ctx), right(row, ctx), ctx)
-    }
-  }
-
-  private call(expr: Expr & { kind: 'call' }, scope: Scope): Eval {
-    const name = expr.name.toLowerCase()
-    if (isAggregateCall(expr)) {
-      const slot = this.aggregateSlots?.get(expr)
-      if (slot === undefined) {
-        this.env.report(
-          'INVALID_AGGREGATION',
-          `aggregate function ${expr.name}() is not allowed here`,
-          expr.start,
-        )
-        return constant(null)
-      }
-      if (expr.star && name !== 'count') {
-        this.env.report('CYPHER_SYNTAX_ERROR', `${expr.name}(*) is only valid for count`, expr.start)
-        return constant(null)
-      }
-      // Arity is checked here because aggregates are not in FUNCTIONS; count() without * ran as a crash.
-      const arity = name.startsWith('percentile') ? 2 : expr.star ? 0 : 1
-      if (expr.args.length !== arity) {
-        this.env.report(
-          'INVALID_NUMBER_OF_ARGUMENTS',
-          `${expr.name}() takes ${arity} argument${arity === 1 ? '' : 's'}, got ${expr.args.length}`,
-          expr.start,
-        )
-        return constant(null)
-      }
-      return (row) => row[slot] as Value
-    }
-    if (expr.star) {
-      this.env.report('CYPHER_SYNTAX_ERROR', `${expr.name}(*) is only valid for count`, expr.start)
-      return constant(null)
-    }
-    if (name === 'size' && expr.args.length === 1) {
-      const arg = expr.args[0] as Expr
-      if (arg.kind === 'patternExists')
-        this.env.report('CYPHER_SYNTAX_ERROR', 'size() of a pattern is not supported', arg.start)
-      if (arg.kind === 'var' && scope.get(arg.name)?.kind === 'path') {
-        this.env.report('INVALID_ARGUMENT_TYPE', 'size() of a path is not allowed; use length()', arg.start)
-      }
-    }
-    // A pattern is a predicate, not a value: only exists() takes one as an argument.
-    if (name !== 'exists' && name !== 'size') {
-      for (const arg of expr.args)
-        if (arg.kind === 'patternExists')
-          this.env.report(
-            'CYPHER_SYNTAX_ERROR',
-            `a pattern cannot be an argument of ${expr.name}()`,
-            arg.start,
-          )
-    }
-    const refused = REFUSED_ARGUMENT_KINDS[name]
-    const first = expr.args[0]
-    if (refused !== undefined && first?.kind === 'var') {
-      const kind = scope.get(first.name)?.kind
-      if (kind !== undefined && refused.includes(kind))
-        this.env.report(
-          'INVALID_ARGUMENT_TYPE',
-          `${expr.name}() does not accept a ${KIND_NAMES[kind]}`,
-          first.start,
-        )
-    }
-    if (name === 'exists' && expr.args.length === 1) {
-      const arg = expr.args[0] as Expr
-      if (arg.kind === 'patternExists') return this.compile(arg, scope)
-      if (arg.kind !== 'prop') {
-        this.env.report('INVALID_ARGUMENT_TYPE', 'exists() expects a property or a pattern', arg.start)
-      }
-    }
-    const def = lookupFunction(name)
-    if (def === undefined) {
-      this.env.report('UNKNOWN_FUNCTION', `unknown function '${expr.name}'`, expr.start)
-      return constant(null)
-    }
-    if (expr.args.length < def.min || expr.args.length > def.max) {
-      this.env.report(
-        'INVALID_NUMBER_OF_ARGUMENTS',
-        `${expr.name}() takes ${def.min === def.max ? def.min : `${def.min} to ${def.max}`} arguments, got ${expr.args.length}`,
-        expr.start,
-      )
-      return constant(null)
-    }
-    const args = expr.args.map((arg) => this.compile(arg, scope))
-    const fn = def.fn
-    const text = expr.args.length === 1 ? expr.args[0] : undefined
-    if (TEMPORAL_PARSERS.has(name) && text?.kind === 'literal' && typeof text.value === 'string') {
-      // A temporal value parsed from a literal is the same immutable value on every row: parse it once.
-      let parsed: Value | undefined
-      return (_row, ctx) => {
-        parsed ??= fn([text.value as string], ctx)
-        return parsed
-      }
-    }
-    if (args.length === 1) {
-      const only = args[0] as Eval
-      return (row, ctx) => fn([only(row, ctx)], ctx)
-    }
-    return (row, ctx) => {
-      const values: Value[] = new Array(args.length)
-      for (let i = 0; i < args.length; i++) values[i] = (args[i] as Eval)(row, ctx)
-      return fn(values, ctx)
     }
   }
 
