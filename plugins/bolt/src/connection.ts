@@ -14,18 +14,24 @@ import {
   MessageShapeError,
   mapField,
   optionalInteger,
-  optionalString,
   Request,
   type RequestMessage,
   Response,
 } from './messages.js'
-import { Packer } from './packstream/packer.js'
+import { MAX_OPEN_RESULTS, OpenResults } from './open-results.js'
 import type { PackValue } from './packstream/structure.js'
 import type { UnpackLimits } from './packstream/unpacker.js'
-import { completionSummary, deadlineOf, statementOf, transactionExtras } from './request-extras.js'
+import {
+  completionSummary,
+  deadlineOf,
+  routingTableOf,
+  statementOf,
+  transactionExtras,
+} from './request-extras.js'
+import { ResponseWriter } from './response-writer.js'
 import { OpenResult } from './result-stream.js'
 import { checkTransactionOpen, pullStreamed } from './streamed-pull.js'
-import { ParameterTypeError, packResultValue } from './values.js'
+import { ParameterTypeError } from './values.js'
 import { WireInput } from './wire-input.js'
 
 /** Bolt server states (Bolt 5.1+; 5.0 goes from NEGOTIATION to READY on HELLO). */
@@ -84,14 +90,12 @@ const FLUSH_BYTES = 256 * 1024
 /** Pipelined messages waiting: reading pauses at the high mark and resumes at the low one. */
 const QUEUE_HIGH = 256
 const QUEUE_LOW = 32
-/** Open results on one connection (each holds up to the row budget): PULL or DISCARD before running more. */
-export const MAX_OPEN_RESULTS = 16
 
 /** A Bolt connection's protocol: handshake, message framing and the server state machine. */
 export class BoltConnection {
   private readonly input: WireInput
   private ended = false
-  private readonly packer = new Packer()
+  private readonly responses = new ResponseWriter()
   private version: BoltVersion = { major: 5, minor: 0 }
   state: BoltState = 'negotiation'
   private readonly queue: RequestMessage[] = []
@@ -102,14 +106,13 @@ export class BoltConnection {
   private authenticated = false
   private tx: ExplicitTransaction | null = null
   private txDatabase: string | undefined
-  private readonly results = new Map<number, OpenResult>()
-  private nextQid = 0
-  private lastQid = -1
+  private readonly results: OpenResults
   private lastFailure: string | null = null
   private paused = false
   private draining = false
 
   constructor(private readonly options: ConnectionOptions) {
+    this.results = new OpenResults((open) => options.events?.stream?.(open))
     this.input = new WireInput(options.maxMessageBytes, options.unpackLimits, {
       reply: (bytes) => options.write(bytes),
       agreed: (version) => {
@@ -134,7 +137,7 @@ export class BoltConnection {
     this.ended = true
     this.input.stop()
     this.running?.abort()
-    this.closeResults('closed with its connection')
+    this.results.closeAll('closed with its connection')
     const tx = this.tx
     this.tx = null
     void tx?.rollback()
@@ -165,7 +168,7 @@ export class BoltConnection {
           this.options.resume?.()
         }
         await this.handle(message)
-        if (this.queue.length === 0 || this.packer.size > FLUSH_BYTES) this.flush()
+        if (this.queue.length === 0 || this.responses.size > FLUSH_BYTES) this.flush()
       }
     } finally {
       this.pumping = false
@@ -307,27 +310,7 @@ export class BoltConnection {
   }
 
   private route(message: RequestMessage): void {
-    const routing = mapField(message, 0)
-    const extra = mapField(message, 2)
-    const database = optionalString(extra, 'db') ?? undefined
-    this.options.backend.workspaceOf(database)
-    const address = optionalString(routing, 'address') ?? this.options.localAddress
-    const servers = this.options.backend.routingTable(database, address)
-    const rt = new Map<string, PackValue>([
-      ['ttl', 300n],
-      ['db', database ?? DEFAULT_DATABASE_NAME],
-      [
-        'servers',
-        servers.map(
-          (server) =>
-            new Map<string, PackValue>([
-              ['addresses', server.addresses],
-              ['role', server.role],
-            ]),
-        ),
-      ],
-    ])
-    this.success(new Map([['rt', rt]]))
+    this.success(new Map([['rt', routingTableOf(message, this.options.backend, this.options.localAddress)]]))
   }
 
   // ── Statements ───────────────────────────────────────────────────────────────────────────────────
@@ -377,7 +360,7 @@ export class BoltConnection {
       ...(extras.timeoutMs === undefined ? {} : { deadline: Date.now() + extras.timeoutMs }),
     })
     this.txDatabase = extras.database
-    this.nextQid = 0
+    this.results.restartNumbering()
     this.state = 'tx_ready'
     this.success(new Map([['db', extras.database ?? DEFAULT_DATABASE_NAME]]))
   }
@@ -386,7 +369,7 @@ export class BoltConnection {
     const startedAt = Date.now()
     const tx = this.tx
     if (tx === null) return this.fail(Failures.protocol('no open transaction'))
-    if (this.results.size >= MAX_OPEN_RESULTS) {
+    if (this.results.full) {
       return this.fail(
         Failures.protocol(
           `${MAX_OPEN_RESULTS} results are open on this connection: PULL or DISCARD one first`,
@@ -408,7 +391,7 @@ export class BoltConnection {
       })
       if (result.status !== 'Success') return this.fail(resultFailure(result))
       const summary = completionSummary(result, this.txDatabase, null)
-      const qid = this.nextQid++
+      const qid = this.results.takeQid()
       this.open(new OpenResult(qid, result, summary, startedAt), this.txDatabase, true)
       this.state = 'tx_streaming'
     } finally {
@@ -417,9 +400,7 @@ export class BoltConnection {
   }
 
   private open(result: OpenResult, database: string | undefined, inTransaction: boolean): void {
-    this.results.set(result.qid, result)
-    if (result.cursor !== undefined) this.options.events?.stream?.(true)
-    this.lastQid = result.qid
+    this.results.add(result)
     const metadata = new Map<string, PackValue>([
       ['fields', result.fields],
       ['t_first', BigInt(Date.now() - result.startedAt)],
@@ -434,17 +415,16 @@ export class BoltConnection {
     const extra = mapField(message, 0)
     const n = optionalInteger(extra, 'n') ?? -1
     const asked = optionalInteger(extra, 'qid') ?? -1
-    const qid = asked === -1 ? this.lastQid : asked
-    const result = this.results.get(qid)
+    const result = this.results.find(asked)
     if (result === undefined) {
       this.fail(Failures.unknownResult(BigInt(asked)))
       return
     }
     if (result.cursor === undefined) {
-      if (message.signature === Request.PULL) for (const row of result.take(n)) this.record(row)
+      if (message.signature === Request.PULL) for (const row of result.take(n)) this.responses.record(row)
       else result.discard(n)
     } else if (message.signature === Request.PULL) {
-      await this.pullStreamed(result, n, (row) => this.record(row))
+      await this.pullStreamed(result, n, (row) => this.responses.record(row))
     } else if (n < 0) {
       // DISCARD of what remains stops the work.
       result.close('discarded')
@@ -455,7 +435,7 @@ export class BoltConnection {
       this.success(new Map([['has_more', true]]))
       return
     }
-    this.drop(result)
+    this.results.drop(result)
     const metadata = new Map(result.summary)
     metadata.set('t_last', BigInt(Date.now() - result.startedAt))
     if (this.state === 'streaming') this.state = 'ready'
@@ -489,33 +469,18 @@ export class BoltConnection {
       })
     } catch (error) {
       result.close('failed')
-      this.drop(result)
+      this.results.drop(result)
       throw error
     } finally {
       this.running = null
     }
   }
 
-  /** Every open result stops (its streamed work with it). */
-  private closeResults(reason: string): void {
-    for (const result of this.results.values()) {
-      result.close(reason)
-      this.drop(result)
-    }
-  }
-
-  /** A result leaves the connection (finished, failed or closed). */
-  private drop(result: OpenResult): void {
-    if (this.results.get(result.qid) !== result) return
-    this.results.delete(result.qid)
-    if (result.cursor !== undefined) this.options.events?.stream?.(false)
-  }
-
   private async commit(): Promise<void> {
     const tx = this.tx
     if (tx === null) return this.fail(Failures.protocol('no open transaction'))
     this.tx = null
-    this.closeResults('closed by the commit')
+    this.results.closeAll('closed by the commit')
     this.state = 'ready'
     await tx.commit()
     this.success(new Map([['bookmark', this.options.backend.bookmark()]]))
@@ -524,7 +489,7 @@ export class BoltConnection {
   private async endTransaction(): Promise<void> {
     const tx = this.tx
     this.tx = null
-    this.closeResults('closed by the end of its transaction')
+    this.results.closeAll('closed by the end of its transaction')
     if (this.state !== 'failed' && this.state !== 'defunct') this.state = 'ready'
     await tx?.rollback()
   }
@@ -548,26 +513,13 @@ export class BoltConnection {
     this.state = 'failed'
   }
 
-  /** Responses are packed and framed straight into one buffer, written out together at `flush`. */
-  private record(row: unknown[]): void {
-    const packer = this.packer
-    packer.beginMessage()
-    packer.structureHeader(Response.RECORD, 1)
-    packer.listHeader(row.length)
-    for (const value of row) packResultValue(packer, value as never)
-    packer.endMessage()
-  }
-
   private reply(signature: number, fields: PackValue[]): void {
-    this.packer.beginMessage()
-    this.packer.structure(signature, fields)
-    this.packer.endMessage()
+    this.responses.reply(signature, fields)
   }
 
   private flush(): void {
-    if (this.packer.size === 0) return
-    const bytes = this.packer.finish()
-    if (!this.ended) this.options.write(bytes)
+    const bytes = this.responses.take()
+    if (bytes !== null && !this.ended) this.options.write(bytes)
   }
 
   private end(reason: string): void {

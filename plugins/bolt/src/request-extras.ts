@@ -1,5 +1,6 @@
 import { DEFAULT_DATABASE_NAME } from '@service/core'
 import type { CypherResult } from '@service/core/cypher'
+import type { BoltBackend } from './backend.js'
 import {
   MessageShapeError,
   mapField,
@@ -65,4 +66,31 @@ export function completionSummary(
   const stats = statsOf(result.mutation_summary)
   if (stats !== null) summary.set('stats', stats)
   return summary
+}
+
+/**
+ * ROUTE's routing table: the backend's servers for `db` in the extra map (or the default database), at the
+ * address the client asked about or, when it names none, the one it reached.
+ */
+export function routingTableOf(
+  message: RequestMessage,
+  backend: BoltBackend,
+  localAddress: string,
+): Map<string, PackValue> {
+  const routing = mapField(message, 0)
+  const database = optionalString(mapField(message, 2), 'db') ?? undefined
+  backend.workspaceOf(database)
+  const address = optionalString(routing, 'address') ?? localAddress
+  const servers = backend.routingTable(database, address).map(
+    (server) =>
+      new Map<string, PackValue>([
+        ['addresses', server.addresses],
+        ['role', server.role],
+      ]),
+  )
+  return new Map<string, PackValue>([
+    ['ttl', 300n],
+    ['db', database ?? DEFAULT_DATABASE_NAME],
+    ['servers', servers],
+  ])
 }
