@@ -14,13 +14,21 @@ export function outboxIntent(request: RefWriteRequest, keyHash: string, sequence
     key: keyHash,
     ordering_key_hash: hashOrderingKey(orderingKey(request, sequence)),
     correlation_id: request.context.correlation_id,
-    touched: touchedIds(request),
     status: 'prepared',
     attempts: 0,
     diagnostic: null,
     request: null,
     response: null,
   }
+}
+
+/**
+ * The records an entry's write touched: as an older intent logged them, else derived once from its request
+ * (the projector asks only of entries whose payload committed, which hold it; one without is a barrier).
+ */
+export function touchedOf(entry: OutboxEntry): string[] {
+  entry.touched ??= entry.request === null ? ['*'] : touchedIds(entry.request as RefWriteRequest)
+  return entry.touched
 }
 
 /** The request as stored (outbox, journal): the caller's idempotency key replaced by its hash. */

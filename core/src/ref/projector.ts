@@ -9,6 +9,7 @@
  * batches as ledger records.
  */
 import { EntryBackoff, type RetryPolicy } from './backoff.js'
+import { touchedOf } from './outbox-intent.js'
 import { compareAnswer, type Outcome, sendUnit } from './projection-batch.js'
 import type { ReferenceClient } from './reference-client.js'
 import type { OutboxEntry, RefLedgerEntry, RefState } from './state.js'
@@ -243,7 +244,7 @@ export class Projector {
     const size = this.batching() ? this.batchSize : 1
     const others = new Set<string>()
     for (const unit of inflight.values())
-      for (const entry of unit) for (const id of entry.touched) others.add(id)
+      for (const entry of unit) for (const id of touchedOf(entry)) others.add(id)
     const now = this.now()
     const units: OutboxEntry[][] = []
     let current: OutboxEntry[] = []
@@ -258,11 +259,11 @@ export class Projector {
       if (entry.status !== 'pending' || this.settling.has(entry.sequence) || busy.has(entry.sequence))
         continue
       if (!this.forced && this.backoff.readyAt(entry.sequence) > now) break
-      const barrier = entry.touched.includes('*')
-      if ((others.size > 0 && (barrier || others.has('*'))) || entry.touched.some((id) => others.has(id)))
-        break
+      const ids = touchedOf(entry)
+      const barrier = ids.includes('*')
+      if ((others.size > 0 && (barrier || others.has('*'))) || ids.some((id) => others.has(id))) break
       current.push(entry)
-      for (const id of entry.touched) touched.add(id)
+      for (const id of ids) touched.add(id)
       if (current.length >= size) {
         close()
         if (units.length >= slots) break

@@ -36,9 +36,12 @@ export interface OutboxEntry {
   key: string
   ordering_key_hash: string
   correlation_id: string
-  /** Record ids the write touched; `*` for a write that may touch any (merge). Entries with disjoint sets
-   * commute, so the projector may have them in flight together. */
-  touched: string[]
+  /**
+   * Record ids the write touched; `*` for a write that may touch any (merge). Entries with disjoint sets
+   * commute, so the projector may have them in flight together. Intents no longer log it (a bulk write's
+   * 5,000 ids made the intent a second copy of its request): `touchedOf` derives it from the request.
+   */
+  touched?: string[]
   status: EntryStatus
   attempts: number
   diagnostic: string | null
