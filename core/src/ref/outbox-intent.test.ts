@@ -14,7 +14,7 @@ const write = (operation: string, body: unknown): RefWriteRequest =>
       consistency: 'eventual',
     },
     operation: { operation, request: body },
-  }) as RefWriteRequest
+  }) as unknown as RefWriteRequest
 
 const bulk = write('bulk', {
   operations: [
