@@ -61,14 +61,14 @@ describe('WAL writer group commit', () => {
     await Promise.all([...first, ...second].map((a) => a.durable))
     // Once per settled batch, ascending: [3, 7], or [7] when the second fsync returned first (it covers both).
     expect([[3, 7], [7]]).toContainEqual(told)
-    expect(writer.fsyncs).toBe(2)
     expect(
       text()
         .trimEnd()
         .split('\n')
         .map((line) => JSON.parse(line).seq),
     ).toEqual([1, 2, 3, 4, 5, 6, 7])
-    await writer.close()
+    await writer.close() // the first fsync may still be in flight after the second acknowledged both
+    expect(writer.fsyncs).toBe(2)
   })
 
   it('tells the listener and rejects every waiting record when the log fails', async () => {
