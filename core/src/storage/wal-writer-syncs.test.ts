@@ -150,4 +150,19 @@ describe('WAL writer with fsyncs in flight', () => {
     expect(writer.durableSeq).toBe(85)
     await writer.close()
   })
+
+  it('acknowledges nothing more once the log failed, even a batch whose fsync then succeeds', async () => {
+    const { writer, told, failed, wave } = await openWriter()
+    const first = wave(2)
+    await tick()
+    expect(held).toHaveLength(1)
+    writer.injectFailure(new Error('EIO: the device went away'))
+    held[0]!(null)
+    await first.all
+    expect(first.state.error).toMatchObject({ code: 'DURABILITY_FAILED' })
+    expect(told).toEqual([])
+    expect(failed).toEqual(['EIO: the device went away'])
+    expect(writer.durableSeq).toBe(0)
+    await writer.close()
+  })
 })

@@ -192,11 +192,11 @@ export class WalWriter {
 
   /** Writes every pending line at once and starts their fdatasync. */
   private flush(): void {
-    if (this.segmentSize >= this.options.segmentBytes) {
+    if (this.failure === null && this.segmentSize >= this.options.segmentBytes) {
       // The segment is full: the next one starts once every fsync on this one has returned (that return
-      // flushes what collected meanwhile).
+      // flushes what collected meanwhile). A rotation that fails is noted, and this batch fails with it below.
       if (this.inFlight > 0) return
-      if (!this.rotate()) return
+      this.rotate()
     }
     const batch = this.pending
     const lines = batch.lines
@@ -221,8 +221,11 @@ export class WalWriter {
     this.inFlight++
     fdatasync(this.fd!, (error) => {
       this.inFlight--
-      if (error !== null) this.fail(error, null)
-      else if (this.failure === null) {
+      // Once the log has failed nothing more is acknowledged, even what this fsync may have made durable:
+      // the storage then cuts the segment back to what was acknowledged and logs on after it.
+      const failure = error ?? this.failure
+      if (failure !== null) this.fail(failure, null)
+      else {
         this.fsyncs++
         this.settleThrough(entry.n)
       }
@@ -251,16 +254,14 @@ export class WalWriter {
     if (this.inFlight === 0 && this.pending.lines.length === 0) this.wakeIdle()
   }
 
-  /** Seals the full segment and starts the next at the next sequence to be written; false if that failed. */
-  private rotate(): boolean {
+  /** Seals the full segment and starts the next at the next sequence to be written. */
+  private rotate(): void {
     try {
       this.startSegment(this.nextSeq - this.pending.lines.length)
       this.options.sealed?.()
-      return true
     } catch (error) {
       // What is on disk stays there; only the next batch cannot be written.
       this.noteFailure(error as Error)
-      return false
     }
   }
 
