@@ -1,23 +1,20 @@
-import { CypherEngine, type CypherRequest, type CypherResult, type RunOptions } from '../cypher/index.js'
+import { CypherEngine, type CypherResult } from '../cypher/index.js'
 import { SchemaCatalog } from '../cypher/schema/catalog.js'
-import { isEngineError } from '../errors.js'
 import { GraphCatalog } from '../graph/catalog.js'
-import type { CommitRecord } from '../graph/commit.js'
 import type { GraphStore } from '../graph/store.js'
 import type { GraphReader } from '../graph/types.js'
 import { AsOfReader } from '../history/as-of-reader.js'
 import { BackupGate, type OnlineBackup } from '../storage/backup/online-backup.js'
 import { type DurabilityReport, ephemeralDurability } from '../storage/durability.js'
 import type { DurableStore, ReplicationReport } from '../storage/durable-store.js'
-import { nextTxId } from '../storage/tx-ids.js'
 import { Checkpointer } from './checkpointer.js'
 import { CommitHooks } from './commit-hooks.js'
-import { isWriteCall } from './cypher-call.js'
+import { CommitPipeline, type PendingDurability } from './commit-pipeline.js'
 import { KernelErrors } from './errors.js'
 import { Histories } from './histories.js'
 import { ImageSource } from './image-source.js'
-import { type Ledger, type LedgerEntry, LedgerRegistry } from './ledger.js'
-import { graphWalBody, recover, recoveryFacts, reloadDurable } from './recovery.js'
+import { type Ledger, LedgerRegistry } from './ledger.js'
+import { recover, recoveryFacts, reloadDurable } from './recovery.js'
 import { Replication } from './replication.js'
 import { StorageFaultRecovery, type StorageFaultReport } from './storage-fault-recovery.js'
 import type {
@@ -35,15 +32,6 @@ import type {
   TransactResult,
 } from './types.js'
 import { VisibilityGate } from './visibility-gate.js'
-
-interface PendingDurability {
-  /** The state generation the write began on: a write that straddles a reload must not commit. */
-  epoch: number
-  durables: Promise<void>[]
-  commits: { seq: number; tx: string; workspace: string; ops: CommitRecord['ops'] }[]
-  /** The request's, for the progress of its batches. */
-  correlationId?: string | undefined
-}
 
 /**
  * The kernel: graph catalog, Cypher executor, commit pipeline (WAL, visibility gate, record history), recovery
@@ -71,8 +59,8 @@ export class Kernel implements GraphAccess {
   private readonly readiness: (() => boolean)[] = []
   private readonly closeHooks: (() => void)[] = []
   private opened = false
-  /** Commit sequence in ephemeral mode (persistent mode uses the WAL's). */
-  private localSeq = 0
+  /** The write path: journal, graph commits, Cypher calls, transactions, durable reads. */
+  private readonly pipeline: CommitPipeline
   /** Bumped each time the state is rebuilt from the durable log after a storage failure. */
   private epoch = 0
   private readonly faults: StorageFaultRecovery
@@ -85,6 +73,24 @@ export class Kernel implements GraphAccess {
     this.now = options.now ?? Date.now
     this.openedAtMs = this.now()
     this.histories = new Histories(this.catalog, options.historyMaxVersions ?? 2_000_000)
+    const kernel = this
+    this.pipeline = new CommitPipeline({
+      catalog: this.catalog,
+      ledgers: this.ledgers,
+      histories: this.histories,
+      gate: this.gate,
+      commitHooks: this.commitHooks,
+      derived: this.derived,
+      get checkpointer() {
+        return kernel.checkpointer
+      },
+      get cypherEngine() {
+        return kernel.cypherEngine
+      },
+      storage: () => this.storage,
+      epoch: () => this.epoch,
+      assertOpen: () => this.assertOpen(),
+    })
     // Declared indexes and constraints: journaled state, so they outlive restarts.
     const schema = new SchemaCatalog((kind, body) => this.journal(kind, body))
     this.states.push(schema)
@@ -92,7 +98,7 @@ export class Kernel implements GraphAccess {
       schema,
       ...(options.cypherBudgets ? { budgets: options.cypherBudgets } : {}),
       beforePublish: (commit, workspaceId, _sequence, context) =>
-        this.logCommit(commit, workspaceId, context as PendingDurability | undefined),
+        this.pipeline.logCommit(commit, workspaceId, context as PendingDurability | undefined),
       ...(options.cypherImport ? { csvImport: options.cypherImport } : {}),
       awaitReadable: async () => {
         await this.gate.enterRead()
@@ -111,9 +117,9 @@ export class Kernel implements GraphAccess {
     })
     this.replicas = new Replication({
       storage: () => this.storage,
-      localSequence: () => this.localSeq,
+      localSequence: () => this.pipeline.localSeq,
       recoveryTargets: () => this.recoveryTargets(),
-      indexCommit: (workspace, ops) => this.indexCommit(workspace, ops),
+      indexCommit: (workspace, ops) => this.pipeline.indexCommit(workspace, ops),
       reload: () => this.reloadDurable(),
       warn: (message) => options.onWarning?.(message),
     })
@@ -282,15 +288,9 @@ export class Kernel implements GraphAccess {
     if (this.current !== 'open') throw KernelErrors.closed()
   }
 
-  /** A follower or a fenced primary refuses writes with its own reason, before any storage fault's. */
-  private assertWritable(): void {
-    const refusal = this.storage?.writeRefusal()
-    if (refusal) throw refusal
-  }
-
   /** The commit sequence of the newest published commit. */
   currentSequence(): number {
-    return this.storage === null ? this.localSeq : this.storage.lastSeq
+    return this.storage === null ? this.pipeline.localSeq : this.storage.lastSeq
   }
 
   /** Waits until every published commit is visible to readers (none held back by durability). */
@@ -299,147 +299,16 @@ export class Kernel implements GraphAccess {
     this.gate.exitRead()
   }
 
-  // ── Journal and commit pipeline ────────────────────────────────────────────────────────────────────
+  // ── Writes and reads (commit-pipeline.ts) ──────────────────────────────────────────────────────────
 
   /** Feature records share the WAL with graph commits (nothing to do when ephemeral). */
   journal(kind: string, body: unknown): Promise<void> {
-    if (this.storage === null) return Promise.resolve()
-    const refusal = this.storage.writeRefusal()
-    if (refusal !== null) return Promise.reject(refusal)
-    return this.storage.append(kind, body).durable
-  }
-
-  /**
-   * Called between prepare and publish of a graph write: buffer the WAL line (group commit) and let the write
-   * publish at once; the request itself waits for durability before it is acknowledged. Synchronous: the
-   * commit publishes right after, in the same tick, so no await sits in between.
-   */
-  private logCommit(
-    commit: CommitRecord,
-    workspaceId: string,
-    pending: PendingDurability | undefined,
-    ledgers: LedgerEntry[] = [],
-  ): void {
-    const storage = this.storage
-    if (storage === null) {
-      const seq = ++this.localSeq
-      if (commit.ops.length > 0) this.histories.capture(workspaceId, commit, seq)
-      if (pending !== undefined)
-        pending.commits = withItem(pending.commits, {
-          seq,
-          tx: nextTxId(),
-          workspace: workspaceId,
-          ops: commit.ops,
-        })
-      return
-    }
-    const refusal = storage.writeRefusal()
-    if (refusal !== null) throw refusal
-    if (this.gate.failed) throw this.gate.failed
-    if (pending !== undefined && pending.epoch !== this.epoch) throw KernelErrors.writeOutlivedReload()
-    // A checkpoint image being written keeps what this commit changes ahead of its walk (it is above S).
-    this.checkpointer.beforePublish(workspaceId, commit.ops)
-    const appended = storage.append('graph', graphWalBody(workspaceId, commit.ops, ledgers))
-    if (commit.ops.length > 0) this.histories.capture(workspaceId, commit, appended.seq)
-    if (pending !== undefined) {
-      const written = { seq: appended.seq, tx: appended.tx, workspace: workspaceId, ops: commit.ops }
-      pending.commits = withItem(pending.commits, written)
-    }
-    // The log tells the gate per batch (see open()); the promise is shared by the batch's records.
-    this.gate.published(appended.seq)
-    // One entry for the records of one log batch (they share its promise).
-    if (pending !== undefined && pending.durables.at(-1) !== appended.durable)
-      pending.durables = withItem(pending.durables, appended.durable)
+    return this.pipeline.journal(kind, body)
   }
 
   /** Runs one Cypher call (shape already checked); writes wait for durability and run the commit hooks. */
   runCypher(call: CypherCall, workspaceId: string): Promise<CypherResult> {
-    const request: CypherRequest = { query: call.query, mode: call.mode, workspaceId }
-    if (call.params) request.params = call.params
-    if (call.rows) request.rows = call.rows
-    const options: RunOptions = {}
-    if (call.signal) options.signal = call.signal
-    if (call.deadline) options.deadline = call.deadline
-    if (call.mode === 'validate') return this.cypherEngine.run(request, options)
-    if (!isWriteCall(this.cypherEngine, call)) return this.runRead(request, options)
-    try {
-      this.assertWritable()
-      const entered = this.gate.enterWrite()
-      if (entered !== undefined) return entered.then(() => this.runWrite(call, request, options))
-      return this.runWrite(call, request, options)
-    } catch (error) {
-      return Promise.reject(error) // a refusal, or a derived index failing after the write (rejects as before)
-    }
-  }
-
-  private async runRead(request: CypherRequest, options: RunOptions): Promise<CypherResult> {
-    // LOAD CSV reads over many turns: it finds its durable moment in its writer's turn (awaitReadable above).
-    if (this.cypherEngine.readsOverTurns(request.query)) return await this.cypherEngine.run(request, options)
-    await this.gate.enterRead()
-    try {
-      // Reads execute synchronously inside run(), on a version with no non-durable commit in it.
-      return await this.cypherEngine.run(request, options)
-    } finally {
-      this.gate.exitRead()
-    }
-  }
-
-  /** At once when the workspace's writer is idle, else in its turn; no async frame of its own. May throw. */
-  private runWrite(call: CypherCall, request: CypherRequest, options: RunOptions): Promise<CypherResult> {
-    const pending: PendingDurability = {
-      epoch: this.epoch,
-      durables: [],
-      commits: [],
-      correlationId: call.correlationId,
-    }
-    options.context = pending
-    const now = this.cypherEngine.executeWriteNow(request, options)
-    if (now !== undefined) return this.afterWrite(pending, call.sessionId, undefined, now.result)
-    return this.cypherEngine
-      .execute(request, options)
-      .then(({ result }) => this.afterWrite(pending, call.sessionId, undefined, result))
-  }
-
-  private indexCommit(workspaceId: string, ops: CommitRecord['ops']): void {
-    const store = this.catalog.workspace(workspaceId)
-    for (const index of this.derived) index.onCommit(workspaceId, store, ops)
-  }
-
-  /**
-   * Derived indexes, durability, then the commit hooks: everything a write does after it publishes. Resolves
-   * to `answer` (the caller's result: no further promise and closure per write to hand it on).
-   */
-  private afterWrite<T>(
-    pending: PendingDurability,
-    sessionId: string | undefined,
-    label: string | undefined,
-    answer: T,
-  ): Promise<T> {
-    for (const c of pending.commits) if (c.ops.length > 0) this.indexCommit(c.workspace, c.ops)
-    const durables = pending.durables
-    // A batch's records share one promise, so there is mostly one to wait for.
-    const durable = durables.length === 1 ? (durables[0] as Promise<void>) : Promise.all(durables)
-    return durable.then(
-      () => {
-        const running = this.committed(pending, sessionId, label)
-        return running === undefined ? answer : running.then(() => answer)
-      },
-      (error: unknown) => {
-        throw isEngineError(error) ? error : KernelErrors.durabilityFailed(error as Error)
-      },
-    )
-  }
-
-  /** The commit hooks, then a checkpoint if one is due. */
-  private committed(
-    pending: PendingDurability,
-    sessionId?: string,
-    label?: string,
-  ): Promise<void> | undefined {
-    const running = this.commitHooks.run(pending.commits, sessionId, label)
-    if (running !== undefined) return running.then(() => this.checkpointer.maybeStart())
-    this.checkpointer.maybeStart()
-    return undefined
+    return this.pipeline.runCypher(call, workspaceId)
   }
 
   transact<T>(
@@ -447,62 +316,19 @@ export class Kernel implements GraphAccess {
     fn: TransactFn<T>,
     options: TransactOptions = {},
   ): Promise<TransactResult<T>> {
-    return this.transaction(workspaceId, fn, options)
+    return this.pipeline.transact(workspaceId, fn, options)
   }
 
-  /** A write that waits between its slices holds the workspace's write turn; its overlay stays private. */
   transactInSlices<T>(
     workspaceId: string,
     fn: TransactFn<Promise<T>>,
     options: TransactOptions = {},
   ): Promise<TransactResult<T>> {
-    return this.transaction(workspaceId, fn, options)
+    return this.pipeline.transactInSlices(workspaceId, fn, options)
   }
 
-  private async transaction<T>(
-    workspaceId: string,
-    fn: TransactFn<T | Promise<T>>,
-    options: TransactOptions,
-  ): Promise<TransactResult<T>> {
-    this.assertOpen()
-    this.assertWritable()
-    await this.gate.enterWrite()
-    const pending: PendingDurability = { epoch: this.epoch, durables: [], commits: [] }
-    const store = this.catalog.workspace(workspaceId)
-    const value = await store.exclusive(async () => {
-      const tx = store.begin()
-      const { writer, entries } = this.ledgers.collector()
-      const returned = fn(tx, store, writer)
-      const value = returned instanceof Promise ? await returned : returned
-      const commit = tx.prepare()
-      // Declared constraints hold for every write: explicit transactions and feature writes too.
-      if (commit.ops.length > 0) this.cypherEngine.schema.checkCommit(workspaceId, tx, commit.ops)
-      if (commit.ops.length > 0 || entries.length > 0) {
-        this.logCommit(commit, workspaceId, pending, entries)
-        if (commit.ops.length > 0) store.publish(commit, store.sequence + 1)
-        this.ledgers.apply(entries)
-      }
-      return value
-    })
-    const durable = this.afterWrite(pending, options.sessionId, options.label, undefined)
-    const last = pending.commits.at(-1)
-    const result = { value, sequence: last?.seq ?? null, transaction_id: last?.tx ?? null }
-    if (options.deferDurability !== true) {
-      await durable
-      return result
-    }
-    durable.catch(() => {})
-    return { ...result, durable }
-  }
-
-  async readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T> {
-    this.assertOpen()
-    await this.gate.enterRead()
-    try {
-      return fn(this.catalog.workspace(workspaceId))
-    } finally {
-      this.gate.exitRead()
-    }
+  readGraph<T>(workspaceId: string, fn: (store: GraphStore) => T): Promise<T> {
+    return this.pipeline.readGraph(workspaceId, fn)
   }
 
   /**
@@ -561,14 +387,4 @@ export class Kernel implements GraphAccess {
       this.current = 'closed'
     }
   }
-}
-
-/**
- * `list` with `item` appended. A write's lists mostly hold one entry: the first becomes a literal of one,
- * where a push onto the empty list would reserve 17 slots (~150 bytes of garbage per write).
- */
-function withItem<T>(list: T[], item: T): T[] {
-  if (list.length === 0) return [item]
-  list.push(item)
-  return list
 }
