@@ -140,7 +140,7 @@ describe('heap release after bulk work', () => {
     expect(probe?.busyShare()).toBeGreaterThanOrEqual(0)
   })
 
-  it('returns freed C heap to the OS through glibc where the process has it', () => {
+  it('returns freed C heap to the OS through glibc where the process has it', async () => {
     const trim = mallocTrimmer()
     if (process.platform !== 'linux' || glibcVersion() === undefined) {
       expect(trim).toBeNull()
@@ -159,10 +159,17 @@ describe('heap release after bulk work', () => {
     buffers = null
     processHeapProbe()?.collect()
     const before = process.memoryUsage.rss()
-    trim?.()
+    // V8 frees collected buffers' memory on a background thread: on a busy machine some frees land after
+    // the first trim, so trim again (as the release does on its next look) until they are all returned.
+    let after = before
+    for (let attempt = 0; attempt < 20 && after >= before - 16 * MB; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+      trim?.()
+      after = process.memoryUsage.rss()
+    }
     expect(pins).toHaveLength(2000)
     expect(buffers).toBeNull()
-    expect(process.memoryUsage.rss()).toBeLessThan(before - 16 * MB)
+    expect(after).toBeLessThan(before - 16 * MB)
     expect(processHeapProbe()?.returnFreed).toBeTypeOf('function')
   })
 })
