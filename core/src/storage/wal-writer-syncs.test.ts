@@ -6,10 +6,13 @@ import { listSegments } from './wal-reader.js'
 
 // Every fdatasync the writer starts is held here until the test returns it, in the order the test chooses.
 const held: ((error: Error | null) => void)[] = []
+/** The descriptor each held fdatasync was given. */
+const heldFds: number[] = []
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>()
-  const fdatasync = (_fd: number, done: (error: Error | null) => void) => {
+  const fdatasync = (fd: number, done: (error: Error | null) => void) => {
     held.push(done)
+    heldFds.push(fd)
   }
   return { ...actual, fdatasync }
 })
@@ -47,6 +50,7 @@ async function openWriter(segmentBytes = 1 << 20) {
 
 afterEach(() => {
   held.length = 0
+  heldFds.length = 0
 })
 
 describe('WAL writer with fsyncs in flight', () => {
@@ -58,6 +62,8 @@ describe('WAL writer with fsyncs in flight', () => {
     const second = wave(4)
     await tick()
     expect(held).toHaveLength(2)
+    // Two descriptors: Linux reports a writeback error once per open file, so each fsync needs its own.
+    expect(heldFds[0]).not.toBe(heldFds[1])
     const third = wave(5)
     await tick()
     // At the cap: the third wave waits unwritten for an fsync to return.

@@ -68,7 +68,9 @@ interface Syncing {
  * fdatasyncs in flight at once. A second one started while the first runs overlaps it on the disks this was
  * measured on (fdatasync every 32 records: 104k records/s one at a time, 150k two at a time, 212k three), so
  * writers woken by one fsync need not wait for the next to end before theirs can start. Two, not more: each
- * holds a thread of libuv's pool (four by default), which file reads and other work share.
+ * holds a thread of libuv's pool (four by default), which file reads and other work share. Each runs through
+ * a descriptor of its own: Linux reports a writeback error once per open file (errseq), so two fsyncs through
+ * one descriptor could let one answer success for pages whose error the other consumed.
  */
 export const MAX_SYNCS_IN_FLIGHT = 2
 
@@ -91,7 +93,11 @@ const MIN_SPLIT = 16
  * written whatever order their fsyncs return in.
  */
 export class WalWriter {
+  /** The live segment, opened for appending; the first of `syncFds`. */
   private fd: number | null = null
+  /** One descriptor of the live segment per fsync slot; a slot is busy while its fdatasync is in flight. */
+  private syncFds: number[] = []
+  private readonly slotBusy = new Array<boolean>(MAX_SYNCS_IN_FLIGHT).fill(false)
   private pending = new Batch()
   /** Written batches whose fsync is in flight (or returned after a later one), oldest first. */
   private readonly syncing: Syncing[] = []
@@ -141,12 +147,13 @@ export class WalWriter {
 
   /** Starts a fresh segment named by its first sequence (recovery truncated or sealed the previous ones). */
   private startSegment(firstSeq: number): void {
-    if (this.fd !== null) closeSync(this.fd)
-    this.fd = null
+    this.closeFds()
     const path = join(this.options.dir, WAL_DIR, segmentName(firstSeq))
     this.segmentPath = path
     this.segmentDurableBytes = 0
     this.fd = openSync(path, 'a')
+    this.syncFds = [this.fd]
+    while (this.syncFds.length < MAX_SYNCS_IN_FLIGHT) this.syncFds.push(openSync(path, 'r'))
     this.segmentSize = fstatSync(this.fd).size
     this.segmentDurableBytes = this.segmentSize
     fsyncDirectory(join(this.options.dir, WAL_DIR))
@@ -219,7 +226,10 @@ export class WalWriter {
       return
     }
     this.inFlight++
-    fdatasync(this.fd!, (error) => {
+    const slot = this.slotBusy.indexOf(false)
+    this.slotBusy[slot] = true
+    fdatasync(this.syncFds[slot]!, (error) => {
+      this.slotBusy[slot] = false
       this.inFlight--
       // Once the log has failed nothing more is acknowledged, even what this fsync may have made durable:
       // the storage then cuts the segment back to what was acknowledged and logs on after it.
@@ -306,7 +316,19 @@ export class WalWriter {
 
   async close(): Promise<void> {
     await this.drain()
-    if (this.fd !== null) closeSync(this.fd)
+    this.closeFds()
+  }
+
+  /** Closes the live segment's descriptors (a close that fails drops the descriptor all the same). */
+  private closeFds(): void {
+    for (const fd of this.syncFds) {
+      try {
+        closeSync(fd)
+      } catch {
+        // the descriptor is dropped either way
+      }
+    }
+    this.syncFds = []
     this.fd = null
   }
 
@@ -320,13 +342,7 @@ export class WalWriter {
    * dropped the dirty pages and a second fsync can report success for data that never reached the disk).
    */
   abandon(): void {
-    if (this.fd === null) return
-    try {
-      closeSync(this.fd)
-    } catch {
-      // the descriptor is dropped either way
-    }
-    this.fd = null
+    this.closeFds()
   }
 
   /** Test hook: the log fails now, as after a failed write or fsync (the listener is told, appends throw). */
