@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -169,6 +169,23 @@ describe('WAL writer with fsyncs in flight', () => {
     expect(told).toEqual([])
     expect(failed).toEqual(['EIO: the device went away'])
     expect(writer.durableSeq).toBe(0)
+    await writer.close()
+  })
+
+  it('fails the batch waiting for a rotation that cannot start the next segment', async () => {
+    const { dir, writer, wave, failed } = await openWriter(100)
+    const first = wave(2)
+    await tick()
+    const second = wave(3)
+    await tick()
+    // The next segment cannot be created: its directory is gone.
+    rmSync(join(dir, 'wal'), { recursive: true, force: true })
+    held[0]!(null)
+    await Promise.all([first.all, second.all])
+    expect(first.state.done).toBe(true)
+    expect(second.state.error).toMatchObject({ code: 'DURABILITY_FAILED' })
+    expect(failed).toHaveLength(1)
+    expect(writer.durableSeq).toBe(2)
     await writer.close()
   })
 })
