@@ -101,7 +101,6 @@ export class WalWriter {
   private pending = new Batch()
   /** Written batches whose fsync is in flight (or returned after a later one), oldest first. */
   private readonly syncing: Syncing[] = []
-  private inFlight = 0
   /** Batches written so far, and the number of the newest one known to be on disk. */
   private written = 0
   private settled = 0
@@ -135,6 +134,13 @@ export class WalWriter {
     mkdirSync(join(options.dir, WAL_DIR), { recursive: true })
     writer.startSegment(lastSeq + 1)
     return writer
+  }
+
+  /** fdatasyncs in flight: the busy slots. */
+  private get inFlight(): number {
+    let busy = 0
+    for (const slot of this.slotBusy) if (slot) busy++
+    return busy
   }
 
   get lastSeq(): number {
@@ -225,12 +231,10 @@ export class WalWriter {
       this.settleThrough(entry.n)
       return
     }
-    this.inFlight++
     const slot = this.slotBusy.indexOf(false)
     this.slotBusy[slot] = true
     fdatasync(this.syncFds[slot]!, (error) => {
       this.slotBusy[slot] = false
-      this.inFlight--
       // Once the log has failed nothing more is acknowledged, even what this fsync may have made durable:
       // the storage then cuts the segment back to what was acknowledged and logs on after it.
       const failure = error ?? this.failure
