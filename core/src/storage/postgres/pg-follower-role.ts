@@ -8,7 +8,7 @@ import type { WalRecord } from '../wal-record.js'
 import type { PgClient } from './pg-connect.js'
 import { FollowerTail } from './pg-follower.js'
 import { readPgLog } from './pg-log-reader.js'
-import type { OwnerSession } from './pg-owner.js'
+import type { OwnerLock } from './pg-ownership.js'
 
 const TAIL_PAGE = 5_000
 
@@ -24,7 +24,7 @@ export interface FollowerPort {
   warn?: ((message: string) => void) | undefined
   role(): 'primary' | 'follower' | 'fenced'
   auxClient(): Promise<PgClient>
-  openOwnerSession(): Promise<OwnerSession>
+  openOwnerSession(): Promise<OwnerLock>
   /** The newest sequence applied to the engine. */
   applied(): number
   /** Records up to `lastSeq` (`bytes` of log) were applied. */

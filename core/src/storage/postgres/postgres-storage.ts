@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto'
-import { hostname } from 'node:os'
-import { EngineError } from '../../errors.js'
+import type { EngineError } from '../../errors.js'
 import type { BackupSource } from '../backup/backup-source.js'
 import { type CheckpointPiece, columnLineText, SLICE_POINT } from '../checkpoint-encoder.js'
 import type { DurabilityReport } from '../durability.js'
@@ -21,7 +19,8 @@ import { connectClient, dropClient, type PgClient } from './pg-connect.js'
 import { PgStoreErrors } from './pg-errors.js'
 import { FollowerRole } from './pg-follower-role.js'
 import { readPgLog } from './pg-log-reader.js'
-import { type OwnerSession, OwnerSessions } from './pg-owner.js'
+import { OwnerSessions } from './pg-owner.js'
+import { PrimaryOwnership } from './pg-ownership.js'
 import { PgWalWriter } from './pg-wal-writer.js'
 import { ensureSchema } from './schema.js'
 
@@ -50,13 +49,8 @@ export interface PostgresStorageOptions {
  */
 export class PostgresStorage implements DurableStore {
   private writer: PgWalWriter | null = null
-  /** The ownership session (opened once however many ask) and ownership steps, one at a time. */
-  private readonly owners: OwnerSessions
-  /** The epoch this process may write under; null after a failure until ownership is renewed. */
-  private ownedEpoch: number | null = null
-  private epoch: number | null = null
-  private role: 'primary' | 'follower' | 'fenced'
-  private fencedReason: string | null = null
+  /** The lock, the epoch every append is fenced by, and the role they give this server (pg-ownership.ts). */
+  private readonly ownership: PrimaryOwnership
   private aux: PgClient | null = null
   private listener: WalListener | null = null
   /** A follower's tailing and promotion (pg-follower-role.ts), once it follows. */
@@ -70,9 +64,6 @@ export class PostgresStorage implements DurableStore {
   /** Size of the current image (characters of its lines): checkpoints come after half of it in log. */
   private imageChars = 0
   private injected: Error | null = null
-  private retaking = false
-  private closed = false
-  private readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
   private readonly opts: Required<Omit<PostgresStorageOptions, 'warn'>> & Pick<PostgresStorageOptions, 'warn'>
 
   private constructor(
@@ -87,8 +78,14 @@ export class PostgresStorage implements DurableStore {
       now: Date.now,
       ...options,
     }
-    this.role = options.role
-    this.owners = new OwnerSessions(this.opts.url, this.opts.leaseMs, (error) => this.leaseLost(error))
+    this.ownership = new PrimaryOwnership(
+      { role: options.role, leaseMs: this.opts.leaseMs, primaryUrl: options.primaryUrl, warn: options.warn },
+      {
+        writing: () => this.writer !== null,
+        failWriter: (error) => this.writer?.injectFailure(error),
+      },
+      (lost) => new OwnerSessions(this.opts.url, this.opts.leaseMs, lost),
+    )
     this.intervalStartMs = this.opts.now()
   }
 
@@ -113,16 +110,8 @@ export class PostgresStorage implements DurableStore {
     try {
       const aux = await storage.auxClient()
       await ensureSchema(aux)
-      if (options.role === 'primary' || options.promote === 'auto') await storage.openOwnerSession()
-      if (options.role === 'primary') {
-        if (!(await storage.owners.current!.tryLock())) throw PgStoreErrors.ownedElsewhere()
-        const taken = await storage.owners.current!.takeEpoch(
-          `graph--runtime-${randomUUID()}`,
-          storage.holder,
-        )
-        storage.epoch = taken.epoch
-        storage.ownedEpoch = taken.epoch
-      }
+      if (options.role === 'primary' || options.promote === 'auto') await storage.ownership.openSession()
+      if (options.role === 'primary') await storage.ownership.claim()
       const checkpoint = await readPgCheckpoint(aux, (line) => sink.loadCheckpointLine(line))
       const afterSeq = checkpoint?.sequence ?? 0
       const read = await readPgLog(aux, afterSeq, (record) => sink.applyRecord(record))
@@ -162,12 +151,8 @@ export class PostgresStorage implements DurableStore {
     return client
   }
 
-  private openOwnerSession(): Promise<OwnerSession> {
-    return this.owners.open()
-  }
-
   private async startWriter(lastSeq: number): Promise<void> {
-    const epoch = this.ownedEpoch
+    const epoch = this.ownership.writeEpoch
     if (epoch === null) throw new Error('no ownership epoch to write under')
     const client = await connectClient(this.opts.url, 'service-wal', (error) =>
       this.writer?.injectFailure(error),
@@ -186,101 +171,10 @@ export class PostgresStorage implements DurableStore {
     return {
       durable: (seq) => this.listener?.durable(seq),
       failed: (error) => {
-        // Any failure renews ownership before the next write: the renewal waits out an append in flight.
-        this.ownedEpoch = null
-        if (error instanceof EngineError && error.code === 'STORAGE_FENCED') this.fence(error.message)
+        this.ownership.writerFailed(error)
         this.listener?.failed(error)
       },
     }
-  }
-
-  /**
-   * The ownership session ended (the database restarted, or this process stalled past the lease). Writes go
-   * on meanwhile: the epoch, not the lock, keeps them safe. The lock is taken back in the background; if
-   * another primary raised the epoch meanwhile, this server fences itself.
-   */
-  private leaseLost(error: Error): void {
-    if (this.role !== 'primary' || this.writer === null) return
-    this.opts.warn?.(`the PostgreSQL ownership session ended (${error.message}); taking it back`)
-    void this.retakeLease()
-  }
-
-  private async retakeLease(): Promise<void> {
-    if (this.retaking) return
-    this.retaking = true
-    try {
-      while (this.role === 'primary' && !this.closed) {
-        try {
-          // One ownership step at a time: a reload's renewal raising the epoch meanwhile is not a takeover.
-          const done = await this.owners.serially(async () => {
-            const owner = await this.openOwnerSession()
-            const mine = this.epoch
-            const locked = await owner.tryLock()
-            const current = await owner.currentEpoch()
-            if (current !== mine) {
-              this.fenceWriter(`another primary took over (epoch ${current}, this server had ${mine})`)
-              return true
-            }
-            if (locked) this.opts.warn?.('the PostgreSQL ownership session is back; the epoch is unchanged')
-            return locked
-          })
-          if (done) return
-        } catch {
-          // the database does not answer yet: try again after a while
-        }
-        await new Promise((resolve) => setTimeout(resolve, Math.max(50, Math.floor(this.opts.leaseMs / 3))))
-      }
-    } finally {
-      this.retaking = false
-    }
-  }
-
-  private fenceWriter(reason: string): void {
-    this.fence(reason)
-    this.writer?.injectFailure(PgStoreErrors.fenced(reason))
-  }
-
-  private isFenced(): boolean {
-    return this.role === 'fenced'
-  }
-
-  private fence(reason: string): void {
-    if (this.role === 'fenced') return
-    this.role = 'fenced'
-    this.fencedReason = reason.replace(
-      /^this server no longer owns the PostgreSQL store and refuses writes: /,
-      '',
-    )
-    this.opts.warn?.(`fenced: ${this.fencedReason}`)
-  }
-
-  /** After a failure: take ownership back under a new epoch, or learn that another primary has it. */
-  private renewOwnership(): Promise<void> {
-    return this.owners.serially(() => this.renewOwnershipNow())
-  }
-
-  private async renewOwnershipNow(): Promise<void> {
-    if (this.role === 'fenced') throw PgStoreErrors.fenced(this.fencedReason ?? 'another primary took over')
-    if (this.ownedEpoch !== null && this.owners.current?.alive) return
-    const owner = await this.openOwnerSession()
-    if (!(await owner.tryLock())) {
-      const current = await owner.currentEpoch()
-      if (current !== this.epoch) {
-        this.fence(
-          `another primary holds the ownership lock under epoch ${current} (this server had ${this.epoch})`,
-        )
-        throw PgStoreErrors.fenced(this.fencedReason!)
-      }
-      throw new Error('the ownership lock is held by another session')
-    }
-    const renewed = await owner.renewEpoch(this.epoch!, this.holder)
-    if (renewed === null) {
-      const current = await owner.currentEpoch()
-      this.fence(`another primary took over (epoch ${current}, this server had ${this.epoch})`)
-      throw PgStoreErrors.fenced(this.fencedReason!)
-    }
-    this.epoch = renewed
-    this.ownedEpoch = renewed
   }
 
   get lastSeq(): number {
@@ -313,18 +207,16 @@ export class PostgresStorage implements DurableStore {
   }
 
   writeRefusal(): EngineError | null {
-    if (this.role === 'follower') return PgStoreErrors.readOnlyFollower(this.opts.primaryUrl)
-    if (this.role === 'fenced') return PgStoreErrors.fenced(this.fencedReason ?? 'another primary took over')
-    return null
+    return this.ownership.refusal()
   }
 
   async prepareReload(): Promise<(sink: ReplaySink) => number> {
-    if (this.role === 'primary') {
+    if (this.ownership.role === 'primary') {
       try {
-        await this.renewOwnership()
+        await this.ownership.renew()
       } catch (error) {
         // A fenced server still reloads (reads go on); any other failure waits for the database.
-        if (!this.isFenced()) throw error
+        if (!this.ownership.isFenced()) throw error
       }
     }
     const client = await this.auxClient()
@@ -351,7 +243,7 @@ export class PostgresStorage implements DurableStore {
     const failed = this.writer
     if (failed === null || failed.failed === null) return
     if (this.injected !== null) throw this.injected
-    await this.renewOwnership()
+    await this.ownership.renew()
     dropClient(this.writerClient)
     this.writerClient = null
     await this.startWriter(this.applied)
@@ -359,7 +251,7 @@ export class PostgresStorage implements DurableStore {
 
   shouldCheckpoint(): boolean {
     const w = this.writer
-    if (this.role !== 'primary' || w === null || w.failed !== null) return false
+    if (this.ownership.role !== 'primary' || w === null || w.failed !== null) return false
     if (w.lastSeq - (this.checkpointSeq ?? 0) === 0) return false
     const sinceBytes = this.walBytes() - this.bytesAtCheckpoint
     const age = this.opts.now() - (this.checkpointAtMs ?? this.intervalStartMs)
@@ -375,9 +267,9 @@ export class PostgresStorage implements DurableStore {
     pause?: () => Promise<void>,
   ): Promise<void> {
     // Only the owner writes images; a follower's close or an explicit checkpoint on it has nothing to do.
-    if (this.role === 'follower') return
+    if (this.ownership.role === 'follower') return
     const writer = this.writer
-    if (writer === null || this.ownedEpoch === null)
+    if (writer === null || this.ownership.writeEpoch === null)
       throw this.writeRefusal() ?? PgStoreErrors.fenced('no ownership')
     await writer.drain()
     const client = await connectClient(this.opts.url, 'service-checkpoint', () => {})
@@ -429,49 +321,45 @@ export class PostgresStorage implements DurableStore {
   replication(): ReplicationReport {
     const tail = this.follower?.tail ?? null
     const applied = tail?.appliedSeq() ?? this.lastSeq
+    const role = this.ownership.role
     return {
       backend: 'postgres',
-      role: this.role,
-      epoch: this.epoch,
+      role,
+      epoch: this.ownership.epoch,
       applied_sequence: applied,
       log_sequence: tail?.logSeq ?? this.lastSeq,
       lag_sequences: tail?.lagSequences() ?? 0,
       lag_ms: tail?.lagMs() ?? 0,
       reason:
-        this.role === 'fenced'
-          ? this.fencedReason
-          : this.role === 'follower'
+        role === 'fenced'
+          ? this.ownership.fenceReason
+          : role === 'follower'
             ? `read follower${tail?.lastError ? ` (tail: ${tail.lastError})` : ''}`
             : null,
-      primary_url: this.role === 'primary' ? null : this.opts.primaryUrl,
+      primary_url: role === 'primary' ? null : this.opts.primaryUrl,
     }
   }
 
   follow(listener: TailListener): void {
-    if (this.role !== 'follower') throw new Error('only a follower tails the log')
+    if (this.ownership.role !== 'follower') throw new Error('only a follower tails the log')
     this.follower = new FollowerRole(
       {
         url: this.opts.url,
         pollMs: this.opts.pollMs,
         leaseMs: this.opts.leaseMs,
         promote: this.opts.promote,
-        holder: this.holder,
+        holder: this.ownership.holder,
         now: this.opts.now,
         warn: this.opts.warn,
-        role: () => this.role,
+        role: () => this.ownership.role,
         auxClient: () => this.auxClient(),
-        openOwnerSession: () => this.openOwnerSession(),
+        openOwnerSession: () => this.ownership.openSession(),
         applied: () => this.applied,
         advanced: (lastSeq, bytes) => {
           this.applied = lastSeq
           this.baseBytes += bytes
         },
-        takeOver: async (epoch) => {
-          this.epoch = epoch
-          this.ownedEpoch = epoch
-          await this.startWriter(this.applied)
-          this.role = 'primary'
-        },
+        takeOver: (epoch) => this.ownership.takeOver(epoch, () => this.startWriter(this.applied)),
       },
       listener,
     )
@@ -486,9 +374,8 @@ export class PostgresStorage implements DurableStore {
   }
 
   private shutdown(): void {
-    this.closed = true
     this.follower?.stop()
-    this.owners.current?.close()
+    this.ownership.close()
     dropClient(this.writerClient)
     dropClient(this.aux)
     this.aux = null
