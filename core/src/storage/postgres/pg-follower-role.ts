@@ -8,7 +8,7 @@ import type { WalRecord } from '../wal-record.js'
 import type { PgClient } from './pg-connect.js'
 import { FollowerTail } from './pg-follower.js'
 import { readPgLog } from './pg-log-reader.js'
-import type { OwnerLock } from './pg-ownership.js'
+import type { OwnerLock, PgStoreRole } from './pg-ownership.js'
 
 const TAIL_PAGE = 5_000
 
@@ -22,7 +22,7 @@ export interface FollowerPort {
   holder: string
   now(): number
   warn?: ((message: string) => void) | undefined
-  role(): 'primary' | 'follower' | 'fenced'
+  role(): PgStoreRole
   auxClient(): Promise<PgClient>
   openOwnerSession(): Promise<OwnerLock>
   /** The newest sequence applied to the engine. */
