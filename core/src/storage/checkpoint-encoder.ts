@@ -1,5 +1,12 @@
 import { createHash, type Hash } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, unlinkSync } from 'node:fs'
+import { ColumnLineBytes } from './column-line-bytes.js'
+import {
+  type IntPropertyColumns,
+  intPropertyBuffers,
+  intPropertyColumnsText,
+  isIntPropertyColumns,
+} from './int-property-columns.js'
 import { writeAllAt } from './positional-write.js'
 
 /**
@@ -18,7 +25,7 @@ export type CheckpointPiece = string | ColumnLine | typeof SLICE_POINT
 export const SLICE_POINT: unique symbol = Symbol('checkpoint slice point')
 
 export interface ColumnLine {
-  fields: [name: string, value: string | Float64Array][]
+  fields: [name: string, value: string | Float64Array | IntPropertyColumns][]
 }
 
 /** What the file writer is told for a run of lines: JSON text already joined, or one column line. */
@@ -41,7 +48,13 @@ export function columnLineText(line: ColumnLine): string {
   for (let i = 0; i < line.fields.length; i++) {
     const [name, value] = line.fields[i]!
     if (i > 0) text += ','
-    text += `${JSON.stringify(name)}:${typeof value === 'string' ? value : `[${value.join(',')}]`}`
+    const json =
+      typeof value === 'string'
+        ? value
+        : isIntPropertyColumns(value)
+          ? intPropertyColumnsText(value)
+          : `[${value.join(',')}]`
+    text += `${JSON.stringify(name)}:${json}`
   }
   return `${text}}`
 }
@@ -49,7 +62,11 @@ export function columnLineText(line: ColumnLine): string {
 /** The transferable buffers of a column line, for `postMessage`: each once (columns may share one). */
 export function columnBuffers(line: ColumnLine): ArrayBuffer[] {
   const out = new Set<ArrayBuffer>()
-  for (const [, value] of line.fields) if (typeof value !== 'string') out.add(value.buffer as ArrayBuffer)
+  for (const [, value] of line.fields) {
+    if (typeof value === 'string') continue
+    if (isIntPropertyColumns(value)) for (const buffer of intPropertyBuffers(value)) out.add(buffer)
+    else out.add(value.buffer as ArrayBuffer)
+  }
   return [...out]
 }
 
@@ -65,6 +82,7 @@ export class CheckpointFileWriter {
   private bytes = 0
   private records = 0
   private closed = false
+  private readonly columnBytes = new ColumnLineBytes()
 
   constructor(
     private readonly path: string,
@@ -81,20 +99,23 @@ export class CheckpointFileWriter {
 
   /** Appends record lines: a run of joined text lines (each ending in a newline) or one column line. */
   add(chunk: EncodedChunk): void {
+    // each line's bytes are made once, for both digests and the write
     if (isColumnLine(chunk)) {
-      const text = `${columnLineText(chunk)}\n`
-      this.recordHash.update(text)
-      this.write(text)
+      this.writeRecords(this.columnBytes.encode(chunk))
       this.records++
       return
     }
-    this.recordHash.update(chunk.text)
-    this.write(chunk.text)
+    this.writeRecords(Buffer.from(chunk.text, 'utf8'))
     this.records += chunk.records
   }
 
-  private write(text: string): void {
-    const data = Buffer.from(text, 'utf8')
+  private writeRecords(data: Buffer): void {
+    this.recordHash.update(data)
+    this.write(data)
+  }
+
+  private write(data: Buffer | string): void {
+    if (typeof data === 'string') data = Buffer.from(data, 'utf8')
     writeAllAt(this.fd, data, this.bytes)
     this.fileHash.update(data)
     this.bytes += data.length
