@@ -1,13 +1,11 @@
 import { createHash, type Hash } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, unlinkSync } from 'node:fs'
+import { type ColumnLine, columnBuffers, columnLineText } from './column-line.js'
 import { ColumnLineBytes } from './column-line-bytes.js'
-import {
-  type IntPropertyColumns,
-  intPropertyBuffers,
-  intPropertyColumnsText,
-  isIntPropertyColumns,
-} from './int-property-columns.js'
 import { writeAllAt } from './positional-write.js'
+
+// column lines have a module of their own (the byte encoder reads them too); their users import them here
+export { type ColumnLine, columnBuffers, columnLineText }
 
 /**
  * One checkpoint line as the engine hands it over: JSON text, or a line of columns whose numeric ones are
@@ -24,10 +22,6 @@ export type CheckpointPiece = string | ColumnLine | typeof SLICE_POINT
  */
 export const SLICE_POINT: unique symbol = Symbol('checkpoint slice point')
 
-export interface ColumnLine {
-  fields: [name: string, value: string | Float64Array | IntPropertyColumns][]
-}
-
 /** What the file writer is told for a run of lines: JSON text already joined, or one column line. */
 export type EncodedChunk = { text: string; records: number } | ColumnLine
 
@@ -40,34 +34,6 @@ export interface CheckpointFileFacts {
 
 export function isColumnLine(piece: CheckpointPiece | EncodedChunk): piece is ColumnLine {
   return typeof piece === 'object' && 'fields' in piece
-}
-
-/** The JSON text of a column line (one line, no newline). */
-export function columnLineText(line: ColumnLine): string {
-  let text = '{'
-  for (let i = 0; i < line.fields.length; i++) {
-    const [name, value] = line.fields[i]!
-    if (i > 0) text += ','
-    const json =
-      typeof value === 'string'
-        ? value
-        : isIntPropertyColumns(value)
-          ? intPropertyColumnsText(value)
-          : `[${value.join(',')}]`
-    text += `${JSON.stringify(name)}:${json}`
-  }
-  return `${text}}`
-}
-
-/** The transferable buffers of a column line, for `postMessage`: each once (columns may share one). */
-export function columnBuffers(line: ColumnLine): ArrayBuffer[] {
-  const out = new Set<ArrayBuffer>()
-  for (const [, value] of line.fields) {
-    if (typeof value === 'string') continue
-    if (isIntPropertyColumns(value)) for (const buffer of intPropertyBuffers(value)) out.add(buffer)
-    else out.add(value.buffer as ArrayBuffer)
-  }
-  return [...out]
 }
 
 /**

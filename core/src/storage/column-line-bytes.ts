@@ -1,4 +1,4 @@
-import type { ColumnLine } from './checkpoint-encoder.js'
+import type { ColumnLine } from './column-line.js'
 import { type IntPropertyColumns, isIntPropertyColumns } from './int-property-columns.js'
 
 const COMMA = 0x2c
