@@ -1,16 +1,22 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { EngineError } from '../errors.js'
 import { DEFAULT_CSV_FORMAT } from './csv-source.js'
 import { GroupReader } from './csv-thread.js'
 import { PackedRow } from './packed-rows.js'
 
+const roots: string[] = []
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true })
+})
+
 function files() {
   const root = mkdtempSync(join(tmpdir(), 'csv-thread-'))
+  roots.push(root)
   const file = (name: string, text: string) => {
     const path = join(root, name)
     writeFileSync(path, text)
