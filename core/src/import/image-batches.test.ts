@@ -30,14 +30,14 @@ const rows: [string, Value][][] = [
   [['since', 2002]],
   [],
   [
-    ['w', -7],
+    ['wé"', -7],
     ['since', 0],
   ],
   [
     ['since', 123456789012345],
-    ['w', 1],
+    ['wé"', 1],
   ],
-  [['w', -0]],
+  [['wé"', -0]],
 ]
 
 describe('relationship image batches', () => {
@@ -48,7 +48,7 @@ describe('relationship image batches', () => {
     const text = columnLineText(line)
     expect(JSON.parse(text).props).toEqual(expected(rows))
     // key order within a relationship is kept
-    expect(Object.keys(JSON.parse(text).props['2'])).toEqual(['w', 'since'])
+    expect(Object.keys(JSON.parse(text).props['2'])).toEqual(['wé"', 'since'])
     expect(new ColumnLineBytes().encode(line).toString('utf8')).toBe(`${text}\n`)
   })
 
