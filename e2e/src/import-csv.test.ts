@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -40,6 +40,7 @@ const read = async (server: RunningServer, query: string) => {
 const servers: RunningServer[] = []
 afterAll(async () => {
   for (const s of servers) await s.stop().catch(() => {})
+  rmSync(root, { recursive: true, force: true })
 })
 
 describe('import-csv (offline importer)', () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -21,7 +21,11 @@ describe('import-csv arguments', () => {
     const dir = mkdtempSync(join(tmpdir(), 'import-csv-args-'))
     const odd = join(dir, 'a=b.csv')
     writeFileSync(odd, 'id:ID\n')
-    expect(inputGroup(odd, 'nodes')).toEqual({ files: [odd] })
+    try {
+      expect(inputGroup(odd, 'nodes')).toEqual({ files: [odd] })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('refuses bad options with exit code 2 before reading anything', async () => {

@@ -1,15 +1,21 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { EngineError } from '../errors.js'
 import { openEngine } from '../runtime/index.js'
 import { PAYLOAD_RECORD_FORMAT } from '../version.js'
 import { importCsv } from './csv-import.js'
 
+const roots: string[] = []
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true })
+})
+
 function scratch() {
   const root = mkdtempSync(join(tmpdir(), 'import-csv-'))
+  roots.push(root)
   const file = (name: string, text: string | Buffer) => {
     const path = join(root, name)
     writeFileSync(path, text)

@@ -68,6 +68,7 @@ export async function importCsv(options: CsvImportOptions): Promise<CsvImportSum
       options.dir,
       options.now ?? new Date(),
       options.payloadMinBytes ?? DEFAULT_PAYLOAD_MIN_BYTES,
+      inputBytes(options) >= LARGE_INPUT_BYTES,
     )
     const run = new ImportRun(image, report, format, options.idType ?? 'string', options.onProgress)
     for (const group of options.nodes) await run.group(group, 'nodes', reader)
@@ -122,6 +123,16 @@ function prepareTarget(dir: string): boolean {
 function emptyTarget(dir: string, created: boolean): void {
   if (created) rmSync(dir, { recursive: true, force: true })
   else for (const entry of readdirSync(dir)) rmSync(join(dir, entry), { recursive: true, force: true })
+}
+
+/** Input from this size on makes an image worth encoding on a worker thread from the first row. */
+const LARGE_INPUT_BYTES = 4 * 1024 * 1024
+
+function inputBytes(options: CsvImportOptions): number {
+  let bytes = 0
+  for (const group of [...options.nodes, ...options.relationships])
+    for (const file of group.files) bytes += statSync(file).size
+  return bytes
 }
 
 function checkGroup(group: InputGroup): void {

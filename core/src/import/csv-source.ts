@@ -32,7 +32,7 @@ async function openInput(file: string): Promise<Readable> {
     probe.on('error', reject)
     probe.on('end', () => resolve(Buffer.concat(parts)))
   })
-  const raw = createReadStream(file, { highWaterMark: 1 << 20 })
+  const raw = createReadStream(file, { highWaterMark: 1 << 16 })
   const gzip = file.endsWith('.gz') || (head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1])
   return gzip ? raw.pipe(createGunzip()).on('error', (e) => raw.destroy(e)) : raw
 }
@@ -64,12 +64,16 @@ function lineEnding(text: string, quote: string, atEnd: boolean): '\n' | '\r\n' 
 
 type Record = string[]
 
+/** Records parsed into fields, or whole lines without quotes that the packer splits itself. */
+type Parsed = { records: Record[] } | { lines: string; delimiter: string; newline: string }
+
 /**
  * The records of one file in order. papaparse's low-level parser reads the text up to its last line end at a
  * time (so a closing quote is never judged without the character after it); a record cut by that end stays
- * pending for the next chunk.
+ * pending for the next chunk. Text holding no quote character skips it: every delimiter and line end splits
+ * there (papaparse's own fast mode), which the packer does by offsets, without a string per field.
  */
-async function* parseFile(file: string, format: CsvFormat): AsyncGenerator<Record[]> {
+async function* parseFile(file: string, format: CsvFormat): AsyncGenerator<Parsed> {
   const input = await openInput(file)
   input.setEncoding('utf8')
   let parser: papa.Parser | null = null
@@ -80,10 +84,10 @@ async function* parseFile(file: string, format: CsvFormat): AsyncGenerator<Recor
   const fail = (message: string): never => {
     throw new EngineError('IMPORT_INPUT_INVALID', `${file}: ${message}`)
   }
-  const parse = (text: string, atEnd: boolean): { rows: Record[]; rest: string } => {
+  const parse = (text: string, atEnd: boolean): { parsed: Parsed | null; rest: string } => {
     if (parser === null) {
       const ending = lineEnding(text, format.quote, atEnd)
-      if (ending === null) return { rows: [], rest: text }
+      if (ending === null) return { parsed: null, rest: text }
       newline = ending
       parser = new papa.Parser({
         delimiter: format.delimiter,
@@ -95,8 +99,15 @@ async function* parseFile(file: string, format: CsvFormat): AsyncGenerator<Recor
       })
     }
     const cut = atEnd ? text.length : text.lastIndexOf(newline) + newline.length
-    if (cut <= 0) return { rows: [], rest: text }
-    const result = parser.parse(cut === text.length ? text : text.slice(0, cut), 0, !atEnd)
+    if (cut <= 0) return { parsed: null, rest: text }
+    const whole = cut === text.length ? text : text.slice(0, cut)
+    const rest = atEnd ? '' : text.slice(cut)
+    if (format.delimiter.length === 1 && (format.quote === '' || !whole.includes(format.quote))) {
+      // counted for the line numbers of later errors: the lines holding a record
+      records += countRecords(whole, newline)
+      return { parsed: { lines: whole, delimiter: format.delimiter, newline }, rest }
+    }
+    const result = parser.parse(whole, 0, !atEnd)
     for (const error of result.errors as { code: string; row: number }[]) {
       const at = records + error.row + 1
       if (error.code === 'MissingQuotes')
@@ -105,7 +116,7 @@ async function* parseFile(file: string, format: CsvFormat): AsyncGenerator<Recor
     }
     const rows = (result.data as Record[]).filter((r) => r.length > 1 || r[0] !== '')
     records += rows.length
-    return { rows, rest: atEnd ? '' : text.slice(result.meta.cursor as number) }
+    return { parsed: { records: rows }, rest: atEnd ? '' : text.slice(result.meta.cursor as number) }
   }
   try {
     for await (const chunk of input as AsyncIterable<string>) {
@@ -114,16 +125,29 @@ async function* parseFile(file: string, format: CsvFormat): AsyncGenerator<Recor
         started = true
         if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
       }
-      const { rows, rest } = parse(text, false)
+      const { parsed, rest } = parse(text, false)
       if (rest.length > MAX_RECORD_BYTES)
         fail(`a record is longer than ${MAX_RECORD_BYTES} characters (a quote not closed?)`)
       pending = rest
-      if (rows.length > 0) yield rows
+      if (parsed !== null) yield parsed
     }
-    const { rows } = parse(pending, true)
-    if (rows.length > 0) yield rows
+    const { parsed } = parse(pending, true)
+    if (parsed !== null) yield parsed
   } finally {
     input.destroy()
+  }
+}
+
+/** Lines of `text` that are not empty. */
+function countRecords(text: string, newline: string): number {
+  let count = 0
+  let from = 0
+  for (;;) {
+    const at = text.indexOf(newline, from)
+    const end = at < 0 ? text.length : at
+    if (end > from) count++
+    if (at < 0) return count
+    from = at + newline.length
   }
 }
 
@@ -143,8 +167,14 @@ export async function* parseGroup(files: readonly string[], format: CsvFormat): 
       firstRow += rows.rowEnds.length
       return { file, firstRow: batchAt, rows }
     }
-    for await (const records of parseFile(file, format)) {
-      for (const record of records) {
+    for await (const parsed of parseFile(file, format)) {
+      if ('lines' in parsed) {
+        // a chunk's lines go whole into one batch: a batch holds up to a chunk's records more
+        batch.addLines(parsed.lines, parsed.delimiter, parsed.newline)
+        if (batch.rows >= BATCH_ROWS) yield take()
+        continue
+      }
+      for (const record of parsed.records) {
         batch.add(record)
         if (batch.rows >= BATCH_ROWS) yield take()
       }

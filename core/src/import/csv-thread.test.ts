@@ -1,14 +1,22 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
 import { EngineError } from '../errors.js'
 import { DEFAULT_CSV_FORMAT } from './csv-source.js'
 import { GroupReader } from './csv-thread.js'
 import { PackedRow } from './packed-rows.js'
 
+const roots: string[] = []
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true })
+})
+
 function files() {
   const root = mkdtempSync(join(tmpdir(), 'csv-thread-'))
+  roots.push(root)
   const file = (name: string, text: string) => {
     const path = join(root, name)
     writeFileSync(path, text)
@@ -85,4 +93,19 @@ describe('the import group reader', () => {
       expect((failure as Error).message).toContain(f.broken)
     },
   )
+
+  // A host started with --input-type=module passes the flag on to its threads: the thread's code is read as
+  // a module there, where `require` does not exist.
+  const built = fileURLToPath(new URL('../../dist/import/csv-thread.js', import.meta.url))
+  it.runIf(existsSync(built))('parses on its thread in a host started with --input-type=module', () => {
+    const f = files()
+    const code = `const { GroupReader } = await import(${JSON.stringify(pathToFileURL(built).href)})
+const reader = new GroupReader([[${JSON.stringify(f.big)}]], { delimiter: ',', quote: '"', arrayDelimiter: ';' })
+let rows = 0
+for await (const batch of reader.group()) rows += batch.rows.rowEnds.length
+await reader.close()
+console.log(rows)`
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' })
+    expect(out.trim()).toBe('20001')
+  })
 })

@@ -27,8 +27,10 @@ function builtSource(): string | null {
 
 // The thread parses the groups one after another with `parseGroup` and posts each packed batch (its offset
 // arrays moved, not copied), then a mark at each group's end; never more than AHEAD batches beyond what the
-// importer has taken, so it runs ahead across group ends too but holds little.
-const THREAD_CODE = `const { workerData, parentPort } = require('node:worker_threads')
+// importer has taken, so it runs ahead across group ends too but holds little. The code reads its modules
+// without `require`, so it runs as a script or as a module (a host started with --input-type=module passes
+// that on to its threads).
+const THREAD_CODE = `const { workerData, parentPort } = process.getBuiltinModule('node:worker_threads')
 let credit = workerData.ahead
 let wake = null
 parentPort.on('message', () => { credit++; const w = wake; wake = null; w?.() })
@@ -38,7 +40,7 @@ import(workerData.moduleUrl).then(async (m) => {
       for await (const batch of m.parseGroup(files, workerData.format)) {
         while (credit === 0) await new Promise((resolve) => (wake = resolve))
         credit--
-        parentPort.postMessage({ batch }, [batch.rows.ends.buffer, batch.rows.rowEnds.buffer])
+        parentPort.postMessage({ batch }, [batch.rows.starts.buffer, batch.rows.ends.buffer, batch.rows.rowEnds.buffer])
       }
       parentPort.postMessage({ groupEnd: true })
     }

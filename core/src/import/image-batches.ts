@@ -5,7 +5,9 @@ import type { PropertyValue } from '../graph/types.js'
 import type { NodeColumns, PropertyColumnImage } from '../kernel/graph-image.js'
 import { setOwn } from '../own-key.js'
 import type { ColumnLine } from '../storage/checkpoint-encoder.js'
+import type { IntPropertyColumns } from '../storage/int-property-columns.js'
 import type { PayloadAddress } from '../storage/payload-file.js'
+import type { RowValues } from './row-values.js'
 
 /** Records per checkpoint line, as the engine's own images batch them (graph-image.ts). */
 export const IMAGE_BATCH = 4096
@@ -90,23 +92,27 @@ export class NodeImageBatch {
     labels: readonly string[],
     keyOrderKey: string,
     names: readonly string[],
-    values: readonly PropertyValue[],
+    row: RowValues,
   ): void {
     const at = this.id.length
     this.id.push(id)
     this.labels.push(this.labelSets.number(labelKey, labels as string[]))
     this.keys.push(this.keyOrders.number(keyOrderKey, names as string[]))
     for (let k = 0; k < names.length; k++) {
-      const cell = spilled(values[k]!, this.payloads)
+      const value = row.values[k] as PropertyValue | null
+      // a short integer is a number already: what an int column holds, and `{i}` text in any other
+      const cell = value === null ? null : spilled(value, this.payloads)
       let column = this.columns.get(names[k]!)
       if (column === undefined) {
-        column = { kind: typeof cell === 'bigint' ? 'int' : isString(cell) ? 'str' : 'any', values: [] }
+        const kind = cell === null || typeof cell === 'bigint' ? 'int' : isString(cell) ? 'str' : 'any'
+        column = { kind, values: [] }
         this.columns.set(names[k]!, column)
       }
-      if ((column.kind === 'int' && typeof cell !== 'bigint') || (column.kind === 'str' && !isString(cell)))
-        demote(column)
+      const int = cell === null || typeof cell === 'bigint'
+      if ((column.kind === 'int' && !int) || (column.kind === 'str' && !isString(cell!))) demote(column)
       while (column.values.length < at) column.values.push(null)
-      column.values.push(columnCell(column.kind, cell))
+      if (cell !== null) column.values.push(columnCell(column.kind, cell))
+      else column.values.push(column.kind === 'int' ? row.ints[k] : { i: String(row.ints[k]) })
     }
   }
 
@@ -137,21 +143,37 @@ export class NodeImageBatch {
 export class RelationshipImageBatch {
   private readonly types = new Dictionary<string>()
   private readonly columns = new Float64Array(5 * IMAGE_BATCH)
+  /**
+   * While every property so far is a short integer, the properties are columns the file writer spells out
+   * (`IntPropertyColumns`); from the first other value on, JSON text written as it goes.
+   */
+  private ints: { props: IntPropertyColumns; keyOrders: Dictionary<number[]> } | null
   private propsText = ''
   size = 0
 
   constructor(
     private readonly workspace: string,
     private readonly payloads: PayloadSink | null,
-  ) {}
+  ) {
+    const keyOrders = new Dictionary<number[]>()
+    // the props' key orders are the dictionary's own list, filled as rows come
+    const props = {
+      names: [],
+      columns: [],
+      keyOrders: keyOrders.values,
+      orders: new Float64Array(IMAGE_BATCH),
+    }
+    this.ints = { props, keyOrders }
+  }
 
+  /** Adds a relationship; `order` names its present properties, whose values `row` holds in that order. */
   add(
     id: number,
     type: string,
     start: number,
     end: number,
-    names: readonly string[],
-    values: readonly PropertyValue[],
+    order: { key: string; names: readonly string[] },
+    row: RowValues,
   ): void {
     const at = this.size++
     this.columns[at] = id
@@ -159,7 +181,59 @@ export class RelationshipImageBatch {
     this.columns[2 * IMAGE_BATCH + at] = start
     this.columns[3 * IMAGE_BATCH + at] = end
     // the fifth column, creation sequences, stays 0: imported records have no commit of their own
+    const { names } = order
     if (names.length === 0) return
+    if (this.ints !== null && row.allInts(names.length)) {
+      this.addInts(at, order, row)
+      return
+    }
+    if (this.ints !== null) this.toText()
+    const values = names.map((_, k) => row.value(k))
+    this.addText(at, names, values)
+  }
+
+  private addInts(at: number, order: { key: string; names: readonly string[] }, row: RowValues): void {
+    const { props, keyOrders } = this.ints!
+    const index =
+      keyOrders.known(order.key) ??
+      keyOrders.number(
+        order.key,
+        order.names.map((name) => this.intColumn(name)),
+      )
+    props.orders[at] = index + 1
+    const keys = props.keyOrders[index]!
+    for (let k = 0; k < keys.length; k++) props.columns[keys[k]!]![at] = row.ints[k]!
+  }
+
+  /** The index of the integer column of property `name`, made on first use. */
+  private intColumn(name: string): number {
+    const { props } = this.ints!
+    let k = props.names.indexOf(name)
+    if (k < 0) {
+      k = props.names.push(name) - 1
+      props.columns.push(new Float64Array(IMAGE_BATCH))
+    }
+    return k
+  }
+
+  /** Writes the integer columns so far as text: a value of another kind came. */
+  private toText(): void {
+    const { props } = this.ints!
+    this.ints = null
+    for (let at = 0; at < this.size - 1; at++) {
+      const order = props.orders[at]!
+      if (order === 0) continue
+      const keys = props.keyOrders[order - 1]!
+      const names = keys.map((k) => props.names[k]!)
+      this.addText(
+        at,
+        names,
+        keys.map((k) => BigInt(props.columns[k]![at]!)),
+      )
+    }
+  }
+
+  private addText(at: number, names: readonly string[], values: readonly PropertyValue[]): void {
     // Written as JSON text as it goes (what JSON.stringify of the engine's props record gives), not as an
     // object per relationship and one per value.
     let text = `${this.propsText === '' ? '' : ','}"${at}":{`
@@ -174,6 +248,11 @@ export class RelationshipImageBatch {
   line(): ColumnLine {
     const n = this.size
     const column = (i: number) => this.columns.subarray(i * IMAGE_BATCH, i * IMAGE_BATCH + n)
+    let props: string | IntPropertyColumns = `{${this.propsText}}`
+    if (this.ints !== null) {
+      const ints = this.ints.props
+      props = { ...ints, orders: ints.orders.subarray(0, n) }
+    }
     return {
       fields: [
         ['kind', '"graph_rels"'],
@@ -183,7 +262,7 @@ export class RelationshipImageBatch {
         ['type', column(1)],
         ['start', column(2)],
         ['end', column(3)],
-        ['props', `{${this.propsText}}`],
+        ['props', props],
         ['created', column(4)],
       ],
     }

@@ -35,6 +35,8 @@ export class ImageFile {
     private readonly dir: string,
     private readonly now: Date,
     payloadMinBytes: number,
+    /** The input is large: the image's encoding worker starts at once (see `openCheckpointSink`). */
+    large: boolean,
   ) {
     const folder = join(dir, CHECKPOINT_DIR)
     mkdirSync(folder, { recursive: true })
@@ -42,7 +44,7 @@ export class ImageFile {
     const header = JSON.stringify({
       checkpoint: { format: RECORD_FORMAT, sequence: IMAGE_SEQUENCE, created_at: now.toISOString() },
     })
-    this.sink = openCheckpointSink(this.temp, header)
+    this.sink = openCheckpointSink(this.temp, header, large)
     this.payloadFile = PayloadFile.open(join(dir, PAYLOAD_FILE), { cacheBytes: 0 }).file
     const file = this.payloadFile
     this.payloads = { minBytes: payloadMinBytes, append: (text) => file.append(text) }

@@ -10,6 +10,7 @@ import { IMAGE_BATCH, NodeImageBatch, RelationshipImageBatch } from './image-bat
 import type { ImageFile } from './image-file.js'
 import type { ImportReport } from './import-report.js'
 import { PackedRow } from './packed-rows.js'
+import { RowValues } from './row-values.js'
 
 /** One `--nodes` or `--relationships` argument: its files (the first holds the header) and default labels or type. */
 export interface InputGroup {
@@ -55,7 +56,7 @@ export class ImportRun {
   private nodes: NodeImageBatch
   private rels: RelationshipImageBatch
   /** Reused for every row: the present properties' values (the batches copy what they keep). */
-  private readonly values: PropertyValue[] = []
+  private readonly values = new RowValues()
   nextNode = 0
   nextRel = 0
   rows = 0
@@ -150,25 +151,33 @@ export class ImportRun {
    */
   private properties(row: PackedRow, columns: PropertyColumn[]): number {
     const values = this.values
-    values.length = 0
+    values.clear()
     let present = 0
     for (let i = 0; i < columns.length; i++) {
       const { at, spec } = columns[i]!
-      let value: PropertyValue | undefined
       if (spec.role === 'id') {
         const key = this.idKey(row, at)
-        value = key === null ? undefined : this.idType === 'string' ? (key as string) : BigInt(key)
-      } else {
-        // a short integer is read without making the field's string (what scalarValue gives for its text)
-        const short = spec.type === 'int' && !spec.array ? row.shortInteger(at) : Number.NaN
-        if (!Number.isNaN(short)) value = BigInt(short)
-        else
-          try {
-            value = fieldValue(row.field(at), spec.type, spec.array, this.format.arrayDelimiter)
-          } catch (error) {
-            this.report.reject('type_error', row.file, row.row, `${spec.name}: ${(error as Error).message}`)
-            return -1
-          }
+        if (key === null) continue
+        // an integer id is a number exactly when it is a safe integer (see idKey)
+        if (this.idType === 'string') values.push(key as string)
+        else if (typeof key === 'number') values.pushInt(key)
+        else values.push(BigInt(key))
+        present |= 1 << i
+        continue
+      }
+      // a short integer is read without making the field's string (what scalarValue gives for its text)
+      const short = spec.type === 'int' && !spec.array ? row.shortInteger(at) : Number.NaN
+      if (!Number.isNaN(short)) {
+        values.pushInt(short)
+        present |= 1 << i
+        continue
+      }
+      let value: PropertyValue | undefined
+      try {
+        value = fieldValue(row.field(at), spec.type, spec.array, this.format.arrayDelimiter)
+      } catch (error) {
+        this.report.reject('type_error', row.file, row.row, `${spec.name}: ${(error as Error).message}`)
+        return -1
       }
       if (value === undefined) continue
       present |= 1 << i
@@ -234,7 +243,7 @@ export class ImportRun {
       this.report.reject('missing_type', row.file, row.row, reason)
       return
     }
-    this.rels.add(this.nextRel++, type, start, end, this.keyOrder(plan, present).names, this.values)
+    this.rels.add(this.nextRel++, type, start, end, this.keyOrder(plan, present), this.values)
     if (this.rels.size === IMAGE_BATCH) {
       this.image.add(this.rels.line())
       this.rels = new RelationshipImageBatch(DEFAULT_WORKSPACE_ID, this.image.payloads)

@@ -1,3 +1,4 @@
+import papa from 'papaparse'
 import { describe, expect, it } from 'vitest'
 import { PackedRow, PackedRowsBuilder } from './packed-rows.js'
 
@@ -58,5 +59,39 @@ describe('packed CSV rows', () => {
     const values = texts.map((_, j) => row.shortInteger(j))
     expect(values.slice(0, 5)).toEqual([0, -0, 42, -17, 123456789012345])
     for (const v of values.slice(5)) expect(v).toBeNaN()
+  })
+
+  it.each(['\n', '\r\n', '\r'] as const)(
+    'splits lines without quotes as papaparse does (line end %j)',
+    (newline) => {
+      const lines = ['1,2,3', '', 'a,,', ',', 'x', '', '', 'lone\rcr', 'tab\there,9', 'ünï,😀']
+      for (const tail of ['', newline]) {
+        const text = lines.filter((l) => newline !== '\r' || !l.includes('\r')).join(newline) + tail
+        const parsed = papa.parse<string[]>(text, { delimiter: ',', newline, quoteChar: '"' })
+        const expected = parsed.data.filter((r) => r.length > 1 || r[0] !== '')
+        const builder = new PackedRowsBuilder()
+        builder.add(['before', 'it'])
+        builder.addLines(text, ',', newline)
+        builder.add(['after'])
+        const packed = builder.take()
+        const row = new PackedRow()
+        const back = Array.from(packed.rowEnds, (_, i) => {
+          row.at(packed, i)
+          return row.fields()
+        })
+        expect(back).toEqual([['before', 'it'], ...expected, ['after']])
+      }
+    },
+  )
+
+  it('reads integers from split lines by their offsets', () => {
+    const builder = new PackedRowsBuilder()
+    builder.addLines('12,-3,x\n\n45,,6', ',', '\n')
+    const packed = builder.take()
+    const row = new PackedRow()
+    row.at(packed, 0)
+    expect([row.shortInteger(0), row.shortInteger(1), row.shortInteger(2)]).toEqual([12, -3, Number.NaN])
+    row.at(packed, 1)
+    expect([row.shortInteger(0), row.shortInteger(1), row.shortInteger(2)]).toEqual([45, Number.NaN, 6])
   })
 })

@@ -1,6 +1,11 @@
 import { createHash, type Hash } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, unlinkSync } from 'node:fs'
+import { type ColumnLine, columnBuffers, columnLineText } from './column-line.js'
+import { ColumnLineBytes } from './column-line-bytes.js'
 import { writeAllAt } from './positional-write.js'
+
+// column lines have a module of their own (the byte encoder reads them too); their users import them here
+export { type ColumnLine, columnBuffers, columnLineText }
 
 /**
  * One checkpoint line as the engine hands it over: JSON text, or a line of columns whose numeric ones are
@@ -17,10 +22,6 @@ export type CheckpointPiece = string | ColumnLine | typeof SLICE_POINT
  */
 export const SLICE_POINT: unique symbol = Symbol('checkpoint slice point')
 
-export interface ColumnLine {
-  fields: [name: string, value: string | Float64Array][]
-}
-
 /** What the file writer is told for a run of lines: JSON text already joined, or one column line. */
 export type EncodedChunk = { text: string; records: number } | ColumnLine
 
@@ -35,24 +36,6 @@ export function isColumnLine(piece: CheckpointPiece | EncodedChunk): piece is Co
   return typeof piece === 'object' && 'fields' in piece
 }
 
-/** The JSON text of a column line (one line, no newline). */
-export function columnLineText(line: ColumnLine): string {
-  let text = '{'
-  for (let i = 0; i < line.fields.length; i++) {
-    const [name, value] = line.fields[i]!
-    if (i > 0) text += ','
-    text += `${JSON.stringify(name)}:${typeof value === 'string' ? value : `[${value.join(',')}]`}`
-  }
-  return `${text}}`
-}
-
-/** The transferable buffers of a column line, for `postMessage`: each once (columns may share one). */
-export function columnBuffers(line: ColumnLine): ArrayBuffer[] {
-  const out = new Set<ArrayBuffer>()
-  for (const [, value] of line.fields) if (typeof value !== 'string') out.add(value.buffer as ArrayBuffer)
-  return [...out]
-}
-
 /**
  * Writes a checkpoint file at explicit offsets with its two digests: one over the whole file (the manifest's)
  * and one over the record lines (the trailer's). Used in the encoding worker, and in-process when no worker
@@ -65,6 +48,7 @@ export class CheckpointFileWriter {
   private bytes = 0
   private records = 0
   private closed = false
+  private readonly columnBytes = new ColumnLineBytes()
 
   constructor(
     private readonly path: string,
@@ -81,20 +65,23 @@ export class CheckpointFileWriter {
 
   /** Appends record lines: a run of joined text lines (each ending in a newline) or one column line. */
   add(chunk: EncodedChunk): void {
+    // each line's bytes are made once, for both digests and the write
     if (isColumnLine(chunk)) {
-      const text = `${columnLineText(chunk)}\n`
-      this.recordHash.update(text)
-      this.write(text)
+      this.writeRecords(this.columnBytes.encode(chunk))
       this.records++
       return
     }
-    this.recordHash.update(chunk.text)
-    this.write(chunk.text)
+    this.writeRecords(Buffer.from(chunk.text, 'utf8'))
     this.records += chunk.records
   }
 
-  private write(text: string): void {
-    const data = Buffer.from(text, 'utf8')
+  private writeRecords(data: Buffer): void {
+    this.recordHash.update(data)
+    this.write(data)
+  }
+
+  private write(data: Buffer | string): void {
+    if (typeof data === 'string') data = Buffer.from(data, 'utf8')
     writeAllAt(this.fd, data, this.bytes)
     this.fileHash.update(data)
     this.bytes += data.length

@@ -18,6 +18,7 @@ import {
   SLICE_POINT,
 } from './checkpoint-encoder.js'
 import type { CheckpointFileTask, CheckpointMessage } from './checkpoint-file-task.js'
+import { isIntPropertyColumns } from './int-property-columns.js'
 
 export { type CheckpointPiece, type ColumnLine, SLICE_POINT } from './checkpoint-encoder.js'
 
@@ -129,8 +130,13 @@ export interface ChunkSink {
  * A sink for a checkpoint file written outside `writeCheckpoint` (the offline importer builds its image as it
  * reads its input): a large image is encoded, hashed and written in the worker pool, as the engine's are.
  */
-export function openCheckpointSink(path: string, header: string): ChunkSink {
-  return workerPoolAvailable() ? new SizedSink(path, header) : new InProcessSink(path, header)
+/**
+ * A sink for one checkpoint file. `large`: the caller knows the image will be big (a bulk import), so the
+ * encoding worker starts now, its start-up overlapping the caller's first rows instead of stalling them later.
+ */
+export function openCheckpointSink(path: string, header: string, large = false): ChunkSink {
+  if (!workerPoolAvailable()) return new InProcessSink(path, header)
+  return large ? new WorkerSink(path, header) : new SizedSink(path, header)
 }
 
 class InProcessSink implements ChunkSink {
@@ -204,7 +210,13 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 /** About how many characters a column line encodes to (its ids are up to 8 digits, commas between). */
 function columnLineSize(line: ColumnLine): number {
   let size = 0
-  for (const [, value] of line.fields) size += typeof value === 'string' ? value.length : value.length * 9
+  for (const [, value] of line.fields)
+    size +=
+      typeof value === 'string'
+        ? value.length
+        : isIntPropertyColumns(value)
+          ? value.orders.length * 24
+          : value.length * 9
   return size
 }
 
