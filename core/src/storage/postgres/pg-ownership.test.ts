@@ -9,6 +9,8 @@ class FakeDatabase {
   lockHolder: FakeLock | null = null
   /** Answers tryLock with an error (the database does not answer). */
   down = false
+  /** Milliseconds tryLock takes to answer. */
+  delayMs = 0
 }
 
 class FakeLock implements OwnerLock {
@@ -20,6 +22,7 @@ class FakeLock implements OwnerLock {
   ) {}
 
   async tryLock(): Promise<boolean> {
+    if (this.db.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.db.delayMs))
     if (this.db.down) throw new Error('connection refused')
     if (this.db.lockHolder !== null && this.db.lockHolder !== this) return false
     this.db.lockHolder = this
@@ -238,11 +241,24 @@ describe('PrimaryOwnership', () => {
     const { db, ownership, warnings, locks } = await claimedPrimary()
     db.down = true
     locks().current!.lose(new Error('terminating connection'))
-    // Closed between attempts: an attempt already under way is not called off.
+    // closed between attempts: no attempt follows
     await new Promise((resolve) => setTimeout(resolve, 20))
     ownership.close()
     db.down = false
     await new Promise((resolve) => setTimeout(resolve, 150))
+    expect(warnings).toEqual([
+      'the PostgreSQL ownership session ended (terminating connection); taking it back',
+    ])
+  })
+
+  it('closing during a retake attempt closes the session that attempt opened', async () => {
+    const { db, ownership, warnings, locks } = await claimedPrimary()
+    db.delayMs = 60
+    locks().current!.lose(new Error('terminating connection'))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    ownership.close()
+    await new Promise((resolve) => setTimeout(resolve, 120))
+    expect([locks().opened, locks().current!.alive, db.lockHolder]).toEqual([2, false, null])
     expect(warnings).toEqual([
       'the PostgreSQL ownership session ended (terminating connection); taking it back',
     ])

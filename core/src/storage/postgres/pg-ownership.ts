@@ -157,6 +157,11 @@ export class PrimaryOwnership {
             const mine = this.lastEpoch
             const locked = await owner.tryLock()
             const current = await owner.currentEpoch()
+            if (this.closed) {
+              // closed while this attempt was under way: the session it opened must not outlive the store
+              owner.close()
+              return true
+            }
             if (current !== mine) {
               this.fenceWriter(`another primary took over (epoch ${current}, this server had ${mine})`)
               return true
