@@ -115,7 +115,11 @@ export class PrimaryOwnership {
     return null
   }
 
-  /** After a failure: take ownership back under a new epoch, or learn that another primary has it. */
+  /**
+   * After a writer failure: take ownership back under a new epoch, or learn that another primary has it. Only
+   * then: a raised epoch under a writer still appending would refuse its next append and fence this server
+   * (a lost session under a healthy writer is the background retake's, which keeps the epoch).
+   */
   renew(): Promise<void> {
     return this.locks.serially(() => this.renewNow())
   }
