@@ -129,10 +129,8 @@ export interface ChunkSink {
 /**
  * A sink for a checkpoint file written outside `writeCheckpoint` (the offline importer builds its image as it
  * reads its input): a large image is encoded, hashed and written in the worker pool, as the engine's are.
- */
-/**
- * A sink for one checkpoint file. `large`: the caller knows the image will be big (a bulk import), so the
- * encoding worker starts now, its start-up overlapping the caller's first rows instead of stalling them later.
+ * `large`: the caller knows the image will be big, so the worker starts now, its start-up overlapping the
+ * caller's first rows instead of stalling them once 4 MiB of image are held.
  */
 export function openCheckpointSink(path: string, header: string, large = false): ChunkSink {
   if (!workerPoolAvailable()) return new InProcessSink(path, header)
