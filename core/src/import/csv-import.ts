@@ -54,7 +54,8 @@ export const DEFAULT_BAD_TOLERANCE = 1000
 export async function importCsv(options: CsvImportOptions): Promise<CsvImportSummary> {
   const started = performance.now()
   if (options.nodes.length === 0) invalid('give at least one --nodes file')
-  for (const group of [...options.nodes, ...options.relationships]) checkGroup(group)
+  let inputBytes = 0
+  for (const group of [...options.nodes, ...options.relationships]) inputBytes += checkGroup(group)
   const created = prepareTarget(options.dir)
   const format = { ...DEFAULT_CSV_FORMAT, ...options.format }
   const report = new ImportReport(options.reportPath, options.badTolerance ?? DEFAULT_BAD_TOLERANCE)
@@ -68,7 +69,7 @@ export async function importCsv(options: CsvImportOptions): Promise<CsvImportSum
       options.dir,
       options.now ?? new Date(),
       options.payloadMinBytes ?? DEFAULT_PAYLOAD_MIN_BYTES,
-      inputBytes(options) >= LARGE_INPUT_BYTES,
+      inputBytes >= LARGE_INPUT_BYTES,
     )
     const run = new ImportRun(image, report, format, options.idType ?? 'string', options.onProgress)
     for (const group of options.nodes) await run.group(group, 'nodes', reader)
@@ -128,16 +129,14 @@ function emptyTarget(dir: string, created: boolean): void {
 /** Input from this size on makes an image worth encoding on a worker thread from the first row. */
 const LARGE_INPUT_BYTES = 4 * 1024 * 1024
 
-function inputBytes(options: CsvImportOptions): number {
-  let bytes = 0
-  for (const group of [...options.nodes, ...options.relationships])
-    for (const file of group.files) bytes += statSync(file).size
-  return bytes
-}
-
-function checkGroup(group: InputGroup): void {
+/** Refuses a group without files or naming a file that is not there; returns the bytes its files hold. */
+function checkGroup(group: InputGroup): number {
   if (group.files.length === 0) invalid('an input group names no file')
+  let bytes = 0
   for (const file of group.files) {
-    if (!existsSync(file) || !statSync(file).isFile()) invalid(`input file ${file} does not exist`)
+    const stat = existsSync(file) ? statSync(file) : null
+    if (stat === null || !stat.isFile()) invalid(`input file ${file} does not exist`)
+    bytes += stat!.size
   }
+  return bytes
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { columnLineText } from '../storage/checkpoint-encoder.js'
+import { columnLineText } from '../storage/column-line.js'
 import { ColumnLineBytes } from '../storage/column-line-bytes.js'
 import { RelationshipImageBatch } from './image-batches.js'
 import { RowValues } from './row-values.js'

@@ -4,7 +4,7 @@ import { type PayloadCell, payloadCell } from '../graph/payload-ref.js'
 import type { PropertyValue } from '../graph/types.js'
 import type { NodeColumns, PropertyColumnImage } from '../kernel/graph-image.js'
 import { setOwn } from '../own-key.js'
-import type { ColumnLine } from '../storage/checkpoint-encoder.js'
+import type { ColumnLine } from '../storage/column-line.js'
 import type { IntPropertyColumns } from '../storage/int-property-columns.js'
 import type { PayloadAddress } from '../storage/payload-file.js'
 import type { RowValues } from './row-values.js'
@@ -102,13 +102,12 @@ export class NodeImageBatch {
       const value = row.values[k] as PropertyValue | null
       // a short integer is a number already: what an int column holds, and `{i}` text in any other
       const cell = value === null ? null : spilled(value, this.payloads)
+      const int = cell === null || typeof cell === 'bigint'
       let column = this.columns.get(names[k]!)
       if (column === undefined) {
-        const kind = cell === null || typeof cell === 'bigint' ? 'int' : isString(cell) ? 'str' : 'any'
-        column = { kind, values: [] }
+        column = { kind: int ? 'int' : isString(cell) ? 'str' : 'any', values: [] }
         this.columns.set(names[k]!, column)
       }
-      const int = cell === null || typeof cell === 'bigint'
       if ((column.kind === 'int' && !int) || (column.kind === 'str' && !isString(cell!))) demote(column)
       while (column.values.length < at) column.values.push(null)
       if (cell !== null) column.values.push(columnCell(column.kind, cell))

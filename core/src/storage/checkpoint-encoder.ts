@@ -1,11 +1,8 @@
 import { createHash, type Hash } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, unlinkSync } from 'node:fs'
-import { type ColumnLine, columnBuffers, columnLineText } from './column-line.js'
+import type { ColumnLine } from './column-line.js'
 import { ColumnLineBytes } from './column-line-bytes.js'
 import { writeAllAt } from './positional-write.js'
-
-// column lines have a module of their own (the byte encoder reads them too); their users import them here
-export { type ColumnLine, columnBuffers, columnLineText }
 
 /**
  * One checkpoint line as the engine hands it over: JSON text, or a line of columns whose numeric ones are

@@ -11,16 +11,16 @@ import {
   type CheckpointFileFacts,
   CheckpointFileWriter,
   type CheckpointPiece,
-  type ColumnLine,
-  columnBuffers,
   type EncodedChunk,
   isColumnLine,
   SLICE_POINT,
 } from './checkpoint-encoder.js'
 import type { CheckpointFileTask, CheckpointMessage } from './checkpoint-file-task.js'
+import { type ColumnLine, columnBuffers } from './column-line.js'
 import { isIntPropertyColumns } from './int-property-columns.js'
 
-export { type CheckpointPiece, type ColumnLine, SLICE_POINT } from './checkpoint-encoder.js'
+export { type CheckpointPiece, SLICE_POINT } from './checkpoint-encoder.js'
+export type { ColumnLine } from './column-line.js'
 
 export const CHECKPOINT_DIR = 'checkpoints'
 export const checkpointName = (seq: number) => `checkpoint-${String(seq).padStart(20, '0')}.jsonl`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type ColumnLine, columnLineText } from './checkpoint-encoder.js'
+import { type ColumnLine, columnLineText } from './column-line.js'
 import { ColumnLineBytes } from './column-line-bytes.js'
 
 const line = (values: number[], text = '"x"'): ColumnLine => ({

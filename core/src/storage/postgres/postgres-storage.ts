@@ -1,6 +1,7 @@
 import type { EngineError } from '../../errors.js'
 import type { BackupSource } from '../backup/backup-source.js'
-import { type CheckpointPiece, columnLineText, SLICE_POINT } from '../checkpoint-encoder.js'
+import { type CheckpointPiece, SLICE_POINT } from '../checkpoint-encoder.js'
+import { columnLineText } from '../column-line.js'
 import type { DurabilityReport } from '../durability.js'
 import {
   checkpointAfterBytes,
