@@ -11,6 +11,7 @@ import { type ClauseEnv, planClause } from './clause-planner.js'
 import { type Eval, ExpressionCompiler, type Matcher } from './compile-expr.js'
 import { compileSingleWrite } from './compiled-write/index.js'
 import type { CsvSourcePlan } from './csv/source.js'
+import { needsEager } from './eagerness.js'
 import { runtimeError } from './errors.js'
 import {
   type ExecContext,
@@ -449,8 +450,8 @@ class PlanBuilder implements FusedEnv, ClauseEnv {
         columns = result.columns.map((column) => column.name)
         slots = result.columns.map((column) => column.slot)
       }
-      // Writes see a stable input: each clause finishes before the next starts (Cypher's eagerness).
-      if (write && index < clauses.length - 1) factories.push(eager)
+      // Writes see a stable input: the clause finishes before the next starts where that can matter.
+      if (write && needsEager(clauses, index, (name) => scope.has(name))) factories.push(eager)
     }
     const last = clauses[clauses.length - 1]
     // After a sort tail the call's columns live in the tail's (WITH *) slots.
