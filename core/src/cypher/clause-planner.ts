@@ -1,7 +1,7 @@
 import { isUpdating, type Scope } from './analyzer.js'
 import type { Clause } from './ast.js'
 import { type CallEnv, compileCall } from './executor/call.js'
-import type { Row, RowCounter, StageFactory } from './executor/context.js'
+import { type Row, type RowCounter, rowByRow, type StageFactory } from './executor/context.js'
 import { compileMatch } from './executor/match.js'
 import { compileProjection, type ProjectionEnv } from './executor/projection.js'
 import { compileForeach, compileSubqueryCall, type SubqueryEnv } from './executor/subquery.js'
@@ -130,14 +130,14 @@ export function planClause(
       const parts = clause.pattern.map((part) => compileCreatePart(env, part, next, () => undefined, false))
       return {
         factories: [
-          (ctx, stage) => ({
+          rowByRow((ctx, stage) => ({
             push(row) {
               const out = row.slice()
               for (const part of parts) runCreatePart(part, out, ctx, false)
               return stage.push(out)
             },
             finish: () => stage.finish(),
-          }),
+          })),
         ],
         scope: next,
       }
@@ -200,7 +200,7 @@ function planMerge(
   const matcher = matched.matcher
   return {
     factories: [
-      (ctx, next) => ({
+      rowByRow((ctx, next) => ({
         push(row) {
           const found: Row[] = []
           matcher(row, ctx, (out) => {
@@ -220,7 +220,7 @@ function planMerge(
           return next.push(out)
         },
         finish: () => next.finish(),
-      }),
+      })),
     ],
     scope: matched.scope,
   }

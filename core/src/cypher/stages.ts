@@ -1,5 +1,5 @@
 import type { Eval, Matcher } from './compile-expr.js'
-import { load, type Row, type RowCounter, type StageFactory } from './executor/context.js'
+import { load, type Row, type RowCounter, rowByRow, type StageFactory } from './executor/context.js'
 import { lazyRange, resumeSource } from './executor/resumable.js'
 import type { Mutation } from './executor/write.js'
 import type { Value } from './values.js'
@@ -22,13 +22,13 @@ export const eager: StageFactory = (_ctx, next) => {
 }
 
 export function matcherStage(matcher: Matcher): StageFactory {
-  return (ctx, next) => {
+  return rowByRow((ctx, next) => {
     const emit = (row: Row): boolean => next.push(row)
     return {
       push: (row) => matcher(row, ctx, emit),
       finish: () => next.finish(),
     }
-  }
+  })
 }
 
 /**
@@ -42,7 +42,7 @@ export function unwindStage(
   counter: RowCounter = load,
   source?: { range: Eval[] | undefined },
 ): StageFactory {
-  return (ctx, next) => ({
+  const factory: StageFactory = (ctx, next) => ({
     push(row) {
       if (source !== undefined && ctx.stream !== undefined) {
         const range = source.range
@@ -71,14 +71,16 @@ export function unwindStage(
     },
     finish: () => next.finish(),
   })
+  // As a streamed source it keeps its place in the list between slices.
+  return source === undefined ? rowByRow(factory) : factory
 }
 
 export function mutationStage(mutations: Mutation[]): StageFactory {
-  return (ctx, next) => ({
+  return rowByRow((ctx, next) => ({
     push(row) {
       for (const mutation of mutations) mutation(row, ctx)
       return next.push(row)
     },
     finish: () => next.finish(),
-  })
+  }))
 }

@@ -155,8 +155,17 @@ export function checkListSize(ctx: ExecContext, size: number): void {
   if (size > ctx.budgets.maxListSize) throw budgetError('list_size', size, ctx.budgets.maxListSize)
 }
 
-/** Stage factories are built once per plan and instantiated per run (stages hold run state). */
-export type StageFactory = (ctx: ExecContext, next: Stage) => Stage
+/**
+ * Stage factories are built once per plan and instantiated per run (stages hold run state). One marked
+ * `rowByRow` makes stages that hold nothing between rows (no buffer, count or set), so a built pipeline of
+ * them can take another input once it finished (a subquery runs once per incoming row).
+ */
+export type StageFactory = ((ctx: ExecContext, next: Stage) => Stage) & { rowByRow?: true }
+
+/** Marks a factory whose stages hold nothing between rows (see StageFactory). */
+export function rowByRow(factory: (ctx: ExecContext, next: Stage) => Stage): StageFactory {
+  return Object.assign(factory, { rowByRow: true as const })
+}
 
 export function chain(factories: readonly StageFactory[], ctx: ExecContext, sink: Stage): Stage {
   let stage = sink

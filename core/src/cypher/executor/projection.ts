@@ -14,7 +14,7 @@ import type { Eval } from '../compile-expr.js'
 import { runtimeError, typeError } from '../errors.js'
 import { truth, typeName, type Value, valueKey } from '../values.js'
 import { type AccumulatorFactory, accumulatorFor } from './aggregates.js'
-import type { ExecContext, Row, Stage, StageFactory } from './context.js'
+import { type ExecContext, type Row, rowByRow, type Stage, type StageFactory } from './context.js'
 import type { MatchEnv } from './match.js'
 import { type ScanAggregateShape, type ScanFilter, scanAggregateStage } from './scan-aggregate.js'
 import { TopK } from './top-k.js'
@@ -137,14 +137,16 @@ export function compileProjection(
   else {
     const evals = items.map((item) => exprs.compile(item.expr, input))
     const slots = items.map((item) => item.slot)
-    factories.push((_ctx, next) => ({
-      push(row) {
-        const out = row.slice()
-        for (let i = 0; i < evals.length; i++) out[slots[i] as number] = (evals[i] as Eval)(row, _ctx)
-        return next.push(out)
-      },
-      finish: () => next.finish(),
-    }))
+    factories.push(
+      rowByRow((_ctx, next) => ({
+        push(row) {
+          const out = row.slice()
+          for (let i = 0; i < evals.length; i++) out[slots[i] as number] = (evals[i] as Eval)(row, _ctx)
+          return next.push(out)
+        },
+        finish: () => next.finish(),
+      })),
+    )
   }
   if (projection.distinct) {
     const slots = items.map((item) => item.slot)
@@ -206,10 +208,12 @@ export function compileProjection(
     exprs.substitutions = substitutionsFor(items)
     const pred = exprs.compile(where, whereScope)
     exprs.substitutions = undefined
-    factories.push((ctx, next) => ({
-      push: (row) => (truth(pred(row, ctx)) === true ? next.push(row) : true),
-      finish: () => next.finish(),
-    }))
+    factories.push(
+      rowByRow((ctx, next) => ({
+        push: (row) => (truth(pred(row, ctx)) === true ? next.push(row) : true),
+        finish: () => next.finish(),
+      })),
+    )
   }
   return {
     factories,

@@ -95,6 +95,8 @@ function openRows(
   return (ctx, input, sink) => runUnion(open, ctx, input, sink)
 }
 
+const keepGoing = (): boolean => true
+
 /** A compiled `CALL { … }`: how to join one incoming row to the subquery's rows. */
 export interface SubqueryJoin {
   /** Calls `emit` with each joined row (the row itself once for a unit subquery); false when `emit` stopped. */
@@ -131,7 +133,7 @@ export function compileSubqueryCall(
   const join: SubqueryJoin = {
     join(row, ctx, emit) {
       if (!returns) {
-        runUnion(union, ctx, row, () => true)
+        runUnion(union, ctx, row, keepGoing)
         return emit(row)
       }
       const results: Row[] = []
