@@ -1,7 +1,7 @@
 export type { CsvImportPolicy, CsvLocation } from './location.js'
 export { resolveCsvLocation } from './location.js'
-export type { CsvPosition } from './position.js'
-export { type CsvReadOptions, type CsvRecord, readCsv, readCsvRuns } from './reader.js'
+export type { CsvPosition, CsvRecord } from './position.js'
+export { type CsvReadOptions, readCsv, readCsvRuns } from './reader.js'
 export {
   type CsvRow,
   type CsvSourcePlan,

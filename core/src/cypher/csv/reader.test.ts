@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
@@ -98,5 +98,92 @@ describe('the LOAD CSV reader', () => {
       })(),
     ).rejects.toThrow("'file:///broken.csv'")
     expect(read).toBe(20_000)
+  })
+})
+
+/** Quote-free records (LOAD CSV's fast way), with what makes it hand over to csv-parse now and then. */
+function quoteFreeCsv(rand: () => number, delimiter: string, records: number, newline: string): string {
+  const pieces = ['', '', 'a', 'bc', ' d ', 'é', 'ünïcødé long enough', '12345', 'x'.repeat(40), '1.5']
+  let text = rand() < 0.3 ? '\uFEFF' : ''
+  for (let r = 0; r < records; r++) {
+    const count = 1 + Math.floor(rand() * 4)
+    const fields = Array.from({ length: count }, () => pieces[Math.floor(rand() * pieces.length)]!)
+    text += fields.join(delimiter)
+    if (r < records - 1 || rand() < 0.5) text += newline
+    if (rand() < 0.05) text += newline // an empty line
+  }
+  return text
+}
+
+/** What csv-parse answers with the reader's options (the oracle). */
+function parsed(text: string, delimiter: string) {
+  return (
+    parse(text, {
+      delimiter,
+      bom: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      info: true,
+      cast: (value, context) => (value === '' && !context.quoting ? (null as unknown as string) : value),
+    }) as unknown as { record: (string | null)[]; info: { lines: number } }[]
+  ).map((item) => ({ fields: item.record, line: item.info.lines }))
+}
+
+describe("the LOAD CSV reader's fast way for text without quotes", () => {
+  it.each([
+    [',', '\n'],
+    [';', '\r\n'],
+    ['\t', '\n'],
+  ])(
+    'reads what csv-parse reads, chunk boundaries anywhere (delimiter %j, lines %j)',
+    async (delimiter, newline) => {
+      const rand = lcg(delimiter.charCodeAt(0) * 31 + newline.length)
+      const dir = mkdtempSync(join(tmpdir(), 'csv-fast-'))
+      try {
+        for (let round = 0; round < 12; round++) {
+          let text = quoteFreeCsv(rand, delimiter, 150, newline)
+          // Now and then something the fast way hands over at: a quoted field, a line end of the other kind, a lone CR.
+          const at = text.indexOf(newline, Math.floor(rand() * text.length))
+          const cut = at < 0 ? text.length : at + newline.length // at a line's start
+          const odd = ['"q, ""uoted""\nfield"', newline === '\n' ? 'x\r\ny' : 'x\ny', 'lone\rcr', ''][
+            round % 4
+          ]!
+          text = `${text.slice(0, cut)}${odd}${newline}${text.slice(cut)}`
+          const path = join(dir, `f${round}.csv`)
+          writeFileSync(path, text)
+          const expected = parsed(text, delimiter)
+          for (const readBytes of [1, 3, 1 + Math.floor(rand() * 200)]) {
+            const read: { fields: (string | null)[]; line: number }[] = []
+            const location = { kind: 'file' as const, path, url: 'file:///f.csv' }
+            for await (const run of readCsvRuns(location, { delimiter, readBytes })) read.push(...run)
+            expect(read, `round ${round}, ${readBytes}-byte reads`).toEqual(expected)
+          }
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+  )
+
+  it('gives the line csv-parse gives for an error after the fast way read the lines before it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'csv-fast-'))
+    try {
+      const path = join(dir, 'late.csv')
+      writeFileSync(
+        path,
+        `${Array.from({ length: 5000 }, (_, i) => `${i},v${i}`).join('\n')}\n"never closed\n1\n`,
+      )
+      await expect(
+        (async () => {
+          for await (const _run of readCsvRuns(
+            { kind: 'file', path, url: 'file:///late.csv' },
+            { delimiter: ',' },
+          )) {
+          }
+        })(),
+      ).rejects.toThrow(/opening quote at line 5002$/) // as csv-parse alone says
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -5,17 +5,15 @@ import { type Options, Parser } from 'csv-parse'
 import { parse as parseRecord } from 'csv-parse/sync'
 import type { CsvLocation } from './location.js'
 import { resourceFailed } from './location.js'
-
-/** One CSV record: its fields (an unquoted empty field is null, as Neo4j reads it) and its line in the file. */
-export interface CsvRecord {
-  fields: (string | null)[]
-  line: number
-}
+import type { CsvRecord } from './position.js'
+import { QuoteFreeRecords } from './quote-free.js'
 
 export interface CsvReadOptions {
   /** FIELDTERMINATOR: one character (default `,`). */
   delimiter: string
   signal?: AbortSignal | undefined
+  /** Bytes read from a file at a time (tests make chunk boundaries fall everywhere). */
+  readBytes?: number | undefined
 }
 
 /** A record longer than this is a runaway quote, not data: the reader fails instead of buffering the file. */
@@ -125,11 +123,36 @@ export async function* readCsvRuns(
   const name = location.kind === 'file' ? location.url : location.url.href
   const gzipNamed = (location.kind === 'file' ? location.path : location.url.pathname).endsWith('.gz')
   const bytes =
-    location.kind === 'file' ? createReadStream(location.path) : await fetchStream(location.url, options)
-  const parser = new LinedParser({ ...parserOptions(options.delimiter), raw: true })
-  // Errors of any stage destroy the parser, so the loop below throws them.
-  pipeline(Readable.from(gunzipped(bytes, gzipNamed)), parser, () => {})
+    location.kind === 'file'
+      ? createReadStream(location.path, { highWaterMark: options.readBytes ?? 64 * 1024 })
+      : await fetchStream(location.url, options)
+  const chunks = gunzipped(bytes, gzipNamed)[Symbol.asyncIterator]()
+  let parser: LinedParser | undefined
   try {
+    // Text without quotes goes the fast way; csv-parse takes over at a record boundary for the rest.
+    const fast = quoteFree(options.delimiter)
+    if (fast !== null)
+      for (;;) {
+        const next = await chunks.next()
+        const run = next.done
+          ? fast.end()
+          : fast.take(Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength))
+        if (run === null) break
+        if (run.length > 0) yield run
+        if (next.done) return
+      }
+    const newline = fast?.newline
+    parser = new LinedParser({
+      ...parserOptions(options.delimiter),
+      raw: true,
+      // a byte order mark only leads the file; the record delimiter stays the one the fast way met
+      bom: fast?.atStart ?? true,
+      ...(newline === undefined ? {} : { record_delimiter: newline }),
+    })
+    // Lines go on from where the fast way stopped: records and errors give the file's own line numbers.
+    ;(parser.info as { lines: number }).lines += fast?.lines ?? 0
+    // Errors of any stage destroy the parser, so the loop below throws them.
+    pipeline(Readable.from(continued(fast?.pending(), chunks)), parser, () => {})
     for await (const items of runsOf<RawRecord>(parser)) {
       const run: CsvRecord[] = new Array(items.length)
       for (let i = 0; i < items.length; i++) {
@@ -141,9 +164,27 @@ export async function* readCsvRuns(
   } catch (error) {
     throw resourceFailed(`cannot load the external resource at '${name}': ${(error as Error).message}`)
   } finally {
-    parser.destroy()
+    parser?.destroy()
+    await chunks.return?.(undefined)
     if (bytes instanceof Readable) bytes.destroy()
   }
+}
+
+/** The fast way for this delimiter: one ASCII byte that is no quote or line end (anything else: csv-parse). */
+function quoteFree(delimiter: string): QuoteFreeRecords | null {
+  const byte = delimiter.length === 1 ? delimiter.charCodeAt(0) : -1
+  return byte < 0 || byte >= 0x80 || byte === 0x22 || byte === 0x0a || byte === 0x0d
+    ? null
+    : new QuoteFreeRecords(byte, MAX_RECORD_BYTES)
+}
+
+/** `first` (when not empty), then what is left of `rest`. */
+async function* continued(
+  first: Buffer | undefined,
+  rest: AsyncIterator<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
+  if (first !== undefined && first.length > 0) yield first
+  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value
 }
 
 /**
