@@ -6,14 +6,14 @@ const CR = 0x0d
 const BOM = [0xef, 0xbb, 0xbf]
 
 /**
- * LOAD CSV's fast path: records of text holding no quote character, split where the delimiter and line ends
- * are, byte by byte, with each field decoded once (ASCII lines as latin1, which is exact for them) instead of
- * csv-parse's per-character state machine (a third of a load of wide rows). It answers exactly what
- * csv-parse answers with the reader's options (an unquoted empty field null, empty lines skipped, a leading
- * byte order mark dropped, each record with the line it ends on), and hands over to csv-parse at a record
- * boundary (`pending`, `lines`, `newline`) for anything else: a quote, a line end of another kind than the
- * first one met (csv-parse keeps those in the field and counts lines its own way), a lone CR, or a line
- * longer than `maxRecordBytes`.
+ * LOAD CSV's fast path: records split where the delimiter and line ends are, byte by byte, each field decoded
+ * once (ASCII fields as latin1, which is exact for them) instead of csv-parse's per-character state machine (a
+ * third of a load of wide rows). Fields may be quoted whole (`"a, b"`) as long as no quote or line end is
+ * inside. It answers exactly what csv-parse answers with the reader's options (an unquoted empty field null, a
+ * quoted one empty, empty lines skipped, a leading byte order mark dropped, each record with the line it ends
+ * on), and hands over to csv-parse at a record boundary (`pending`, `lines`, `newline`) for anything else: an
+ * escaped quote or a line end in quotes, a quote inside a field, a line end of another kind than the first
+ * one met (csv-parse keeps those in the field and counts lines its own way), a lone CR, a very long line.
  */
 export class QuoteFreeRecords {
   /** Line ends taken so far: the next record's lines are counted from here. */
@@ -28,7 +28,8 @@ export class QuoteFreeRecords {
 
   constructor(
     private readonly delimiter: number,
-    private readonly maxRecordBytes: number,
+    /** Longer lines go to csv-parse (a line is carried whole from chunk to chunk until it ends). */
+    private readonly maxLineBytes: number,
   ) {}
 
   /**
@@ -77,10 +78,17 @@ export class QuoteFreeRecords {
     let newline = this.newline
     let lineStart = 0
     let fieldStart = 0
+    // A quoted field's value, between its quotes (quoteStart < 0: the field is not quoted).
+    let quoteStart = -1
+    let quoteEnd = -1
     let ascii = true
     let fields: (string | null)[] = []
     const field = (end: number) => {
-      fields.push(end === fieldStart ? null : buf.toString(ascii ? 'latin1' : 'utf8', fieldStart, end))
+      const encoding = ascii ? 'latin1' : 'utf8'
+      // an empty field is null unless it was quoted
+      if (quoteStart >= 0) fields.push(buf.toString(encoding, quoteStart, quoteEnd))
+      else fields.push(end === fieldStart ? null : buf.toString(encoding, fieldStart, end))
+      quoteStart = -1
       ascii = true
     }
     const endLine = (end: number, next: number) => {
@@ -101,7 +109,7 @@ export class QuoteFreeRecords {
         field(i)
         fieldStart = i + 1
       } else if (c === LF) {
-        if (newline === '\r\n' || i - lineStart > this.maxRecordBytes) return null
+        if (newline === '\r\n' || i - lineStart > this.maxLineBytes) return null
         newline = '\n'
         endLine(i, i + 1)
       } else if (c === CR) {
@@ -109,12 +117,31 @@ export class QuoteFreeRecords {
           if (last) return null
           break // the next chunk tells a CRLF from a lone CR
         }
-        if (buf[i + 1] !== LF || newline === '\n' || i - lineStart > this.maxRecordBytes) return null
+        if (buf[i + 1] !== LF || newline === '\n' || i - lineStart > this.maxLineBytes) return null
         newline = '\r\n'
         endLine(i, i + 2)
         i++
-      } else if (c === QUOTE) return null
-      else if (c >= 0x80) ascii = false
+      } else if (c === QUOTE) {
+        // Only a whole field in quotes, without quotes or line ends inside: `"a, b"`, `""`.
+        if (i !== fieldStart) return null
+        const close = buf.indexOf(QUOTE, i + 1)
+        const to = close < 0 ? n : close
+        for (let j = i + 1; j < to; j++) {
+          const b = buf[j] as number
+          if (b === LF || b === CR) return null
+          if (b >= 0x80) ascii = false
+        }
+        if (close < 0 || close + 1 === n) {
+          if (close < 0 && last) return null
+          if (!last) break // the next chunk tells where the field ends
+        } else {
+          const after = buf[close + 1] as number
+          if (after !== d && after !== LF && after !== CR) return null // `""` inside, or text after the quote
+        }
+        quoteStart = i + 1
+        quoteEnd = close
+        i = close
+      } else if (c >= 0x80) ascii = false
     }
     if (last) {
       if (lineStart < n || fields.length > 0) {
@@ -122,7 +149,7 @@ export class QuoteFreeRecords {
         records.push({ fields, line: lines + 1 })
       }
     } else if (lineStart < n) {
-      if (n - lineStart > this.maxRecordBytes) return null
+      if (n - lineStart > this.maxLineBytes) return null
       this.carry = Buffer.from(buf.subarray(lineStart)) // a copy: the chunk need not stay
     }
     this.lines = lines

@@ -101,13 +101,18 @@ describe('the LOAD CSV reader', () => {
   })
 })
 
-/** Quote-free records (LOAD CSV's fast way), with what makes it hand over to csv-parse now and then. */
+/** Plain records (LOAD CSV's fast way: whole fields quoted or not), to which the test adds what is not. */
 function quoteFreeCsv(rand: () => number, delimiter: string, records: number, newline: string): string {
   const pieces = ['', '', 'a', 'bc', ' d ', 'é', 'ünïcødé long enough', '12345', 'x'.repeat(40), '1.5']
+  const quoted = ['""', '"a"', `"${delimiter} in it"`, '"é, ü"', '" "']
   let text = rand() < 0.3 ? '\uFEFF' : ''
   for (let r = 0; r < records; r++) {
     const count = 1 + Math.floor(rand() * 4)
-    const fields = Array.from({ length: count }, () => pieces[Math.floor(rand() * pieces.length)]!)
+    const fields = Array.from({ length: count }, () =>
+      rand() < 0.2
+        ? quoted[Math.floor(rand() * quoted.length)]!
+        : pieces[Math.floor(rand() * pieces.length)]!,
+    )
     text += fields.join(delimiter)
     if (r < records - 1 || rand() < 0.5) text += newline
     if (rand() < 0.05) text += newline // an empty line
@@ -145,9 +150,14 @@ describe("the LOAD CSV reader's fast way for text without quotes", () => {
           // Now and then something the fast way hands over at: a quoted field, a line end of the other kind, a lone CR.
           const at = text.indexOf(newline, Math.floor(rand() * text.length))
           const cut = at < 0 ? text.length : at + newline.length // at a line's start
-          const odd = ['"q, ""uoted""\nfield"', newline === '\n' ? 'x\r\ny' : 'x\ny', 'lone\rcr', ''][
-            round % 4
-          ]!
+          const odd = [
+            '"q, ""uoted""\nfield"',
+            newline === '\n' ? 'x\r\ny' : 'x\ny',
+            'lone\rcr',
+            '',
+            '"a ""quote"" in it"',
+            `"two${newline}lines"`,
+          ][round % 6]!
           text = `${text.slice(0, cut)}${odd}${newline}${text.slice(cut)}`
           const path = join(dir, `f${round}.csv`)
           writeFileSync(path, text)
