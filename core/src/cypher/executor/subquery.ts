@@ -3,7 +3,15 @@ import { type Clause, type Expr, isWriteQuery, type Query } from '../ast.js'
 import type { Eval } from '../compile-expr.js'
 import { typeError } from '../errors.js'
 import { typeName, type Value } from '../values.js'
-import { chain, checkListSize, type ExecContext, type Row, type StageFactory } from './context.js'
+import {
+  chain,
+  checkListSize,
+  type ExecContext,
+  type Row,
+  rowByRow,
+  type Stage,
+  type StageFactory,
+} from './context.js'
 import type { MatchEnv } from './match.js'
 import { type CompiledUnion, runUnion } from './union.js'
 
@@ -97,6 +105,9 @@ function openRows(
 
 const keepGoing = (): boolean => true
 
+/** The end of a FOREACH body: its rows are dropped (the body runs for its updates). */
+const DISCARD: Stage = { push: () => true, finish() {} }
+
 /** A compiled `CALL { … }`: how to join one incoming row to the subquery's rows. */
 export interface SubqueryJoin {
   /** Calls `emit` with each joined row (the row itself once for a unit subquery); false when `emit` stopped. */
@@ -188,23 +199,28 @@ export function compileForeach(
   const list = env.exprs.compile(clause.list, scope)
   const slot = env.allocSlot()
   const body = buildBody(clause.body, scope.with(clause.variable, { slot, kind: 'value' }))
-  const factory: StageFactory = (ctx, next) => ({
-    push(row) {
-      const items = list(row, ctx)
-      if (items !== null) {
-        if (!Array.isArray(items)) throw typeError(`FOREACH expects a list, got ${typeName(items)}`)
-        const sink = { push: () => true, finish() {} }
-        for (const item of items) {
-          const inner = row.slice()
-          inner[slot] = item
-          const head = chain(body, ctx, sink)
-          head.push(inner)
-          head.finish()
+  // A body whose stages hold nothing between rows is built once per run, not once per item.
+  const keep = body.every((factory) => factory.rowByRow === true)
+  const factory: StageFactory = (ctx, next) => {
+    let kept: Stage | undefined
+    return {
+      push(row) {
+        const items = list(row, ctx)
+        if (items !== null) {
+          if (!Array.isArray(items)) throw typeError(`FOREACH expects a list, got ${typeName(items)}`)
+          for (const item of items) {
+            const inner = row.slice()
+            inner[slot] = item
+            const head = kept ?? chain(body, ctx, DISCARD)
+            if (keep) kept = head
+            head.push(inner)
+            head.finish()
+          }
         }
-      }
-      return next.push(row)
-    },
-    finish: () => next.finish(),
-  })
-  return { factories: [factory], scope }
+        return next.push(row)
+      },
+      finish: () => next.finish(),
+    }
+  }
+  return { factories: [keep ? rowByRow(factory) : factory], scope }
 }
