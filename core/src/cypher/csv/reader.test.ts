@@ -42,17 +42,7 @@ describe('the LOAD CSV reader', () => {
         const text = `${round === 0 ? '\uFEFF' : ''}${randomCsv(rand, delimiter, 400)}`
         const path = join(dir, `r${round}.csv`)
         writeFileSync(path, text)
-        const expected = (
-          parse(text, {
-            delimiter,
-            bom: true,
-            relax_column_count: true,
-            skip_empty_lines: true,
-            info: true,
-            cast: (value, context) =>
-              value === '' && !context.quoting ? (null as unknown as string) : value,
-          }) as unknown as { record: (string | null)[]; info: { lines: number } }[]
-        ).map((item) => ({ fields: item.record, line: item.info.lines }))
+        const expected = parsed(text, delimiter)
         const read: { fields: (string | null)[]; line: number }[] = []
         for await (const record of readCsv(
           { kind: 'file', path, url: `file:///r${round}.csv` },
