@@ -20,40 +20,51 @@ export interface CompiledUnion {
 type Sink = (values: Value[], row: Row) => boolean
 
 /**
- * A single query's pipeline kept for the context it was built in: a subquery runs once per incoming row
+ * A single query's pipeline kept for the run (context) it was built in: a subquery runs once per incoming row
  * (a LOAD CSV batch: ten thousand times in one context), and a part whose stages all go row by row need not be
- * built again each time. The sink is the current run's.
+ * built again each time. The sink is the current call's.
  */
-interface KeptPipeline {
-  ctx: ExecContext
-  head: Stage
-  sink: Sink
-}
+class KeptPipeline {
+  sink: Sink = () => true
+  readonly head: Stage
 
-/** The pipeline kept per part (the last context it ran in), or null for a part whose stages hold rows. */
-const kept = new WeakMap<CompiledPart, KeptPipeline | null>()
-
-/** The part's pipeline for `ctx`, built once per context; undefined when it must be built per run. */
-function keptPipeline(part: CompiledPart, ctx: ExecContext): KeptPipeline | undefined {
-  let pipeline = kept.get(part)
-  if (pipeline === null) return undefined
-  if (pipeline === undefined && !part.factories.every((factory) => factory.rowByRow === true)) {
-    kept.set(part, null)
-    return undefined
-  }
-  if (pipeline === undefined || pipeline.ctx !== ctx) {
-    const built: KeptPipeline = { ctx, head: undefined as unknown as Stage, sink: () => true }
-    const final: Stage = {
+  constructor(part: CompiledPart, ctx: ExecContext) {
+    this.head = chain(part.factories, ctx, {
       push: (row) =>
         !part.returns ||
-        built.sink(
+        this.sink(
           part.slots.map((slot) => row[slot] as Value),
           row,
         ),
       finish() {},
-    }
-    built.head = chain(part.factories, ctx, final)
-    pipeline = built
+    })
+  }
+}
+
+/** Whether a compiled part's stages all go row by row (decided once per part). */
+const rowByRowParts = new WeakMap<CompiledPart, boolean>()
+/**
+ * Pipelines by the context they were built in: they go with it, so a plan kept in the plan cache holds no
+ * finished run's transaction or graph version.
+ */
+const keptByContext = new WeakMap<ExecContext, Map<CompiledPart, KeptPipeline>>()
+
+/** The part's pipeline for `ctx`, built once per context; undefined when it must be built per run. */
+function keptPipeline(part: CompiledPart, ctx: ExecContext): KeptPipeline | undefined {
+  let rowByRow = rowByRowParts.get(part)
+  if (rowByRow === undefined) {
+    rowByRow = part.factories.every((factory) => factory.rowByRow === true)
+    rowByRowParts.set(part, rowByRow)
+  }
+  if (!rowByRow) return undefined
+  let kept = keptByContext.get(ctx)
+  if (kept === undefined) {
+    kept = new Map()
+    keptByContext.set(ctx, kept)
+  }
+  let pipeline = kept.get(part)
+  if (pipeline === undefined) {
+    pipeline = new KeptPipeline(part, ctx)
     kept.set(part, pipeline)
   }
   return pipeline
