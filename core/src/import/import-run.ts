@@ -10,7 +10,7 @@ import { IMAGE_BATCH, NodeImageBatch, RelationshipImageBatch } from './image-bat
 import type { ImageFile } from './image-file.js'
 import type { ImportReport } from './import-report.js'
 import { PackedRow } from './packed-rows.js'
-import { RowValues } from './row-values.js'
+import { MAX_PROPERTY_COLUMNS, RowValues } from './row-values.js'
 
 /** One `--nodes` or `--relationships` argument: its files (the first holds the header) and default labels or type. */
 export interface InputGroup {
@@ -117,7 +117,8 @@ export class ImportRun {
     const properties = header.columns.flatMap((spec, at) =>
       spec.role === 'property' || (spec.role === 'id' && spec.name !== null) ? [{ at, spec }] : [],
     )
-    if (properties.length > 30) invalid(`${row.file}: more than 30 property columns in one header`)
+    if (properties.length > MAX_PROPERTY_COLUMNS)
+      invalid(`${row.file}: more than ${MAX_PROPERTY_COLUMNS} property columns in one header`)
     if (header.columns.some((c) => c.role === 'property' && TEMPORAL_TYPES.has(c.type)))
       this.image.temporal = true
     const space = (at: number) =>

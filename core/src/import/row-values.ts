@@ -1,5 +1,8 @@
 import type { PropertyValue } from '../graph/types.js'
 
+/** Property columns one header may have: which of a row's are present is kept as the bits of one integer. */
+export const MAX_PROPERTY_COLUMNS = 30
+
 /**
  * The present properties of one row, in key order, reused from row to row. A short integer (what most integer
  * columns hold) stays a number in `ints` instead of becoming a bigint the image would turn back into a number.
@@ -9,7 +12,7 @@ export class RowValues {
   /** Property k's value, or null when it is the integer `ints[k]`. */
   readonly values: (PropertyValue | null)[] = []
   /** Integers a double holds exactly (up to 15 digits). */
-  readonly ints = new Float64Array(32)
+  readonly ints = new Float64Array(MAX_PROPERTY_COLUMNS)
 
   clear(): void {
     this.count = 0
