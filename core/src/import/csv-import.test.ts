@@ -192,6 +192,36 @@ describe('import-csv builds a store the engine opens', () => {
     })
   })
 
+  it('takes up to 30 property columns in one header (the id counts) and refuses a 31st', async () => {
+    const s = scratch()
+    const wide = (columns: number) => {
+      const names = Array.from({ length: columns - 1 }, (_, i) => `c${i}:int`)
+      const row = (r: number) => [r, ...names.map((_, i) => r * 100 + i)].join(',')
+      return `id:ID(W),${names.join(',')}\n${row(1)}\n${row(2)}\n`
+    }
+    await importCsv({
+      dir: s.dir,
+      nodes: [{ files: [s.file('w30.csv', wide(30))], labels: ['W'] }],
+      relationships: [],
+      reportPath: s.report,
+    })
+    expect(await rows(s.dir, 'MATCH (n:W) RETURN n.id, n.c0, n.c28 ORDER BY n.c0')).toEqual([
+      ['1', 100, 128],
+      ['2', 200, 228],
+    ])
+    await expect(
+      importCsv({
+        dir: join(s.root, 'other'),
+        nodes: [{ files: [s.file('w31.csv', wide(31))] }],
+        relationships: [],
+        reportPath: s.report,
+      }),
+    ).rejects.toMatchObject({
+      code: 'IMPORT_INPUT_INVALID',
+      message: expect.stringMatching(/more than 30 property columns in one header/),
+    })
+  })
+
   it('reads a header file followed by data files, and a tab delimiter; long strings go to the payload file', async () => {
     const s = scratch()
     const long = 'é'.repeat(200)
