@@ -1,8 +1,8 @@
 import type { Expr, LabelExpr, NodePattern, PatternPart, RelPattern } from './ast.js'
-import { ExpressionParser } from './expression-parser.js'
+import { AtomParser } from './atom-parser.js'
 
 /** Path patterns: `(a:Label {k: v})-[r:TYPE*1..3]->(b)`, with the expressions their property maps hold. */
-export abstract class PatternParser extends ExpressionParser {
+export abstract class PatternParser extends AtomParser {
   parsePatternPart(): PatternPart {
     const start = this.peek().start
     let variable: string | undefined
