@@ -6,28 +6,6 @@ export interface ParseOptions {
   maxExpressionDepth: number
 }
 
-const CLAUSE_STARTS = new Set([
-  'MATCH',
-  'OPTIONAL',
-  'UNWIND',
-  'WITH',
-  'RETURN',
-  'CREATE',
-  'MERGE',
-  'SET',
-  'REMOVE',
-  'DELETE',
-  'DETACH',
-  'NODETACH',
-  'UNION',
-  'CALL',
-  'FOREACH',
-  'ORDER',
-  'SKIP',
-  'OFFSET',
-  'LIMIT',
-])
-
 /** Features outside the subset, reported with UNSUPPORTED_CYPHER_FEATURE at their position. */
 const UNSUPPORTED: Record<string, string> = {
   USING: 'USING (hints and PERIODIC COMMIT)',
@@ -284,11 +262,5 @@ class QueryParser extends CallParser {
     do parts.push(this.parsePatternPart())
     while (this.acceptPunct(','))
     return parts
-  }
-
-  /** True when the next token starts a clause; used to give better messages. */
-  protected atClauseStart(): boolean {
-    const token = this.peek()
-    return token.kind === 'ident' && CLAUSE_STARTS.has(token.text.toUpperCase())
   }
 }
