@@ -1,42 +1,30 @@
 import { describe, expect, it } from 'vitest'
-import { GraphCatalog } from '../../graph/catalog.js'
-import { CypherEngine } from '../engine.js'
+import { testEngine } from '../test-support.js'
 
 // A subquery's pipeline is kept per context when its stages go row by row (union.ts): the answers must be
 // those of a pipeline built for each incoming row, and stages that hold rows must still start afresh.
 
-async function rows(engine: CypherEngine, query: string, mode: 'read' | 'write' = 'read') {
-  const result = await engine.run({ query, mode })
-  if (result.status !== 'Success') throw new Error(result.validation_errors[0]?.message)
-  return result.data?.rows
-}
-
 describe('a subquery run once per incoming row', () => {
   it('answers per row through a kept pipeline, in one run and the next', async () => {
-    const engine = new CypherEngine(new GraphCatalog())
+    const { rows } = testEngine()
     const query =
       'UNWIND [1, 2, 3] AS x CALL (x) { WITH x WHERE x > 1 RETURN x * 10 AS y } RETURN collect(y) AS ys'
-    expect(await rows(engine, query)).toEqual([[[20, 30]]])
-    expect(await rows(engine, query)).toEqual([[[20, 30]]]) // the cached plan, in a new context
+    expect(await rows(query)).toEqual([[[20, 30]]])
+    expect(await rows(query)).toEqual([[[20, 30]]]) // the cached plan, in a new context
   })
 
   it('starts stages that hold rows (LIMIT, aggregation, ORDER BY, DISTINCT) afresh for each row', async () => {
-    const engine = new CypherEngine(new GraphCatalog())
+    const { rows } = testEngine()
     expect(
-      await rows(
-        engine,
-        'UNWIND [1, 2, 3] AS x CALL (x) { UNWIND [7, 8] AS i RETURN i LIMIT 1 } RETURN collect(i)',
-      ),
+      await rows('UNWIND [1, 2, 3] AS x CALL (x) { UNWIND [7, 8] AS i RETURN i LIMIT 1 } RETURN collect(i)'),
     ).toEqual([[[7, 7, 7]]])
     expect(
       await rows(
-        engine,
         'UNWIND [1, 2, 3] AS x CALL (x) { UNWIND range(1, x) AS i RETURN sum(i) AS s } RETURN collect(s)',
       ),
     ).toEqual([[[1, 3, 6]]])
     expect(
       await rows(
-        engine,
         'UNWIND [2, 1] AS x CALL (x) { UNWIND [x, 0, x] AS i WITH DISTINCT i ORDER BY i DESC RETURN collect(i) AS l } RETURN collect(l)',
       ),
     ).toEqual([
@@ -50,23 +38,19 @@ describe('a subquery run once per incoming row', () => {
   })
 
   it('writes once per incoming row, and each row sees the writes of the rows before it', async () => {
-    const engine = new CypherEngine(new GraphCatalog())
-    await rows(engine, 'UNWIND range(1, 4) AS i CALL (i) { CREATE (:N {i: i}) }', 'write')
+    const { rows } = testEngine()
+    await rows('UNWIND range(1, 4) AS i CALL (i) { CREATE (:N {i: i}) }')
     expect(
       await rows(
-        engine,
         'UNWIND range(1, 3) AS k CALL (k) { MATCH (n:N) WHERE n.i <= k CREATE (n)-[:SEEN {k: k}]->(n) } RETURN count(*)',
-        'write',
       ),
     ).toEqual([[3]])
-    expect(await rows(engine, 'MATCH ()-[s:SEEN]->() RETURN count(s)')).toEqual([[6]])
+    expect(await rows('MATCH ()-[s:SEEN]->() RETURN count(s)')).toEqual([[6]])
     expect(
       await rows(
-        engine,
         'UNWIND [1, 2] AS x CALL (x) { MATCH (n:N) WITH count(n) AS c CREATE (:N {i: c}) } RETURN x',
-        'write',
       ),
     ).toEqual([[1], [2]])
-    expect(await rows(engine, 'MATCH (n:N) RETURN collect(n.i)')).toEqual([[[1, 2, 3, 4, 4, 5]]])
+    expect(await rows('MATCH (n:N) RETURN collect(n.i)')).toEqual([[[1, 2, 3, 4, 4, 5]]])
   })
 })

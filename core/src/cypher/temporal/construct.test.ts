@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { temporalEngine } from './test-support.js'
+import { testEngine } from '../test-support.js'
 
-const { one, error } = temporalEngine()
+const { one, error } = testEngine()
 const str = (expr: string) => one(`RETURN toString(${expr})`)
 
 describe('temporal constructors from strings', () => {
@@ -102,7 +102,7 @@ describe('temporal constructors from maps', () => {
 
 describe('the clock', () => {
   it('date(), datetime() and the statement clock agree within a statement; zones apply', async () => {
-    const [a, b] = (await temporalEngine().rows('RETURN datetime(), datetime.statement()'))[0] as unknown[]
+    const [a, b] = (await testEngine().rows('RETURN datetime(), datetime.statement()'))[0] as unknown[]
     expect(a).toEqual(b)
     const today = (await one('RETURN toString(date())')) as string
     expect(today).toMatch(/^\d{4}-\d{2}-\d{2}$/)

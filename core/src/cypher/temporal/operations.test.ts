@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { temporalEngine } from './test-support.js'
+import { testEngine } from '../test-support.js'
 
-const { one, rows, error } = temporalEngine()
+const { one, rows, error } = testEngine()
 const str = (expr: string) => one(`RETURN toString(${expr})`)
 
 describe('accessors', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { bindParams } from '../params.js'
-import { temporalEngine } from './test-support.js'
+import { testEngine } from '../test-support.js'
 import { DateTimeValue, DateValue, DurationValue } from './values.js'
 
-const { one, engine } = temporalEngine()
+const { one, engine } = testEngine()
 
 describe('the tagged JSON form', () => {
   it('results carry each type under its tag, in Neo4j string form, nested in lists and maps too', async () => {

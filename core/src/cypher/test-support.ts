@@ -1,8 +1,8 @@
-import { GraphCatalog } from '../../graph/catalog.js'
-import { CypherEngine } from '../engine.js'
+import { GraphCatalog } from '../graph/catalog.js'
+import { CypherEngine } from './engine.js'
 
 /** A fresh in-memory engine and a helper returning the rows of a query (failing loudly on an error). */
-export function temporalEngine() {
+export function testEngine() {
   const engine = new CypherEngine(new GraphCatalog())
   const rows = async (query: string, params?: Record<string, unknown>): Promise<unknown[][]> => {
     const result = await engine.run({ query, mode: 'auto', ...(params ? { params } : {}) })
